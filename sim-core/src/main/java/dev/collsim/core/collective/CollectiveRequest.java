@@ -1,0 +1,38 @@
+package dev.collsim.core.collective;
+
+/**
+ * One collective as an algorithm sees it, with everything chosen.
+ *
+ * @param op        the operation
+ * @param nRanks    ranks taking part
+ * @param bytes     nccl-tests' size: one rank's buffer, or the total for all_gather and reduce_scatter
+ * @param root      the root rank of broadcast and reduce (ignored otherwise)
+ * @param protocol  the wire protocol
+ * @param channels  channels (CTAs) the collective is spread over
+ * @param threads   threads per channel (NCCL lowers it for small messages; it scales the channel rate)
+ */
+public record CollectiveRequest(CollectiveOp op, int nRanks, long bytes, int root, Protocol protocol,
+                                int channels, int threads) {
+    public CollectiveRequest {
+        if (nRanks < 1) {
+            throw new IllegalArgumentException("a collective needs at least one rank");
+        }
+        if (bytes < 0) {
+            throw new IllegalArgumentException("negative size");
+        }
+        if (op.sizeIsTotal() && bytes % nRanks != 0) {
+            throw new IllegalArgumentException(op.ncclName() + " size " + bytes + " is not a multiple of " + nRanks + " ranks");
+        }
+        if (channels < 1 || threads < 1) {
+            throw new IllegalArgumentException("channels and threads must be at least 1");
+        }
+        if (root < 0 || root >= nRanks) {
+            throw new IllegalArgumentException("root " + root + " is not a rank of " + nRanks);
+        }
+    }
+
+    /** Bytes each rank holds as input (all_gather: its own segment). */
+    public long bytesPerRankSegment() {
+        return op.sizeIsTotal() ? bytes / nRanks : bytes;
+    }
+}

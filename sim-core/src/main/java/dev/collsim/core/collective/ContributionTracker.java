@@ -1,0 +1,148 @@
+package dev.collsim.core.collective;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * Follows every piece of the buffer symbolically while a schedule runs: each rank holds, per piece,
+ * the set of ranks whose input has been reduced into it. A transfer carries what its sender holds
+ * when it starts; the receiver adds it (reduce) or takes it (copy). The tracker records as a
+ * violation anything a correct collective cannot do: reading data before it is visible, reducing a
+ * contribution twice, or ending with a result other than the operation's.
+ */
+public final class ContributionTracker implements TransferObserver {
+    private final Schedule schedule;
+    private final int nRanks;
+    private final BitSet[][] holds;
+    private final long[][] visibleFrom;
+    private final BitSet[] inFlight;
+    private final List<String> violations = new ArrayList<>();
+
+    public ContributionTracker(Schedule schedule) {
+        this.schedule = schedule;
+        CollectiveRequest req = schedule.request();
+        this.nRanks = req.nRanks();
+        int pieces = schedule.pieceCount();
+        holds = new BitSet[nRanks][pieces];
+        visibleFrom = new long[nRanks][pieces];
+        inFlight = new BitSet[schedule.transferCount()];
+        for (int r = 0; r < nRanks; r++) {
+            for (int p = 0; p < pieces; p++) {
+                holds[r][p] = initial(req, r, schedule.pieceSegment(p));
+            }
+        }
+    }
+
+    private static BitSet initial(CollectiveRequest req, int rank, int segment) {
+        BitSet b = new BitSet();
+        boolean has = switch (req.op()) {
+            case ALL_REDUCE, REDUCE_SCATTER, REDUCE -> true;
+            case ALL_GATHER -> segment == rank;
+            case BROADCAST -> rank == req.root();
+        };
+        if (has) {
+            b.set(rank);
+        }
+        return b;
+    }
+
+    @Override
+    public void started(int t, long time) {
+        int src = schedule.src(t);
+        int piece = schedule.piece(t);
+        if (visibleFrom[src][piece] > time) {
+            violations.add("transfer " + t + " reads piece " + piece + " on rank " + src + " at " + time
+                    + " ps before it arrives at " + visibleFrom[src][piece] + " ps");
+        }
+        inFlight[t] = (BitSet) holds[src][piece].clone();
+    }
+
+    @Override
+    public void delivered(int t, long time) {
+        int dst = schedule.dst(t);
+        int piece = schedule.piece(t);
+        BitSet payload = inFlight[t];
+        inFlight[t] = null;
+        if (payload == null) {
+            violations.add("transfer " + t + " delivered without having started");
+            return;
+        }
+        if (schedule.reduces(t)) {
+            if (holds[dst][piece].intersects(payload)) {
+                BitSet twice = (BitSet) holds[dst][piece].clone();
+                twice.and(payload);
+                violations.add("transfer " + t + " reduces contributions " + twice + " into rank " + dst
+                        + " a second time (piece " + piece + ")");
+            }
+            holds[dst][piece].or(payload);
+        } else {
+            holds[dst][piece] = (BitSet) payload.clone();
+        }
+        visibleFrom[dst][piece] = Math.max(visibleFrom[dst][piece], time);
+    }
+
+    /** What one rank holds of one piece at the end: the ranks whose input is in it. */
+    public BitSet holds(int rank, int piece) {
+        return (BitSet) holds[rank][piece].clone();
+    }
+
+    /**
+     * Checks the end state against the operation: every rank that must hold a result holds, for
+     * every piece, exactly the contributions the operation defines. Returns the violations seen
+     * during the run and at the end; empty means correct.
+     */
+    public List<String> verify() {
+        List<String> all = new ArrayList<>(violations);
+        CollectiveRequest req = schedule.request();
+        checkCoverage(req.bytes(), all);
+        BitSet everyone = new BitSet();
+        everyone.set(0, nRanks);
+        for (int p = 0; p < schedule.pieceCount(); p++) {
+            int segment = schedule.pieceSegment(p);
+            for (int r = 0; r < nRanks; r++) {
+                BitSet expected = switch (req.op()) {
+                    case ALL_REDUCE -> everyone;
+                    case REDUCE_SCATTER -> segment == r ? everyone : null;
+                    case REDUCE -> r == req.root() ? everyone : null;
+                    case ALL_GATHER -> single(segment);
+                    case BROADCAST -> single(req.root());
+                };
+                if (expected != null && !expected.equals(holds[r][p])) {
+                    all.add("rank " + r + " ends with " + holds[r][p] + " for piece " + p + " [" + schedule.pieceOffset(p)
+                            + ", +" + schedule.pieceLength(p) + ") instead of " + expected);
+                }
+            }
+        }
+        return all;
+    }
+
+    /** The non-empty pieces must tile the logical buffer [0, size) exactly once. */
+    private void checkCoverage(long size, List<String> out) {
+        Integer[] order = new Integer[schedule.pieceCount()];
+        for (int p = 0; p < order.length; p++) {
+            order[p] = p;
+        }
+        java.util.Arrays.sort(order, java.util.Comparator.comparingLong(schedule::pieceOffset));
+        long next = 0;
+        for (int p : order) {
+            if (schedule.pieceLength(p) == 0) {
+                continue;
+            }
+            if (schedule.pieceOffset(p) != next) {
+                out.add("pieces leave a gap or overlap at byte " + next + " (next piece starts at " + schedule.pieceOffset(p) + ")");
+                return;
+            }
+            next += schedule.pieceLength(p);
+        }
+        if (next != size) {
+            out.add("pieces cover " + next + " bytes of a " + size + "-byte buffer");
+        }
+    }
+
+    private static BitSet single(int rank) {
+        BitSet b = new BitSet();
+        b.set(rank);
+        return b;
+    }
+}

@@ -1,0 +1,235 @@
+package dev.collsim.core.collective;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * NCCL's ring algorithm, chunk by chunk (after {@code src/device/all_reduce.h},
+ * {@code all_gather.h}, {@code reduce_scatter.h}, {@code broadcast.h}, {@code reduce.h}).
+ *
+ * <p>The buffer is split into one contiguous range per channel. Each channel runs its own ring:
+ * <ul>
+ *   <li>all_reduce: loops of n blocks; in 2(n-1) steps each rank sends block (p-1-k) to its
+ *       successor, reducing in the first n-1 steps (reduce-scatter) and copying in the rest
+ *       (all-gather);</li>
+ *   <li>reduce_scatter and all_gather: the same first or second half, over each rank's segment;</li>
+ *   <li>broadcast and reduce: a chain from the root (or to it), pipelined chunk by chunk.</li>
+ * </ul>
+ * Simple all_reduce, all_gather and reduce_scatter move chunks of 4 buffer steps as 2 slices of 2
+ * steps; everything else moves one step per transfer. A sender may run at most {@link
+ * Protocol#STEPS} steps ahead of its receiver: that credit is a dependency on the transfer that
+ * freed the slot.
+ */
+public final class RingAlgorithm implements CollectiveAlgorithm {
+    private static final int CHUNK_STEPS = Protocol.STEPS / 2;
+    private static final int SLICE_STEPS = Protocol.STEPS / 4;
+    private static final long ALIGN = 16;
+
+    private final int[] order;
+
+    /** A ring in rank order 0, 1, ..., n-1. */
+    public static RingAlgorithm inRankOrder(int nRanks) {
+        int[] order = new int[nRanks];
+        Arrays.setAll(order, i -> i);
+        return new RingAlgorithm(order);
+    }
+
+    /** @param order ring position to rank; position p sends to position p+1 */
+    public RingAlgorithm(int[] order) {
+        boolean[] seen = new boolean[order.length];
+        for (int r : order) {
+            if (r < 0 || r >= order.length || seen[r]) {
+                throw new IllegalArgumentException("ring order is not a permutation: " + Arrays.toString(order));
+            }
+            seen[r] = true;
+        }
+        this.order = order.clone();
+    }
+
+    @Override
+    public String name() {
+        return "Ring";
+    }
+
+    @Override
+    public Schedule schedule(CollectiveRequest req) {
+        if (req.nRanks() != order.length) {
+            throw new IllegalArgumentException("ring of " + order.length + " ranks asked for " + req.nRanks());
+        }
+        Gen gen = new Gen(req);
+        long perRank = req.bytesPerRankSegment();
+        long perChannel = alignUp(ceilDiv(perRank, req.channels()), req.protocol().grainBytes());
+        for (int c = 0; c < req.channels(); c++) {
+            long lo = c * perChannel;
+            long hi = Math.min(perRank, lo + perChannel);
+            if (hi <= lo) {
+                break;
+            }
+            switch (req.op()) {
+                case ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER -> gen.ringChannel(c, lo, hi - lo);
+                case BROADCAST, REDUCE -> gen.chainChannel(c, lo, hi - lo);
+            }
+        }
+        return gen.finish();
+    }
+
+    private static long ceilDiv(long a, long b) {
+        return (a + b - 1) / b;
+    }
+
+    private static long alignUp(long a, long align) {
+        return ceilDiv(a, align) * align;
+    }
+
+    /** Generation state: the builder, each connection's transfers in order, and who consumes what. */
+    private final class Gen {
+        private final CollectiveRequest req;
+        private final ScheduleBuilder b;
+        private final int n;
+        private final Protocol proto;
+        private final boolean sliced;
+        private final List<IntList> connections = new ArrayList<>();
+        private int[] consumer = new int[64];
+        private final int window;
+
+        Gen(CollectiveRequest req) {
+            this.req = req;
+            this.n = req.nRanks();
+            this.proto = req.protocol();
+            this.b = new ScheduleBuilder(req, name());
+            this.sliced = proto == Protocol.SIMPLE
+                    && (req.op() == CollectiveOp.ALL_REDUCE || req.op() == CollectiveOp.ALL_GATHER
+                    || req.op() == CollectiveOp.REDUCE_SCATTER);
+            this.window = Protocol.STEPS / (sliced ? SLICE_STEPS : 1);
+        }
+
+        private long chunkBytes() {
+            return proto.stepDataBytes() * (sliced ? CHUNK_STEPS : 1);
+        }
+
+        private long sliceBytes(long blockBytes) {
+            if (!sliced) {
+                return Math.max(blockBytes, 1);
+            }
+            long minSlice = proto.stepDataBytes() * SLICE_STEPS / 32;
+            return Math.max(alignUp(ceilDiv(blockBytes, CHUNK_STEPS / SLICE_STEPS), ALIGN), minSlice);
+        }
+
+        /** all_reduce, reduce_scatter, all_gather on one channel's range of each rank's buffer or segment. */
+        void ringChannel(int c, long chanOffset, long chanBytes) {
+            CollectiveOp op = req.op();
+            boolean perSegment = op.sizeIsTotal();
+            int steps = op == CollectiveOp.ALL_REDUCE ? 2 * (n - 1) : n - 1;
+            long segmentBytes = req.bytesPerRankSegment();
+            long chunk = chunkBytes();
+            long loopSize = perSegment ? chunk : n * chunk;
+            int[] prevStep = new int[n * 2]; // slice-indexed per position, grown as needed
+            for (long off = 0; off < chanBytes; off += loopSize) {
+                long rem = Math.min(loopSize, chanBytes - off);
+                long block = perSegment ? rem : Math.min(chunk, alignUp(ceilDiv(rem, n), ALIGN));
+                long slice = sliceBytes(block);
+                int slices = (int) Math.max(1, ceilDiv(block, slice));
+                // pieces[b][s]
+                int[][] pieces = new int[n][slices];
+                for (int blk = 0; blk < n; blk++) {
+                    long blockLen = perSegment ? rem : Math.max(0, Math.min(block, rem - blk * block));
+                    for (int s = 0; s < slices; s++) {
+                        long len = Math.max(0, Math.min(slice, blockLen - s * slice));
+                        long base = perSegment
+                                ? (long) order[blk] * segmentBytes + chanOffset + off
+                                : chanOffset + off + blk * block;
+                        pieces[blk][s] = b.piece(base + s * slice, len, perSegment ? order[blk] : -1);
+                    }
+                }
+                if (prevStep.length < n * slices) {
+                    prevStep = new int[n * slices];
+                }
+                int[] current = new int[n * slices];
+                for (int k = 0; k < steps; k++) {
+                    boolean reduce = op == CollectiveOp.REDUCE_SCATTER
+                            || (op == CollectiveOp.ALL_REDUCE && k < n - 1);
+                    int shift = op == CollectiveOp.ALL_GATHER ? 0 : 1;
+                    for (int p = 0; p < n; p++) {
+                        int blk = Math.floorMod(p - shift - k, n);
+                        for (int s = 0; s < slices; s++) {
+                            int t = send(c, k, p, (p + 1) % n, pieces[blk][s], reduce);
+                            if (k > 0) {
+                                consumes(t, prevStep[Math.floorMod(p - 1, n) * slices + s]);
+                            }
+                            current[p * slices + s] = t;
+                        }
+                    }
+                    System.arraycopy(current, 0, prevStep, 0, n * slices);
+                }
+            }
+        }
+
+        /** broadcast (chain from the root) and reduce (chain ending at the root) on one channel. */
+        void chainChannel(int c, long chanOffset, long chanBytes) {
+            boolean reduce = req.op() == CollectiveOp.REDUCE;
+            int rootPos = 0;
+            while (order[rootPos] != req.root()) {
+                rootPos++;
+            }
+            // chain[q] is the ring position of the q-th rank along the chain.
+            int[] chain = new int[n];
+            for (int q = 0; q < n; q++) {
+                chain[q] = (rootPos + (reduce ? 1 + q : q)) % n;
+            }
+            long chunk = chunkBytes();
+            int[] previous = new int[n];
+            for (long off = 0; off < chanBytes; off += chunk) {
+                int piece = b.piece(chanOffset + off, Math.min(chunk, chanBytes - off), -1);
+                for (int q = 0; q + 1 < n; q++) {
+                    int t = send(c, (int) (off / chunk), chain[q], chain[q + 1], piece, reduce);
+                    if (q > 0) {
+                        consumes(t, previous[q - 1]);
+                    }
+                    previous[q] = t;
+                }
+            }
+        }
+
+        /** Adds a transfer from ring position {@code from} to {@code to}, in order on its connection. */
+        private int send(int c, int step, int from, int to, int piece, boolean reduce) {
+            int t = b.transfer(c, step, order[from], order[to], piece, reduce);
+            int key = c * n + from;
+            while (connections.size() <= key) {
+                connections.add(new IntList());
+            }
+            IntList conn = connections.get(key);
+            if (conn.size() > 0) {
+                b.afterSend(t, conn.get(conn.size() - 1));
+            }
+            conn.add(t);
+            if (t >= consumer.length) {
+                consumer = Arrays.copyOf(consumer, consumer.length * 2);
+            }
+            consumer[t] = -1;
+            return t;
+        }
+
+        /** {@code t} forwards (or reduces and forwards) what {@code received} delivered. */
+        private void consumes(int t, int received) {
+            b.afterDelivery(t, received);
+            consumer[received] = t;
+        }
+
+        /** Adds the buffer-slot credits: a sender waits until the slot it reuses was drained. */
+        Schedule finish() {
+            for (IntList conn : connections) {
+                for (int i = window; i < conn.size(); i++) {
+                    int freedBy = conn.get(i - window);
+                    int drain = consumer[freedBy];
+                    if (drain >= 0) {
+                        b.afterSend(conn.get(i), drain);
+                    } else {
+                        b.afterDelivery(conn.get(i), freedBy);
+                    }
+                }
+            }
+            return b.build();
+        }
+    }
+}

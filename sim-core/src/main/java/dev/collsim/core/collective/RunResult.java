@@ -1,0 +1,15 @@
+package dev.collsim.core.collective;
+
+/**
+ * What a schedule run produced. Times are picoseconds from the collective's start.
+ *
+ * @param durationPicos  until the last transfer's data was visible at its receiver
+ * @param startPicos     per transfer, when its sender started it
+ * @param deliveredPicos per transfer, when its data became visible at the receiver
+ */
+public record RunResult(Schedule schedule, long durationPicos, long[] startPicos, long[] deliveredPicos) {
+
+    public double durationMicros() {
+        return durationPicos / 1e6;
+    }
+}

@@ -1,0 +1,147 @@
+package dev.collsim.core.collective;
+
+/**
+ * A collective as a directed acyclic graph of chunk transfers, built by an algorithm and run by a
+ * {@link ScheduleRunner}. Transfers are numbered 0..n-1; every array below is indexed by that number.
+ *
+ * <p>A transfer moves {@code bytes(t)} of data of one {@linkplain #piece piece} of the buffer from
+ * rank {@code src(t)} to rank {@code dst(t)} on one channel, and either reduces it into what the
+ * receiver holds or copies it there. It may start once each of its dependencies is met: a
+ * <em>delivery</em> dependency waits until the other transfer's data is visible at its receiver; a
+ * <em>send</em> dependency waits until the other transfer's sender is free again (the same
+ * connection in order, or a buffer slot handed back).
+ *
+ * <p>Pieces are the byte ranges of the logical buffer that the schedule moves: the unit in which
+ * the {@link ContributionTracker} checks that every rank ends with the right contributions.
+ */
+public final class Schedule {
+    private final CollectiveRequest request;
+    private final String algorithm;
+    private final int n;
+    private final int[] src;
+    private final int[] dst;
+    private final int[] channel;
+    private final int[] step;
+    private final int[] piece;
+    private final long[] bytes;
+    private final boolean[] reduce;
+    private final int[] succStart;
+    private final int[] succ;
+    private final int[] depCount;
+    private final long[] pieceOffset;
+    private final long[] pieceLength;
+    private final int[] pieceSegment;
+
+    Schedule(CollectiveRequest request, String algorithm, int n, int[] src, int[] dst, int[] channel, int[] step,
+             int[] piece, long[] bytes, boolean[] reduce, int[] succStart, int[] succ, int[] depCount,
+             long[] pieceOffset, long[] pieceLength, int[] pieceSegment) {
+        this.request = request;
+        this.algorithm = algorithm;
+        this.n = n;
+        this.src = src;
+        this.dst = dst;
+        this.channel = channel;
+        this.step = step;
+        this.piece = piece;
+        this.bytes = bytes;
+        this.reduce = reduce;
+        this.succStart = succStart;
+        this.succ = succ;
+        this.depCount = depCount;
+        this.pieceOffset = pieceOffset;
+        this.pieceLength = pieceLength;
+        this.pieceSegment = pieceSegment;
+    }
+
+    public CollectiveRequest request() {
+        return request;
+    }
+
+    public String algorithm() {
+        return algorithm;
+    }
+
+    public int transferCount() {
+        return n;
+    }
+
+    public int src(int t) {
+        return src[t];
+    }
+
+    public int dst(int t) {
+        return dst[t];
+    }
+
+    public int channel(int t) {
+        return channel[t];
+    }
+
+    /** The algorithm's step number of a transfer (for the teaching view). */
+    public int step(int t) {
+        return step[t];
+    }
+
+    public int piece(int t) {
+        return piece[t];
+    }
+
+    /** Data bytes (not wire bytes) the transfer moves. */
+    public long bytes(int t) {
+        return bytes[t];
+    }
+
+    /** True if the receiver reduces the data into what it holds, false if it copies it. */
+    public boolean reduces(int t) {
+        return reduce[t];
+    }
+
+    /** Number of dependencies of a transfer. */
+    public int dependencyCount(int t) {
+        return depCount[t];
+    }
+
+    /** Start (inclusive) of t's successors in {@link #successorEntry(int)}. */
+    public int successorsFrom(int t) {
+        return succStart[t];
+    }
+
+    /** End (exclusive) of t's successors. */
+    public int successorsTo(int t) {
+        return succStart[t + 1];
+    }
+
+    /** The successor at an index: {@code transfer << 1 | 1} if it waits for delivery, {@code | 0} if for the send. */
+    public int successorEntry(int i) {
+        return succ[i];
+    }
+
+    public int pieceCount() {
+        return pieceOffset.length;
+    }
+
+    /** Offset of a piece in the logical buffer (one rank's buffer, or the whole all_gather output). */
+    public long pieceOffset(int p) {
+        return pieceOffset[p];
+    }
+
+    public long pieceLength(int p) {
+        return pieceLength[p];
+    }
+
+    /** The rank whose segment a piece belongs to (all_gather, reduce_scatter), or -1. */
+    public int pieceSegment(int p) {
+        return pieceSegment[p];
+    }
+
+    /** Total data bytes sent by one rank. */
+    public long bytesSentBy(int rank) {
+        long sum = 0;
+        for (int t = 0; t < n; t++) {
+            if (src[t] == rank) {
+                sum += bytes[t];
+            }
+        }
+        return sum;
+    }
+}

@@ -1,0 +1,120 @@
+package dev.collsim.core.collective;
+
+import java.util.Arrays;
+
+/** Growable arrays an algorithm fills with pieces, transfers and dependencies, then freezes. */
+public final class ScheduleBuilder {
+    private final CollectiveRequest request;
+    private final String algorithm;
+    private int n;
+    private int[] src = new int[64];
+    private int[] dst = new int[64];
+    private int[] channel = new int[64];
+    private int[] step = new int[64];
+    private int[] piece = new int[64];
+    private long[] bytes = new long[64];
+    private boolean[] reduce = new boolean[64];
+    private int pieces;
+    private long[] pieceOffset = new long[64];
+    private long[] pieceLength = new long[64];
+    private int[] pieceSegment = new int[64];
+    private int edges;
+    private int[] edgeFrom = new int[128];
+    private int[] edgeTo = new int[128];
+    private boolean[] edgeDelivery = new boolean[128];
+
+    public ScheduleBuilder(CollectiveRequest request, String algorithm) {
+        this.request = request;
+        this.algorithm = algorithm;
+    }
+
+    /** Registers a byte range of the logical buffer; {@code segment} is its owner rank or -1. */
+    public int piece(long offset, long length, int segment) {
+        if (pieces == pieceOffset.length) {
+            int cap = pieces * 2;
+            pieceOffset = Arrays.copyOf(pieceOffset, cap);
+            pieceLength = Arrays.copyOf(pieceLength, cap);
+            pieceSegment = Arrays.copyOf(pieceSegment, cap);
+        }
+        pieceOffset[pieces] = offset;
+        pieceLength[pieces] = length;
+        pieceSegment[pieces] = segment;
+        return pieces++;
+    }
+
+    /** Adds a transfer of one piece and returns its number. */
+    public int transfer(int channelId, int stepId, int from, int to, int pieceId, boolean reduces) {
+        if (from == to) {
+            throw new IllegalArgumentException("a transfer from rank " + from + " to itself");
+        }
+        if (n == src.length) {
+            int cap = n * 2;
+            src = Arrays.copyOf(src, cap);
+            dst = Arrays.copyOf(dst, cap);
+            channel = Arrays.copyOf(channel, cap);
+            step = Arrays.copyOf(step, cap);
+            piece = Arrays.copyOf(piece, cap);
+            bytes = Arrays.copyOf(bytes, cap);
+            reduce = Arrays.copyOf(reduce, cap);
+        }
+        src[n] = from;
+        dst[n] = to;
+        channel[n] = channelId;
+        step[n] = stepId;
+        piece[n] = pieceId;
+        bytes[n] = pieceLength[pieceId];
+        reduce[n] = reduces;
+        return n++;
+    }
+
+    /** {@code t} starts only once {@code before}'s data is visible at its receiver. */
+    public void afterDelivery(int t, int before) {
+        edge(before, t, true);
+    }
+
+    /** {@code t} starts only once {@code before}'s sender is free again. */
+    public void afterSend(int t, int before) {
+        edge(before, t, false);
+    }
+
+    private void edge(int from, int to, boolean delivery) {
+        if (from < 0 || from >= n || to < 0 || to >= n || from == to) {
+            throw new IllegalArgumentException("bad dependency " + from + " -> " + to);
+        }
+        if (edges == edgeFrom.length) {
+            int cap = edges * 2;
+            edgeFrom = Arrays.copyOf(edgeFrom, cap);
+            edgeTo = Arrays.copyOf(edgeTo, cap);
+            edgeDelivery = Arrays.copyOf(edgeDelivery, cap);
+        }
+        edgeFrom[edges] = from;
+        edgeTo[edges] = to;
+        edgeDelivery[edges] = delivery;
+        edges++;
+    }
+
+    public int transferCount() {
+        return n;
+    }
+
+    public Schedule build() {
+        int[] succStart = new int[n + 1];
+        int[] depCount = new int[n];
+        for (int e = 0; e < edges; e++) {
+            succStart[edgeFrom[e] + 1]++;
+            depCount[edgeTo[e]]++;
+        }
+        for (int t = 0; t < n; t++) {
+            succStart[t + 1] += succStart[t];
+        }
+        int[] fill = Arrays.copyOf(succStart, n);
+        int[] succ = new int[edges];
+        for (int e = 0; e < edges; e++) {
+            succ[fill[edgeFrom[e]]++] = edgeTo[e] << 1 | (edgeDelivery[e] ? 1 : 0);
+        }
+        return new Schedule(request, algorithm, n, Arrays.copyOf(src, n), Arrays.copyOf(dst, n),
+                Arrays.copyOf(channel, n), Arrays.copyOf(step, n), Arrays.copyOf(piece, n), Arrays.copyOf(bytes, n),
+                Arrays.copyOf(reduce, n), succStart, succ, depCount, Arrays.copyOf(pieceOffset, pieces),
+                Arrays.copyOf(pieceLength, pieces), Arrays.copyOf(pieceSegment, pieces));
+    }
+}

@@ -1,0 +1,131 @@
+package dev.collsim.core.fabric;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * An immutable graph of devices and directed links, built and validated by {@link FabricBuilder}.
+ *
+ * <p>Routes are the fewest-hop paths that pass only through forwarding devices (switches, CPUs,
+ * NICs; never a GPU), ties broken by the lowest link id so that routing is deterministic. They are
+ * computed on first use and cached; the cache is safe to share between threads.
+ */
+public final class Fabric {
+    private final List<Device> devices;
+    private final List<Link> links;
+    private final int[][] outLinks;
+    private final Map<Long, Route> routeCache = new ConcurrentHashMap<>();
+
+    Fabric(List<Device> devices, List<Link> links) {
+        this.devices = List.copyOf(devices);
+        this.links = List.copyOf(links);
+        int[] counts = new int[devices.size()];
+        for (Link l : links) {
+            counts[l.from()]++;
+        }
+        outLinks = new int[devices.size()][];
+        for (int d = 0; d < counts.length; d++) {
+            outLinks[d] = new int[counts[d]];
+            counts[d] = 0;
+        }
+        for (Link l : links) {
+            outLinks[l.from()][counts[l.from()]++] = l.id();
+        }
+    }
+
+    public List<Device> devices() {
+        return devices;
+    }
+
+    public List<Link> links() {
+        return links;
+    }
+
+    public Device device(int id) {
+        return devices.get(id);
+    }
+
+    public Link link(int id) {
+        return links.get(id);
+    }
+
+    /** Ids of the links leaving {@code device}, in increasing order. */
+    public int[] outLinks(int device) {
+        return outLinks[device].clone();
+    }
+
+    /** The devices of one kind, in id order. */
+    public List<Device> devicesOfKind(DeviceKind kind) {
+        return devices.stream().filter(d -> d.kind() == kind).toList();
+    }
+
+    /**
+     * The route from one device to another.
+     *
+     * @throws IllegalStateException if no route exists (a validated fabric has one between any two GPUs)
+     */
+    public Route route(int from, int to) {
+        if (from == to) {
+            throw new IllegalArgumentException("no route from a device to itself: " + devices.get(from).name());
+        }
+        return routeCache.computeIfAbsent(((long) from << 32) | to, key -> computeRoute(from, to));
+    }
+
+    /** Whether a route exists from one device to another. */
+    public boolean hasRoute(int from, int to) {
+        return from != to && (routeCache.containsKey(((long) from << 32) | to) || searchRoute(from, to) != null);
+    }
+
+    private Route computeRoute(int from, int to) {
+        Route r = searchRoute(from, to);
+        if (r == null) {
+            throw new IllegalStateException("no route from " + devices.get(from).name() + " to " + devices.get(to).name());
+        }
+        return r;
+    }
+
+    private Route searchRoute(int from, int to) {
+        int n = devices.size();
+        int[] viaLink = new int[n];
+        Arrays.fill(viaLink, -1);
+        boolean[] seen = new boolean[n];
+        ArrayDeque<Integer> queue = new ArrayDeque<>();
+        seen[from] = true;
+        queue.add(from);
+        while (!queue.isEmpty()) {
+            int d = queue.poll();
+            if (d != from && !devices.get(d).kind().forwards()) {
+                continue;
+            }
+            for (int l : outLinks[d]) {
+                int next = links.get(l).to();
+                if (!seen[next]) {
+                    seen[next] = true;
+                    viaLink[next] = l;
+                    if (next == to) {
+                        return buildRoute(from, to, viaLink);
+                    }
+                    queue.add(next);
+                }
+            }
+        }
+        return null;
+    }
+
+    private Route buildRoute(int from, int to, int[] viaLink) {
+        int hops = 0;
+        for (int d = to; d != from; d = links.get(viaLink[d]).from()) {
+            hops++;
+        }
+        int[] path = new int[hops];
+        long latency = 0;
+        for (int d = to, i = hops - 1; d != from; d = links.get(viaLink[d]).from(), i--) {
+            path[i] = viaLink[d];
+            latency += links.get(viaLink[d]).latency().picos();
+        }
+        return new Route(from, to, path, latency);
+    }
+}

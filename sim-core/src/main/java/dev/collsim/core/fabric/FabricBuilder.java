@@ -1,0 +1,112 @@
+package dev.collsim.core.fabric;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.Rate;
+import dev.collsim.core.units.TimeSpan;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Collects devices and links, validates them, then freezes them into a {@link Fabric}. */
+public final class FabricBuilder {
+    private final List<Device> devices = new ArrayList<>();
+    private final Map<String, Integer> byName = new HashMap<>();
+    private final List<Link> links = new ArrayList<>();
+
+    /** Adds a device and returns its id. Names are unique. */
+    public int addDevice(String name, DeviceKind kind) {
+        if (name == null || name.isBlank()) {
+            throw new InputException("a device needs a non-empty name");
+        }
+        if (byName.containsKey(name)) {
+            throw new InputException("device '" + name + "' is defined twice");
+        }
+        int id = devices.size();
+        devices.add(new Device(id, name, kind));
+        byName.put(name, id);
+        return id;
+    }
+
+    public int deviceId(String name) {
+        Integer id = byName.get(name);
+        if (id == null) {
+            throw new InputException("unknown device '" + name + "'");
+        }
+        return id;
+    }
+
+    /** Adds one directed link and returns its id. */
+    public int addLink(int from, int to, Rate rate, TimeSpan latency, String linkClass) {
+        checkDevice(from);
+        checkDevice(to);
+        if (from == to) {
+            throw new InputException("link from '" + devices.get(from).name() + "' to itself");
+        }
+        if (rate == null || latency == null) {
+            throw new InputException("link " + devices.get(from).name() + " -> " + devices.get(to).name()
+                    + " needs a rate and a latency");
+        }
+        int id = links.size();
+        links.add(new Link(id, from, to, rate, latency, linkClass));
+        return id;
+    }
+
+    /** Adds a full-duplex connection: one directed link each way with the same per-direction rate. */
+    public void addDuplex(int a, int b, Rate ratePerDirection, TimeSpan latency, String linkClass) {
+        addLink(a, b, ratePerDirection, latency, linkClass);
+        addLink(b, a, ratePerDirection, latency, linkClass);
+    }
+
+    private void checkDevice(int id) {
+        if (id < 0 || id >= devices.size()) {
+            throw new InputException("unknown device id " + id);
+        }
+    }
+
+    /** Validates (at least one GPU, every device connected, GPUs reachable from each other) and freezes. */
+    public Fabric build() {
+        if (devices.stream().noneMatch(d -> d.kind() == DeviceKind.GPU)) {
+            throw new InputException("the fabric has no GPU");
+        }
+        checkConnected();
+        Fabric fabric = new Fabric(devices, links);
+        List<Device> gpus = fabric.devicesOfKind(DeviceKind.GPU);
+        for (Device g : gpus.subList(1, gpus.size())) {
+            if (!fabric.hasRoute(gpus.get(0).id(), g.id()) || !fabric.hasRoute(g.id(), gpus.get(0).id())) {
+                throw new InputException("GPU '" + g.name() + "' has no route to and from GPU '" + gpus.get(0).name()
+                        + "' through switches, CPUs or NICs");
+            }
+        }
+        return fabric;
+    }
+
+    private void checkConnected() {
+        List<List<Integer>> adjacent = new ArrayList<>();
+        for (int i = 0; i < devices.size(); i++) {
+            adjacent.add(new ArrayList<>());
+        }
+        for (Link l : links) {
+            adjacent.get(l.from()).add(l.to());
+            adjacent.get(l.to()).add(l.from());
+        }
+        boolean[] seen = new boolean[devices.size()];
+        ArrayDeque<Integer> queue = new ArrayDeque<>();
+        queue.add(0);
+        seen[0] = true;
+        while (!queue.isEmpty()) {
+            for (int next : adjacent.get(queue.poll())) {
+                if (!seen[next]) {
+                    seen[next] = true;
+                    queue.add(next);
+                }
+            }
+        }
+        for (Device d : devices) {
+            if (!seen[d.id()]) {
+                throw new InputException("device '" + d.name() + "' is not connected to '" + devices.get(0).name() + "'");
+            }
+        }
+    }
+}

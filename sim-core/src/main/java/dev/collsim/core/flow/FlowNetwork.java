@@ -1,0 +1,391 @@
+package dev.collsim.core.flow;
+
+import dev.collsim.core.engine.Engine;
+import dev.collsim.core.engine.IndexedEvent;
+import dev.collsim.core.units.TimeSpan;
+import java.util.Arrays;
+
+/**
+ * Flows of bytes over routes of directed links, sharing every link by max-min fairness.
+ *
+ * <p>Each flow may carry its own rate cap (what one channel can push). Rates are found by
+ * progressive filling: raise every unfrozen flow's rate together until a link is full or a flow
+ * reaches its cap, freeze the flows held there, and repeat. Only the connected component of flows
+ * and links touched by a start or finish is recomputed, and all starts and finishes at one instant
+ * are resolved together by a single event at that instant (no time passes between them, so the
+ * result is the same as resolving each). Latency is not modelled here: a flow ends when its last
+ * byte has been sent, and the caller adds the route's latency.
+ *
+ * <p>Flow and link state lives in primitive arrays indexed by flow slot and link id; the solver
+ * reuses its scratch arrays, so the steady state allocates nothing.
+ */
+public final class FlowNetwork {
+    private static final double RELATIVE_EPSILON = 1e-12;
+
+    private final Engine engine;
+    private final double[] capacity;
+    private final long[] linkBytesCarried;
+    private int[][] linkFlows;
+    private final int[] linkFlowCount;
+
+    // Flow slots.
+    private double[] remaining;
+    private double[] totalBytes;
+    private double[] rate;
+    private double[] rateCap;
+    private long[] lastUpdate;
+    private int[][] route;
+    private int[][] posInLink;
+    private int[] timer;
+    private int[] tag;
+    private FlowListener[] listener;
+    private boolean[] active;
+    private int[] freeFlows;
+    private int freeCount;
+    private int flowSlots;
+    private int activeCount;
+
+    // Pending resolution of the current instant.
+    private int[] dirtyLinks;
+    private int dirtyCount;
+    private final boolean[] linkDirty;
+    private boolean resolveScheduled;
+    private final IndexedEvent completion = this::complete;
+
+    // Solver scratch.
+    private final int[] linkStamp;
+    private int[] flowStamp;
+    private int epoch;
+    private int[] compFlows;
+    private int[] compLinks;
+    private final double[] linkRemaining;
+    private final int[] linkUnfrozen;
+    private double[] newRate;
+    private boolean[] frozen;
+    private int[] queue;
+
+    private boolean checkCapacity;
+    private double maxUtilisation;
+
+    /**
+     * @param engine            the engine whose clock the flows follow
+     * @param bytesPerSecond    the capacity of each link, by link id, in bytes per second
+     */
+    public FlowNetwork(Engine engine, double[] bytesPerSecond) {
+        this.engine = engine;
+        int links = bytesPerSecond.length;
+        this.capacity = bytesPerSecond.clone();
+        for (int l = 0; l < links; l++) {
+            if (!(capacity[l] > 0) || Double.isInfinite(capacity[l])) {
+                throw new IllegalArgumentException("link " + l + " has capacity " + capacity[l] + " B/s");
+            }
+        }
+        linkBytesCarried = new long[links];
+        linkFlows = new int[links][];
+        for (int l = 0; l < links; l++) {
+            linkFlows[l] = new int[4];
+        }
+        linkFlowCount = new int[links];
+        linkDirty = new boolean[links];
+        dirtyLinks = new int[Math.max(4, links)];
+        linkStamp = new int[links];
+        compLinks = new int[links];
+        linkRemaining = new double[links];
+        linkUnfrozen = new int[links];
+        allocateFlowSlots(64);
+        compFlows = new int[64];
+        queue = new int[64 + links];
+    }
+
+    /** Asks every resolution to verify that no link carries more than its capacity. For tests. */
+    public void setCheckCapacity(boolean check) {
+        this.checkCapacity = check;
+    }
+
+    /** Highest sum of rates over capacity seen on any link while checking was on (at most 1). */
+    public double maxUtilisation() {
+        return maxUtilisation;
+    }
+
+    public int activeFlows() {
+        return activeCount;
+    }
+
+    /** Bytes that finished crossing each link so far, by link id. */
+    public long bytesCarried(int link) {
+        return linkBytesCarried[link];
+    }
+
+    /** Current rate of a flow in bytes per second (0 until the instant it started is resolved). */
+    public double rate(int flow) {
+        return rate[flow];
+    }
+
+    /**
+     * Starts a flow of {@code bytes} over {@code links} (link ids, owned by the caller and not
+     * modified), no faster than {@code maxBytesPerSecond}. Returns the flow's slot number.
+     */
+    public int start(int[] links, double bytes, double maxBytesPerSecond, FlowListener onDone, int flowTag) {
+        if (!(bytes > 0) || links.length == 0) {
+            throw new IllegalArgumentException("a flow needs bytes > 0 and at least one link");
+        }
+        if (!(maxBytesPerSecond > 0)) {
+            throw new IllegalArgumentException("a flow's rate cap must be positive");
+        }
+        int f = takeFlowSlot();
+        remaining[f] = bytes;
+        totalBytes[f] = bytes;
+        rate[f] = 0;
+        rateCap[f] = maxBytesPerSecond;
+        lastUpdate[f] = engine.now();
+        route[f] = links;
+        tag[f] = flowTag;
+        listener[f] = onDone;
+        active[f] = true;
+        activeCount++;
+        if (posInLink[f] == null || posInLink[f].length < links.length) {
+            posInLink[f] = new int[links.length];
+        }
+        for (int i = 0; i < links.length; i++) {
+            int l = links[i];
+            if (linkFlowCount[l] == linkFlows[l].length) {
+                linkFlows[l] = Arrays.copyOf(linkFlows[l], linkFlows[l].length * 2);
+            }
+            posInLink[f][i] = linkFlowCount[l];
+            linkFlows[l][linkFlowCount[l]++] = f;
+            markDirty(l);
+        }
+        return f;
+    }
+
+    private void complete(int f) {
+        int[] links = route[f];
+        long bytes = Math.round(totalBytes[f]);
+        for (int i = 0; i < links.length; i++) {
+            int l = links[i];
+            linkBytesCarried[l] += bytes;
+            int pos = posInLink[f][i];
+            int last = --linkFlowCount[l];
+            int moved = linkFlows[l][last];
+            linkFlows[l][pos] = moved;
+            if (moved != f) {
+                int[] movedRoute = route[moved];
+                for (int j = 0; j < movedRoute.length; j++) {
+                    if (movedRoute[j] == l) {
+                        posInLink[moved][j] = pos;
+                        break;
+                    }
+                }
+            }
+            markDirty(l);
+        }
+        FlowListener onDone = listener[f];
+        int flowTag = tag[f];
+        active[f] = false;
+        activeCount--;
+        listener[f] = null;
+        route[f] = null;
+        freeFlows[freeCount++] = f;
+        onDone.transferred(flowTag);
+    }
+
+    private void markDirty(int l) {
+        if (!linkDirty[l]) {
+            linkDirty[l] = true;
+            if (dirtyCount == dirtyLinks.length) {
+                dirtyLinks = Arrays.copyOf(dirtyLinks, dirtyCount * 2);
+            }
+            dirtyLinks[dirtyCount++] = l;
+        }
+        if (!resolveScheduled) {
+            resolveScheduled = true;
+            engine.schedule(engine.now(), this::resolve);
+        }
+    }
+
+    /** Recomputes the rates of the component around the links touched at this instant. */
+    private void resolve() {
+        resolveScheduled = false;
+        if (++epoch == Integer.MAX_VALUE) {
+            Arrays.fill(linkStamp, 0);
+            Arrays.fill(flowStamp, 0);
+            epoch = 1;
+        }
+        int nLinks = 0;
+        int nFlows = 0;
+        int head = 0;
+        int tail = 0;
+        for (int i = 0; i < dirtyCount; i++) {
+            int l = dirtyLinks[i];
+            linkDirty[l] = false;
+            if (linkStamp[l] != epoch) {
+                linkStamp[l] = epoch;
+                queue[tail++] = l;
+            }
+        }
+        dirtyCount = 0;
+        // Breadth-first over links; flows found on a link pull in their other links.
+        while (head < tail) {
+            int l = queue[head++];
+            compLinks[nLinks++] = l;
+            int count = linkFlowCount[l];
+            int[] flows = linkFlows[l];
+            for (int k = 0; k < count; k++) {
+                int f = flows[k];
+                if (flowStamp[f] != epoch) {
+                    flowStamp[f] = epoch;
+                    if (nFlows == compFlows.length) {
+                        compFlows = Arrays.copyOf(compFlows, nFlows * 2);
+                    }
+                    compFlows[nFlows++] = f;
+                    for (int other : route[f]) {
+                        if (linkStamp[other] != epoch) {
+                            linkStamp[other] = epoch;
+                            if (tail == queue.length) {
+                                queue = Arrays.copyOf(queue, queue.length * 2);
+                            }
+                            queue[tail++] = other;
+                        }
+                    }
+                }
+            }
+        }
+        if (nFlows == 0) {
+            return;
+        }
+        fill(nLinks, nFlows);
+        long now = engine.now();
+        for (int k = 0; k < nFlows; k++) {
+            int f = compFlows[k];
+            double r = newRate[f];
+            if (Math.abs(r - rate[f]) <= RELATIVE_EPSILON * r) {
+                continue;
+            }
+            double sent = rate[f] * (now - lastUpdate[f]) / TimeSpan.PICOS_PER_SECOND;
+            remaining[f] = Math.max(0, remaining[f] - sent);
+            lastUpdate[f] = now;
+            rate[f] = r;
+            long dt = (long) Math.ceil(remaining[f] / r * TimeSpan.PICOS_PER_SECOND);
+            engine.setTimer(timer[f], now + dt);
+        }
+        if (checkCapacity) {
+            verifyCapacity(nLinks);
+        }
+    }
+
+    /** Progressive filling over the component in compLinks[0..nLinks) and compFlows[0..nFlows). */
+    private void fill(int nLinks, int nFlows) {
+        for (int i = 0; i < nLinks; i++) {
+            int l = compLinks[i];
+            linkRemaining[l] = capacity[l];
+            linkUnfrozen[l] = linkFlowCount[l];
+        }
+        for (int k = 0; k < nFlows; k++) {
+            frozen[compFlows[k]] = false;
+        }
+        int unfrozen = nFlows;
+        while (unfrozen > 0) {
+            double level = Double.POSITIVE_INFINITY;
+            for (int i = 0; i < nLinks; i++) {
+                int l = compLinks[i];
+                if (linkUnfrozen[l] > 0) {
+                    level = Math.min(level, linkRemaining[l] / linkUnfrozen[l]);
+                }
+            }
+            for (int k = 0; k < unfrozen; k++) {
+                level = Math.min(level, rateCap[compFlows[k]]);
+            }
+            double threshold = level * (1 + RELATIVE_EPSILON);
+            // Decide on the shares before this round, then charge the links.
+            int kept = 0;
+            int frozenFrom = unfrozen;
+            for (int k = 0; k < unfrozen; k++) {
+                int f = compFlows[k];
+                boolean held = rateCap[f] <= threshold;
+                if (!held) {
+                    for (int l : route[f]) {
+                        if (linkRemaining[l] / linkUnfrozen[l] <= threshold) {
+                            held = true;
+                            break;
+                        }
+                    }
+                }
+                frozen[f] = held;
+            }
+            // Partition compFlows[0..unfrozen) into still-unfrozen first, newly frozen after.
+            int[] scratch = queue;
+            for (int k = 0; k < unfrozen; k++) {
+                int f = compFlows[k];
+                if (!frozen[f]) {
+                    compFlows[kept++] = f;
+                } else {
+                    scratch[--frozenFrom] = f;
+                }
+            }
+            for (int k = frozenFrom; k < unfrozen; k++) {
+                int f = scratch[k];
+                compFlows[k] = f;
+                newRate[f] = level;
+                for (int l : route[f]) {
+                    linkRemaining[l] -= level;
+                    linkUnfrozen[l]--;
+                }
+            }
+            unfrozen = kept;
+        }
+    }
+
+    private void verifyCapacity(int nLinks) {
+        for (int i = 0; i < nLinks; i++) {
+            int l = compLinks[i];
+            double sum = 0;
+            for (int k = 0; k < linkFlowCount[l]; k++) {
+                sum += rate[linkFlows[l][k]];
+            }
+            double utilisation = sum / capacity[l];
+            maxUtilisation = Math.max(maxUtilisation, utilisation);
+            if (utilisation > 1 + 1e-9) {
+                throw new IllegalStateException("link " + l + " carries " + sum + " B/s over its capacity " + capacity[l]);
+            }
+        }
+    }
+
+    private int takeFlowSlot() {
+        if (freeCount == 0) {
+            allocateFlowSlots(flowSlots * 2);
+        }
+        return freeFlows[--freeCount];
+    }
+
+    private void allocateFlowSlots(int newSize) {
+        int old = flowSlots;
+        remaining = grow(remaining, newSize);
+        totalBytes = grow(totalBytes, newSize);
+        rate = grow(rate, newSize);
+        rateCap = grow(rateCap, newSize);
+        newRate = grow(newRate, newSize);
+        lastUpdate = lastUpdate == null ? new long[newSize] : Arrays.copyOf(lastUpdate, newSize);
+        route = route == null ? new int[newSize][] : Arrays.copyOf(route, newSize);
+        posInLink = posInLink == null ? new int[newSize][] : Arrays.copyOf(posInLink, newSize);
+        timer = timer == null ? new int[newSize] : Arrays.copyOf(timer, newSize);
+        tag = tag == null ? new int[newSize] : Arrays.copyOf(tag, newSize);
+        listener = listener == null ? new FlowListener[newSize] : Arrays.copyOf(listener, newSize);
+        active = active == null ? new boolean[newSize] : Arrays.copyOf(active, newSize);
+        frozen = frozen == null ? new boolean[newSize] : Arrays.copyOf(frozen, newSize);
+        flowStamp = flowStamp == null ? new int[newSize] : Arrays.copyOf(flowStamp, newSize);
+        freeFlows = freeFlows == null ? new int[newSize] : Arrays.copyOf(freeFlows, newSize);
+        if (queue != null && queue.length < newSize + capacity.length) {
+            queue = Arrays.copyOf(queue, newSize + capacity.length);
+        }
+        // Hand out low slot numbers first, so runs are easy to read in a debugger.
+        for (int f = newSize - 1; f >= old; f--) {
+            timer[f] = engine.newTimer(completion, f);
+            freeFlows[freeCount++] = f;
+        }
+        flowSlots = newSize;
+    }
+
+    private static double[] grow(double[] a, int n) {
+        return a == null ? new double[n] : Arrays.copyOf(a, n);
+    }
+}

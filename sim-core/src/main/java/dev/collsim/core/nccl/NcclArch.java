@@ -1,0 +1,60 @@
+package dev.collsim.core.nccl;
+
+/**
+ * GPU generations as NCCL's tuner tells them apart, with its per-generation caps
+ * ({@code src/graph/tuning.cc} at NCCL 2.30.7; columns are 1 node, 2 nodes, 3 or more nodes) and
+ * the speed arrays its ring search tries ({@code src/graph/search.cc}), in GB/s.
+ */
+public enum NcclArch {
+    VOLTA(new double[] {39.0, 39.0, 20.4}, new double[] {20, 20, 20}, new double[] {26.5, 18.5, 10.0},
+            new double[] {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0}, 70),
+    AMPERE(new double[] {87.7, 22.5, 19.0}, new double[] {20, 20, 20}, new double[] {24.0, 23.6, 17.8},
+            new double[] {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0}, 80),
+    HOPPER(new double[] {141.0, 45.0, 35.0}, new double[] {36.7, 36.7, 36.7}, new double[] {38.7, 41.4, 36.0},
+            new double[] {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0}, 90),
+    BLACKWELL(new double[] {282.0, 90.0, 70.0}, new double[] {40.0, 40.0, 40.0}, new double[] {70.0, 42.8, 24.0},
+            new double[] {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0}, 100);
+
+    private final double[] llMaxBw;
+    private final double[] perChMaxRingLL128Bw;
+    private final double[] perChMaxTreeBw;
+    private final double[] speedArrayIntra;
+    private final int sm;
+
+    NcclArch(double[] llMaxBw, double[] perChMaxRingLL128Bw, double[] perChMaxTreeBw, double[] speedArrayIntra, int sm) {
+        this.llMaxBw = llMaxBw;
+        this.perChMaxRingLL128Bw = perChMaxRingLL128Bw;
+        this.perChMaxTreeBw = perChMaxTreeBw;
+        this.speedArrayIntra = speedArrayIntra;
+        this.sm = sm;
+    }
+
+    private static int column(int nNodes) {
+        return nNodes <= 1 ? 0 : nNodes == 2 ? 1 : 2;
+    }
+
+    /** Cap on LL bus bandwidth over all channels (NCCL's {@code llMaxBws}). */
+    public double llMaxBw(int nNodes) {
+        return llMaxBw[column(nNodes)];
+    }
+
+    /** Cap on Ring LL128 bus bandwidth per channel ({@code perChMaxRingLL128Bws}). */
+    public double perChannelMaxRingLL128Bw(int nNodes) {
+        return perChMaxRingLL128Bw[column(nNodes)];
+    }
+
+    /** Cap on Tree bus bandwidth per channel ({@code perChMaxTreeBws}). */
+    public double perChannelMaxTreeBw(int nNodes) {
+        return perChMaxTreeBw[column(nNodes)];
+    }
+
+    /** Per-channel speeds the intra-node ring search tries, fastest first. */
+    public double[] speedArrayIntra() {
+        return speedArrayIntra.clone();
+    }
+
+    /** Compute capability x 10 (Hopper 90). */
+    public int sm() {
+        return sm;
+    }
+}

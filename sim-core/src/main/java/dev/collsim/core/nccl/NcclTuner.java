@@ -1,0 +1,75 @@
+package dev.collsim.core.nccl;
+
+import dev.collsim.core.collective.CollectiveOp;
+import dev.collsim.core.collective.Protocol;
+
+/**
+ * NCCL's closed-form cost model ({@code src/graph/tuning.cc}, NCCL 2.30.7):
+ * {@code time = latency + nBytes / (1000 * algBw)} in microseconds, per algorithm and protocol.
+ * The simulator uses it for what NCCL uses it for, choosing, and shows it beside the simulated
+ * time; it never replaces the simulation.
+ */
+public final class NcclTuner {
+    /** {@code baseLatencies[algo][LL, LL128, Simple]} in microseconds. */
+    private static final double[][] BASE_LAT = {
+        {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}};
+
+    /** {@code hwLatencies[link][algo][LL, LL128, Simple]} in microseconds. */
+    private static final double[][][] HW_LAT = {
+        {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+        {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+        {{5.0, 8.5, 14}, {2.7, 4.0, 14}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}};
+
+    /** LL128's bandwidth factor against the ring's bus bandwidth. */
+    private static final double LL128_EFFICIENCY = 0.92;
+
+    private NcclTuner() {}
+
+    public static double baseLatencyMicros(NcclAlgo algo, Protocol proto) {
+        return BASE_LAT[algo.ordinal()][proto.ordinal()];
+    }
+
+    public static double hwLatencyMicros(LinkType link, NcclAlgo algo, Protocol proto) {
+        return HW_LAT[link.ordinal()][algo.ordinal()][proto.ordinal()];
+    }
+
+    /** Whether NCCL enables a protocol by default on this communicator (LL128 needs NVLink inside the node). */
+    public static boolean enabledByDefault(Protocol proto, TunerInputs in) {
+        return proto != Protocol.LL128 || in.intraLink() == LinkType.NVLINK;
+    }
+
+    /** NCCL's estimate for the ring algorithm; {@code nBytes} is nccl-tests' size. */
+    public static Estimate ring(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
+        int n = in.nRanks();
+        int nsteps = switch (op) {
+            case ALL_REDUCE -> 2 * (n - 1);
+            case ALL_GATHER, REDUCE_SCATTER -> n - 1;
+            case BROADCAST, REDUCE -> n;
+        };
+        RingGraph g = in.ring();
+        double busBw = g.busBw();
+        switch (proto) {
+            case LL -> busBw = Math.min(in.arch().llMaxBw(in.nNodes()), busBw * 0.5);
+            case LL128 -> busBw = Math.min(busBw * LL128_EFFICIENCY,
+                    g.searchChannels() * in.arch().perChannelMaxRingLL128Bw(in.nNodes()));
+            case SIMPLE -> { }
+        }
+        double algBw = busBw * n / nsteps;
+        int latencySteps = op.rooted() ? n - 1 : nsteps;
+        double latency = baseLatencyMicros(NcclAlgo.RING, proto)
+                + latencySteps * hwLatencyMicros(in.intraLink(), NcclAlgo.RING, proto);
+        return new Estimate(NcclAlgo.RING, proto, latency, algBw, latency + nBytes / (1000 * algBw),
+                enabledByDefault(proto, in));
+    }
+
+    /**
+     * One candidate of the cost model.
+     *
+     * @param latencyMicros the latency term
+     * @param algBwGBps     the algorithm bandwidth in GB/s
+     * @param timeMicros    latency + bytes / bandwidth
+     * @param enabled       false if NCCL would not consider it by default
+     */
+    public record Estimate(NcclAlgo algo, Protocol protocol, double latencyMicros, double algBwGBps,
+                           double timeMicros, boolean enabled) {}
+}

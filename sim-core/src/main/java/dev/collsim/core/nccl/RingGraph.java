@@ -1,0 +1,41 @@
+package dev.collsim.core.nccl;
+
+/**
+ * What NCCL's ring search settles on for a node: {@code searchChannels} rings of {@code bwPerChannel}
+ * GB/s each after duplication (the tuner's {@code graph->nChannels} and {@code graph->bw}), and the
+ * {@code channels} the kernels actually run after {@code connectRings} doubles them.
+ */
+public record RingGraph(int searchChannels, double bwPerChannel, int channels) {
+
+    /** The tuner's bus bandwidth for the ring: searchChannels x bwPerChannel, GB/s. */
+    public double busBw() {
+        return searchChannels * bwPerChannel;
+    }
+
+    /**
+     * Reproduces NCCL's intra-node ring search on a GPU whose links to the rest of the node carry
+     * {@code gpuBw} GB/s in NCCL's own link model ({@code src/graph/search.cc}, {@code connect.cc}):
+     * take the fastest speed of the arch's array that fits, pack as many channels of it as the
+     * bandwidth allows, duplicate them at half speed when fast enough
+     * ({@code ncclTopoDupChannels}), then double for execution (capped at 64).
+     */
+    public static RingGraph search(NcclArch arch, double gpuBw) {
+        double speed = 0;
+        for (double s : arch.speedArrayIntra()) {
+            if (s <= gpuBw) {
+                speed = s;
+                break;
+            }
+        }
+        if (speed == 0) {
+            double[] speeds = arch.speedArrayIntra();
+            speed = speeds[speeds.length - 1];
+        }
+        int channels = Math.max(1, Math.min(32, (int) Math.floor(gpuBw / speed + 1e-9)));
+        if (speed >= 25 && !(arch.sm() > 80 && speed < 50 && channels > 4)) {
+            channels *= 2;
+            speed /= 2;
+        }
+        return new RingGraph(channels, speed, Math.min(64, channels * 2));
+    }
+}

@@ -1,0 +1,75 @@
+package dev.collsim.topologies.catalog;
+
+import dev.collsim.core.collective.HostLaunch;
+import dev.collsim.core.collective.Protocol;
+import dev.collsim.core.collective.ProtocolCosts;
+import dev.collsim.core.nccl.LinkType;
+import dev.collsim.core.nccl.NcclAlgo;
+import dev.collsim.core.nccl.NcclArch;
+import dev.collsim.core.nccl.NcclTuner;
+import dev.collsim.core.units.Rate;
+import dev.collsim.core.units.TimeSpan;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * What one channel costs per protocol and GPU generation. Every constant is physical and says
+ * where it comes from; none is fitted per message size. The calibration that set the two fitted
+ * ones (Simple's send overhead, the host launch costs) is in {@code docs/calibration.md}.
+ *
+ * <ul>
+ *   <li>Channel rate, the most one CTA moves: LL is NCCL's LL bus-bandwidth cap ({@code llMaxBws},
+ *       one node) shared by the node's ring channels (141 GB/s over 24 on Hopper); LL128 is NCCL's
+ *       {@code perChMaxRingLL128Bws}; Simple is the per-channel speed of NCCL's ring graph after
+ *       duplication (30 GB/s on Hopper), above the 15.5 GB/s a channel gets when 24 share an H100's
+ *       NVLinks, so the links, not the CTAs, bound large transfers.</li>
+ *   <li>Per-step latency: NCCL's {@code hwLat[NVLINK][Ring]} (LL 0.6, LL128 1.9, Simple 3.4 us) is
+ *       the sum of the route's latency (two NVLink hops), the notify latency and, for Simple, the
+ *       send overhead.</li>
+ *   <li>Simple's send overhead (1.5 us): the barrier, {@code __threadfence_system} and flag store
+ *       after every slice, during which the channel sends nothing. Fitted to the ring all_reduce
+ *       times of TG_H100_1N8_SLURM_RING from 64 MiB to 1 GiB; LL and LL128 carry their flags in
+ *       the data and pay none.</li>
+ * </ul>
+ */
+public final class ProtocolCostCatalog {
+    private static final TimeSpan SIMPLE_SEND_OVERHEAD = TimeSpan.ofMicros(1.5);
+
+    /**
+     * Host cost of enqueuing one collective on one GPU, and per channel. Fitted to the floor of
+     * TG_H100_1N8_RING (-g 8): about 35 us with 1-2 channels, 42 us with 24 channels.
+     */
+    public static final HostLaunch HOST_LAUNCH = new HostLaunch(TimeSpan.ofMicros(4.3), TimeSpan.ofNanos(40));
+
+    private ProtocolCostCatalog() {}
+
+    /** Costs for GPUs of one generation inside an NVLink domain. */
+    public static Map<Protocol, ProtocolCosts> nvlink(NcclArch arch) {
+        long routeLatency = 2 * NvLinkGeneration.HOP_LATENCY.picos();
+        Map<Protocol, ProtocolCosts> costs = new EnumMap<>(Protocol.class);
+        for (Protocol p : Protocol.values()) {
+            TimeSpan overhead = p == Protocol.SIMPLE ? SIMPLE_SEND_OVERHEAD : TimeSpan.ZERO;
+            long step = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.RING, p)).picos();
+            TimeSpan notify = new TimeSpan(step - routeLatency - overhead.picos());
+            costs.put(p, new ProtocolCosts(channelRate(arch, p), overhead, notify));
+        }
+        return costs;
+    }
+
+    private static Rate channelRate(NcclArch arch, Protocol p) {
+        return switch (p) {
+            case LL -> Rate.gigabytesPerSecond(arch.llMaxBw(1) / ringChannels(arch));
+            case LL128 -> Rate.gigabytesPerSecond(arch.perChannelMaxRingLL128Bw(1));
+            case SIMPLE -> Rate.gigabytesPerSecond(switch (arch) {
+                case VOLTA, AMPERE -> 20.0;
+                case HOPPER -> 30.0;
+                case BLACKWELL -> 45.0;
+            });
+        };
+    }
+
+    /** Execution ring channels of a full NVSwitch node of this generation (24 on A100 and H100, 32 on B200). */
+    private static int ringChannels(NcclArch arch) {
+        return arch == NcclArch.BLACKWELL ? 32 : 24;
+    }
+}

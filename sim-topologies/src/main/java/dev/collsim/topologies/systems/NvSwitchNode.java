@@ -1,0 +1,50 @@
+package dev.collsim.topologies.systems;
+
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.FabricBuilder;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.nccl.LinkType;
+import dev.collsim.core.nccl.RingGraph;
+import dev.collsim.core.units.Rate;
+import dev.collsim.topologies.catalog.GpuModel;
+import dev.collsim.topologies.catalog.NvLinkGeneration;
+import dev.collsim.topologies.catalog.ProtocolCostCatalog;
+
+/**
+ * One HGX/DGX node: G GPUs joined by NVSwitch.
+ *
+ * <p>The board's NVSwitch chips are modelled as one crossbar device, and each GPU's NVLinks to them
+ * as one bundle per direction carrying the sum of its links. That is exact for traffic that
+ * stripes over all links, which is what NVLink address interleaving does; the chips as they are
+ * wired come with the fabrics issue.
+ */
+public final class NvSwitchNode {
+    private NvSwitchNode() {}
+
+    /** Builds a node of {@code gpus} GPUs of a preset (1 to the preset's GPUs per node). */
+    public static Communicator build(SystemPreset preset, int gpus) {
+        if (gpus < 1 || gpus > preset.gpusPerNode()) {
+            throw new InputException("--gpus-per-node " + gpus + ": " + preset.id() + " has " + preset.gpusPerNode()
+                    + " GPUs per node; expected 1 to " + preset.gpusPerNode());
+        }
+        GpuModel gpu = preset.gpu();
+        NvLinkGeneration nvlink = gpu.nvlink();
+        Rate bundle = nvlink.effectiveRate().times(gpu.nvlinks());
+        String linkClass = nvlink.label() + " x" + gpu.nvlinks();
+        FabricBuilder b = new FabricBuilder();
+        int[] ranks = new int[gpus];
+        for (int g = 0; g < gpus; g++) {
+            ranks[g] = b.addDevice("gpu" + g, DeviceKind.GPU);
+        }
+        int nvs = b.addDevice("nvswitch", DeviceKind.NVSWITCH);
+        for (int g = 0; g < gpus; g++) {
+            b.addDuplex(ranks[g], nvs, bundle, NvLinkGeneration.HOP_LATENCY, linkClass);
+        }
+        Fabric fabric = b.build();
+        RingGraph ring = RingGraph.search(gpu.arch(), bundle.gigabytesPerSecond());
+        return new Communicator(preset.id(), fabric, ranks, 1, gpu.arch(), LinkType.NVLINK, ring,
+                ProtocolCostCatalog.nvlink(gpu.arch()), ProtocolCostCatalog.HOST_LAUNCH);
+    }
+}

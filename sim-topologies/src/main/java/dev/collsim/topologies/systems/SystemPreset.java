@@ -1,0 +1,52 @@
+package dev.collsim.topologies.systems;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.topologies.catalog.GpuModel;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/** The built-in systems, by the name {@code --system} takes. */
+public enum SystemPreset {
+    DGX_A100("dgx-a100", "NVIDIA DGX A100: 8x A100 SXM4, 12 NVLink3 per GPU over 6 NVSwitch chips", GpuModel.A100_SXM, 8),
+    HGX_H100("hgx-h100", "NVIDIA HGX H100: 8x H100 SXM5, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H100_SXM, 8),
+    HGX_H200("hgx-h200", "NVIDIA HGX H200: 8x H200 SXM, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H200_SXM, 8),
+    HGX_B200("hgx-b200", "NVIDIA HGX B200: 8x B200, 18 NVLink5 per GPU over 2 NVSwitch chips", GpuModel.B200, 8);
+
+    private final String id;
+    private final String description;
+    private final GpuModel gpu;
+    private final int gpusPerNode;
+
+    SystemPreset(String id, String description, GpuModel gpu, int gpusPerNode) {
+        this.id = id;
+        this.description = description;
+        this.gpu = gpu;
+        this.gpusPerNode = gpusPerNode;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    public GpuModel gpu() {
+        return gpu;
+    }
+
+    public int gpusPerNode() {
+        return gpusPerNode;
+    }
+
+    public static SystemPreset byName(String name) {
+        for (SystemPreset s : values()) {
+            if (s.id.equalsIgnoreCase(name)) {
+                return s;
+            }
+        }
+        throw new InputException("unknown system '" + name + "'; expected one of "
+                + Arrays.stream(values()).map(SystemPreset::id).collect(Collectors.joining(", ")));
+    }
+}
