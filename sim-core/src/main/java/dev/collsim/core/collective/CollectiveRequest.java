@@ -9,10 +9,8 @@ package dev.collsim.core.collective;
  * @param root      the root rank of broadcast and reduce (ignored otherwise)
  * @param protocol  the wire protocol
  * @param channels  channels (CTAs) the collective is spread over
- * @param threads   threads per channel (NCCL lowers it for small messages; it scales the channel rate)
  */
-public record CollectiveRequest(CollectiveOp op, int nRanks, long bytes, int root, Protocol protocol,
-                                int channels, int threads) {
+public record CollectiveRequest(CollectiveOp op, int nRanks, long bytes, int root, Protocol protocol, int channels) {
     public CollectiveRequest {
         if (nRanks < 1) {
             throw new IllegalArgumentException("a collective needs at least one rank");
@@ -23,8 +21,8 @@ public record CollectiveRequest(CollectiveOp op, int nRanks, long bytes, int roo
         if (op.sizeIsTotal() && bytes % nRanks != 0) {
             throw new IllegalArgumentException(op.ncclName() + " size " + bytes + " is not a multiple of " + nRanks + " ranks");
         }
-        if (channels < 1 || threads < 1) {
-            throw new IllegalArgumentException("channels and threads must be at least 1");
+        if (channels < 1) {
+            throw new IllegalArgumentException("a collective needs at least one channel");
         }
         if (root < 0 || root >= nRanks) {
             throw new IllegalArgumentException("root " + root + " is not a rank of " + nRanks);

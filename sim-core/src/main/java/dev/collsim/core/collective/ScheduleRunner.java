@@ -64,10 +64,8 @@ public final class ScheduleRunner implements FlowListener {
             throw new IllegalArgumentException(req.nRanks() + " ranks but only " + rankDevice.length + " GPUs");
         }
         this.schedule = s;
-        // A channel running with fewer threads than the protocol's maximum moves proportionally less.
-        double threadShare = Math.min(1.0, (double) req.threads() / req.protocol().maxThreads());
         this.wireFactor = 1.0 / req.protocol().wireEfficiency();
-        this.capWireRate = protocolCosts.channelRate().bytesPerSecond() * threadShare * wireFactor;
+        this.capWireRate = protocolCosts.channelRate().bytesPerSecond() * wireFactor;
         this.sendOverhead = protocolCosts.sendOverhead().picos();
         this.notifyLatency = protocolCosts.notifyLatency().picos();
         int n = s.transferCount();

@@ -14,7 +14,8 @@ import java.util.stream.Collectors;
  * Chooses algorithm, protocol, channels and threads for a collective as NCCL does
  * ({@code src/enqueue.cc} {@code topoGetAlgoInfo}): the cheapest allowed candidate of the cost
  * model wins; then channels are dropped while the message is too small to give each thread its
- * threshold of bytes, and threads are halved after that.
+ * threshold of bytes. (NCCL then also halves the threads per channel; the model leaves a small
+ * message's rate to its channel count and per-step latencies.)
  */
 public final class NcclPlanner {
     /** Algorithms this version simulates chunk by chunk. */
@@ -62,21 +63,14 @@ public final class NcclPlanner {
             throw new InputException("none of the chosen protocols is usable here");
         }
         Protocol proto = best.protocol();
-        int nc;
-        int nt = proto.maxThreads();
-        if (channels > 0) {
-            nc = channels;
-        } else {
-            nc = comm.ring().channels();
-            long threshold = threadThreshold(proto, comm.nRanks());
-            while (bytes < (long) nc * nt * threshold && nc > 1) {
+        int nc = channels > 0 ? channels : comm.ring().channels();
+        if (channels == 0) {
+            long perChannel = (long) proto.maxThreads() * threadThreshold(proto, comm.nRanks());
+            while (bytes < nc * perChannel && nc > 1) {
                 nc--;
             }
-            while (bytes < (long) nc * nt * threshold && nt % 128 == 0) {
-                nt /= 2;
-            }
         }
-        CollectiveRequest request = new CollectiveRequest(op, comm.nRanks(), bytes, root, proto, nc, nt);
+        CollectiveRequest request = new CollectiveRequest(op, comm.nRanks(), bytes, root, proto, nc);
         return new Plan(NcclAlgo.RING, request, best, List.copyOf(candidates));
     }
 

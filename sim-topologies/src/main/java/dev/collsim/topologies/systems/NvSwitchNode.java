@@ -3,7 +3,6 @@ package dev.collsim.topologies.systems;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.FabricBuilder;
-import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.RingGraph;
@@ -25,10 +24,7 @@ public final class NvSwitchNode {
 
     /** Builds a node of {@code gpus} GPUs of a preset (1 to the preset's GPUs per node). */
     public static Communicator build(SystemPreset preset, int gpus) {
-        if (gpus < 1 || gpus > preset.gpusPerNode()) {
-            throw new InputException("--gpus-per-node " + gpus + ": " + preset.id() + " has " + preset.gpusPerNode()
-                    + " GPUs per node; expected 1 to " + preset.gpusPerNode());
-        }
+        preset.gpusPerNode(gpus);
         GpuModel gpu = preset.gpu();
         NvLinkGeneration nvlink = gpu.nvlink();
         Rate bundle = nvlink.effectiveRate().times(gpu.nvlinks());

@@ -40,6 +40,16 @@ public enum SystemPreset {
         return gpusPerNode;
     }
 
+    /** Checks a {@code --gpus-per-node} value against the node; null means all of its GPUs. */
+    public int gpusPerNode(Integer requested) {
+        int gpus = requested == null ? gpusPerNode : requested;
+        if (gpus < 1 || gpus > gpusPerNode) {
+            throw new InputException("--gpus-per-node " + gpus + ": " + id + " has " + gpusPerNode
+                    + " GPUs per node; expected 1 to " + gpusPerNode);
+        }
+        return gpus;
+    }
+
     public static SystemPreset byName(String name) {
         for (SystemPreset s : values()) {
             if (s.id.equalsIgnoreCase(name)) {

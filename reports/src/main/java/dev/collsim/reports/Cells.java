@@ -1,0 +1,29 @@
+package dev.collsim.reports;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.Locale;
+
+/** Formatting of cells, shared by the renderers so that every format shows the same value. */
+final class Cells {
+    private Cells() {}
+
+    static String human(Object cell, Column c) {
+        if (cell instanceof Double d) {
+            return String.format(Locale.ROOT, "%." + c.decimals() + "f", d);
+        }
+        return String.valueOf(cell);
+    }
+
+    /** Shortest exact text with at most {@link Column#PRECISE_DECIMALS} decimals, for CSV and JSON. */
+    static String precise(Object cell) {
+        if (cell instanceof Double d) {
+            if (d.isNaN() || d.isInfinite()) {
+                return "";
+            }
+            BigDecimal v = BigDecimal.valueOf(d).setScale(Column.PRECISE_DECIMALS, RoundingMode.HALF_EVEN).stripTrailingZeros();
+            return v.scale() < 0 ? v.setScale(0).toPlainString() : v.toPlainString();
+        }
+        return String.valueOf(cell);
+    }
+}

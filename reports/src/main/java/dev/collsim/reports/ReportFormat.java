@@ -1,0 +1,35 @@
+package dev.collsim.reports;
+
+import dev.collsim.core.input.InputException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/** The formats a table can be written in, each with its renderer. */
+public enum ReportFormat {
+    TABLE(TextRenderer::render),
+    CSV(CsvRenderer::render),
+    JSON(JsonRenderer::render),
+    MARKDOWN(MarkdownRenderer::render);
+
+    private final Function<Table, String> renderer;
+
+    ReportFormat(Function<Table, String> renderer) {
+        this.renderer = renderer;
+    }
+
+    public String render(Table table) {
+        return renderer.apply(table);
+    }
+
+    public static ReportFormat fromName(String name) {
+        for (ReportFormat f : values()) {
+            if (f.name().equalsIgnoreCase(name)) {
+                return f;
+            }
+        }
+        throw new InputException("unknown format '" + name + "'; expected one of "
+                + Arrays.stream(values()).map(f -> f.name().toLowerCase(Locale.ROOT)).collect(Collectors.joining(", ")));
+    }
+}

@@ -1,0 +1,132 @@
+package dev.collsim.core.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class EngineTest {
+    @Test
+    void eventsRunInTimeOrderAndTiesInSchedulingOrder() {
+        Engine e = new Engine(2);
+        List<String> log = new ArrayList<>();
+        e.schedule(30, () -> log.add("c@" + e.now()));
+        e.schedule(10, () -> log.add("a@" + e.now()));
+        e.schedule(20, () -> log.add("b1@" + e.now()));
+        e.schedule(20, () -> log.add("b2@" + e.now()));
+        e.schedule(20, (IndexedEvent) i -> log.add("b3#" + i), 7);
+        e.run();
+        assertEquals(List.of("a@10", "b1@20", "b2@20", "b3#7", "c@30"), log);
+        assertEquals(30, e.now());
+        assertEquals(5, e.firedCount());
+    }
+
+    @Test
+    void eventsScheduledWhileRunningAtTheSameTimeRunAfterThoseAlreadyThere() {
+        Engine e = new Engine();
+        List<Integer> log = new ArrayList<>();
+        e.schedule(5, () -> {
+            log.add(1);
+            e.schedule(5, () -> log.add(3));
+        });
+        e.schedule(5, () -> log.add(2));
+        e.run();
+        assertEquals(List.of(1, 2, 3), log);
+    }
+
+    @Test
+    void timersMoveAndCancel() {
+        Engine e = new Engine();
+        List<String> log = new ArrayList<>();
+        int t = e.newTimer(i -> log.add("t" + i + "@" + e.now()), 4);
+        e.setTimer(t, 100);
+        e.setTimer(t, 40);
+        assertTrue(e.isTimerSet(t));
+        e.schedule(50, () -> e.setTimer(t, 60));
+        e.run();
+        assertEquals(List.of("t4@40", "t4@60"), log);
+        e.setTimer(t, 70);
+        e.cancelTimer(t);
+        assertFalse(e.isTimerSet(t));
+        e.run();
+        assertEquals(2, log.size());
+        e.freeTimer(t);
+        assertThrows(IllegalArgumentException.class, () -> e.setTimer(t, 80));
+    }
+
+    @Test
+    void cannotScheduleInThePast() {
+        Engine e = new Engine();
+        e.schedule(10, () -> { });
+        e.run();
+        assertThrows(IllegalArgumentException.class, () -> e.schedule(9, () -> { }));
+    }
+
+    @Test
+    void runUntilStopsAtTheLimit() {
+        Engine e = new Engine();
+        List<Long> log = new ArrayList<>();
+        for (long t = 1; t <= 5; t++) {
+            e.schedule(t * 10, () -> log.add(e.now()));
+        }
+        e.runUntil(30);
+        assertEquals(List.of(10L, 20L, 30L), log);
+        assertEquals(2, e.pendingCount());
+    }
+
+    /** Random schedules, moves and cancels against a PriorityQueue of (time, sequence). */
+    @Test
+    void matchesAReferenceQueueUnderRandomLoad() {
+        Random rnd = new Random(42);
+        Engine e = new Engine(4);
+        record Entry(long time, long seq, int id) {}
+        PriorityQueue<Entry> ref = new PriorityQueue<>((a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.seq, b.seq));
+        List<Integer> fired = new ArrayList<>();
+        long[] seq = {0};
+        int timers = 50;
+        int[] handle = new int[timers];
+        Entry[] timerEntry = new Entry[timers];
+        for (int i = 0; i < timers; i++) {
+            handle[i] = e.newTimer(fired::add, -1 - i);
+        }
+        for (int i = 0; i < 20_000; i++) {
+            int op = rnd.nextInt(4);
+            long at = e.now() + rnd.nextInt(100);
+            if (op == 0) {
+                int id = i;
+                e.schedule(at, () -> fired.add(id));
+                ref.add(new Entry(at, seq[0]++, id));
+            } else if (op == 1) {
+                int k = rnd.nextInt(timers);
+                if (timerEntry[k] != null) {
+                    ref.remove(timerEntry[k]);
+                }
+                e.setTimer(handle[k], at);
+                timerEntry[k] = new Entry(at, seq[0]++, -1 - k);
+                ref.add(timerEntry[k]);
+            } else if (op == 2) {
+                int k = rnd.nextInt(timers);
+                e.cancelTimer(handle[k]);
+                if (timerEntry[k] != null) {
+                    ref.remove(timerEntry[k]);
+                    timerEntry[k] = null;
+                }
+            } else if (e.pendingCount() > 0) {
+                e.fireNext();
+                Entry x = ref.poll();
+                assertEquals(x.id, fired.get(fired.size() - 1));
+                assertEquals(x.time, e.now());
+                if (x.id < 0) {
+                    timerEntry[-1 - x.id] = null;
+                }
+            }
+            assertEquals(ref.size(), e.pendingCount());
+        }
+    }
+}

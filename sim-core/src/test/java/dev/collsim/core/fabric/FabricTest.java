@@ -1,0 +1,48 @@
+package dev.collsim.core.fabric;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.Rate;
+import dev.collsim.core.units.TimeSpan;
+import org.junit.jupiter.api.Test;
+
+class FabricTest {
+    private static final Rate R = Rate.gigabytesPerSecond(10);
+    private static final TimeSpan L = TimeSpan.ofNanos(100);
+
+    @Test
+    void routesGoThroughSwitchesNeverThroughGpus() {
+        FabricBuilder b = new FabricBuilder();
+        int g0 = b.addDevice("g0", DeviceKind.GPU);
+        int g1 = b.addDevice("g1", DeviceKind.GPU);
+        int g2 = b.addDevice("g2", DeviceKind.GPU);
+        int sw = b.addDevice("sw", DeviceKind.PCIE_SWITCH);
+        b.addDuplex(g0, g1, R, L, "direct");   // links 0, 1
+        b.addDuplex(g1, sw, R, L, "pcie");     // links 2, 3
+        b.addDuplex(g2, sw, R, L, "pcie");     // links 4, 5
+        // g0 reaches g2 only through g1, a GPU: no route, so the fabric is rejected.
+        InputException e = assertThrows(InputException.class, b::build);
+        assertTrue(e.getMessage().contains("no route"), e.getMessage());
+        b.addDuplex(g0, sw, R, L, "pcie");     // links 6, 7
+        Fabric f = b.build();
+        assertArrayEquals(new int[] {0}, f.route(g0, g1).links());
+        assertArrayEquals(new int[] {2, 5}, f.route(g1, g2).links());
+        assertArrayEquals(new int[] {6, 5}, f.route(g0, g2).links());
+        assertEquals(200_000, f.route(g1, g2).latencyPicos());
+    }
+
+    @Test
+    void disconnectedAndDuplicateDevicesAreRejected() {
+        FabricBuilder b = new FabricBuilder();
+        int g0 = b.addDevice("g0", DeviceKind.GPU);
+        b.addDevice("lonely", DeviceKind.NIC);
+        assertThrows(InputException.class, () -> b.addDevice("g0", DeviceKind.GPU));
+        assertThrows(InputException.class, () -> b.addLink(g0, g0, R, L, "loop"));
+        InputException e = assertThrows(InputException.class, b::build);
+        assertTrue(e.getMessage().contains("'lonely' is not connected"), e.getMessage());
+    }
+}

@@ -1,0 +1,104 @@
+package dev.collsim.core.nccl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.core.collective.CollectiveOp;
+import dev.collsim.core.collective.HostLaunch;
+import dev.collsim.core.collective.Protocol;
+import dev.collsim.core.collective.ProtocolCosts;
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.FabricBuilder;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.Rate;
+import dev.collsim.core.units.TimeSpan;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class NcclPlannerTest {
+    /** An 8-GPU node whose NCCL view is an H100's (18 x 20.6 GB/s to NVSwitch). */
+    static Communicator h100Like() {
+        FabricBuilder b = new FabricBuilder();
+        int[] ranks = new int[8];
+        for (int g = 0; g < 8; g++) {
+            ranks[g] = b.addDevice("gpu" + g, DeviceKind.GPU);
+        }
+        int sw = b.addDevice("nvs", DeviceKind.NVSWITCH);
+        for (int g = 0; g < 8; g++) {
+            b.addDuplex(ranks[g], sw, Rate.gigabytesPerSecond(370.8), TimeSpan.ofNanos(250), "NVLink4 x18");
+        }
+        Map<Protocol, ProtocolCosts> costs = new EnumMap<>(Protocol.class);
+        for (Protocol p : Protocol.values()) {
+            costs.put(p, new ProtocolCosts(Rate.gigabytesPerSecond(30), TimeSpan.ZERO, TimeSpan.ofNanos(100)));
+        }
+        return new Communicator("test", b.build(), ranks, 1, NcclArch.HOPPER, LinkType.NVLINK,
+                RingGraph.search(NcclArch.HOPPER, 370.8), costs, new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO));
+    }
+
+    private static Plan plan(long bytes, Set<Protocol> protos) {
+        return NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE, bytes, 0, EnumSet.of(NcclAlgo.RING), protos, 0);
+    }
+
+    @Test
+    void ringSearchGivesNcclsChannelCounts() {
+        RingGraph h100 = RingGraph.search(NcclArch.HOPPER, 18 * 20.6);
+        assertEquals(12, h100.searchChannels());
+        assertEquals(30.0, h100.bwPerChannel());
+        assertEquals(24, h100.channels());
+        assertEquals(360.0, h100.busBw(), 1e-9);
+        assertEquals(32, RingGraph.search(NcclArch.BLACKWELL, 18 * 40.1).channels());
+        assertEquals(24, RingGraph.search(NcclArch.AMPERE, 12 * 20.0).channels());
+    }
+
+    /** The reference's worked example: a 64 KiB ring LL all_reduce on 8 ranks runs on 2 channels. */
+    @Test
+    void smallMessagesDropChannels() {
+        Plan p = plan(64 * 1024, EnumSet.of(Protocol.LL));
+        assertEquals(2, p.request().channels());
+        assertEquals(24, plan(1 << 20, EnumSet.of(Protocol.LL)).request().channels());
+        assertEquals(1, plan(8, EnumSet.allOf(Protocol.class)).request().channels());
+    }
+
+    /** NCCL's own predictions for 8 x H100 ring: LL up to ~3.6 MB, LL128 to ~35 MB, Simple above. */
+    @Test
+    void autoProtocolFollowsTheCostModel() {
+        Set<Protocol> all = EnumSet.allOf(Protocol.class);
+        assertEquals(Protocol.LL, plan(1 << 20, all).request().protocol());
+        assertEquals(Protocol.LL128, plan(8 << 20, all).request().protocol());
+        assertEquals(Protocol.SIMPLE, plan(64 << 20, all).request().protocol());
+        NcclTuner.Estimate ll = plan(1 << 20, all).chosen();
+        assertEquals(15.0, NcclTuner.ring(CollectiveOp.ALL_REDUCE, Protocol.LL, 0, h100Like().tunerInputs()).latencyMicros(), 1e-9);
+        assertEquals(28.0, ll.timeMicros(), 0.1); // the reference's 28 us at 1 MiB
+    }
+
+    @Test
+    void protocolListsWorkAsNcclProto() {
+        assertEquals(EnumSet.of(Protocol.LL128, Protocol.SIMPLE),
+                Selection.parse("^ll", Protocol.class, Protocol::label, "protocol"));
+        assertEquals(EnumSet.of(Protocol.SIMPLE), Selection.parse("Simple", Protocol.class, Protocol::label, "protocol"));
+        assertEquals(EnumSet.allOf(Protocol.class), Selection.parse("auto", Protocol.class, Protocol::label, "protocol"));
+        assertEquals(Protocol.SIMPLE, plan(1 << 20, EnumSet.of(Protocol.SIMPLE)).request().protocol());
+        InputException e = assertThrows(InputException.class,
+                () -> Selection.parse("ll,fast", Protocol.class, Protocol::label, "protocol"));
+        assertTrue(e.getMessage().contains("unknown protocol 'fast'"), e.getMessage());
+    }
+
+    @Test
+    void unsimulatedAlgorithmIsAClearError() {
+        InputException e = assertThrows(InputException.class, () -> NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE,
+                1 << 20, 0, EnumSet.of(NcclAlgo.NVLS), EnumSet.allOf(Protocol.class), 0));
+        assertTrue(e.getMessage().contains("NVLS is not simulated yet"), e.getMessage());
+    }
+
+    @Test
+    void hostLaunchIsAFloorInNcclTestsSteadyState() {
+        HostLaunch h = new HostLaunch(TimeSpan.ofMicros(4.3), TimeSpan.ofNanos(40));
+        assertEquals(34_720_000L, h.iterationPicos(15_000_000L, 8, 1)); // 8 x (4.3 + 0.04) us
+        assertEquals(15_000_000L, h.iterationPicos(15_000_000L, 1, 1)); // one GPU per thread: the device bounds
+        assertEquals(100_000_000L, h.iterationPicos(100_000_000L, 8, 24));
+    }
+}

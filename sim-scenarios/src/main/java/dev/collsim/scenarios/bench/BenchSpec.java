@@ -1,0 +1,30 @@
+package dev.collsim.scenarios.bench;
+
+import dev.collsim.core.collective.CollectiveOp;
+import dev.collsim.core.collective.Protocol;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.NcclAlgo;
+import java.util.Set;
+
+/**
+ * One nccl-tests-style run, fully specified.
+ *
+ * @param gpusPerThread nccl-tests' {@code -g}: GPUs one host thread drives
+ * @param root          root rank of broadcast and reduce
+ * @param channels      a fixed channel count, or 0 to choose as NCCL does
+ */
+public record BenchSpec(CollectiveOp op, String system, int gpusPerNode, int gpusPerThread, DataType type,
+                        ReduceOp redop, int root, SizeSweep sizes, Set<NcclAlgo> algos, Set<Protocol> protocols,
+                        int channels) {
+    public BenchSpec {
+        if (gpusPerThread < 1 || gpusPerThread > gpusPerNode) {
+            throw new InputException("-g " + gpusPerThread + ": a thread drives 1 to " + gpusPerNode + " GPUs here");
+        }
+        if (root < 0 || root >= gpusPerNode) {
+            throw new InputException("-r " + root + ": the root must be a rank, 0 to " + (gpusPerNode - 1));
+        }
+        if (channels < 0 || channels > 64) {
+            throw new InputException("--channels " + channels + ": expected 1 to 64 (NCCL's MAXCHANNELS), or leave it out");
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.collsim.scenarios.bench;
+
+import dev.collsim.reports.Column;
+import dev.collsim.reports.Table;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Puts bench rows into the report table, with nccl-tests' column names. */
+public final class BenchTable {
+    /** The CSV header is a contract: {@code size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,algo,proto,channels}. */
+    public static final List<Column> COLUMNS = List.of(
+            Column.number("size_bytes", "size", "(B)", 12, 0),
+            Column.number("count", "count", "(elements)", 12, 0),
+            Column.text("type", "type", 8),
+            Column.text("redop", "redop", 6),
+            Column.number("root", "root", "", 6, 0),
+            Column.number("time_us", "time", "(us)", 9, 2),
+            Column.number("algbw_GBps", "algbw", "(GB/s)", 7, 2),
+            Column.number("busbw_GBps", "busbw", "(GB/s)", 7, 2),
+            Column.text("algo", "algo", 5),
+            Column.text("proto", "proto", 6),
+            Column.number("channels", "channels", "", 8, 0));
+
+    private BenchTable() {}
+
+    public static Table of(BenchSpec spec, String systemDescription, List<BenchRow> rows) {
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("command", "bench");
+        meta.put("op", spec.op().ncclName());
+        meta.put("system", spec.system());
+        meta.put("ranks", spec.gpusPerNode());
+        meta.put("gpus_per_thread", spec.gpusPerThread());
+        Table t = new Table("collsim bench " + spec.op().ncclName(), COLUMNS, meta);
+        t.note("collsim bench " + spec.op().ncclName() + ": simulated nccl-tests " + spec.op().ncclName() + "_perf");
+        t.note("system " + spec.system() + " (" + systemDescription + "), " + spec.gpusPerNode() + " ranks, -g "
+                + spec.gpusPerThread() + " (" + spec.gpusPerThread() + " GPU(s) per host thread)");
+        t.note("time = steady-state time per iteration; algbw = size/time, busbw as nccl-tests defines it (GB = 1e9 B)");
+        t.note("");
+        double busSum = 0;
+        for (BenchRow r : rows) {
+            t.row(r.sizeBytes(), r.count(), r.type(), r.redop(), r.root(), r.timeMicros(), r.algBwGBps(), r.busBwGBps(),
+                    r.algo(), r.proto(), r.channels());
+            busSum += r.busBwGBps();
+        }
+        if (!rows.isEmpty()) {
+            t.footnote(String.format(java.util.Locale.ROOT, "Avg bus bandwidth    : %.3f", busSum / rows.size()));
+        }
+        return t;
+    }
+}

@@ -1,0 +1,21 @@
+package dev.collsim.scenarios.bench;
+
+import dev.collsim.core.input.InputException;
+
+/** nccl-tests' {@code -o} reduction operations. They change no timing in the model: NVLink, not the ALUs, bounds collectives. */
+public enum ReduceOp {
+    SUM, PROD, MIN, MAX, AVG;
+
+    public String ncclName() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    public static ReduceOp fromName(String name) {
+        for (ReduceOp o : values()) {
+            if (o.ncclName().equalsIgnoreCase(name)) {
+                return o;
+            }
+        }
+        throw new InputException("-o '" + name + "': unknown reduction; expected sum, prod, min, max or avg");
+    }
+}

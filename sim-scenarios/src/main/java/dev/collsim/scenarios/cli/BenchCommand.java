@@ -1,0 +1,114 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.core.collective.CollectiveOp;
+import dev.collsim.core.collective.Protocol;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.NcclAlgo;
+import dev.collsim.core.nccl.Selection;
+import dev.collsim.scenarios.bench.Bench;
+import dev.collsim.scenarios.bench.BenchRow;
+import dev.collsim.scenarios.bench.BenchSpec;
+import dev.collsim.scenarios.bench.BenchTable;
+import dev.collsim.scenarios.bench.DataType;
+import dev.collsim.scenarios.bench.ReduceOp;
+import dev.collsim.scenarios.bench.SizeSweep;
+import dev.collsim.topologies.systems.SystemPreset;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code collsim bench OP}: nccl-tests' {@code OP_perf}, simulated. */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Simulates nccl-tests' OP_perf: one collective over a sweep of sizes, chunk by chunk.",
+            "OP: all_reduce, all_gather, reduce_scatter, broadcast, reduce."})
+public final class BenchCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "OP", description = "the collective, as nccl-tests names it")
+    String op;
+
+    @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100",
+            description = "dgx-a100, hgx-h100, hgx-h200 or hgx-b200 (default: ${DEFAULT-VALUE})")
+    String system;
+
+    @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
+    Integer gpusPerNode;
+
+    @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", defaultValue = "32M", description = "smallest size, e.g. 8, 1M (default: ${DEFAULT-VALUE})")
+    String minBytes;
+
+    @Option(names = {"-e", "--maxbytes"}, paramLabel = "SIZE", defaultValue = "32M", description = "largest size (default: ${DEFAULT-VALUE})")
+    String maxBytes;
+
+    @Option(names = {"-f", "--stepfactor"}, paramLabel = "F", defaultValue = "1", description = "multiply the size by F each step (default: ${DEFAULT-VALUE})")
+    long stepFactor;
+
+    @Option(names = {"-i", "--stepbytes"}, paramLabel = "SIZE", defaultValue = "1M", description = "add SIZE each step when -f is 1 (default: ${DEFAULT-VALUE})")
+    String stepBytes;
+
+    @Option(names = {"-g", "--ngpus"}, paramLabel = "G", defaultValue = "1",
+            description = "GPUs driven by one host thread, as nccl-tests' -g (default: ${DEFAULT-VALUE})")
+    int gpusPerThread;
+
+    @Option(names = {"-d", "--datatype"}, paramLabel = "TYPE", defaultValue = "float", description = "data type (default: ${DEFAULT-VALUE})")
+    String dataType;
+
+    @Option(names = {"-o", "--op"}, paramLabel = "REDOP", defaultValue = "sum", description = "reduction (default: ${DEFAULT-VALUE})")
+    String redop;
+
+    @Option(names = {"-r", "--root"}, paramLabel = "RANK", defaultValue = "0", description = "root of broadcast and reduce (default: ${DEFAULT-VALUE})")
+    int root;
+
+    @Option(names = "--algo", paramLabel = "LIST", defaultValue = "auto",
+            description = "algorithms as NCCL_ALGO takes them: auto, ring (default: ${DEFAULT-VALUE})")
+    String algo;
+
+    @Option(names = "--proto", paramLabel = "LIST", defaultValue = "auto",
+            description = "protocols as NCCL_PROTO takes them: auto, ll, ll128, simple, or a list such as ^ll (default: ${DEFAULT-VALUE})")
+    String proto;
+
+    @Option(names = "--channels", paramLabel = "N", description = "fixed channel count (default: as NCCL chooses)")
+    Integer channels;
+
+    @Mixin
+    OutputOptions output;
+
+    @Override
+    public Integer call() {
+        BenchSpec benchSpec = spec(op, system, gpusPerNode, minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread,
+                dataType, redop, root, algo, proto, channels);
+        List<BenchRow> rows = Bench.run(benchSpec);
+        String description = SystemPreset.byName(benchSpec.system()).description();
+        output.emit(output.reportFormat().render(BenchTable.of(benchSpec, description, rows)), spec.commandLine().getOut());
+        return 0;
+    }
+
+    /** Validates every flag and builds the spec; shared with {@code demo}. */
+    static BenchSpec spec(String op, String system, Integer gpusPerNode, String minBytes, String maxBytes, long stepFactor,
+                          String stepBytes, int gpusPerThread, String dataType, String redop, int root, String algo,
+                          String proto, Integer channels) {
+        CollectiveOp collective = CollectiveOp.fromName(op);
+        SystemPreset preset = SystemPreset.byName(system);
+        int gpus = preset.gpusPerNode(gpusPerNode);
+        SizeSweep sizes = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes),
+                stepFactor, SizeSweep.parseSize("-i", stepBytes));
+        return new BenchSpec(collective, preset.id(), gpus, gpusPerThread, DataType.fromName(dataType),
+                ReduceOp.fromName(redop), root, sizes, flag("--algo", () -> Selection.parse(algo, NcclAlgo.class, NcclAlgo::label, "algorithm")),
+                flag("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
+                channels == null ? 0 : channels);
+    }
+
+    private static <T> T flag(String name, java.util.function.Supplier<T> parse) {
+        try {
+            return parse.get();
+        } catch (InputException e) {
+            throw e.in(name);
+        }
+    }
+}

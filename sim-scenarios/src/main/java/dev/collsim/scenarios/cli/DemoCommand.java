@@ -1,0 +1,38 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.reports.ReportFormat;
+import dev.collsim.scenarios.bench.Bench;
+import dev.collsim.scenarios.bench.BenchSpec;
+import dev.collsim.scenarios.bench.BenchTable;
+import dev.collsim.topologies.systems.SystemPreset;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code collsim demo}: the built-in main job, an nccl-tests sweep of ring all_reduce on an HGX H100. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Runs the built-in example: all_reduce from 8 B to 8 GiB on an 8-GPU HGX H100, as nccl-tests would.")
+public final class DemoCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        BenchSpec bench = BenchCommand.spec("all_reduce", "hgx-h100", null, "8", "8G", 2, "1M", 1, "float", "sum", 0,
+                "ring", "auto", null);
+        out.println("# collsim demo: what `collsim bench all_reduce --system hgx-h100 --algo ring -b 8 -e 8G -f 2` prints");
+        out.print(ReportFormat.TABLE.render(BenchTable.of(bench, SystemPreset.HGX_H100.description(), Bench.run(bench))));
+        out.println();
+        out.println("What to try next:");
+        out.println("  collsim bench all_gather --system hgx-b200 -b 1M -e 1G -f 4      another GPU generation, another collective");
+        out.println("  collsim bench all_reduce -b 8 -e 8G -f 2 -g 8                    one thread driving 8 GPUs: the ~35 us floor of real logs");
+        out.println("  collsim bench all_reduce -b 64K -e 64M -f 4 --proto simple       force a protocol and watch small sizes slow down");
+        out.println("  collsim bench broadcast --gpus-per-node 4 --channels 2 --format csv");
+        out.println("  collsim validate                                                 the error against measured nccl-tests runs");
+        out.flush();
+        return 0;
+    }
+}

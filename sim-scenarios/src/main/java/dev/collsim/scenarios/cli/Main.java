@@ -1,0 +1,77 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.core.input.InputException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code collsim} command. Bad input of any kind (a flag, a value, a file) ends with one line
+ * on standard error naming the problem and exit code 2, never a stack trace.
+ */
+@Command(name = "collsim", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "Discrete-event simulator of GPU-cluster communication: NCCL-style collectives chunk by chunk over modelled fabrics.",
+        subcommands = {BenchCommand.class, DemoCommand.class, ValidateCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+    /** Exit code for bad input, as nccl-tests and most Unix tools use for usage errors. */
+    public static final int BAD_INPUT = 2;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    public static void main(String[] args) {
+        System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line with the given streams and returns the exit code (for tests too). */
+    public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setParameterExceptionHandler((ex, ignored) -> {
+            String command = ex.getCommandLine().getCommandName();
+            err.println("collsim: " + firstLine(ex.getMessage()) + " (see 'collsim " + ("collsim".equals(command) ? "" : command + " ")
+                    + "--help')");
+            return BAD_INPUT;
+        });
+        cl.setExecutionExceptionHandler((ex, commandLine, parsed) -> {
+            if (ex instanceof InputException) {
+                err.println("collsim: " + firstLine(ex.getMessage()));
+                return BAD_INPUT;
+            }
+            if (System.getenv("COLLSIM_DEBUG") != null) {
+                ex.printStackTrace(err);
+            } else {
+                err.println("collsim: internal error: " + firstLine(String.valueOf(ex))
+                        + " (set COLLSIM_DEBUG=1 for the stack trace, and please report it)");
+            }
+            return 1;
+        });
+        int code = cl.execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    static String firstLine(String message) {
+        if (message == null) {
+            return "";
+        }
+        int nl = message.indexOf('\n');
+        return (nl < 0 ? message : message.substring(0, nl)).trim();
+    }
+
+    /** Reads the version from the jar's manifest, or says it is a development build. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"collsim " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package dev.collsim.scenarios.validate;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.collsim.core.input.InputException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Reads the calibration CSV (the bundled copy or a file) and the set-up of each data set. */
+public final class CalibrationSet {
+    public static final String BUNDLED_CSV = "/calibration/nccl_measured_calibration.csv";
+    private static final String SETUPS = "/calibration/datasets.yaml";
+
+    private CalibrationSet() {}
+
+    /** The rows of a calibration CSV; {@code name} labels it in errors. */
+    public static List<CalibrationRow> read(Reader reader, String name) {
+        CsvMapper mapper = new CsvMapper();
+        ObjectReader r = mapper.readerForMapOf(String.class).with(CsvSchema.emptySchema().withHeader());
+        List<CalibrationRow> rows = new ArrayList<>();
+        int line = 1;
+        try (MappingIterator<Map<String, String>> it = r.readValues(reader)) {
+            while (it.hasNext()) {
+                line++;
+                Map<String, String> m = it.next();
+                rows.add(new CalibrationRow(field(m, "dataset_id", name, line), field(m, "op", name, line),
+                        m.getOrDefault("dtype", ""), parseSize(m.getOrDefault("size_bytes", ""), name, line),
+                        parseTime(m.getOrDefault("time_us", ""), name, line), line));
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof InputException ie) {
+                throw ie;
+            }
+            throw new InputException(name + ": line " + line + ": not a calibration CSV (" + firstLine(e.getMessage()) + ")");
+        }
+        return rows;
+    }
+
+    public static List<CalibrationRow> bundled() {
+        try (InputStream in = CalibrationSet.class.getResourceAsStream(BUNDLED_CSV)) {
+            return read(new java.io.InputStreamReader(in, StandardCharsets.UTF_8), "bundled calibration set");
+        } catch (IOException e) {
+            throw new IllegalStateException("the bundled calibration set cannot be read", e);
+        }
+    }
+
+    public static List<CalibrationRow> file(Path path) {
+        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+            return read(reader, path.toString());
+        } catch (IOException e) {
+            throw new InputException(path + ": cannot read (" + e.getMessage() + ")");
+        }
+    }
+
+    /** The set-up of each known data set, by id, in file order. */
+    public static Map<String, DatasetSetup> setups() {
+        ObjectMapper yaml = new ObjectMapper(new YAMLFactory())
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        try (InputStream in = CalibrationSet.class.getResourceAsStream(SETUPS)) {
+            SetupFile file = yaml.readValue(in, SetupFile.class);
+            if (file.version() != 1) {
+                throw new IllegalStateException(SETUPS + ": version " + file.version() + ", expected 1");
+            }
+            Map<String, DatasetSetup> byId = new LinkedHashMap<>();
+            file.datasets().forEach(d -> byId.put(d.id(), d));
+            return byId;
+        } catch (IOException e) {
+            throw new IllegalStateException("the bundled data-set set-ups cannot be read", e);
+        }
+    }
+
+    record SetupFile(int version, List<DatasetSetup> datasets) {}
+
+    private static String field(Map<String, String> m, String key, String name, int line) {
+        String v = m.get(key);
+        if (v == null || v.isBlank()) {
+            throw new InputException(name + ": line " + line + ": missing " + key);
+        }
+        return v.trim();
+    }
+
+    /** nccl-tests' size, or -1 on lines that are not nccl-tests lines (p2pBandwidthLatencyTest summaries). */
+    private static long parseSize(String v, String name, int line) {
+        if (v.isBlank()) {
+            return -1;
+        }
+        try {
+            long size = Long.parseLong(v.trim());
+            if (size < 0) {
+                throw new NumberFormatException();
+            }
+            return size;
+        } catch (NumberFormatException e) {
+            throw new InputException(name + ": line " + line + ": size_bytes '" + v + "' is not a whole number of bytes");
+        }
+    }
+
+    private static double parseTime(String v, String name, int line) {
+        if (v == null || v.isBlank()) {
+            return Double.NaN;
+        }
+        try {
+            double t = Double.parseDouble(v.trim());
+            if (!(t > 0)) {
+                throw new NumberFormatException();
+            }
+            return t;
+        } catch (NumberFormatException e) {
+            throw new InputException(name + ": line " + line + ": time_us '" + v + "' is not a positive number of microseconds");
+        }
+    }
+
+    private static String firstLine(String s) {
+        return s == null ? "" : s.split("\n", 2)[0];
+    }
+}

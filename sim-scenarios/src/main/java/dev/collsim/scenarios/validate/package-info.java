@@ -1,0 +1,2 @@
+/** Validation against measured nccl-tests runs: the calibration set, its set-ups, and the error tables. */
+package dev.collsim.scenarios.validate;
