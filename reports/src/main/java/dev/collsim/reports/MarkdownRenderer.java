@@ -15,13 +15,13 @@ final class MarkdownRenderer {
         for (String line : t.preamble()) {
             sb.append(line).append("\n\n");
         }
-        sb.append('|').append(t.columns().stream().map(c -> " " + c.title() + (c.unit().isEmpty() ? "" : " " + c.unit()) + " ")
+        sb.append('|').append(t.columns().stream().map(c -> " " + escape(c.title() + (c.unit().isEmpty() ? "" : " " + c.unit())) + " ")
                 .collect(Collectors.joining("|"))).append("|\n");
         sb.append('|').append(t.columns().stream().map(c -> "---").collect(Collectors.joining("|"))).append("|\n");
         for (List<Object> row : t.rows()) {
             sb.append('|');
             for (int i = 0; i < row.size(); i++) {
-                sb.append(' ').append(Cells.human(row.get(i), t.columns().get(i)).replace("|", "\\|")).append(" |");
+                sb.append(' ').append(escape(Cells.human(row.get(i), t.columns().get(i)))).append(" |");
             }
             sb.append('\n');
         }
@@ -29,5 +29,9 @@ final class MarkdownRenderer {
             sb.append('\n').append(line).append('\n');
         }
         return sb.append('\n').toString();
+    }
+
+    private static String escape(String cell) {
+        return cell.replace("|", "\\|");
     }
 }

@@ -1,0 +1,71 @@
+package dev.collsim.scenarios.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/** Every bad input: one line on stderr naming the problem, exit code 2, nothing on stdout, no stack trace. */
+class BadInputTest {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "bench all_reduce -b 1X                         | -b '1X'",
+        "bench all_reduce -b 1M -e 8                    | -e 8 is below -b 1048576",
+        "bench all_reduce -e 4Q                         | -e '4Q'",
+        "bench allreduce                                | unknown operation 'allreduce'",
+        "bench all_reduce --system dgx-h900             | unknown system 'dgx-h900'",
+        "bench all_reduce --gpus-per-node 0             | --gpus-per-node 0",
+        "bench all_reduce --gpus-per-node 9             | --gpus-per-node 9: hgx-h100 has 8 GPUs per node",
+        "bench all_reduce -g 9                          | -g 9",
+        "bench all_reduce -d complex64                  | -d 'complex64': unknown data type",
+        "bench all_reduce -o mean                       | -o 'mean'",
+        "bench all_reduce --proto fast                  | --proto: unknown protocol 'fast'",
+        "bench all_reduce --algo tree                   | algorithm Tree is not simulated yet",
+        "bench all_reduce --algo warp                   | --algo: unknown algorithm 'warp'",
+        "bench all_reduce --channels 65                 | --channels 65",
+        "bench broadcast -r 8                           | -r 8",
+        "bench all_reduce -f 0                          | -f 0",
+        "bench all_reduce --format xml                  | unknown format 'xml'",
+        "bench all_reduce --gpus-per-node x             | --gpus-per-node",
+        "bench all_reduce --frobnicate                  | Unknown option: '--frobnicate'",
+        "bench                                          | Missing required parameter: 'OP'",
+        "frobnicate                                     | Unmatched argument",
+        "validate --calibration /nonexistent/file.csv   | /nonexistent/file.csv: cannot read",
+    })
+    void badInputIsOneLineAndExitCode2(String args, String expected) {
+        CliRunner r = CliRunner.run(args.trim().split("\\s+"));
+        assertEquals(2, r.code(), r.err());
+        assertEquals("", r.out(), "nothing on stdout");
+        String err = r.err().strip();
+        assertFalse(err.contains("\n"), "one line: " + err);
+        assertTrue(err.startsWith("collsim: "), err);
+        assertTrue(err.contains(expected), err);
+        assertFalse(err.contains("Exception") || err.contains("\tat "), err);
+    }
+
+    @Test
+    void malformedCalibrationFileNamesFileAndLine(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("bad.csv");
+        Files.writeString(csv, "dataset_id,op,dtype,size_bytes,time_us\nX,all_reduce,float,12ab,3.0\n");
+        CliRunner r = CliRunner.run("validate", "--calibration", csv.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains(csv + ": line 2: size_bytes '12ab'"), r.err());
+    }
+
+    @Test
+    void failedOutputLeavesNoFileBehind(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("table.csv");
+        CliRunner r = CliRunner.run("bench", "all_reduce", "-b", "1X", "--format", "csv", "--output", out.toString());
+        assertEquals(2, r.code());
+        assertFalse(Files.exists(out));
+        try (var files = Files.list(dir)) {
+            assertEquals(0, files.count(), "no temporary file either");
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.collsim.scenarios.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class OutputFormatsTest {
+    private static final String[] SMALL = {"bench", "all_reduce", "--system", "hgx-h100", "-b", "8", "-e", "128M", "-f", "8"};
+
+    private static String[] with(String... more) {
+        String[] all = new String[SMALL.length + more.length];
+        System.arraycopy(SMALL, 0, all, 0, SMALL.length);
+        System.arraycopy(more, 0, all, SMALL.length, more.length);
+        return all;
+    }
+
+    @Test
+    void csvHeaderIsTheContract() {
+        CliRunner r = CliRunner.run(with("--format", "csv"));
+        assertEquals(0, r.code(), r.err());
+        String[] lines = r.out().split("\n");
+        assertEquals("size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,algo,proto,channels", lines[0]);
+        assertEquals(10, lines.length); // header + 8 B, 64 B, ... 128 MiB (9 sizes)
+        assertTrue(lines[1].startsWith("8,2,float,sum,-1,"), lines[1]);
+    }
+
+    /** A golden file locks the output of a small sweep: any change of the model shows up here, on purpose. */
+    @Test
+    void csvMatchesGoldenFile() throws IOException {
+        CliRunner r = CliRunner.run(with("--format", "csv"));
+        try (InputStream in = getClass().getResourceAsStream("/golden/bench_all_reduce_h100_8B_128M.csv")) {
+            String golden = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(golden, r.out(), "regenerate with: ./collsim " + String.join(" ", with("--format", "csv"))
+                    + " > sim-scenarios/src/test/resources/golden/bench_all_reduce_h100_8B_128M.csv, after checking why it changed");
+        }
+    }
+
+    @Test
+    void jsonHasMetaAndRows() throws IOException {
+        CliRunner r = CliRunner.run(with("--format", "json"));
+        JsonNode root = new ObjectMapper().readTree(r.out());
+        assertEquals("bench", root.get("meta").get("command").asText());
+        assertEquals(9, root.get("rows").size());
+        JsonNode last = root.get("rows").get(8);
+        assertEquals(128L << 20, last.get("size_bytes").asLong());
+        assertEquals("Simple", last.get("proto").asText());
+        assertTrue(last.get("busbw_GBps").asDouble() > 250);
+    }
+
+    @Test
+    void textTableLooksLikeNcclTests() {
+        CliRunner r = CliRunner.run(SMALL);
+        assertTrue(r.out().contains("#        size         count      type   redop    root"), r.out());
+        assertTrue(r.out().contains("# Avg bus bandwidth    : "), r.out());
+    }
+
+    @Test
+    void sameInputGivesByteIdenticalOutput() {
+        assertEquals(CliRunner.run(with("--format", "json")).out(), CliRunner.run(with("--format", "json")).out());
+    }
+
+    @Test
+    void outputFileIsWrittenWhole(@TempDir Path dir) throws IOException {
+        Path out = dir.resolve("sub/result.csv");
+        CliRunner r = CliRunner.run(with("--format", "csv", "--output", out.toString()));
+        assertEquals(0, r.code(), r.err());
+        assertEquals("", r.out());
+        assertEquals(CliRunner.run(with("--format", "csv")).out(), Files.readString(out));
+    }
+
+    @Test
+    void demoRunsAndSaysWhatToTryNext() {
+        CliRunner r = CliRunner.run("demo");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("8589934592"), "the sweep reaches 8 GiB");
+        assertTrue(r.out().contains("What to try next"));
+    }
+
+    @Test
+    void validatePrintsAnErrorPerDataset() {
+        CliRunner r = CliRunner.run("validate", "--format", "csv");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith("dataset,op,rows,mean_abs_err_pct"), r.out());
+        assertTrue(r.out().contains("TG_H100_1N8_SLURM_RING,all_reduce,14,"), r.out());
+    }
+}
