@@ -8,8 +8,12 @@ import java.util.Locale;
 final class Cells {
     private Cells() {}
 
+    /** Human text; a NaN (no value) is left blank. */
     static String human(Object cell, Column c) {
         if (cell instanceof Double d) {
+            if (d.isNaN()) {
+                return "";
+            }
             return String.format(Locale.ROOT, "%." + c.decimals() + "f", d);
         }
         return String.valueOf(cell);

@@ -11,11 +11,14 @@ public final class CollectiveSimulator {
 
     /**
      * @param rankDevices   fabric device of each rank
+     * @param rankSwitches  NVLS switch of each rank, or -1
+     * @param nvls          costs of NVLS steps, or null if the fabric has no NVLS switch
      * @param observer      told of every transfer, or null
      * @param checkCapacity verify after every rate change that no link exceeds its rate (slower; for tests)
      */
-    public static RunResult run(Fabric fabric, int[] rankDevices, Schedule schedule, ProtocolCosts costs,
-                                TimeSpan launchLatency, TransferObserver observer, boolean checkCapacity) {
+    public static RunResult run(Fabric fabric, int[] rankDevices, int[] rankSwitches, Schedule schedule,
+                                ProtocolCosts costs, NvlsCosts nvls, TimeSpan launchLatency,
+                                TransferObserver observer, boolean checkCapacity) {
         Engine engine = new Engine(1024);
         double[] rates = new double[fabric.links().size()];
         for (int l = 0; l < rates.length; l++) {
@@ -23,8 +26,8 @@ public final class CollectiveSimulator {
         }
         FlowNetwork network = new FlowNetwork(engine, rates);
         network.setCheckCapacity(checkCapacity);
-        ScheduleRunner runner = new ScheduleRunner(engine, network, fabric, rankDevices);
+        ScheduleRunner runner = new ScheduleRunner(engine, network, fabric, rankDevices, rankSwitches);
         runner.setObserver(observer);
-        return runner.run(schedule, costs, launchLatency);
+        return runner.run(schedule, costs, nvls, launchLatency);
     }
 }

@@ -49,23 +49,52 @@ public final class ContributionTracker implements TransferObserver {
 
     @Override
     public void started(int t, long time) {
-        int src = schedule.src(t);
         int piece = schedule.piece(t);
-        if (visibleFrom[src][piece] > time) {
-            violations.add("transfer " + t + " reads piece " + piece + " on rank " + src + " at " + time
-                    + " ps before it arrives at " + visibleFrom[src][piece] + " ps");
+        if (schedule.kind(t) == TransferKind.SWITCH_ALLREDUCE) {
+            // The switch reads every rank's copy and reduces them: each contribution must come from one rank only.
+            BitSet sum = new BitSet();
+            for (int r = 0; r < nRanks; r++) {
+                checkVisible(t, r, piece, time);
+                if (sum.intersects(holds[r][piece])) {
+                    violations.add("transfer " + t + " reduces a contribution of piece " + piece + " twice in the switch");
+                }
+                sum.or(holds[r][piece]);
+            }
+            inFlight[t] = sum;
+            return;
         }
+        int src = schedule.src(t);
+        checkVisible(t, src, piece, time);
         inFlight[t] = (BitSet) holds[src][piece].clone();
+    }
+
+    private void checkVisible(int t, int rank, int piece, long time) {
+        if (visibleFrom[rank][piece] > time) {
+            violations.add("transfer " + t + " reads piece " + piece + " on rank " + rank + " at " + time
+                    + " ps before it arrives at " + visibleFrom[rank][piece] + " ps");
+        }
     }
 
     @Override
     public void delivered(int t, long time) {
-        int dst = schedule.dst(t);
         int piece = schedule.piece(t);
         BitSet payload = inFlight[t];
         inFlight[t] = null;
         if (payload == null) {
             violations.add("transfer " + t + " delivered without having started");
+            return;
+        }
+        if (schedule.dst(t) == Schedule.ALL) {
+            for (int r = 0; r < nRanks; r++) {
+                holds[r][piece] = (BitSet) payload.clone();
+                visibleFrom[r][piece] = Math.max(visibleFrom[r][piece], time);
+            }
+            return;
+        }
+        int dst = schedule.dst(t);
+        if (schedule.kind(t) == TransferKind.LOCAL_COPY) {
+            // A copy within one rank moves data between buffers; what the rank holds does not change.
+            visibleFrom[dst][piece] = Math.max(visibleFrom[dst][piece], time);
             return;
         }
         if (schedule.reduces(t)) {

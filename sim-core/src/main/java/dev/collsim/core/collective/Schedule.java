@@ -11,10 +11,17 @@ package dev.collsim.core.collective;
  * <em>send</em> dependency waits until the other transfer's sender is free again (the same
  * connection in order, or a buffer slot handed back).
  *
+ * <p>A {@link TransferKind#SWITCH_ALLREDUCE} transfer has {@code dst(t) == ALL}: its sender names
+ * the switch (the one that rank's GPU hangs off), and every rank on that switch both contributes
+ * and receives.
+ *
  * <p>Pieces are the byte ranges of the logical buffer that the schedule moves: the unit in which
  * the {@link ContributionTracker} checks that every rank ends with the right contributions.
  */
 public final class Schedule {
+    /** {@code dst} of a transfer that reaches every rank of the sender's switch. */
+    public static final int ALL = -1;
+
     private final CollectiveRequest request;
     private final String algorithm;
     private final int n;
@@ -25,6 +32,7 @@ public final class Schedule {
     private final int[] piece;
     private final long[] bytes;
     private final boolean[] reduce;
+    private final TransferKind[] kind;
     private final int[] succStart;
     private final int[] succ;
     private final int[] depCount;
@@ -33,7 +41,7 @@ public final class Schedule {
     private final int[] pieceSegment;
 
     Schedule(CollectiveRequest request, String algorithm, int n, int[] src, int[] dst, int[] channel, int[] step,
-             int[] piece, long[] bytes, boolean[] reduce, int[] succStart, int[] succ, int[] depCount,
+             int[] piece, long[] bytes, boolean[] reduce, TransferKind[] kind, int[] succStart, int[] succ, int[] depCount,
              long[] pieceOffset, long[] pieceLength, int[] pieceSegment) {
         this.request = request;
         this.algorithm = algorithm;
@@ -45,6 +53,7 @@ public final class Schedule {
         this.piece = piece;
         this.bytes = bytes;
         this.reduce = reduce;
+        this.kind = kind;
         this.succStart = succStart;
         this.succ = succ;
         this.depCount = depCount;
@@ -96,6 +105,10 @@ public final class Schedule {
         return reduce[t];
     }
 
+    public TransferKind kind(int t) {
+        return kind[t];
+    }
+
     /** Number of dependencies of a transfer. */
     public int dependencyCount(int t) {
         return depCount[t];
@@ -134,11 +147,11 @@ public final class Schedule {
         return pieceSegment[p];
     }
 
-    /** Total data bytes sent by one rank. */
+    /** Total data bytes one rank sends point to point. */
     public long bytesSentBy(int rank) {
         long sum = 0;
         for (int t = 0; t < n; t++) {
-            if (src[t] == rank) {
+            if (src[t] == rank && kind[t] == TransferKind.P2P) {
                 sum += bytes[t];
             }
         }

@@ -14,6 +14,7 @@ public final class ScheduleBuilder {
     private int[] piece = new int[64];
     private long[] bytes = new long[64];
     private boolean[] reduce = new boolean[64];
+    private TransferKind[] kind = new TransferKind[64];
     private int pieces;
     private long[] pieceOffset = new long[64];
     private long[] pieceLength = new long[64];
@@ -42,11 +43,25 @@ public final class ScheduleBuilder {
         return pieces++;
     }
 
-    /** Adds a transfer of one piece and returns its number. */
+    /** Adds a point-to-point transfer of one piece and returns its number. */
     public int transfer(int channelId, int stepId, int from, int to, int pieceId, boolean reduces) {
-        if (from == to) {
-            throw new IllegalArgumentException("a transfer from rank " + from + " to itself");
+        if (from == to || to < 0) {
+            throw new IllegalArgumentException("a transfer from rank " + from + " to " + to);
         }
+        return add(channelId, stepId, from, to, pieceId, reduces, TransferKind.P2P);
+    }
+
+    /** Adds an in-switch all-reduce of one piece over the ranks on {@code anchor}'s switch. */
+    public int switchAllReduce(int channelId, int stepId, int anchor, int pieceId) {
+        return add(channelId, stepId, anchor, Schedule.ALL, pieceId, true, TransferKind.SWITCH_ALLREDUCE);
+    }
+
+    /** Adds a copy of one piece inside {@code rank}'s memory. */
+    public int localCopy(int channelId, int stepId, int rank, int pieceId) {
+        return add(channelId, stepId, rank, rank, pieceId, false, TransferKind.LOCAL_COPY);
+    }
+
+    private int add(int channelId, int stepId, int from, int to, int pieceId, boolean reduces, TransferKind k) {
         if (n == src.length) {
             int cap = n * 2;
             src = Arrays.copyOf(src, cap);
@@ -56,6 +71,7 @@ public final class ScheduleBuilder {
             piece = Arrays.copyOf(piece, cap);
             bytes = Arrays.copyOf(bytes, cap);
             reduce = Arrays.copyOf(reduce, cap);
+            kind = Arrays.copyOf(kind, cap);
         }
         src[n] = from;
         dst[n] = to;
@@ -64,6 +80,7 @@ public final class ScheduleBuilder {
         piece[n] = pieceId;
         bytes[n] = pieceLength[pieceId];
         reduce[n] = reduces;
+        kind[n] = k;
         return n++;
     }
 
@@ -114,7 +131,7 @@ public final class ScheduleBuilder {
         }
         return new Schedule(request, algorithm, n, Arrays.copyOf(src, n), Arrays.copyOf(dst, n),
                 Arrays.copyOf(channel, n), Arrays.copyOf(step, n), Arrays.copyOf(piece, n), Arrays.copyOf(bytes, n),
-                Arrays.copyOf(reduce, n), succStart, succ, depCount, Arrays.copyOf(pieceOffset, pieces),
+                Arrays.copyOf(reduce, n), Arrays.copyOf(kind, n), succStart, succ, depCount, Arrays.copyOf(pieceOffset, pieces),
                 Arrays.copyOf(pieceLength, pieces), Arrays.copyOf(pieceSegment, pieces));
     }
 }

@@ -11,8 +11,10 @@ import java.util.Arrays;
 /**
  * Runs a {@link Schedule} on the engine over the fabric.
  *
- * <p>A transfer becomes a flow of wire bytes ({@code data / wire efficiency}) from its sender's GPU
- * to its receiver's GPU, capped at the channel's rate. When its last byte has left, the sending
+ * <p>A point-to-point transfer becomes a flow of wire bytes ({@code data / wire efficiency}) from
+ * its sender's GPU to its receiver's GPU, capped at the channel's rate. An in-switch all-reduce
+ * becomes two flows per rank of the switch, up and down its links, each of
+ * {@code data x (1 + 1/ranks) / NVLS efficiency} wire bytes; it ends when the last has ended. When its last byte has left, the sending
  * channel stays busy for the protocol's send overhead; the data is visible at the receiver after
  * that overhead, the notify latency and the route's latency. Transfers that move no data (empty
  * blocks of tiny messages) still pay those latencies, as NCCL's steps still synchronise. Every
@@ -23,12 +25,16 @@ public final class ScheduleRunner implements FlowListener {
     private final FlowNetwork network;
     private final Fabric fabric;
     private final int[] rankDevice;
+    private final int[] rankSwitch;
 
     private Schedule schedule;
     private double wireFactor;
     private double capWireRate;
     private long sendOverhead;
     private long notifyLatency;
+    private NvlsCosts nvls;
+    private int[] legsLeft;
+    private long[] legLatency;
     private long origin;
     private int[] pending;
     private long[] readyAt;
@@ -40,12 +46,17 @@ public final class ScheduleRunner implements FlowListener {
 
     /**
      * @param rankDevice fabric device id of each rank's GPU
+     * @param rankSwitch fabric device id of the NVLS switch each rank's GPU hangs off, or -1
      */
-    public ScheduleRunner(Engine engine, FlowNetwork network, Fabric fabric, int[] rankDevice) {
+    public ScheduleRunner(Engine engine, FlowNetwork network, Fabric fabric, int[] rankDevice, int[] rankSwitch) {
+        if (rankSwitch.length != rankDevice.length) {
+            throw new IllegalArgumentException("one switch entry per rank");
+        }
         this.engine = engine;
         this.network = network;
         this.fabric = fabric;
         this.rankDevice = rankDevice.clone();
+        this.rankSwitch = rankSwitch.clone();
     }
 
     public void setObserver(TransferObserver observer) {
@@ -55,10 +66,11 @@ public final class ScheduleRunner implements FlowListener {
     /**
      * Runs the schedule to completion, starting now.
      *
+     * @param nvlsCosts     costs of in-switch all-reduces, or null if the schedule has none
      * @param launchLatency time from the start until the kernels begin work
      * @throws IllegalStateException if some transfer can never start (a dependency cycle)
      */
-    public RunResult run(Schedule s, ProtocolCosts protocolCosts, TimeSpan launchLatency) {
+    public RunResult run(Schedule s, ProtocolCosts protocolCosts, NvlsCosts nvlsCosts, TimeSpan launchLatency) {
         CollectiveRequest req = s.request();
         if (req.nRanks() > rankDevice.length) {
             throw new IllegalArgumentException(req.nRanks() + " ranks but only " + rankDevice.length + " GPUs");
@@ -68,7 +80,10 @@ public final class ScheduleRunner implements FlowListener {
         this.capWireRate = protocolCosts.channelRate().bytesPerSecond() * wireFactor;
         this.sendOverhead = protocolCosts.sendOverhead().picos();
         this.notifyLatency = protocolCosts.notifyLatency().picos();
+        this.nvls = nvlsCosts;
         int n = s.transferCount();
+        legsLeft = new int[n];
+        legLatency = new long[n];
         origin = engine.now();
         pending = new int[n];
         readyAt = new long[n];
@@ -106,22 +121,75 @@ public final class ScheduleRunner implements FlowListener {
             finish(t, now, 0);
             return;
         }
+        if (schedule.kind(t) == TransferKind.SWITCH_ALLREDUCE) {
+            startSwitchAllReduce(t, bytes);
+            return;
+        }
+        if (schedule.kind(t) == TransferKind.LOCAL_COPY) {
+            engine.schedule(now + nvls.copyRate().picosFor(bytes), this::copied, t);
+            return;
+        }
         Route route = route(t);
         network.start(route.links(), bytes * wireFactor, capWireRate, this, t);
+    }
+
+    private void startSwitchAllReduce(int t, long bytes) {
+        if (nvls == null) {
+            throw new IllegalStateException("an NVLS step without NVLS costs");
+        }
+        int sw = rankSwitch[schedule.src(t)];
+        if (sw < 0) {
+            throw new IllegalStateException("rank " + schedule.src(t) + " has no NVLS switch");
+        }
+        int members = 0;
+        for (int s : rankSwitch) {
+            members += s == sw ? 1 : 0;
+        }
+        double legBytes = bytes * (1 + 1.0 / members) / nvls.efficiency();
+        double cap = nvls.channelRate().bytesPerSecond() / nvls.efficiency();
+        long latency = 0;
+        for (int r = 0; r < rankSwitch.length; r++) {
+            if (rankSwitch[r] == sw) {
+                Route up = fabric.route(rankDevice[r], sw);
+                Route down = fabric.route(sw, rankDevice[r]);
+                latency = Math.max(latency, up.latencyPicos() + down.latencyPicos());
+                network.start(up.links(), legBytes, cap, this, t);
+                network.start(down.links(), legBytes, cap, this, t);
+                legsLeft[t] += 2;
+            }
+        }
+        legLatency[t] = latency;
     }
 
     private Route route(int t) {
         return fabric.route(rankDevice[schedule.src(t)], rankDevice[schedule.dst(t)]);
     }
 
+    private void copied(int t) {
+        finish(t, engine.now(), 0);
+    }
+
     @Override
     public void transferred(int t) {
-        finish(t, engine.now(), route(t).latencyPicos());
+        if (schedule.kind(t) == TransferKind.P2P) {
+            finish(t, engine.now(), route(t).latencyPicos());
+        } else if (--legsLeft[t] == 0) {
+            finish(t, engine.now(), legLatency[t]);
+        }
     }
 
     private void finish(int t, long end, long routeLatency) {
-        long freeAt = end + sendOverhead;
-        long visibleAt = freeAt + notifyLatency + routeLatency;
+        TransferKind kind = schedule.kind(t);
+        long freeAt = end + switch (kind) {
+            case P2P -> sendOverhead;
+            case SWITCH_ALLREDUCE -> nvls.stepOverhead().picos();
+            case LOCAL_COPY -> 0;
+        };
+        long visibleAt = freeAt + routeLatency + switch (kind) {
+            case P2P -> notifyLatency;
+            case SWITCH_ALLREDUCE -> nvls.notifyLatency().picos();
+            case LOCAL_COPY -> 0;
+        };
         delivered[t] = visibleAt;
         last = Math.max(last, visibleAt);
         done++;

@@ -17,6 +17,14 @@ public final class FabricBuilder {
 
     /** Adds a device and returns its id. Names are unique. */
     public int addDevice(String name, DeviceKind kind) {
+        return addDevice(name, kind, java.util.Set.of());
+    }
+
+    /** Adds a device with in-network capabilities (switches only) and returns its id. */
+    public int addDevice(String name, DeviceKind kind, java.util.Set<Capability> capabilities) {
+        if (!capabilities.isEmpty() && !kind.forwards()) {
+            throw new InputException("device '" + name + "': only switches can have " + capabilities);
+        }
         if (name == null || name.isBlank()) {
             throw new InputException("a device needs a non-empty name");
         }
@@ -24,7 +32,7 @@ public final class FabricBuilder {
             throw new InputException("device '" + name + "' is defined twice");
         }
         int id = devices.size();
-        devices.add(new Device(id, name, kind));
+        devices.add(new Device(id, name, kind, capabilities));
         byName.put(name, id);
         return id;
     }

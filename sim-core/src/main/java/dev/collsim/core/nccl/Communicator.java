@@ -1,7 +1,10 @@
 package dev.collsim.core.nccl;
 
+import dev.collsim.core.collective.CollectiveAlgorithm;
 import dev.collsim.core.collective.CollectiveSimulator;
 import dev.collsim.core.collective.HostLaunch;
+import dev.collsim.core.collective.NvlsAlgorithm;
+import dev.collsim.core.collective.NvlsCosts;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.ProtocolCosts;
 import dev.collsim.core.collective.RingAlgorithm;
@@ -15,19 +18,29 @@ import java.util.Map;
 
 /**
  * A set of ranks on a fabric, with what NCCL would know of them: the GPU generation, the link type
- * inside the node, the ring graph its search finds, and what each protocol costs on these GPUs.
+ * inside the node, the graphs its searches find, and what each protocol costs on these GPUs.
  *
  * @param name          the system's name, for reports
  * @param rankDevices   fabric device id of each rank's GPU, in rank order
+ * @param rankSwitches  fabric device id of the NVLS switch of each rank's GPU, or -1
+ * @param nvlsGraph     NCCL's NVLS graph, or null where NVLS cannot run (or is turned off)
  * @param protocolCosts per protocol, what one channel costs
+ * @param nvlsCosts     what an NVLS step costs, or null where NVLS cannot run
  * @param hostLaunch    host-side cost of issuing a collective
  */
-public record Communicator(String name, Fabric fabric, int[] rankDevices, int nNodes, NcclArch arch,
-                           LinkType intraLink, RingGraph ring, Map<Protocol, ProtocolCosts> protocolCosts,
-                           HostLaunch hostLaunch) {
+public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] rankSwitches, int nNodes,
+                           NcclArch arch, LinkType intraLink, RingGraph ring, NvlsGraph nvlsGraph,
+                           Map<Protocol, ProtocolCosts> protocolCosts, NvlsCosts nvlsCosts, HostLaunch hostLaunch) {
 
     public Communicator {
         rankDevices = rankDevices.clone();
+        rankSwitches = rankSwitches.clone();
+        if (rankSwitches.length != rankDevices.length) {
+            throw new IllegalArgumentException("one NVLS switch entry per rank");
+        }
+        if ((nvlsGraph == null) != (nvlsCosts == null)) {
+            throw new IllegalArgumentException("NVLS needs both its graph and its costs");
+        }
         protocolCosts = new EnumMap<>(protocolCosts);
         for (Protocol p : Protocol.values()) {
             if (!protocolCosts.containsKey(p)) {
@@ -41,22 +54,35 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int nN
     }
 
     public TunerInputs tunerInputs() {
-        return new TunerInputs(nRanks(), nNodes, arch, intraLink, ring);
+        return new TunerInputs(nRanks(), nNodes, arch, intraLink, ring, nvlsGraph);
+    }
+
+    /** The same communicator with NVLS unavailable, as {@code NCCL_NVLS_ENABLE=0} makes it. */
+    public Communicator withoutNvls() {
+        return new Communicator(name, fabric, rankDevices, rankSwitches, nNodes, arch, intraLink, ring, null,
+                protocolCosts, null, hostLaunch);
     }
 
     /** Builds the schedule a plan describes. */
     public Schedule schedule(Plan plan) {
-        return RingAlgorithm.inRankOrder(nRanks()).schedule(plan.request());
+        CollectiveAlgorithm algorithm = switch (plan.algo()) {
+            case RING -> RingAlgorithm.inRankOrder(nRanks());
+            case NVLS -> new NvlsAlgorithm();
+            default -> throw new IllegalArgumentException(plan.algo().label() + " is not simulated");
+        };
+        return algorithm.schedule(plan.request());
     }
 
     /**
-     * Simulates a planned collective chunk by chunk; the kernels start after NCCL's base latency
-     * for the algorithm and protocol (launch and set-up).
+     * Simulates a planned collective chunk by chunk. Ring kernels start after NCCL's base latency for
+     * the protocol (launch and set-up); NVLS kernels after the NVLS launch latency.
      */
     public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity) {
         Protocol proto = plan.request().protocol();
-        TimeSpan launch = TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo(), proto));
-        return CollectiveSimulator.run(fabric, rankDevices, schedule(plan), protocolCosts.get(proto), launch,
-                observer, checkCapacity);
+        TimeSpan launch = plan.algo() == NcclAlgo.NVLS
+                ? nvlsCosts.launchLatency()
+                : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo(), proto));
+        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, schedule(plan), protocolCosts.get(proto),
+                nvlsCosts, launch, observer, checkCapacity);
     }
 }

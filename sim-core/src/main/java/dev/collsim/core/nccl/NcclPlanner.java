@@ -5,21 +5,23 @@ import dev.collsim.core.collective.CollectiveRequest;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.input.InputException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Chooses algorithm, protocol, channels and threads for a collective as NCCL does
+ * Chooses algorithm, protocol and channels for a collective as NCCL does
  * ({@code src/enqueue.cc} {@code topoGetAlgoInfo}): the cheapest allowed candidate of the cost
- * model wins; then channels are dropped while the message is too small to give each thread its
- * threshold of bytes. (NCCL then also halves the threads per channel; the model leaves a small
- * message's rate to its channel count and per-step latencies.)
+ * model wins. Ring then drops channels while the message is too small to give each thread its
+ * threshold of bytes; NVLS always runs on its own channel count. (NCCL also halves the threads per
+ * channel of small messages; the model leaves a small message's rate to its channel count and
+ * per-step latencies.)
  */
 public final class NcclPlanner {
     /** Algorithms this version simulates chunk by chunk. */
-    public static final Set<NcclAlgo> SIMULATED = EnumSet.of(NcclAlgo.RING);
+    public static final Set<NcclAlgo> SIMULATED = EnumSet.of(NcclAlgo.RING, NcclAlgo.NVLS);
 
     /** Bytes per thread below which NCCL drops a channel ({@code NCCL_*_THREAD_THRESHOLD}). */
     private static final int LL_THREAD_THRESHOLD = 8;
@@ -47,31 +49,45 @@ public final class NcclPlanner {
         if (protos.isEmpty()) {
             throw new InputException("no protocol left to choose from");
         }
-        TunerInputs in = comm.tunerInputs();
+        List<NcclTuner.Estimate> candidates = estimates(comm, op, bytes);
+        boolean explicitAlgos = algos.size() < NcclAlgo.values().length;
         boolean explicitProtocols = protos.size() < Protocol.values().length;
-        List<NcclTuner.Estimate> candidates = new ArrayList<>();
-        NcclTuner.Estimate best = null;
-        for (Protocol p : Protocol.values()) {
-            NcclTuner.Estimate e = NcclTuner.ring(op, p, bytes, in);
-            candidates.add(e);
-            boolean allowed = protos.contains(p) && (e.enabled() || explicitProtocols);
-            if (allowed && (best == null || e.timeMicros() < best.timeMicros())) {
-                best = e;
-            }
-        }
-        if (best == null) {
-            throw new InputException("none of the chosen protocols is usable here");
-        }
+        NcclTuner.Estimate best = candidates.stream()
+                .filter(e -> runnable.contains(e.algo()) && protos.contains(e.protocol()))
+                .filter(e -> e.enabled() || (explicitProtocols && e.algo() == NcclAlgo.RING))
+                .min(Comparator.comparingDouble(NcclTuner.Estimate::timeMicros))
+                .orElseThrow(() -> new InputException("no allowed algorithm and protocol can run "
+                        + op.ncclName() + " here" + (explicitAlgos || explicitProtocols ? " (check --algo, --proto, --nvls)" : "")));
         Protocol proto = best.protocol();
-        int nc = channels > 0 ? channels : comm.ring().channels();
-        if (channels == 0) {
-            long perChannel = (long) proto.maxThreads() * threadThreshold(proto, comm.nRanks());
-            while (bytes < nc * perChannel && nc > 1) {
-                nc--;
-            }
+        int nc = channels;
+        if (nc == 0) {
+            nc = best.algo() == NcclAlgo.NVLS ? comm.nvlsGraph().channels() : ringChannels(comm, proto, bytes);
         }
         CollectiveRequest request = new CollectiveRequest(op, comm.nRanks(), bytes, root, proto, nc);
-        return new Plan(NcclAlgo.RING, request, best, List.copyOf(candidates));
+        return new Plan(best.algo(), request, best, candidates);
+    }
+
+    /** The cost model's estimate for every algorithm and protocol this communicator could run. */
+    public static List<NcclTuner.Estimate> estimates(Communicator comm, CollectiveOp op, long bytes) {
+        TunerInputs in = comm.tunerInputs();
+        List<NcclTuner.Estimate> out = new ArrayList<>();
+        for (Protocol p : Protocol.values()) {
+            out.add(NcclTuner.ring(op, p, bytes, in));
+        }
+        NcclTuner.Estimate nvls = NcclTuner.nvls(op, Protocol.SIMPLE, bytes, in);
+        if (nvls != null) {
+            out.add(nvls);
+        }
+        return List.copyOf(out);
+    }
+
+    private static int ringChannels(Communicator comm, Protocol proto, long bytes) {
+        int nc = comm.ring().channels();
+        long perChannel = (long) proto.maxThreads() * threadThreshold(proto, comm.nRanks());
+        while (bytes < nc * perChannel && nc > 1) {
+            nc--;
+        }
+        return nc;
     }
 
     private static long threadThreshold(Protocol proto, int nRanks) {

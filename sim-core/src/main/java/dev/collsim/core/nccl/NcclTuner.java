@@ -63,6 +63,26 @@ public final class NcclTuner {
     }
 
     /**
+     * NCCL's estimate for NVLS (Simple only, all_reduce only, one node here): latency is the NVLink
+     * NVLS latency alone; bandwidth is {@code bwIntra x nvlsEfficiency x (nCh-1)/nCh x 2} ("pipelines
+     * two operations"), capped by {@code bwInter}, times the search channels, converted to algorithm
+     * bandwidth like ring's. Null where NVLS cannot run.
+     */
+    public static Estimate nvls(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
+        NvlsGraph g = in.nvls();
+        if (g == null || op != CollectiveOp.ALL_REDUCE || in.nNodes() > 1 || in.nRanks() < 2) {
+            return null;
+        }
+        int nCh = g.searchChannels();
+        double intraBw = g.bwIntra() * in.arch().nvlsEfficiency() * (nCh - 1) / nCh * 2;
+        double busBw = nCh * Math.min(intraBw, g.bwInter());
+        double algBw = busBw * in.nRanks() / (2.0 * (in.nRanks() - 1));
+        double latency = hwLatencyMicros(in.intraLink(), NcclAlgo.NVLS, Protocol.SIMPLE);
+        boolean enabled = proto == Protocol.SIMPLE && nCh >= 2;
+        return new Estimate(NcclAlgo.NVLS, proto, latency, algBw, latency + nBytes / (1000 * algBw), enabled);
+    }
+
+    /**
      * One candidate of the cost model.
      *
      * @param latencyMicros the latency term

@@ -55,10 +55,10 @@ class RingInvariantsTest {
         double[] rates = f.fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray();
         FlowNetwork net = new FlowNetwork(engine, rates);
         net.setCheckCapacity(true);
-        ScheduleRunner runner = new ScheduleRunner(engine, net, f.fabric, f.ranks);
+        ScheduleRunner runner = new ScheduleRunner(engine, net, f.fabric, f.ranks, new int[n]);
         ContributionTracker tracker = new ContributionTracker(s);
         runner.setObserver(tracker);
-        RunResult r = runner.run(s, COSTS, TimeSpan.ofMicros(1));
+        RunResult r = runner.run(s, COSTS, null, TimeSpan.ofMicros(1));
 
         assertEquals(List.of(), tracker.verify());
         assertTrue(r.durationPicos() > 0);

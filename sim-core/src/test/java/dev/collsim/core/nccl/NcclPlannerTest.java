@@ -35,12 +35,48 @@ class NcclPlannerTest {
         for (Protocol p : Protocol.values()) {
             costs.put(p, new ProtocolCosts(Rate.gigabytesPerSecond(30), TimeSpan.ZERO, TimeSpan.ofNanos(100)));
         }
-        return new Communicator("test", b.build(), ranks, 1, NcclArch.HOPPER, LinkType.NVLINK,
-                RingGraph.search(NcclArch.HOPPER, 370.8), costs, new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO));
+        int[] switches = new int[8];
+        java.util.Arrays.fill(switches, sw);
+        return new Communicator("test", b.build(), ranks, switches, 1, NcclArch.HOPPER, LinkType.NVLINK,
+                RingGraph.search(NcclArch.HOPPER, 370.8), NvlsGraph.search(NcclArch.HOPPER, 370.8, 8), costs,
+                new dev.collsim.core.collective.NvlsCosts(0.85, Rate.gigabytesPerSecond(30), TimeSpan.ZERO,
+                        TimeSpan.ofMicros(1), TimeSpan.ofMicros(5), Rate.gigabytesPerSecond(25)),
+                new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO));
     }
 
     private static Plan plan(long bytes, Set<Protocol> protos) {
         return NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE, bytes, 0, EnumSet.of(NcclAlgo.RING), protos, 0);
+    }
+
+    private static Plan auto(long bytes) {
+        return NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE, bytes, 0, EnumSet.allOf(NcclAlgo.class),
+                EnumSet.allOf(Protocol.class), 0);
+    }
+
+    /** The reference's reconstruction of NCCL's 8 x H100 table: NVLS 25 us + bytes / 272 GB/s. */
+    @Test
+    void nvlsEstimateMatchesNcclsOwnTable() {
+        NcclTuner.Estimate nvls = NcclTuner.nvls(CollectiveOp.ALL_REDUCE, Protocol.SIMPLE, 0, h100Like().tunerInputs());
+        assertEquals(25.0, nvls.latencyMicros(), 1e-9);
+        assertEquals(272.0, nvls.algBwGBps(), 0.1);
+        assertEquals(40.0, h100Like().nvlsGraph().bwIntra());
+        assertEquals(16, h100Like().nvlsGraph().channels());
+    }
+
+    /** NCCL on 8 x H100: LL ring for small all_reduces, NVLS from about 1.2 MB on. */
+    @Test
+    void autoChoosesRingLLThenNvls() {
+        assertEquals(NcclAlgo.RING, auto(64 * 1024).algo());
+        assertEquals(Protocol.LL, auto(64 * 1024).request().protocol());
+        assertEquals(NcclAlgo.RING, auto(1 << 20).algo());
+        assertEquals(NcclAlgo.NVLS, auto(2 << 20).algo());
+        assertEquals(16, auto(2 << 20).request().channels());
+        assertEquals(NcclAlgo.NVLS, auto(8L << 30).algo());
+        Communicator off = h100Like().withoutNvls();
+        assertEquals(NcclAlgo.RING, NcclPlanner.plan(off, CollectiveOp.ALL_REDUCE, 8L << 30, 0,
+                EnumSet.allOf(NcclAlgo.class), EnumSet.allOf(Protocol.class), 0).algo());
+        assertEquals(NcclAlgo.RING, NcclPlanner.plan(h100Like(), CollectiveOp.ALL_GATHER, 8L << 30, 0,
+                EnumSet.allOf(NcclAlgo.class), EnumSet.allOf(Protocol.class), 0).algo());
     }
 
     @Test
@@ -90,8 +126,8 @@ class NcclPlannerTest {
     @Test
     void unsimulatedAlgorithmIsAClearError() {
         InputException e = assertThrows(InputException.class, () -> NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE,
-                1 << 20, 0, EnumSet.of(NcclAlgo.NVLS), EnumSet.allOf(Protocol.class), 0));
-        assertTrue(e.getMessage().contains("NVLS is not simulated yet"), e.getMessage());
+                1 << 20, 0, EnumSet.of(NcclAlgo.PAT), EnumSet.allOf(Protocol.class), 0));
+        assertTrue(e.getMessage().contains("PAT is not simulated yet"), e.getMessage());
     }
 
     @Test

@@ -15,7 +15,8 @@ public final class Bench {
     private Bench() {}
 
     public static Communicator communicator(BenchSpec spec) {
-        return NvSwitchNode.build(SystemPreset.byName(spec.system()), spec.gpusPerNode());
+        Communicator comm = NvSwitchNode.build(SystemPreset.byName(spec.system()), spec.gpusPerNode());
+        return spec.nvls() ? comm : comm.withoutNvls();
     }
 
     public static List<BenchRow> run(BenchSpec spec) {
@@ -30,18 +31,28 @@ public final class Bench {
         return rows;
     }
 
+    /** Bytes nccl-tests moves for a requested size: whole elements, and for all_gather and reduce_scatter a multiple of the ranks. */
+    public static long roundedSize(BenchSpec spec, int nRanks, long requestedSize) {
+        int elem = spec.type().bytes();
+        return spec.op().sizeIsTotal() ? requestedSize / elem / nRanks * elem * nRanks : requestedSize / elem * elem;
+    }
+
+    /** What NCCL would run for one size. */
+    public static Plan plan(BenchSpec spec, Communicator comm, long bytes) {
+        return NcclPlanner.plan(comm, spec.op(), bytes, spec.root(), spec.algos(), spec.protocols(), spec.channels());
+    }
+
     /** One size; null when nccl-tests' rounding leaves no element to move. */
     public static BenchRow runOne(BenchSpec spec, Communicator comm, long requestedSize) {
         CollectiveOp op = spec.op();
         int n = comm.nRanks();
-        int elem = spec.type().bytes();
-        long count = op.sizeIsTotal() ? requestedSize / elem / n : requestedSize / elem;
-        long bytes = op.sizeIsTotal() ? count * elem * n : count * elem;
-        if (count == 0) {
+        long bytes = roundedSize(spec, n, requestedSize);
+        if (bytes == 0) {
             return null;
         }
+        long count = op.sizeIsTotal() ? bytes / spec.type().bytes() / n : bytes / spec.type().bytes();
         int root = op.rooted() ? spec.root() : -1;
-        Plan plan = NcclPlanner.plan(comm, op, bytes, Math.max(root, 0), spec.algos(), spec.protocols(), spec.channels());
+        Plan plan = plan(spec, comm, bytes);
         RunResult result = comm.simulate(plan, null, false);
         int channels = plan.request().channels();
         long picos = comm.hostLaunch().iterationPicos(result.durationPicos(), spec.gpusPerThread(), channels);

@@ -12,10 +12,11 @@ import java.util.Set;
  * @param gpusPerThread nccl-tests' {@code -g}: GPUs one host thread drives
  * @param root          root rank of broadcast and reduce
  * @param channels      a fixed channel count, or 0 to choose as NCCL does
+ * @param nvls          whether NVLS may be used where the fabric supports it ({@code NCCL_NVLS_ENABLE})
  */
 public record BenchSpec(CollectiveOp op, String system, int gpusPerNode, int gpusPerThread, DataType type,
                         ReduceOp redop, int root, SizeSweep sizes, Set<NcclAlgo> algos, Set<Protocol> protocols,
-                        int channels) {
+                        int channels, boolean nvls) {
     public BenchSpec {
         if (gpusPerThread < 1 || gpusPerThread > gpusPerNode) {
             throw new InputException("-g " + gpusPerThread + ": a thread drives 1 to " + gpusPerNode + " GPUs here");

@@ -6,14 +6,14 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.NcclAlgo;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.scenarios.bench.Bench;
-import dev.collsim.scenarios.bench.BenchRow;
+import dev.collsim.scenarios.bench.ChoiceTable;
 import dev.collsim.scenarios.bench.BenchSpec;
 import dev.collsim.scenarios.bench.BenchTable;
 import dev.collsim.scenarios.bench.DataType;
 import dev.collsim.scenarios.bench.ReduceOp;
 import dev.collsim.scenarios.bench.SizeSweep;
 import dev.collsim.topologies.systems.SystemPreset;
-import java.util.List;
+import dev.collsim.reports.Table;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -66,7 +66,7 @@ public final class BenchCommand implements Callable<Integer> {
     int root;
 
     @Option(names = "--algo", paramLabel = "LIST", defaultValue = "auto",
-            description = "algorithms as NCCL_ALGO takes them: auto, ring (default: ${DEFAULT-VALUE})")
+            description = "algorithms as NCCL_ALGO takes them: auto, ring, nvls, or a list such as ^nvls (default: ${DEFAULT-VALUE})")
     String algo;
 
     @Option(names = "--proto", paramLabel = "LIST", defaultValue = "auto",
@@ -76,23 +76,31 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--channels", paramLabel = "N", description = "fixed channel count (default: as NCCL chooses)")
     Integer channels;
 
+    @Option(names = "--nvls", paramLabel = "on|off", defaultValue = "on",
+            description = "allow NVLS where the NVSwitch supports it, as NCCL_NVLS_ENABLE (default: ${DEFAULT-VALUE})")
+    String nvls;
+
+    @Option(names = "--explain-choice",
+            description = "print NCCL's cost-model prediction for every candidate algorithm and protocol beside the choice, instead of the table")
+    boolean explainChoice;
+
     @Mixin
     OutputOptions output;
 
     @Override
     public Integer call() {
         BenchSpec benchSpec = spec(op, system, gpusPerNode, minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread,
-                dataType, redop, root, algo, proto, channels);
-        List<BenchRow> rows = Bench.run(benchSpec);
+                dataType, redop, root, algo, proto, channels, nvls);
         String description = SystemPreset.byName(benchSpec.system()).description();
-        output.emit(output.reportFormat().render(BenchTable.of(benchSpec, description, rows)), spec.commandLine().getOut());
+        Table table = explainChoice ? ChoiceTable.of(benchSpec) : BenchTable.of(benchSpec, description, Bench.run(benchSpec));
+        output.emit(output.reportFormat().render(table), spec.commandLine().getOut());
         return 0;
     }
 
     /** Validates every flag and builds the spec; shared with {@code demo}. */
     static BenchSpec spec(String op, String system, Integer gpusPerNode, String minBytes, String maxBytes, long stepFactor,
                           String stepBytes, int gpusPerThread, String dataType, String redop, int root, String algo,
-                          String proto, Integer channels) {
+                          String proto, Integer channels, String nvls) {
         CollectiveOp collective = CollectiveOp.fromName(op);
         SystemPreset preset = SystemPreset.byName(system);
         int gpus = preset.gpusPerNode(gpusPerNode);
@@ -101,7 +109,15 @@ public final class BenchCommand implements Callable<Integer> {
         return new BenchSpec(collective, preset.id(), gpus, gpusPerThread, DataType.fromName(dataType),
                 ReduceOp.fromName(redop), root, sizes, flag("--algo", () -> Selection.parse(algo, NcclAlgo.class, NcclAlgo::label, "algorithm")),
                 flag("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
-                channels == null ? 0 : channels);
+                channels == null ? 0 : channels, onOff("--nvls", nvls));
+    }
+
+    static boolean onOff(String flag, String value) {
+        return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+            case "on", "1", "true" -> true;
+            case "off", "0", "false" -> false;
+            default -> throw new InputException(flag + " '" + value + "': expected on or off");
+        };
     }
 
     private static <T> T flag(String name, java.util.function.Supplier<T> parse) {

@@ -87,7 +87,7 @@ public final class Validation {
                     setup.gpusPerThread(), DataType.fromName(r.dtype()), ReduceOp.SUM, 0,
                     new SizeSweep(r.sizeBytes(), r.sizeBytes(), 2, 1),
                     Selection.parse(setup.algo(), NcclAlgo.class, NcclAlgo::label, "algorithm"),
-                    EnumSet.allOf(Protocol.class), 0);
+                    EnumSet.allOf(Protocol.class), 0, true);
             Communicator comm = comms.computeIfAbsent(setup.system(), k -> Bench.communicator(spec));
             BenchRow sim = Bench.runOne(spec, comm, r.sizeBytes());
             if (sim != null) {

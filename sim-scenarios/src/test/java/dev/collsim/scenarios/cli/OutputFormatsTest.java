@@ -52,7 +52,7 @@ class OutputFormatsTest {
         assertEquals(9, root.get("rows").size());
         JsonNode last = root.get("rows").get(8);
         assertEquals(128L << 20, last.get("size_bytes").asLong());
-        assertEquals("Simple", last.get("proto").asText());
+        assertEquals("NVLS", last.get("algo").asText());
         assertTrue(last.get("busbw_GBps").asDouble() > 250);
     }
 

@@ -1,6 +1,7 @@
 package dev.collsim.topologies.catalog;
 
 import dev.collsim.core.collective.HostLaunch;
+import dev.collsim.core.collective.NvlsCosts;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.ProtocolCosts;
 import dev.collsim.core.nccl.LinkType;
@@ -34,6 +35,8 @@ import java.util.Map;
  */
 public final class ProtocolCostCatalog {
     private static final TimeSpan SIMPLE_SEND_OVERHEAD = TimeSpan.ofMicros(1.5);
+    private static final TimeSpan NVLS_NOTIFY_LATENCY = TimeSpan.ofMicros(3.0);
+    private static final Rate NVLS_COPY_RATE = Rate.gigabytesPerSecond(25);
 
     /**
      * Host cost of enqueuing one collective on one GPU, and per channel. Fitted to the floor of
@@ -54,6 +57,19 @@ public final class ProtocolCostCatalog {
             costs.put(p, new ProtocolCosts(channelRate(arch, p), overhead, notify));
         }
         return costs;
+    }
+
+    /**
+     * NVLS on an NVSwitch of this generation. Efficiency is NCCL's {@code nvlsEfficiency}; a channel
+     * moves at most a Simple channel's rate and pays Simple's fence-and-flag overhead per step; the
+     * kernel's fixed cost is NCCL's NVLS latency ({@code hwLat[NVLINK][NVLS]}, 25 us). The copy rate of
+     * the scatter and gather warps (25 GB/s a channel) and the notify latency (3 us) are fitted to
+     * TG_H100_1N8_SLURM_NVLS from 4 MiB to 1 GiB (see docs/model.md).
+     */
+    public static NvlsCosts nvls(NcclArch arch) {
+        TimeSpan launch = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.NVLS, Protocol.SIMPLE));
+        return new NvlsCosts(arch.nvlsEfficiency(), channelRate(arch, Protocol.SIMPLE), SIMPLE_SEND_OVERHEAD,
+                NVLS_NOTIFY_LATENCY, launch, NVLS_COPY_RATE);
     }
 
     private static Rate channelRate(NcclArch arch, Protocol p) {

@@ -1,20 +1,25 @@
 package dev.collsim.topologies.systems;
 
+import dev.collsim.core.fabric.Capability;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.FabricBuilder;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.LinkType;
+import dev.collsim.core.nccl.NvlsGraph;
 import dev.collsim.core.nccl.RingGraph;
 import dev.collsim.core.units.Rate;
 import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.catalog.NvLinkGeneration;
 import dev.collsim.topologies.catalog.ProtocolCostCatalog;
+import java.util.Arrays;
+import java.util.Set;
 
 /**
  * One HGX/DGX node: G GPUs joined by NVSwitch.
  *
- * <p>The board's NVSwitch chips are modelled as one crossbar device, and each GPU's NVLinks to them
+ * <p>On Hopper and Blackwell the switch can reduce and multicast (NVLS). The board's NVSwitch chips
+ * are modelled as one crossbar device, and each GPU's NVLinks to them
  * as one bundle per direction carrying the sum of its links. That is exact for traffic that
  * stripes over all links, which is what NVLink address interleaving does; the chips as they are
  * wired come with the fabrics issue.
@@ -34,13 +39,18 @@ public final class NvSwitchNode {
         for (int g = 0; g < gpus; g++) {
             ranks[g] = b.addDevice("gpu" + g, DeviceKind.GPU);
         }
-        int nvs = b.addDevice("nvswitch", DeviceKind.NVSWITCH);
+        boolean nvls = gpu.arch().nvlsEfficiency() > 0;
+        int nvs = b.addDevice("nvswitch", DeviceKind.NVSWITCH, nvls ? Set.of(Capability.NVLS) : Set.of());
         for (int g = 0; g < gpus; g++) {
             b.addDuplex(ranks[g], nvs, bundle, NvLinkGeneration.HOP_LATENCY, linkClass);
         }
         Fabric fabric = b.build();
         RingGraph ring = RingGraph.search(gpu.arch(), bundle.gigabytesPerSecond());
-        return new Communicator(preset.id(), fabric, ranks, 1, gpu.arch(), LinkType.NVLINK, ring,
-                ProtocolCostCatalog.nvlink(gpu.arch()), ProtocolCostCatalog.HOST_LAUNCH);
+        int[] switches = new int[gpus];
+        Arrays.fill(switches, nvls ? nvs : -1);
+        NvlsGraph nvlsGraph = nvls ? NvlsGraph.search(gpu.arch(), bundle.gigabytesPerSecond(), gpus) : null;
+        return new Communicator(preset.id(), fabric, ranks, switches, 1, gpu.arch(), LinkType.NVLINK, ring, nvlsGraph,
+                ProtocolCostCatalog.nvlink(gpu.arch()), nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null,
+                ProtocolCostCatalog.HOST_LAUNCH);
     }
 }
