@@ -10,7 +10,11 @@ public enum CollectiveOp {
     ALL_GATHER("all_gather"),
     REDUCE_SCATTER("reduce_scatter"),
     BROADCAST("broadcast"),
-    REDUCE("reduce");
+    REDUCE("reduce"),
+    /** Every rank sends a distinct block to every rank (nccl-tests' size is one rank's whole send buffer). */
+    ALL_TO_ALL("alltoall"),
+    /** Every rank sends its buffer to the next rank and receives from the previous one. */
+    SEND_RECV("sendrecv");
 
     private final String ncclName;
 
@@ -48,15 +52,20 @@ public enum CollectiveOp {
      * reduce_scatter's input) rather than one rank's buffer.
      */
     public boolean sizeIsTotal() {
-        return this == ALL_GATHER || this == REDUCE_SCATTER;
+        return this == ALL_GATHER || this == REDUCE_SCATTER || this == ALL_TO_ALL;
+    }
+
+    /** True if NCCL runs it as point-to-point sends and receives rather than a collective algorithm. */
+    public boolean pointToPoint() {
+        return this == ALL_TO_ALL || this == SEND_RECV;
     }
 
     /** nccl-tests' busbw = algbw x this factor (src/*.cu of nccl-tests). */
     public double busBandwidthFactor(int nRanks) {
         return switch (this) {
             case ALL_REDUCE -> 2.0 * (nRanks - 1) / nRanks;
-            case ALL_GATHER, REDUCE_SCATTER -> (nRanks - 1) / (double) nRanks;
-            case BROADCAST, REDUCE -> 1.0;
+            case ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL -> (nRanks - 1) / (double) nRanks;
+            case BROADCAST, REDUCE, SEND_RECV -> 1.0;
         };
     }
 }

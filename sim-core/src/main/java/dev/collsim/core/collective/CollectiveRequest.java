@@ -29,8 +29,16 @@ public record CollectiveRequest(CollectiveOp op, int nRanks, long bytes, int roo
         }
     }
 
-    /** Bytes each rank holds as input (all_gather: its own segment). */
+    /** Bytes of one rank's segment (all_gather: its input; alltoall: one block for one peer). */
     public long bytesPerRankSegment() {
         return op.sizeIsTotal() ? bytes / nRanks : bytes;
+    }
+
+    /**
+     * Size of the logical buffer the schedule's pieces tile: one rank's buffer, the all_gather
+     * output, or for alltoall and sendrecv every rank's send buffer side by side.
+     */
+    public long logicalBytes() {
+        return op.pointToPoint() ? bytes * nRanks : bytes;
     }
 }

@@ -38,7 +38,7 @@ public final class ContributionTracker implements TransferObserver {
         BitSet b = new BitSet();
         boolean has = switch (req.op()) {
             case ALL_REDUCE, REDUCE_SCATTER, REDUCE -> true;
-            case ALL_GATHER -> segment == rank;
+            case ALL_GATHER, ALL_TO_ALL, SEND_RECV -> segment == rank;
             case BROADCAST -> rank == req.root();
         };
         if (has) {
@@ -124,7 +124,7 @@ public final class ContributionTracker implements TransferObserver {
     public List<String> verify() {
         List<String> all = new ArrayList<>(violations);
         CollectiveRequest req = schedule.request();
-        checkCoverage(req.bytes(), all);
+        checkCoverage(req.logicalBytes(), all);
         BitSet everyone = new BitSet();
         everyone.set(0, nRanks);
         for (int p = 0; p < schedule.pieceCount(); p++) {
@@ -136,6 +136,7 @@ public final class ContributionTracker implements TransferObserver {
                     case REDUCE -> r == req.root() ? everyone : null;
                     case ALL_GATHER -> single(segment);
                     case BROADCAST -> single(req.root());
+                    case ALL_TO_ALL, SEND_RECV -> r == schedule.pieceDest(p) || r == segment ? single(segment) : null;
                 };
                 if (expected != null && !expected.equals(holds[r][p])) {
                     all.add("rank " + r + " ends with " + holds[r][p] + " for piece " + p + " [" + schedule.pieceOffset(p)

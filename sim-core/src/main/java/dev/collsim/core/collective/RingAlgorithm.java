@@ -69,6 +69,8 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
             switch (req.op()) {
                 case ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER -> gen.ringChannel(c, lo, hi - lo);
                 case BROADCAST, REDUCE -> gen.chainChannel(c, lo, hi - lo);
+                case ALL_TO_ALL, SEND_RECV -> throw new IllegalArgumentException(
+                        req.op().ncclName() + " runs point to point, not on a ring");
             }
         }
         return gen.finish();

@@ -39,10 +39,11 @@ public final class Schedule {
     private final long[] pieceOffset;
     private final long[] pieceLength;
     private final int[] pieceSegment;
+    private final int[] pieceDest;
 
     Schedule(CollectiveRequest request, String algorithm, int n, int[] src, int[] dst, int[] channel, int[] step,
              int[] piece, long[] bytes, boolean[] reduce, TransferKind[] kind, int[] succStart, int[] succ, int[] depCount,
-             long[] pieceOffset, long[] pieceLength, int[] pieceSegment) {
+             long[] pieceOffset, long[] pieceLength, int[] pieceSegment, int[] pieceDest) {
         this.request = request;
         this.algorithm = algorithm;
         this.n = n;
@@ -60,6 +61,7 @@ public final class Schedule {
         this.pieceOffset = pieceOffset;
         this.pieceLength = pieceLength;
         this.pieceSegment = pieceSegment;
+        this.pieceDest = pieceDest;
     }
 
     public CollectiveRequest request() {
@@ -142,9 +144,14 @@ public final class Schedule {
         return pieceLength[p];
     }
 
-    /** The rank whose segment a piece belongs to (all_gather, reduce_scatter), or -1. */
+    /** The rank whose segment a piece belongs to (all_gather, reduce_scatter, alltoall, sendrecv), or -1. */
     public int pieceSegment(int p) {
         return pieceSegment[p];
+    }
+
+    /** The rank a piece must reach (alltoall, sendrecv), or -1. */
+    public int pieceDest(int p) {
+        return pieceDest[p];
     }
 
     /** Total data bytes one rank sends point to point. */

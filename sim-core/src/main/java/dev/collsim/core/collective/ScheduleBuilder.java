@@ -19,6 +19,7 @@ public final class ScheduleBuilder {
     private long[] pieceOffset = new long[64];
     private long[] pieceLength = new long[64];
     private int[] pieceSegment = new int[64];
+    private int[] pieceDest = new int[64];
     private int edges;
     private int[] edgeFrom = new int[128];
     private int[] edgeTo = new int[128];
@@ -31,15 +32,22 @@ public final class ScheduleBuilder {
 
     /** Registers a byte range of the logical buffer; {@code segment} is its owner rank or -1. */
     public int piece(long offset, long length, int segment) {
+        return piece(offset, length, segment, -1);
+    }
+
+    /** Registers a byte range owned by {@code segment} that must end at rank {@code dest} (alltoall, sendrecv). */
+    public int piece(long offset, long length, int segment, int dest) {
         if (pieces == pieceOffset.length) {
             int cap = pieces * 2;
             pieceOffset = Arrays.copyOf(pieceOffset, cap);
             pieceLength = Arrays.copyOf(pieceLength, cap);
             pieceSegment = Arrays.copyOf(pieceSegment, cap);
+            pieceDest = Arrays.copyOf(pieceDest, cap);
         }
         pieceOffset[pieces] = offset;
         pieceLength[pieces] = length;
         pieceSegment[pieces] = segment;
+        pieceDest[pieces] = dest;
         return pieces++;
     }
 
@@ -132,6 +140,6 @@ public final class ScheduleBuilder {
         return new Schedule(request, algorithm, n, Arrays.copyOf(src, n), Arrays.copyOf(dst, n),
                 Arrays.copyOf(channel, n), Arrays.copyOf(step, n), Arrays.copyOf(piece, n), Arrays.copyOf(bytes, n),
                 Arrays.copyOf(reduce, n), Arrays.copyOf(kind, n), succStart, succ, depCount, Arrays.copyOf(pieceOffset, pieces),
-                Arrays.copyOf(pieceLength, pieces), Arrays.copyOf(pieceSegment, pieces));
+                Arrays.copyOf(pieceLength, pieces), Arrays.copyOf(pieceSegment, pieces), Arrays.copyOf(pieceDest, pieces));
     }
 }

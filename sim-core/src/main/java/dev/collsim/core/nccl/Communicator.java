@@ -5,6 +5,7 @@ import dev.collsim.core.collective.CollectiveSimulator;
 import dev.collsim.core.collective.HostLaunch;
 import dev.collsim.core.collective.NvlsAlgorithm;
 import dev.collsim.core.collective.NvlsCosts;
+import dev.collsim.core.collective.P2pAlgorithm;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.ProtocolCosts;
 import dev.collsim.core.collective.RingAlgorithm;
@@ -63,25 +64,36 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
                 protocolCosts, null, hostLaunch);
     }
 
+    /** Channels of NCCL's point-to-point path: the ring channels rounded up to a power of two (32 on H100). */
+    public int p2pChannels() {
+        return Integer.highestOneBit(Math.max(1, ring.channels() * 2 - 1));
+    }
+
+    /** NCCL's p2p chunk ({@code P2P_*_CHUNKSIZE}): 512 KiB when every peer is over NVLink, else 128 KiB. */
+    public long p2pChunkBytes() {
+        return nNodes == 1 && intraLink == LinkType.NVLINK ? 512 * 1024 : 128 * 1024;
+    }
+
     /** Builds the schedule a plan describes. */
     public Schedule schedule(Plan plan) {
         CollectiveAlgorithm algorithm = switch (plan.algo()) {
             case RING -> RingAlgorithm.inRankOrder(nRanks());
             case NVLS -> new NvlsAlgorithm();
+            case P2P -> new P2pAlgorithm(p2pChunkBytes(), plan.request().channels());
             default -> throw new IllegalArgumentException(plan.algo().label() + " is not simulated");
         };
         return algorithm.schedule(plan.request());
     }
 
     /**
-     * Simulates a planned collective chunk by chunk. Ring kernels start after NCCL's base latency for
-     * the protocol (launch and set-up); NVLS kernels after the NVLS launch latency.
+     * Simulates a planned collective chunk by chunk. Ring and point-to-point kernels start after NCCL's
+     * ring base latency for the protocol (launch and set-up); NVLS kernels after the NVLS launch latency.
      */
     public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity) {
         Protocol proto = plan.request().protocol();
-        TimeSpan launch = plan.algo() == NcclAlgo.NVLS
+        TimeSpan launch = plan.algo() == AlgorithmId.NVLS
                 ? nvlsCosts.launchLatency()
-                : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo(), proto));
+                : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(NcclAlgo.RING, proto));
         return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, schedule(plan), protocolCosts.get(proto),
                 nvlsCosts, launch, observer, checkCapacity);
     }

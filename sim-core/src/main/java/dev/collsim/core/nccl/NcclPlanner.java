@@ -21,7 +21,10 @@ import java.util.stream.Collectors;
  */
 public final class NcclPlanner {
     /** Algorithms this version simulates chunk by chunk. */
-    public static final Set<NcclAlgo> SIMULATED = EnumSet.of(NcclAlgo.RING, NcclAlgo.NVLS);
+    public static final Set<AlgorithmId> SIMULATED = EnumSet.of(AlgorithmId.RING, AlgorithmId.NVLS, AlgorithmId.P2P);
+
+    /** NCCL's {@code NCCL_P2P_LL_THRESHOLD}: a send of at most this many bytes per channel uses LL. */
+    private static final long P2P_LL_THRESHOLD = 16384;
 
     /** Bytes per thread below which NCCL drops a channel ({@code NCCL_*_THREAD_THRESHOLD}). */
     private static final int LL_THREAD_THRESHOLD = 8;
@@ -36,24 +39,28 @@ public final class NcclPlanner {
      * @param protos   allowed protocols
      * @param channels a fixed channel count, or 0 to choose as NCCL does
      */
-    public static Plan plan(Communicator comm, CollectiveOp op, long bytes, int root, Set<NcclAlgo> algos,
+    public static Plan plan(Communicator comm, CollectiveOp op, long bytes, int root, Set<AlgorithmId> algos,
                             Set<Protocol> protos, int channels) {
-        EnumSet<NcclAlgo> runnable = EnumSet.noneOf(NcclAlgo.class);
-        runnable.addAll(algos);
-        runnable.retainAll(SIMULATED);
-        if (runnable.isEmpty()) {
-            throw new InputException("algorithm " + algos.stream().map(NcclAlgo::label).collect(Collectors.joining(","))
-                    + " is not simulated yet; this version simulates "
-                    + SIMULATED.stream().map(NcclAlgo::label).collect(Collectors.joining(", ")));
-        }
         if (protos.isEmpty()) {
             throw new InputException("no protocol left to choose from");
         }
+        if (op.pointToPoint()) {
+            return pointToPoint(comm, op, bytes, protos, channels);
+        }
+        EnumSet<AlgorithmId> runnable = EnumSet.noneOf(AlgorithmId.class);
+        runnable.addAll(algos);
+        runnable.retainAll(SIMULATED);
+        runnable.remove(AlgorithmId.P2P);
+        if (runnable.isEmpty()) {
+            throw new InputException("algorithm " + algos.stream().map(AlgorithmId::label).collect(Collectors.joining(","))
+                    + " is not simulated yet for " + op.ncclName() + "; this version simulates "
+                    + SIMULATED.stream().map(AlgorithmId::label).collect(Collectors.joining(", ")));
+        }
         List<NcclTuner.Estimate> candidates = estimates(comm, op, bytes);
-        boolean explicitAlgos = algos.size() < NcclAlgo.values().length;
+        boolean explicitAlgos = algos.size() < AlgorithmId.values().length;
         boolean explicitProtocols = protos.size() < Protocol.values().length;
         NcclTuner.Estimate best = candidates.stream()
-                .filter(e -> runnable.contains(e.algo()) && protos.contains(e.protocol()))
+                .filter(e -> runnable.contains(AlgorithmId.of(e.algo())) && protos.contains(e.protocol()))
                 .filter(e -> e.enabled() || (explicitProtocols && e.algo() == NcclAlgo.RING))
                 .min(Comparator.comparingDouble(NcclTuner.Estimate::timeMicros))
                 .orElseThrow(() -> new InputException("no allowed algorithm and protocol can run "
@@ -64,7 +71,26 @@ public final class NcclPlanner {
             nc = best.algo() == NcclAlgo.NVLS ? comm.nvlsGraph().channels() : ringChannels(comm, proto, bytes);
         }
         CollectiveRequest request = new CollectiveRequest(op, comm.nRanks(), bytes, root, proto, nc);
-        return new Plan(best.algo(), request, best, candidates);
+        return new Plan(AlgorithmId.of(best.algo()), request, best, candidates);
+    }
+
+    /**
+     * alltoall and sendrecv: NCCL's point-to-point path, no tuner. Each send is split over at most
+     * the communicator's p2p channels per peer (more peers at once share them); LL carries sends of
+     * at most 16 KiB per channel, Simple the rest.
+     */
+    private static Plan pointToPoint(Communicator comm, CollectiveOp op, long bytes, Set<Protocol> protos, int channels) {
+        int n = comm.nRanks();
+        int peers = op == CollectiveOp.SEND_RECV ? 1 : Math.min(n - 1, dev.collsim.core.collective.P2pAlgorithm.PEERS_PER_BATCH);
+        int perPeer = channels > 0 ? channels : Math.max(1, comm.p2pChannels() / Integer.highestOneBit(Math.max(1, peers) * 2 - 1));
+        long block = op.sizeIsTotal() ? bytes / n : bytes;
+        int parts = new dev.collsim.core.collective.P2pAlgorithm(comm.p2pChunkBytes(), perPeer).partsFor(block);
+        boolean ll = block <= parts * P2P_LL_THRESHOLD;
+        Protocol proto = ll && protos.contains(Protocol.LL) || !protos.contains(Protocol.SIMPLE) ? Protocol.LL : Protocol.SIMPLE;
+        if (!protos.contains(proto)) {
+            throw new InputException(op.ncclName() + " runs with LL or Simple; --proto allows neither");
+        }
+        return new Plan(AlgorithmId.P2P, new CollectiveRequest(op, n, bytes, 0, proto, perPeer), null, List.of());
     }
 
     /** The cost model's estimate for every algorithm and protocol this communicator could run. */

@@ -45,6 +45,7 @@ public final class NcclTuner {
             case ALL_REDUCE -> 2 * (n - 1);
             case ALL_GATHER, REDUCE_SCATTER -> n - 1;
             case BROADCAST, REDUCE -> n;
+            case ALL_TO_ALL, SEND_RECV -> throw new IllegalArgumentException(op.ncclName() + " does not go through the tuner");
         };
         RingGraph g = in.ring();
         double busBw = g.busBw();

@@ -4,7 +4,11 @@ import dev.collsim.core.collective.CollectiveRequest;
 import java.util.List;
 
 /**
- * What NCCL would run for one collective: the algorithm, and the request (protocol, channels,
- * threads) the simulation executes, with the cost model's estimate for every candidate.
+ * What would run for one collective: the algorithm, and the request (protocol, channels) the
+ * simulation executes, with NCCL's cost-model estimate for every candidate it weighed.
+ *
+ * @param chosen the estimate of what runs, or null where the tuner plays no part (point to point,
+ *               inference kernels)
  */
-public record Plan(NcclAlgo algo, CollectiveRequest request, NcclTuner.Estimate chosen, List<NcclTuner.Estimate> candidates) {}
+public record Plan(AlgorithmId algo, CollectiveRequest request, NcclTuner.Estimate chosen,
+                   List<NcclTuner.Estimate> candidates) {}

@@ -45,11 +45,11 @@ class NcclPlannerTest {
     }
 
     private static Plan plan(long bytes, Set<Protocol> protos) {
-        return NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE, bytes, 0, EnumSet.of(NcclAlgo.RING), protos, 0);
+        return NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE, bytes, 0, EnumSet.of(AlgorithmId.RING), protos, 0);
     }
 
     private static Plan auto(long bytes) {
-        return NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE, bytes, 0, EnumSet.allOf(NcclAlgo.class),
+        return NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE, bytes, 0, EnumSet.allOf(AlgorithmId.class),
                 EnumSet.allOf(Protocol.class), 0);
     }
 
@@ -66,17 +66,17 @@ class NcclPlannerTest {
     /** NCCL on 8 x H100: LL ring for small all_reduces, NVLS from about 1.2 MB on. */
     @Test
     void autoChoosesRingLLThenNvls() {
-        assertEquals(NcclAlgo.RING, auto(64 * 1024).algo());
+        assertEquals(AlgorithmId.RING, auto(64 * 1024).algo());
         assertEquals(Protocol.LL, auto(64 * 1024).request().protocol());
-        assertEquals(NcclAlgo.RING, auto(1 << 20).algo());
-        assertEquals(NcclAlgo.NVLS, auto(2 << 20).algo());
+        assertEquals(AlgorithmId.RING, auto(1 << 20).algo());
+        assertEquals(AlgorithmId.NVLS, auto(2 << 20).algo());
         assertEquals(16, auto(2 << 20).request().channels());
-        assertEquals(NcclAlgo.NVLS, auto(8L << 30).algo());
+        assertEquals(AlgorithmId.NVLS, auto(8L << 30).algo());
         Communicator off = h100Like().withoutNvls();
-        assertEquals(NcclAlgo.RING, NcclPlanner.plan(off, CollectiveOp.ALL_REDUCE, 8L << 30, 0,
-                EnumSet.allOf(NcclAlgo.class), EnumSet.allOf(Protocol.class), 0).algo());
-        assertEquals(NcclAlgo.RING, NcclPlanner.plan(h100Like(), CollectiveOp.ALL_GATHER, 8L << 30, 0,
-                EnumSet.allOf(NcclAlgo.class), EnumSet.allOf(Protocol.class), 0).algo());
+        assertEquals(AlgorithmId.RING, NcclPlanner.plan(off, CollectiveOp.ALL_REDUCE, 8L << 30, 0,
+                EnumSet.allOf(AlgorithmId.class), EnumSet.allOf(Protocol.class), 0).algo());
+        assertEquals(AlgorithmId.RING, NcclPlanner.plan(h100Like(), CollectiveOp.ALL_GATHER, 8L << 30, 0,
+                EnumSet.allOf(AlgorithmId.class), EnumSet.allOf(Protocol.class), 0).algo());
     }
 
     @Test
@@ -126,7 +126,7 @@ class NcclPlannerTest {
     @Test
     void unsimulatedAlgorithmIsAClearError() {
         InputException e = assertThrows(InputException.class, () -> NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE,
-                1 << 20, 0, EnumSet.of(NcclAlgo.PAT), EnumSet.allOf(Protocol.class), 0));
+                1 << 20, 0, EnumSet.of(AlgorithmId.PAT), EnumSet.allOf(Protocol.class), 0));
         assertTrue(e.getMessage().contains("PAT is not simulated yet"), e.getMessage());
     }
 

@@ -60,7 +60,6 @@ public final class Bench {
         double algBw = bytes / (micros * 1e3);
         String redop = op.reduces() ? spec.redop().ncclName() : "none";
         return new BenchRow(bytes, count, spec.type().ncclName(), redop, root, micros, algBw,
-                algBw * op.busBandwidthFactor(n), plan.algo().label(), plan.request().protocol().label(), channels,
-                result.durationMicros(), plan.chosen().timeMicros());
+                algBw * op.busBandwidthFactor(n), plan.algo().label(), plan.request().protocol().label(), channels);
     }
 }

@@ -7,9 +7,6 @@ package dev.collsim.scenarios.bench;
  * @param count       elements per rank (per-rank send count for all_gather, receive count for reduce_scatter)
  * @param root        the root, or -1 for operations without one
  * @param timeMicros  steady-state time per iteration (the slower of the simulated collective and the host issue time)
- * @param deviceMicros the simulated collective alone, from launch to the last byte visible
- * @param tunerMicros NCCL's cost model's estimate for what ran
  */
 public record BenchRow(long sizeBytes, long count, String type, String redop, int root, double timeMicros,
-                       double algBwGBps, double busBwGBps, String algo, String proto, int channels,
-                       double deviceMicros, double tunerMicros) {}
+                       double algBwGBps, double busBwGBps, String algo, String proto, int channels) {}

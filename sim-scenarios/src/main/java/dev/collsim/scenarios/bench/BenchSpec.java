@@ -3,7 +3,7 @@ package dev.collsim.scenarios.bench;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.input.InputException;
-import dev.collsim.core.nccl.NcclAlgo;
+import dev.collsim.core.nccl.AlgorithmId;
 import java.util.Set;
 
 /**
@@ -15,7 +15,7 @@ import java.util.Set;
  * @param nvls          whether NVLS may be used where the fabric supports it ({@code NCCL_NVLS_ENABLE})
  */
 public record BenchSpec(CollectiveOp op, String system, int gpusPerNode, int gpusPerThread, DataType type,
-                        ReduceOp redop, int root, SizeSweep sizes, Set<NcclAlgo> algos, Set<Protocol> protocols,
+                        ReduceOp redop, int root, SizeSweep sizes, Set<AlgorithmId> algos, Set<Protocol> protocols,
                         int channels, boolean nvls) {
     public BenchSpec {
         if (gpusPerThread < 1 || gpusPerThread > gpusPerNode) {

@@ -3,7 +3,7 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.input.InputException;
-import dev.collsim.core.nccl.NcclAlgo;
+import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.scenarios.bench.ChoiceTable;
@@ -25,7 +25,7 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code collsim bench OP}: nccl-tests' {@code OP_perf}, simulated. */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Simulates nccl-tests' OP_perf: one collective over a sweep of sizes, chunk by chunk.",
-            "OP: all_reduce, all_gather, reduce_scatter, broadcast, reduce."})
+            "OP: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv."})
 public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -66,7 +66,7 @@ public final class BenchCommand implements Callable<Integer> {
     int root;
 
     @Option(names = "--algo", paramLabel = "LIST", defaultValue = "auto",
-            description = "algorithms as NCCL_ALGO takes them: auto, ring, nvls, or a list such as ^nvls (default: ${DEFAULT-VALUE})")
+            description = "algorithms as NCCL_ALGO takes them: auto, ring, nvls, or a list such as ^nvls; alltoall and sendrecv always run point to point (default: ${DEFAULT-VALUE})")
     String algo;
 
     @Option(names = "--proto", paramLabel = "LIST", defaultValue = "auto",
@@ -107,7 +107,7 @@ public final class BenchCommand implements Callable<Integer> {
         SizeSweep sizes = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes),
                 stepFactor, SizeSweep.parseSize("-i", stepBytes));
         return new BenchSpec(collective, preset.id(), gpus, gpusPerThread, DataType.fromName(dataType),
-                ReduceOp.fromName(redop), root, sizes, flag("--algo", () -> Selection.parse(algo, NcclAlgo.class, NcclAlgo::label, "algorithm")),
+                ReduceOp.fromName(redop), root, sizes, flag("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
                 flag("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
                 channels == null ? 0 : channels, onOff("--nvls", nvls));
     }

@@ -3,7 +3,7 @@ package dev.collsim.scenarios.validate;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.nccl.Communicator;
-import dev.collsim.core.nccl.NcclAlgo;
+import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
@@ -86,7 +86,7 @@ public final class Validation {
             BenchSpec spec = new BenchSpec(CollectiveOp.fromName(r.op()), setup.system(), setup.gpusPerNode(),
                     setup.gpusPerThread(), DataType.fromName(r.dtype()), ReduceOp.SUM, 0,
                     new SizeSweep(r.sizeBytes(), r.sizeBytes(), 2, 1),
-                    Selection.parse(setup.algo(), NcclAlgo.class, NcclAlgo::label, "algorithm"),
+                    Selection.parse(setup.algo(), AlgorithmId.class, AlgorithmId::label, "algorithm"),
                     EnumSet.allOf(Protocol.class), 0, true);
             Communicator comm = comms.computeIfAbsent(setup.system(), k -> Bench.communicator(spec));
             BenchRow sim = Bench.runOne(spec, comm, r.sizeBytes());
