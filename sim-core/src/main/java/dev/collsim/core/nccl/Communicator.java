@@ -12,6 +12,7 @@ import dev.collsim.core.collective.RingAlgorithm;
 import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.collective.Schedule;
 import dev.collsim.core.collective.TransferObserver;
+import dev.collsim.core.collective.TreeAlgorithm;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.units.TimeSpan;
 import java.util.EnumMap;
@@ -24,20 +25,22 @@ import java.util.Map;
  * @param name          the system's name, for reports
  * @param rankDevices   fabric device id of each rank's GPU, in rank order
  * @param rankSwitches  fabric device id of the NVLS switch of each rank's GPU, or -1
+ * @param rankNodes     the node (NVLink domain) of each rank, numbered from 0
  * @param nvlsGraph     NCCL's NVLS graph, or null where NVLS cannot run (or is turned off)
  * @param protocolCosts per protocol, what one channel costs
  * @param nvlsCosts     what an NVLS step costs, or null where NVLS cannot run
  * @param hostLaunch    host-side cost of issuing a collective
  */
-public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] rankSwitches, int nNodes,
+public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankNodes,
                            NcclArch arch, LinkType intraLink, RingGraph ring, NvlsGraph nvlsGraph,
                            Map<Protocol, ProtocolCosts> protocolCosts, NvlsCosts nvlsCosts, HostLaunch hostLaunch) {
 
     public Communicator {
         rankDevices = rankDevices.clone();
         rankSwitches = rankSwitches.clone();
-        if (rankSwitches.length != rankDevices.length) {
-            throw new IllegalArgumentException("one NVLS switch entry per rank");
+        rankNodes = rankNodes.clone();
+        if (rankSwitches.length != rankDevices.length || rankNodes.length != rankDevices.length) {
+            throw new IllegalArgumentException("one NVLS switch and one node entry per rank");
         }
         if ((nvlsGraph == null) != (nvlsCosts == null)) {
             throw new IllegalArgumentException("NVLS needs both its graph and its costs");
@@ -54,13 +57,27 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         return rankDevices.length;
     }
 
+    public int nNodes() {
+        return java.util.Arrays.stream(rankNodes).max().orElse(-1) + 1;
+    }
+
+    /** The ranks of each node, in rank order. */
+    public int[][] nodeRanks() {
+        int[][] out = new int[nNodes()][];
+        for (int k = 0; k < out.length; k++) {
+            int node = k;
+            out[k] = java.util.stream.IntStream.range(0, nRanks()).filter(r -> rankNodes[r] == node).toArray();
+        }
+        return out;
+    }
+
     public TunerInputs tunerInputs() {
-        return new TunerInputs(nRanks(), nNodes, arch, intraLink, ring, nvlsGraph);
+        return new TunerInputs(nRanks(), nNodes(), arch, intraLink, ring, nvlsGraph);
     }
 
     /** The same communicator with NVLS unavailable, as {@code NCCL_NVLS_ENABLE=0} makes it. */
     public Communicator withoutNvls() {
-        return new Communicator(name, fabric, rankDevices, rankSwitches, nNodes, arch, intraLink, ring, null,
+        return new Communicator(name, fabric, rankDevices, rankSwitches, rankNodes, arch, intraLink, ring, null,
                 protocolCosts, null, hostLaunch);
     }
 
@@ -71,7 +88,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
 
     /** NCCL's p2p chunk ({@code P2P_*_CHUNKSIZE}): 512 KiB when every peer is over NVLink, else 128 KiB. */
     public long p2pChunkBytes() {
-        return nNodes == 1 && intraLink == LinkType.NVLINK ? 512 * 1024 : 128 * 1024;
+        return nNodes() == 1 && intraLink == LinkType.NVLINK ? 512 * 1024 : 128 * 1024;
     }
 
     /** Builds the schedule a plan describes. */
@@ -79,6 +96,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         CollectiveAlgorithm algorithm = switch (plan.algo()) {
             case RING -> RingAlgorithm.inRankOrder(nRanks());
             case NVLS -> new NvlsAlgorithm();
+            case TREE -> new TreeAlgorithm(nodeRanks());
             case P2P -> new P2pAlgorithm(p2pChunkBytes(), plan.request().channels());
             default -> throw new IllegalArgumentException(plan.algo().label() + " is not simulated");
         };
@@ -93,7 +111,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         Protocol proto = plan.request().protocol();
         TimeSpan launch = plan.algo() == AlgorithmId.NVLS
                 ? nvlsCosts.launchLatency()
-                : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(NcclAlgo.RING, proto));
+                : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo() == AlgorithmId.TREE ? NcclAlgo.TREE : NcclAlgo.RING, proto));
         return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, schedule(plan), protocolCosts.get(proto),
                 nvlsCosts, launch, observer, checkCapacity);
     }

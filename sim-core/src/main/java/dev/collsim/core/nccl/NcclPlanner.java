@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
  */
 public final class NcclPlanner {
     /** Algorithms this version simulates chunk by chunk. */
-    public static final Set<AlgorithmId> SIMULATED = EnumSet.of(AlgorithmId.RING, AlgorithmId.NVLS, AlgorithmId.P2P);
+    public static final Set<AlgorithmId> SIMULATED = EnumSet.of(AlgorithmId.RING, AlgorithmId.TREE, AlgorithmId.NVLS,
+            AlgorithmId.P2P);
 
     /** NCCL's {@code NCCL_P2P_LL_THRESHOLD}: a send of at most this many bytes per channel uses LL. */
     private static final long P2P_LL_THRESHOLD = 16384;
@@ -68,7 +69,9 @@ public final class NcclPlanner {
         Protocol proto = best.protocol();
         int nc = channels;
         if (nc == 0) {
-            nc = best.algo() == NcclAlgo.NVLS ? comm.nvlsGraph().channels() : ringChannels(comm, proto, bytes);
+            nc = best.algo() == NcclAlgo.NVLS ? comm.nvlsGraph().channels()
+                    : best.algo() == NcclAlgo.TREE ? treeChannels(comm, proto, bytes)
+                    : ringChannels(comm, proto, bytes);
         }
         CollectiveRequest request = new CollectiveRequest(op, comm.nRanks(), bytes, root, proto, nc);
         return new Plan(AlgorithmId.of(best.algo()), request, best, candidates);
@@ -100,6 +103,12 @@ public final class NcclPlanner {
         for (Protocol p : Protocol.values()) {
             out.add(NcclTuner.ring(op, p, bytes, in));
         }
+        for (Protocol p : Protocol.values()) {
+            NcclTuner.Estimate tree = NcclTuner.tree(op, p, bytes, in);
+            if (tree != null) {
+                out.add(tree);
+            }
+        }
         NcclTuner.Estimate nvls = NcclTuner.nvls(op, Protocol.SIMPLE, bytes, in);
         if (nvls != null) {
             out.add(nvls);
@@ -116,9 +125,19 @@ public final class NcclPlanner {
         return nc;
     }
 
+    /** Tree kernels run 640 threads, with the protocols' plain thresholds. */
+    private static int treeChannels(Communicator comm, Protocol proto, long bytes) {
+        int nc = comm.ring().channels();
+        long perChannel = 640L * threadThreshold(proto, 1);
+        while (bytes < nc * perChannel && nc > 1) {
+            nc--;
+        }
+        return nc;
+    }
+
     private static long threadThreshold(Protocol proto, int nRanks) {
         return switch (proto) {
-            case LL -> (long) LL_THREAD_THRESHOLD * nRanks; // ring LL scales with the ring's length
+            case LL -> (long) LL_THREAD_THRESHOLD * nRanks; // ring LL scales with the ring's length; tree passes 1
             case LL128 -> LL128_THREAD_THRESHOLD;
             case SIMPLE -> SIMPLE_THREAD_THRESHOLD;
         };

@@ -64,6 +64,39 @@ public final class NcclTuner {
     }
 
     /**
+     * NCCL's estimate for the double binary tree (all_reduce only): latency
+     * {@code base + 2 ((ppn - 1) intraLat + log2(nNodes) interLat)}; bandwidth from the ring graph's
+     * channels, capped per protocol and channel, halved into algorithm bandwidth. NCCL's correction
+     * factors by message size ({@code treeCorrectionFactor}) are not reproduced. Null for other operations.
+     */
+    public static Estimate tree(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
+        if (op != CollectiveOp.ALL_REDUCE || in.nRanks() < 2) {
+            return null;
+        }
+        RingGraph g = in.ring();
+        int nNodes = in.nNodes();
+        int ppn = in.nRanks() / nNodes;
+        double busBw = g.busBw();
+        busBw = switch (proto) {
+            case LL -> Math.min(busBw / 3.8, in.arch().llMaxBw(nNodes));
+            case LL128 -> Math.min(busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                    g.searchChannels() * in.arch().perChannelMaxTreeLL128Bw(nNodes));
+            case SIMPLE -> Math.min(busBw * LL128_EFFICIENCY, g.searchChannels() * in.arch().perChannelMaxTreeBw(nNodes));
+        };
+        double algBw = busBw * 0.5;
+        double intraLat = hwLatencyMicros(in.intraLink(), NcclAlgo.TREE, proto);
+        double interLat = hwLatencyMicros(LinkType.NET, NcclAlgo.TREE, proto);
+        double latency = baseLatencyMicros(NcclAlgo.TREE, proto)
+                + 2 * ((ppn - 1) * intraLat + log2(nNodes) * interLat);
+        boolean enabled = proto != Protocol.LL128 || in.intraLink() == LinkType.NVLINK;
+        return new Estimate(NcclAlgo.TREE, proto, latency, algBw, latency + nBytes / (1000 * algBw), enabled);
+    }
+
+    private static double log2(int n) {
+        return Math.log(n) / Math.log(2);
+    }
+
+    /**
      * NCCL's estimate for NVLS (Simple only, all_reduce only, one node here): latency is the NVLink
      * NVLS latency alone; bandwidth is {@code bwIntra x nvlsEfficiency x (nCh-1)/nCh x 2} ("pipelines
      * two operations"), capped by {@code bwInter}, times the search channels, converted to algorithm

@@ -49,7 +49,7 @@ public final class NvSwitchNode {
         int[] switches = new int[gpus];
         Arrays.fill(switches, nvls ? nvs : -1);
         NvlsGraph nvlsGraph = nvls ? NvlsGraph.search(gpu.arch(), bundle.gigabytesPerSecond(), gpus) : null;
-        return new Communicator(preset.id(), fabric, ranks, switches, 1, gpu.arch(), LinkType.NVLINK, ring, nvlsGraph,
+        return new Communicator(preset.id(), fabric, ranks, switches, new int[gpus], gpu.arch(), LinkType.NVLINK, ring, nvlsGraph,
                 ProtocolCostCatalog.nvlink(gpu.arch()), nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null,
                 ProtocolCostCatalog.HOST_LAUNCH);
     }

@@ -1,0 +1,207 @@
+package dev.collsim.core.collective;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * NCCL's double binary tree all_reduce (after {@code src/graph/trees.cc}, {@code connect.cc} and
+ * {@code runTreeSplit} in {@code src/device/all_reduce.h}).
+ *
+ * <p>Across nodes, two complementary binary trees: the first from NCCL's {@code ncclGetBtree} rule,
+ * the second its mirror (even node count) or its shift by one (odd), so that a node that is a leaf
+ * in one tree is inside the other. Even channels use the first tree, odd channels the second.
+ * Inside a node the ranks form a chain whose first rank connects to the tree across nodes. Each
+ * channel moves its range chunk by chunk: a rank sends a chunk up to its parent once every child's
+ * part of that chunk has arrived (reduce), and down to its children once the reduced chunk has
+ * come from its parent (broadcast); the two directions run at the same time, as NCCL's split
+ * thread groups do. Each connection keeps {@link Protocol#STEPS} slots of credit.
+ */
+public final class TreeAlgorithm implements CollectiveAlgorithm {
+    private final int[][] nodes;
+
+    /**
+     * @param nodes the ranks of each node, in chain order (the first connects across nodes)
+     */
+    public TreeAlgorithm(int[][] nodes) {
+        this.nodes = Arrays.stream(nodes).map(int[]::clone).toArray(int[][]::new);
+    }
+
+    /** All ranks in one node, chained in rank order. */
+    public static TreeAlgorithm singleNode(int nRanks) {
+        int[] chain = new int[nRanks];
+        Arrays.setAll(chain, i -> i);
+        return new TreeAlgorithm(new int[][] {chain});
+    }
+
+    @Override
+    public String name() {
+        return "Tree";
+    }
+
+    /**
+     * NCCL's binary tree over {@code n} nodes: the parent of node {@code r} and its up to two children,
+     * as {@code {parent, child0, child1}} with -1 for none.
+     */
+    public static int[] btree(int n, int r) {
+        int bit = 1;
+        while (bit < n && (bit & r) == 0) {
+            bit <<= 1;
+        }
+        if (r == 0) {
+            return new int[] {-1, -1, n > 1 ? bit >> 1 : -1};
+        }
+        int up = (r ^ bit) | (bit << 1);
+        if (up >= n) {
+            up = r ^ bit;
+        }
+        int low = bit >> 1;
+        int down0 = low == 0 ? -1 : r - low;
+        int down1 = low == 0 ? -1 : r + low;
+        while (down1 >= n) {
+            low >>= 1;
+            down1 = low == 0 ? -1 : r + low;
+        }
+        return new int[] {up, down0, down1};
+    }
+
+    /** The second tree: the first over mirrored node numbers (even n) or shifted by one (odd n). */
+    public static int[] dtree(int n, int r) {
+        boolean mirror = n % 2 == 0;
+        int shifted = mirror ? n - 1 - r : (r - 1 + n) % n;
+        int[] t = btree(n, shifted);
+        int[] out = new int[3];
+        for (int i = 0; i < 3; i++) {
+            out[i] = t[i] < 0 ? -1 : mirror ? n - 1 - t[i] : (t[i] + 1) % n;
+        }
+        return out;
+    }
+
+    /** Parent of every rank in tree {@code which} (0 or 1), -1 for the root. */
+    int[] parents(int which, int nRanks) {
+        int[] parent = new int[nRanks];
+        Arrays.fill(parent, -1);
+        int n = nodes.length;
+        for (int k = 0; k < n; k++) {
+            int[] chain = nodes[k];
+            for (int j = 1; j < chain.length; j++) {
+                parent[chain[j]] = chain[j - 1];
+            }
+            int up = (which == 0 ? btree(n, k) : dtree(n, k))[0];
+            parent[chain[0]] = up < 0 ? -1 : nodes[up][0];
+        }
+        return parent;
+    }
+
+    @Override
+    public Schedule schedule(CollectiveRequest req) {
+        if (req.op() != CollectiveOp.ALL_REDUCE) {
+            throw new IllegalArgumentException("Tree is simulated for all_reduce only, not " + req.op().ncclName());
+        }
+        int n = req.nRanks();
+        if (Arrays.stream(nodes).mapToInt(a -> a.length).sum() != n) {
+            throw new IllegalArgumentException("the nodes hold " + Arrays.stream(nodes).mapToInt(a -> a.length).sum()
+                    + " ranks, the collective " + n);
+        }
+        ScheduleBuilder b = new ScheduleBuilder(req, name());
+        long chunk = req.protocol().stepDataBytes();
+        long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
+        int[][] parentOf = {parents(0, n), parents(1, n)};
+        for (int c = 0; c < req.channels(); c++) {
+            long lo = c * perChannel;
+            long hi = Math.min(req.bytes(), lo + perChannel);
+            if (hi <= lo) {
+                break;
+            }
+            channel(b, c, parentOf[c % 2], lo, hi, chunk);
+        }
+        return b.build();
+    }
+
+    private void channel(ScheduleBuilder b, int c, int[] parent, long lo, long hi, long chunk) {
+        int n = parent.length;
+        List<List<Integer>> children = new ArrayList<>();
+        int root = -1;
+        for (int r = 0; r < n; r++) {
+            children.add(new ArrayList<>());
+        }
+        for (int r = 0; r < n; r++) {
+            if (parent[r] < 0) {
+                root = r;
+            } else {
+                children.get(parent[r]).add(r);
+            }
+        }
+        int[] order = postOrder(root, children);
+        Map<Long, IntList> connections = new HashMap<>();
+        int[] up = new int[n];
+        int step = 0;
+        for (long off = lo; off < hi; off += chunk, step++) {
+            int piece = b.piece(off, Math.min(chunk, hi - off), -1);
+            // Reduce up: children before parents.
+            Arrays.fill(up, -1);
+            for (int r : order) {
+                if (parent[r] >= 0) {
+                    up[r] = send(b, connections, c, step, r, parent[r], piece, true);
+                    for (int child : children.get(r)) {
+                        b.afterDelivery(up[r], up[child]);
+                    }
+                }
+            }
+            // Broadcast down: parents before children; the root starts once all its children have reported.
+            int[] down = new int[n];
+            Arrays.fill(down, -1);
+            for (int i = order.length - 1; i >= 0; i--) {
+                int r = order[i];
+                for (int child : children.get(r)) {
+                    int t = send(b, connections, c, step, r, child, piece, false);
+                    if (r == root) {
+                        for (int other : children.get(r)) {
+                            b.afterDelivery(t, up[other]);
+                        }
+                    } else {
+                        b.afterDelivery(t, down[r]);
+                    }
+                    down[child] = t;
+                }
+            }
+        }
+    }
+
+    private static int[] postOrder(int root, List<List<Integer>> children) {
+        List<Integer> out = new ArrayList<>();
+        visit(root, children, out);
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static void visit(int r, List<List<Integer>> children, List<Integer> out) {
+        for (int child : children.get(r)) {
+            visit(child, children, out);
+        }
+        out.add(r);
+    }
+
+    private static int send(ScheduleBuilder b, Map<Long, IntList> connections, int c, int step, int from, int to,
+                            int piece, boolean reduce) {
+        int t = b.transfer(c, step, from, to, piece, reduce);
+        IntList conn = connections.computeIfAbsent(((long) from << 32) | to, k -> new IntList());
+        if (conn.size() > 0) {
+            b.afterSend(t, conn.get(conn.size() - 1));
+        }
+        if (conn.size() >= Protocol.STEPS) {
+            b.afterDelivery(t, conn.get(conn.size() - Protocol.STEPS));
+        }
+        conn.add(t);
+        return t;
+    }
+
+    private static long ceilDiv(long a, long b) {
+        return (a + b - 1) / b;
+    }
+
+    private static long alignUp(long a, long align) {
+        return ceilDiv(a, align) * align;
+    }
+}

@@ -1,0 +1,95 @@
+package dev.collsim.core.collective;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.core.engine.Engine;
+import dev.collsim.core.flow.FlowNetwork;
+import dev.collsim.core.units.Rate;
+import dev.collsim.core.units.TimeSpan;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class TreeTest {
+    private static final ProtocolCosts COSTS = new ProtocolCosts(Rate.gigabytesPerSecond(20), TimeSpan.ofNanos(500),
+            TimeSpan.ofNanos(700));
+
+    /** Four nodes: NCCL's first tree is 0 -> 2 -> {1, 3}; its mirror is 3 -> 1 -> {2, 0}. */
+    @Test
+    void ncclsTreesOnFourNodes() {
+        assertArrayEquals(new int[] {-1, -1, 2}, TreeAlgorithm.btree(4, 0));
+        assertArrayEquals(new int[] {0, 1, 3}, TreeAlgorithm.btree(4, 2));
+        assertArrayEquals(new int[] {2, -1, -1}, TreeAlgorithm.btree(4, 1));
+        assertArrayEquals(new int[] {-1, -1, 1}, TreeAlgorithm.dtree(4, 3));
+        assertArrayEquals(new int[] {3, 2, 0}, TreeAlgorithm.dtree(4, 1));
+    }
+
+    /** Both trees span every node once from one root, and for even counts a leaf of one is inside the other. */
+    @Test
+    void bothTreesAreSpanningAndComplementary() {
+        for (int n = 1; n <= 130; n++) {
+            for (int which = 0; which < 2; which++) {
+                int[][] nodes = new int[n][];
+                for (int k = 0; k < n; k++) {
+                    nodes[k] = new int[] {k};
+                }
+                int[] parent = new TreeAlgorithm(nodes).parents(which, n);
+                int roots = 0;
+                for (int k = 0; k < n; k++) {
+                    roots += parent[k] < 0 ? 1 : 0;
+                    int hops = 0;
+                    for (int x = k; parent[x] >= 0; x = parent[x]) {
+                        assertTrue(++hops <= n, "cycle through node " + k + " of " + n);
+                    }
+                    int[] t = which == 0 ? TreeAlgorithm.btree(n, k) : TreeAlgorithm.dtree(n, k);
+                    for (int child : new int[] {t[1], t[2]}) {
+                        if (child >= 0) {
+                            assertEquals(k, parent[child], "child " + child + " of " + k + " in tree " + which + " of " + n);
+                        }
+                    }
+                }
+                assertEquals(1, roots, n + " nodes, tree " + which);
+            }
+            if (n % 2 == 0 && n > 2) {
+                for (int k = 0; k < n; k++) {
+                    int[] a = TreeAlgorithm.btree(n, k);
+                    int[] b = TreeAlgorithm.dtree(n, k);
+                    boolean leafInBoth = a[1] < 0 && a[2] < 0 && b[1] < 0 && b[2] < 0;
+                    assertTrue(!leafInBoth, "node " + k + " of " + n + " is a leaf in both trees");
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "nodes={0} ppn={1} {2}B ch={3} {4}")
+    @CsvSource({"1, 8, 1000, 1, LL", "1, 5, 3000000, 3, SIMPLE", "4, 2, 2000000, 2, SIMPLE", "3, 3, 777777, 4, LL128",
+        "8, 1, 9000000, 2, SIMPLE", "5, 2, 64, 2, LL"})
+    void treeAllReduceIsCorrect(int nNodes, int ppn, long bytes, int channels, Protocol proto) {
+        int n = nNodes * ppn;
+        int[][] nodes = new int[nNodes][ppn];
+        for (int k = 0; k < nNodes; k++) {
+            for (int j = 0; j < ppn; j++) {
+                nodes[k][j] = k * ppn + j;
+            }
+        }
+        CollectiveRequest req = new CollectiveRequest(CollectiveOp.ALL_REDUCE, n, bytes, 0, proto, channels);
+        Schedule s = new TreeAlgorithm(nodes).schedule(req);
+        TestFabrics f = TestFabrics.star(n, 40, 0.2);
+        Engine engine = new Engine();
+        FlowNetwork net = new FlowNetwork(engine, f.fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray());
+        net.setCheckCapacity(true);
+        ScheduleRunner runner = new ScheduleRunner(engine, net, f.fabric, f.ranks, new int[n]);
+        ContributionTracker tracker = new ContributionTracker(s);
+        runner.setObserver(tracker);
+        runner.run(s, COSTS, null, TimeSpan.ofMicros(1));
+        assertEquals(List.of(), tracker.verify());
+        long sent = 0;
+        for (int r = 0; r < n; r++) {
+            sent += s.bytesSentBy(r);
+        }
+        assertEquals(2L * (n - 1) * bytes, sent, "every edge carries the data up once and down once");
+    }
+}
