@@ -17,6 +17,7 @@ public final class ContributionTracker implements TransferObserver {
     private final BitSet[][] holds;
     private final long[][] visibleFrom;
     private final BitSet[] inFlight;
+    private final BitSet[] carried;
     private final List<String> violations = new ArrayList<>();
 
     public ContributionTracker(Schedule schedule) {
@@ -27,6 +28,7 @@ public final class ContributionTracker implements TransferObserver {
         holds = new BitSet[nRanks][pieces];
         visibleFrom = new long[nRanks][pieces];
         inFlight = new BitSet[schedule.transferCount()];
+        carried = new BitSet[schedule.transferCount()];
         for (int r = 0; r < nRanks; r++) {
             for (int p = 0; p < pieces; p++) {
                 holds[r][p] = initial(req, r, schedule.pieceSegment(p));
@@ -61,11 +63,18 @@ public final class ContributionTracker implements TransferObserver {
                 sum.or(holds[r][piece]);
             }
             inFlight[t] = sum;
+            carried[t] = sum;
             return;
         }
         int src = schedule.src(t);
         checkVisible(t, src, piece, time);
         inFlight[t] = (BitSet) holds[src][piece].clone();
+        carried[t] = inFlight[t];
+    }
+
+    /** The contributions transfer {@code t} carried (for an in-switch all-reduce: their sum), or null if it never ran. */
+    public BitSet carried(int t) {
+        return carried[t] == null ? null : (BitSet) carried[t].clone();
     }
 
     private void checkVisible(int t, int rank, int piece, long time) {

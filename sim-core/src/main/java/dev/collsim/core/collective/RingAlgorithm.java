@@ -127,7 +127,8 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
             long chunk = chunkBytes();
             long loopSize = perSegment ? chunk : n * chunk;
             int[] prevStep = new int[n * 2]; // slice-indexed per position, grown as needed
-            for (long off = 0; off < chanBytes; off += loopSize) {
+            int loop = 0;
+            for (long off = 0; off < chanBytes; off += loopSize, loop++) {
                 long rem = Math.min(loopSize, chanBytes - off);
                 long block = perSegment ? rem : Math.min(chunk, alignUp(ceilDiv(rem, n), ALIGN));
                 long slice = sliceBytes(block);
@@ -155,7 +156,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
                     for (int p = 0; p < n; p++) {
                         int blk = Math.floorMod(p - shift - k, n);
                         for (int s = 0; s < slices; s++) {
-                            int t = send(c, k, p, (p + 1) % n, pieces[blk][s], reduce);
+                            int t = send(c, loop * steps + k, p, (p + 1) % n, pieces[blk][s], reduce);
                             if (k > 0) {
                                 consumes(t, prevStep[Math.floorMod(p - 1, n) * slices + s]);
                             }

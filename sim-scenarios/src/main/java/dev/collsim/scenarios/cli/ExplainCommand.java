@@ -1,0 +1,99 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.core.collective.CollectiveOp;
+import dev.collsim.core.collective.Protocol;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.AlgorithmId;
+import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.nccl.Selection;
+import dev.collsim.core.units.DataSize;
+import dev.collsim.scenarios.explain.Explain;
+import dev.collsim.topologies.systems.NvSwitchNode;
+import dev.collsim.topologies.systems.SystemPreset;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code collsim explain OP}: the teaching view. */
+@Command(name = "explain", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Shows how a collective runs, transfer by transfer: who sends which bytes to whom, when, and what",
+            "each transfer carries; then the textbook alpha-beta time beside the simulated one."})
+public final class ExplainCommand implements Callable<Integer> {
+    /** A schedule longer than this is summarised, not printed line by line. */
+    private static final int MAX_ROWS = 5000;
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "OP", description = "the collective, e.g. all_reduce")
+    String op;
+
+    @Option(names = "--algo", paramLabel = "NAME", defaultValue = "ring", description = "ring, tree or nvls (default: ${DEFAULT-VALUE})")
+    String algo;
+
+    @Option(names = "--ranks", paramLabel = "N", defaultValue = "4", description = "GPUs taking part (default: ${DEFAULT-VALUE})")
+    int ranks;
+
+    @Option(names = "--size", paramLabel = "SIZE", defaultValue = "4MiB", description = "message size with its unit, e.g. 4MiB (default: ${DEFAULT-VALUE})")
+    String size;
+
+    @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "the node (default: ${DEFAULT-VALUE})")
+    String system;
+
+    @Option(names = "--proto", paramLabel = "NAME", defaultValue = "auto", description = "LL, LL128, Simple or auto (default: ${DEFAULT-VALUE})")
+    String proto;
+
+    @Option(names = "--channels", paramLabel = "N", defaultValue = "1",
+            description = "channels; 1 keeps the schedule readable, 0 chooses as NCCL does (default: ${DEFAULT-VALUE})")
+    int channels;
+
+    @Mixin
+    OutputOptions output;
+
+    @Override
+    public Integer call() {
+        CollectiveOp collective = CollectiveOp.fromName(op);
+        SystemPreset preset = SystemPreset.byName(system);
+        Communicator comm = NvSwitchNode.build(preset, preset.gpusPerNode(ranks));
+        long bytes = DataSize.parse(sizeOrError()).bytes();
+        if (collective.sizeIsTotal()) {
+            bytes = bytes / ranks * ranks;
+        }
+        if (bytes == 0) {
+            throw new InputException("--size " + size + ": nothing to move on " + ranks + " ranks");
+        }
+        if (channels < 0 || channels > 64) {
+            throw new InputException("--channels " + channels + ": expected 0 (as NCCL chooses) to 64");
+        }
+        Explain.Run run = Explain.run(comm, collective, bytes,
+                flag("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
+                flag("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")), channels);
+        if (run.result().schedule().transferCount() > MAX_ROWS) {
+            throw new InputException("the schedule has " + run.result().schedule().transferCount() + " transfers, more than "
+                    + MAX_ROWS + " lines; use a smaller --size, fewer --ranks or --channels 1");
+        }
+        output.emit(output.reportFormat().render(Explain.table(run)), spec.commandLine().getOut());
+        return 0;
+    }
+
+    private String sizeOrError() {
+        try {
+            DataSize.parse(size);
+            return size;
+        } catch (InputException e) {
+            throw e.in("--size");
+        }
+    }
+
+    private static <T> T flag(String name, java.util.function.Supplier<T> parse) {
+        try {
+            return parse.get();
+        } catch (InputException e) {
+            throw e.in(name);
+        }
+    }
+}

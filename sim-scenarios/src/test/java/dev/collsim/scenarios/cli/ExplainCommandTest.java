@@ -1,0 +1,50 @@
+package dev.collsim.scenarios.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ExplainCommandTest {
+    /** The example and its siblings: every transfer is listed, and the alpha-beta comparison follows. */
+    @ParameterizedTest
+    @CsvSource({"ring, 4, 4MiB, 48", "tree, 4, 1MiB, 12", "nvls, 4, 4MiB, 144"})
+    void explainListsEveryTransfer(String algo, int ranks, String size, int transfers) throws Exception {
+        CliRunner text = CliRunner.run("explain", "all_reduce", "--algo", algo, "--ranks", String.valueOf(ranks), "--size", size);
+        assertEquals(0, text.code(), text.err());
+        assertTrue(text.out().contains("alpha-beta, the textbook"), text.out());
+        assertTrue(text.out().contains("simulated, chunk by chunk"), text.out());
+        CliRunner json = CliRunner.run("explain", "all_reduce", "--algo", algo, "--ranks", String.valueOf(ranks), "--size", size,
+                "--format", "json");
+        JsonNode root = new ObjectMapper().readTree(json.out());
+        assertEquals(transfers, root.get("rows").size());
+        JsonNode last = root.get("rows").get(transfers - 1);
+        assertEquals("r0+r1+r2+r3", last.get("carries").asText(), "the last transfer carries the full sum");
+        assertEquals(root.get("meta").get("simulated_us").asDouble(), maxEnd(root), 1e-3);
+    }
+
+    private static double maxEnd(JsonNode root) {
+        double max = 0;
+        for (JsonNode row : root.get("rows")) {
+            max = Math.max(max, row.get("end_us").asDouble());
+        }
+        return max;
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "explain all_reduce --ranks 9        | --gpus-per-node 9",
+        "explain all_reduce --size 4096      | --size: '4096' has no unit",
+        "explain all_reduce --algo warp      | --algo: unknown algorithm 'warp'",
+        "explain all_gather --algo nvls      | no allowed algorithm and protocol can run all_gather",
+        "explain all_reduce --size 8GiB      | more than 5000 lines"})
+    void badExplainInput(String args, String expected) {
+        CliRunner r = CliRunner.run(args.trim().split("\\s+"));
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains(expected), r.err());
+        assertEquals(1, r.err().strip().lines().count());
+    }
+}
