@@ -2,6 +2,8 @@ package dev.collsim.core.nccl;
 
 import dev.collsim.core.collective.CollectiveAlgorithm;
 import dev.collsim.core.collective.CollectiveSimulator;
+import dev.collsim.core.collective.CustomAllReduceAlgorithm;
+import dev.collsim.core.collective.CustomKernelCosts;
 import dev.collsim.core.collective.HostLaunch;
 import dev.collsim.core.collective.NvlsAlgorithm;
 import dev.collsim.core.collective.NvlsCosts;
@@ -29,11 +31,13 @@ import java.util.Map;
  * @param nvlsGraph     NCCL's NVLS graph, or null where NVLS cannot run (or is turned off)
  * @param protocolCosts per protocol, what one channel costs
  * @param nvlsCosts     what an NVLS step costs, or null where NVLS cannot run
+ * @param customCosts   what the inference engines' all-reduce kernels cost
  * @param hostLaunch    host-side cost of issuing a collective
  */
 public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankNodes,
                            NcclArch arch, LinkType intraLink, RingGraph ring, NvlsGraph nvlsGraph,
-                           Map<Protocol, ProtocolCosts> protocolCosts, NvlsCosts nvlsCosts, HostLaunch hostLaunch) {
+                           Map<Protocol, ProtocolCosts> protocolCosts, NvlsCosts nvlsCosts,
+                           CustomKernelCosts customCosts, HostLaunch hostLaunch) {
 
     public Communicator {
         rankDevices = rankDevices.clone();
@@ -78,7 +82,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
     /** The same communicator with NVLS unavailable, as {@code NCCL_NVLS_ENABLE=0} makes it. */
     public Communicator withoutNvls() {
         return new Communicator(name, fabric, rankDevices, rankSwitches, rankNodes, arch, intraLink, ring, null,
-                protocolCosts, null, hostLaunch);
+                protocolCosts, null, customCosts, hostLaunch);
     }
 
     /** Channels of NCCL's point-to-point path: the ring channels rounded up to a power of two (32 on H100). */
@@ -97,6 +101,9 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
             case RING -> RingAlgorithm.inRankOrder(nRanks());
             case NVLS -> new NvlsAlgorithm();
             case TREE -> new TreeAlgorithm(nodeRanks());
+            case ONESHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.ONE_SHOT);
+            case TWOSHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.TWO_SHOT);
+            case MULTIMEM -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.MULTIMEM);
             case P2P -> new P2pAlgorithm(p2pChunkBytes(), plan.request().channels());
             default -> throw new IllegalArgumentException(plan.algo().label() + " is not simulated");
         };
@@ -105,9 +112,15 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
 
     /**
      * Simulates a planned collective chunk by chunk. Ring and point-to-point kernels start after NCCL's
-     * ring base latency for the protocol (launch and set-up); NVLS kernels after the NVLS launch latency.
+     * ring base latency for the protocol (launch and set-up); NVLS kernels after the NVLS launch latency;
+     * the inference engines' kernels after their own, shorter one.
      */
     public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity) {
+        if (plan.algo().custom()) {
+            return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, schedule(plan), customCosts.perBlock(),
+                    nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), customCosts.launchLatency(), observer,
+                    checkCapacity);
+        }
         Protocol proto = plan.request().protocol();
         TimeSpan launch = plan.algo() == AlgorithmId.NVLS
                 ? nvlsCosts.launchLatency()

@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
 public final class NcclPlanner {
     /** Algorithms this version simulates chunk by chunk. */
     public static final Set<AlgorithmId> SIMULATED = EnumSet.of(AlgorithmId.RING, AlgorithmId.TREE, AlgorithmId.NVLS,
-            AlgorithmId.P2P);
+            AlgorithmId.P2P, AlgorithmId.ONESHOT, AlgorithmId.TWOSHOT, AlgorithmId.MULTIMEM);
 
     /** NCCL's {@code NCCL_P2P_LL_THRESHOLD}: a send of at most this many bytes per channel uses LL. */
     private static final long P2P_LL_THRESHOLD = 16384;
@@ -52,13 +52,17 @@ public final class NcclPlanner {
         runnable.addAll(algos);
         runnable.retainAll(SIMULATED);
         runnable.remove(AlgorithmId.P2P);
+        boolean explicitAlgos = algos.size() < AlgorithmId.values().length;
+        if (explicitAlgos && runnable.size() == 1 && runnable.iterator().next().custom()) {
+            return custom(comm, op, bytes, runnable.iterator().next(), channels);
+        }
+        runnable.removeIf(AlgorithmId::custom);
         if (runnable.isEmpty()) {
             throw new InputException("algorithm " + algos.stream().map(AlgorithmId::label).collect(Collectors.joining(","))
                     + " is not simulated yet for " + op.ncclName() + "; this version simulates "
                     + SIMULATED.stream().map(AlgorithmId::label).collect(Collectors.joining(", ")));
         }
         List<NcclTuner.Estimate> candidates = estimates(comm, op, bytes);
-        boolean explicitAlgos = algos.size() < AlgorithmId.values().length;
         boolean explicitProtocols = protos.size() < Protocol.values().length;
         NcclTuner.Estimate best = candidates.stream()
                 .filter(e -> runnable.contains(AlgorithmId.of(e.algo())) && protos.contains(e.protocol()))
@@ -75,6 +79,24 @@ public final class NcclPlanner {
         }
         CollectiveRequest request = new CollectiveRequest(op, comm.nRanks(), bytes, root, proto, nc);
         return new Plan(AlgorithmId.of(best.algo()), request, best, candidates);
+    }
+
+    /**
+     * An inference engine's all-reduce kernel, asked for by name: all_reduce only, inside one NVLink
+     * domain (vLLM needs every pair of GPUs on NVLink), multimem only where the switch can reduce.
+     */
+    private static Plan custom(Communicator comm, CollectiveOp op, long bytes, AlgorithmId algo, int channels) {
+        if (op != CollectiveOp.ALL_REDUCE) {
+            throw new InputException(algo.label() + " is an all_reduce kernel; " + op.ncclName() + " runs with NCCL's algorithms");
+        }
+        if (comm.nNodes() > 1 || comm.intraLink() != LinkType.NVLINK) {
+            throw new InputException(algo.label() + " needs every GPU in one NVLink domain");
+        }
+        if (algo == AlgorithmId.MULTIMEM && comm.nvlsCosts() == null) {
+            throw new InputException("Multimem needs an NVSwitch that can reduce and multicast (NVLS)");
+        }
+        int blocks = channels > 0 ? channels : dev.collsim.core.collective.CustomAllReduceAlgorithm.blocksFor(bytes);
+        return new Plan(algo, new CollectiveRequest(op, comm.nRanks(), bytes, 0, Protocol.SIMPLE, blocks), null, List.of());
     }
 
     /**

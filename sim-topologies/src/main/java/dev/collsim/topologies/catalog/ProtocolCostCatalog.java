@@ -1,5 +1,6 @@
 package dev.collsim.topologies.catalog;
 
+import dev.collsim.core.collective.CustomKernelCosts;
 import dev.collsim.core.collective.HostLaunch;
 import dev.collsim.core.collective.NvlsCosts;
 import dev.collsim.core.collective.Protocol;
@@ -43,6 +44,16 @@ public final class ProtocolCostCatalog {
      * TG_H100_1N8_RING (-g 8): about 35 us with 1-2 channels, 42 us with 24 channels.
      */
     public static final HostLaunch HOST_LAUNCH = new HostLaunch(TimeSpan.ofMicros(4.3), TimeSpan.ofNanos(40));
+
+    /**
+     * The inference engines' all-reduce kernels on NVLink: each block writes 4 GB/s to each peer (a
+     * block of 512 threads storing 16-byte vectors to 7 peers, about 28 GB/s), a flag reaches a peer in
+     * 1.5 us (two NVLink hops and polling), and a small kernel under CUDA graphs starts in 4 us. Chosen
+     * so that 4 KiB to 1 MiB on 8 x H100 fall in the range of the public measurements (reference Q2.4);
+     * measurements without CUDA graphs add a copy of the input that these kernels do not include.
+     */
+    public static final CustomKernelCosts CUSTOM_KERNELS = new CustomKernelCosts(Rate.gigabytesPerSecond(4),
+            TimeSpan.ofMicros(1.5), TimeSpan.ofMicros(4));
 
     private ProtocolCostCatalog() {}
 

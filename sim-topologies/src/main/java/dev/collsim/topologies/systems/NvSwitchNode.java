@@ -51,6 +51,6 @@ public final class NvSwitchNode {
         NvlsGraph nvlsGraph = nvls ? NvlsGraph.search(gpu.arch(), bundle.gigabytesPerSecond(), gpus) : null;
         return new Communicator(preset.id(), fabric, ranks, switches, new int[gpus], gpu.arch(), LinkType.NVLINK, ring, nvlsGraph,
                 ProtocolCostCatalog.nvlink(gpu.arch()), nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null,
-                ProtocolCostCatalog.HOST_LAUNCH);
+                ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH);
     }
 }
