@@ -11,5 +11,14 @@ import dev.collsim.core.units.TimeSpan;
  *                      (barrier, memory fence, flag store) before it can start the next
  * @param notifyLatency time from the end of that overhead until the receiver sees the data
  *                      (flag propagation and polling), on top of the route's own latency
+ * @param netLatency    added to a step whose route leaves through a network card: NCCL's network
+ *                      transport hands each step to a proxy thread that posts it to the NIC and
+ *                      polls for its completion
  */
-public record ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan notifyLatency) {}
+public record ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan notifyLatency, TimeSpan netLatency) {
+
+    /** Costs of a protocol that never crosses a network card. */
+    public ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan notifyLatency) {
+        this(channelRate, sendOverhead, notifyLatency, TimeSpan.ZERO);
+    }
+}

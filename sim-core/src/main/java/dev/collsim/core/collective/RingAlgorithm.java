@@ -26,25 +26,33 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
     private static final int SLICE_STEPS = Protocol.STEPS / 4;
     private static final long ALIGN = 16;
 
-    private final int[] order;
+    private final int[][] orders;
 
-    /** A ring in rank order 0, 1, ..., n-1. */
+    /** A ring in rank order 0, 1, ..., n-1 on every channel. */
     public static RingAlgorithm inRankOrder(int nRanks) {
         int[] order = new int[nRanks];
         Arrays.setAll(order, i -> i);
-        return new RingAlgorithm(order);
+        return new RingAlgorithm(new int[][] {order});
     }
 
-    /** @param order ring position to rank; position p sends to position p+1 */
-    public RingAlgorithm(int[] order) {
-        boolean[] seen = new boolean[order.length];
-        for (int r : order) {
-            if (r < 0 || r >= order.length || seen[r]) {
-                throw new IllegalArgumentException("ring order is not a permutation: " + Arrays.toString(order));
-            }
-            seen[r] = true;
+    /**
+     * @param orders per channel (channel c uses {@code orders[c % orders.length]}), ring position to
+     *               rank; position p sends to position p+1
+     */
+    public RingAlgorithm(int[][] orders) {
+        if (orders.length == 0) {
+            throw new IllegalArgumentException("a ring needs at least one order");
         }
-        this.order = order.clone();
+        for (int[] order : orders) {
+            boolean[] seen = new boolean[orders[0].length];
+            for (int r : order) {
+                if (order.length != seen.length || r < 0 || r >= order.length || seen[r]) {
+                    throw new IllegalArgumentException("ring order is not a permutation: " + Arrays.toString(order));
+                }
+                seen[r] = true;
+            }
+        }
+        this.orders = Arrays.stream(orders).map(int[]::clone).toArray(int[][]::new);
     }
 
     @Override
@@ -54,8 +62,8 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
 
     @Override
     public Schedule schedule(CollectiveRequest req) {
-        if (req.nRanks() != order.length) {
-            throw new IllegalArgumentException("ring of " + order.length + " ranks asked for " + req.nRanks());
+        if (req.nRanks() != orders[0].length) {
+            throw new IllegalArgumentException("ring of " + orders[0].length + " ranks asked for " + req.nRanks());
         }
         Gen gen = new Gen(req);
         long perRank = req.bytesPerRankSegment();
@@ -120,6 +128,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
 
         /** all_reduce, reduce_scatter, all_gather on one channel's range of each rank's buffer or segment. */
         void ringChannel(int c, long chanOffset, long chanBytes) {
+            int[] order = orders[c % orders.length];
             CollectiveOp op = req.op();
             boolean perSegment = op.sizeIsTotal();
             int steps = op == CollectiveOp.ALL_REDUCE ? 2 * (n - 1) : n - 1;
@@ -170,6 +179,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
 
         /** broadcast (chain from the root) and reduce (chain ending at the root) on one channel. */
         void chainChannel(int c, long chanOffset, long chanBytes) {
+            int[] order = orders[c % orders.length];
             boolean reduce = req.op() == CollectiveOp.REDUCE;
             int rootPos = 0;
             while (order[rootPos] != req.root()) {
@@ -196,6 +206,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
 
         /** Adds a transfer from ring position {@code from} to {@code to}, in order on its connection. */
         private int send(int c, int step, int from, int to, int piece, boolean reduce) {
+            int[] order = orders[c % orders.length];
             int t = b.transfer(c, step, order[from], order[to], piece, reduce);
             int key = c * n + from;
             while (connections.size() <= key) {

@@ -32,6 +32,7 @@ public final class ScheduleRunner implements FlowListener {
     private double capWireRate;
     private long sendOverhead;
     private long notifyLatency;
+    private long netLatency;
     private NvlsCosts nvls;
     private int[] legsLeft;
     private long[] legLatency;
@@ -80,6 +81,7 @@ public final class ScheduleRunner implements FlowListener {
         this.capWireRate = protocolCosts.channelRate().bytesPerSecond() * wireFactor;
         this.sendOverhead = protocolCosts.sendOverhead().picos();
         this.notifyLatency = protocolCosts.notifyLatency().picos();
+        this.netLatency = protocolCosts.netLatency().picos();
         this.nvls = nvlsCosts;
         int n = s.transferCount();
         legsLeft = new int[n];
@@ -118,7 +120,9 @@ public final class ScheduleRunner implements FlowListener {
         }
         long bytes = schedule.bytes(t);
         if (bytes == 0) {
-            finish(t, now, 0);
+            // No data, but the step's flag still crosses the route.
+            Route r = schedule.kind(t) == TransferKind.P2P ? route(t) : null;
+            finish(t, now, r == null ? 0 : r.latencyPicos() + (r.viaNic() ? netLatency : 0));
             return;
         }
         if (schedule.kind(t) == TransferKind.SWITCH_ALLREDUCE) {
@@ -172,7 +176,8 @@ public final class ScheduleRunner implements FlowListener {
     @Override
     public void transferred(int t) {
         if (schedule.kind(t) == TransferKind.P2P) {
-            finish(t, engine.now(), route(t).latencyPicos());
+            Route r = route(t);
+            finish(t, engine.now(), r.latencyPicos() + (r.viaNic() ? netLatency : 0));
         } else if (--legsLeft[t] == 0) {
             finish(t, engine.now(), legLatency[t]);
         }

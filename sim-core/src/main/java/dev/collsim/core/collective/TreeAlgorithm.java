@@ -13,7 +13,9 @@ import java.util.Map;
  * <p>Across nodes, two complementary binary trees: the first from NCCL's {@code ncclGetBtree} rule,
  * the second its mirror (even node count) or its shift by one (odd), so that a node that is a leaf
  * in one tree is inside the other. Even channels use the first tree, odd channels the second.
- * Inside a node the ranks form a chain whose first rank connects to the tree across nodes. Each
+ * Inside a node the ranks form a chain whose first rank connects to the tree across nodes; the chain
+ * turns by one GPU every two channels, so that the channels leave each node through different GPUs
+ * (and their NICs), as NCCL's per-channel graphs do. Each
  * channel moves its range chunk by chunk: a rank sends a chunk up to its parent once every child's
  * part of that chunk has arrived (reduce), and down to its children once the reduced chunk has
  * come from its parent (broadcast); the two directions run at the same time, as NCCL's split
@@ -79,20 +81,28 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         return out;
     }
 
-    /** Parent of every rank in tree {@code which} (0 or 1), -1 for the root. */
-    int[] parents(int which, int nRanks) {
+    /** Parent of every rank in tree {@code which} (0 or 1), -1 for the root, chains turned by {@code shift}. */
+    int[] parents(int which, int nRanks, int shift) {
         int[] parent = new int[nRanks];
         Arrays.fill(parent, -1);
         int n = nodes.length;
         for (int k = 0; k < n; k++) {
-            int[] chain = nodes[k];
+            int[] chain = rotate(nodes[k], shift);
             for (int j = 1; j < chain.length; j++) {
                 parent[chain[j]] = chain[j - 1];
             }
             int up = (which == 0 ? btree(n, k) : dtree(n, k))[0];
-            parent[chain[0]] = up < 0 ? -1 : nodes[up][0];
+            parent[chain[0]] = up < 0 ? -1 : rotate(nodes[up], shift)[0];
         }
         return parent;
+    }
+
+    private static int[] rotate(int[] chain, int shift) {
+        int[] out = new int[chain.length];
+        for (int j = 0; j < chain.length; j++) {
+            out[j] = chain[(j + shift) % chain.length];
+        }
+        return out;
     }
 
     @Override
@@ -108,14 +118,13 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         ScheduleBuilder b = new ScheduleBuilder(req, name());
         long chunk = req.protocol().stepDataBytes();
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
-        int[][] parentOf = {parents(0, n), parents(1, n)};
         for (int c = 0; c < req.channels(); c++) {
             long lo = c * perChannel;
             long hi = Math.min(req.bytes(), lo + perChannel);
             if (hi <= lo) {
                 break;
             }
-            channel(b, c, parentOf[c % 2], lo, hi, chunk);
+            channel(b, c, parents(c % 2, n, c / 2), lo, hi, chunk);
         }
         return b.build();
     }

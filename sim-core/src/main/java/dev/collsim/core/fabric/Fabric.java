@@ -122,10 +122,12 @@ public final class Fabric {
         }
         int[] path = new int[hops];
         long latency = 0;
+        boolean viaNic = false;
         for (int d = to, i = hops - 1; d != from; d = links.get(viaLink[d]).from(), i--) {
             path[i] = viaLink[d];
             latency += links.get(viaLink[d]).latency().picos();
+            viaNic |= devices.get(d).kind() == DeviceKind.NIC;
         }
-        return new Route(from, to, path, latency);
+        return new Route(from, to, path, latency, viaNic);
     }
 }

@@ -28,6 +28,9 @@ import java.util.Map;
  * @param rankDevices   fabric device id of each rank's GPU, in rank order
  * @param rankSwitches  fabric device id of the NVLS switch of each rank's GPU, or -1
  * @param rankNodes     the node (NVLink domain) of each rank, numbered from 0
+ * @param ringOrders    the rings NCCL's search builds, one per channel and repeated over the channels
+ *                      (rank order on one node; rail-aligned across nodes)
+ * @param latencyInterMicros the network plugin's extra latency per network step, for the tuner
  * @param nvlsGraph     NCCL's NVLS graph, or null where NVLS cannot run (or is turned off)
  * @param protocolCosts per protocol, what one channel costs
  * @param nvlsCosts     what an NVLS step costs, or null where NVLS cannot run
@@ -35,6 +38,7 @@ import java.util.Map;
  * @param hostLaunch    host-side cost of issuing a collective
  */
 public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankNodes,
+                           int[][] ringOrders, double latencyInterMicros,
                            NcclArch arch, LinkType intraLink, RingGraph ring, NvlsGraph nvlsGraph,
                            Map<Protocol, ProtocolCosts> protocolCosts, NvlsCosts nvlsCosts,
                            CustomKernelCosts customCosts, HostLaunch hostLaunch) {
@@ -43,6 +47,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         rankDevices = rankDevices.clone();
         rankSwitches = rankSwitches.clone();
         rankNodes = rankNodes.clone();
+        ringOrders = java.util.Arrays.stream(ringOrders).map(int[]::clone).toArray(int[][]::new);
         if (rankSwitches.length != rankDevices.length || rankNodes.length != rankDevices.length) {
             throw new IllegalArgumentException("one NVLS switch and one node entry per rank");
         }
@@ -76,12 +81,12 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
     }
 
     public TunerInputs tunerInputs() {
-        return new TunerInputs(nRanks(), nNodes(), arch, intraLink, ring, nvlsGraph);
+        return new TunerInputs(nRanks(), nNodes(), arch, intraLink, ring, nvlsGraph, latencyInterMicros);
     }
 
     /** The same communicator with NVLS unavailable, as {@code NCCL_NVLS_ENABLE=0} makes it. */
     public Communicator withoutNvls() {
-        return new Communicator(name, fabric, rankDevices, rankSwitches, rankNodes, arch, intraLink, ring, null,
+        return new Communicator(name, fabric, rankDevices, rankSwitches, rankNodes, ringOrders, latencyInterMicros, arch, intraLink, ring, null,
                 protocolCosts, null, customCosts, hostLaunch);
     }
 
@@ -98,7 +103,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
     /** Builds the schedule a plan describes. */
     public Schedule schedule(Plan plan) {
         CollectiveAlgorithm algorithm = switch (plan.algo()) {
-            case RING -> RingAlgorithm.inRankOrder(nRanks());
+            case RING -> new RingAlgorithm(ringOrders);
             case NVLS -> new NvlsAlgorithm();
             case TREE -> new TreeAlgorithm(nodeRanks());
             case ONESHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.ONE_SHOT);

@@ -38,6 +38,20 @@ public final class NcclTuner {
         return proto != Protocol.LL128 || in.intraLink() == LinkType.NVLINK;
     }
 
+    /** NCCL's {@code NCCL_NET_OVERHEAD} on Intel and ARM hosts, tripled for Simple. */
+    private static final double NET_OVERHEAD_MICROS = 1.0;
+
+    /** Latency of one step inside a node; across nodes NCCL takes at least the network overhead. */
+    private static double intraLatency(NcclAlgo algo, Protocol proto, TunerInputs in) {
+        double lat = hwLatencyMicros(in.intraLink(), algo, proto);
+        return in.nNodes() > 1 ? Math.max(lat, NET_OVERHEAD_MICROS * (proto == Protocol.SIMPLE ? 3 : 1)) : lat;
+    }
+
+    /** Latency of one network step: NCCL's NET latency plus the plugin's (twice for Simple, the flush). */
+    private static double interLatency(NcclAlgo algo, Protocol proto, TunerInputs in) {
+        return hwLatencyMicros(LinkType.NET, algo, proto) + in.latencyInterMicros() * (proto == Protocol.SIMPLE ? 2 : 1);
+    }
+
     /** NCCL's estimate for the ring algorithm; {@code nBytes} is nccl-tests' size. */
     public static Estimate ring(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
         int n = in.nRanks();
@@ -57,8 +71,15 @@ public final class NcclTuner {
         }
         double algBw = busBw * n / nsteps;
         int latencySteps = op.rooted() ? n - 1 : nsteps;
+        int nodes = in.nNodes();
+        int interSteps = op == CollectiveOp.ALL_REDUCE ? 2 * (nodes - 1) : op.rooted() ? 0 : nodes - 1;
         double latency = baseLatencyMicros(NcclAlgo.RING, proto)
-                + latencySteps * hwLatencyMicros(in.intraLink(), NcclAlgo.RING, proto);
+                + (latencySteps - interSteps) * intraLatency(NcclAlgo.RING, proto, in)
+                + interSteps * interLatency(NcclAlgo.RING, proto, in);
+        if (nodes > 1 && proto == Protocol.SIMPLE && op == CollectiveOp.ALL_REDUCE
+                && nBytes / ((double) g.channels() * n) >= 64) {
+            latency *= 1.4;
+        }
         return new Estimate(NcclAlgo.RING, proto, latency, algBw, latency + nBytes / (1000 * algBw),
                 enabledByDefault(proto, in));
     }
@@ -84,8 +105,8 @@ public final class NcclTuner {
             case SIMPLE -> Math.min(busBw * LL128_EFFICIENCY, g.searchChannels() * in.arch().perChannelMaxTreeBw(nNodes));
         };
         double algBw = busBw * 0.5;
-        double intraLat = hwLatencyMicros(in.intraLink(), NcclAlgo.TREE, proto);
-        double interLat = hwLatencyMicros(LinkType.NET, NcclAlgo.TREE, proto);
+        double intraLat = intraLatency(NcclAlgo.TREE, proto, in);
+        double interLat = interLatency(NcclAlgo.TREE, proto, in);
         double latency = baseLatencyMicros(NcclAlgo.TREE, proto)
                 + 2 * ((ppn - 1) * intraLat + log2(nNodes) * interLat);
         boolean enabled = proto != Protocol.LL128 || in.intraLink() == LinkType.NVLINK;

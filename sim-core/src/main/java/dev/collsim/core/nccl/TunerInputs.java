@@ -3,6 +3,8 @@ package dev.collsim.core.nccl;
 /**
  * What NCCL's tuner knows of a communicator.
  *
- * @param nvls the NVLS graph, or null where NVLS is unavailable (no NVLS switch, or turned off)
+ * @param nvls              the NVLS graph, or null where NVLS is unavailable (no NVLS switch, or turned off)
+ * @param latencyInterMicros the network plugin's extra latency per network step ({@code graph->latencyInter})
  */
-public record TunerInputs(int nRanks, int nNodes, NcclArch arch, LinkType intraLink, RingGraph ring, NvlsGraph nvls) {}
+public record TunerInputs(int nRanks, int nNodes, NcclArch arch, LinkType intraLink, RingGraph ring, NvlsGraph nvls,
+                          double latencyInterMicros) {}

@@ -36,7 +36,7 @@ class TreeTest {
                 for (int k = 0; k < n; k++) {
                     nodes[k] = new int[] {k};
                 }
-                int[] parent = new TreeAlgorithm(nodes).parents(which, n);
+                int[] parent = new TreeAlgorithm(nodes).parents(which, n, 0);
                 int roots = 0;
                 for (int k = 0; k < n; k++) {
                     roots += parent[k] < 0 ? 1 : 0;

@@ -37,7 +37,7 @@ class NcclPlannerTest {
         }
         int[] switches = new int[8];
         java.util.Arrays.fill(switches, sw);
-        return new Communicator("test", b.build(), ranks, switches, new int[8], NcclArch.HOPPER, LinkType.NVLINK,
+        return new Communicator("test", b.build(), ranks, switches, new int[8], new int[][] {{0, 1, 2, 3, 4, 5, 6, 7}}, 0, NcclArch.HOPPER, LinkType.NVLINK,
                 RingGraph.search(NcclArch.HOPPER, 370.8), NvlsGraph.search(NcclArch.HOPPER, 370.8, 8), costs,
                 new dev.collsim.core.collective.NvlsCosts(0.85, Rate.gigabytesPerSecond(30), TimeSpan.ZERO,
                         TimeSpan.ofMicros(1), TimeSpan.ofMicros(5), Rate.gigabytesPerSecond(25)),

@@ -5,7 +5,8 @@ import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.core.nccl.Plan;
-import dev.collsim.topologies.systems.NvSwitchNode;
+import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +16,9 @@ public final class Bench {
     private Bench() {}
 
     public static Communicator communicator(BenchSpec spec) {
-        Communicator comm = NvSwitchNode.build(SystemPreset.byName(spec.system()), spec.gpusPerNode());
+        SystemPreset preset = SystemPreset.byName(spec.system());
+        NetworkPreset network = spec.network() == null ? preset.defaultNetwork() : NetworkPreset.byName(spec.network());
+        Communicator comm = HgxCluster.build(preset, spec.nodes(), spec.gpusPerNode(), network);
         return spec.nvls() ? comm : comm.withoutNvls();
     }
 

@@ -9,20 +9,25 @@ import java.util.Set;
 /**
  * One nccl-tests-style run, fully specified.
  *
+ * @param nodes         nodes (NVLink domains) joined by the network
+ * @param network       the network between nodes, or null for the system's default
  * @param gpusPerThread nccl-tests' {@code -g}: GPUs one host thread drives
  * @param root          root rank of broadcast and reduce
  * @param channels      a fixed channel count, or 0 to choose as NCCL does
  * @param nvls          whether NVLS may be used where the fabric supports it ({@code NCCL_NVLS_ENABLE})
  */
-public record BenchSpec(CollectiveOp op, String system, int gpusPerNode, int gpusPerThread, DataType type,
+public record BenchSpec(CollectiveOp op, String system, int nodes, int gpusPerNode, String network, int gpusPerThread, DataType type,
                         ReduceOp redop, int root, SizeSweep sizes, Set<AlgorithmId> algos, Set<Protocol> protocols,
                         int channels, boolean nvls) {
     public BenchSpec {
         if (gpusPerThread < 1 || gpusPerThread > gpusPerNode) {
             throw new InputException("-g " + gpusPerThread + ": a thread drives 1 to " + gpusPerNode + " GPUs here");
         }
-        if (root < 0 || root >= gpusPerNode) {
-            throw new InputException("-r " + root + ": the root must be a rank, 0 to " + (gpusPerNode - 1));
+        if (nodes < 1) {
+            throw new InputException("--nodes " + nodes + ": expected 1 or more");
+        }
+        if (root < 0 || root >= nodes * gpusPerNode) {
+            throw new InputException("-r " + root + ": the root must be a rank, 0 to " + (nodes * gpusPerNode - 1));
         }
         if (channels < 0 || channels > 64) {
             throw new InputException("--channels " + channels + ": expected 1 to 64 (NCCL's MAXCHANNELS), or leave it out");

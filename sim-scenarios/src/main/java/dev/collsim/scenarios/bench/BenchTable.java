@@ -29,11 +29,13 @@ public final class BenchTable {
         meta.put("command", "bench");
         meta.put("op", spec.op().ncclName());
         meta.put("system", spec.system());
-        meta.put("ranks", spec.gpusPerNode());
+        meta.put("nodes", spec.nodes());
+        meta.put("ranks", spec.nodes() * spec.gpusPerNode());
         meta.put("gpus_per_thread", spec.gpusPerThread());
         Table t = new Table("collsim bench " + spec.op().ncclName(), COLUMNS, meta);
         t.note("collsim bench " + spec.op().ncclName() + ": simulated nccl-tests " + spec.op().ncclName() + "_perf");
-        t.note("system " + spec.system() + " (" + systemDescription + "), " + spec.gpusPerNode() + " ranks, -g "
+        t.note("system " + spec.system() + " (" + systemDescription + "), " + spec.nodes() + " node(s) x " + spec.gpusPerNode()
+                + " GPUs" + (spec.nodes() > 1 ? " over " + spec.network() : "") + ", -g "
                 + spec.gpusPerThread() + " (" + spec.gpusPerThread() + " GPU(s) per host thread)");
         t.note("time = steady-state time per iteration; algbw = size/time, busbw as nccl-tests defines it (GB = 1e9 B)");
         t.note("");

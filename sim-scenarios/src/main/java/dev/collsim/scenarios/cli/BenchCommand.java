@@ -12,6 +12,7 @@ import dev.collsim.scenarios.bench.BenchTable;
 import dev.collsim.scenarios.bench.DataType;
 import dev.collsim.scenarios.bench.ReduceOp;
 import dev.collsim.scenarios.bench.SizeSweep;
+import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.reports.Table;
 import java.util.concurrent.Callable;
@@ -39,6 +40,13 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
     Integer gpusPerNode;
+
+    @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "nodes joined by the network (default: ${DEFAULT-VALUE})")
+    int nodes;
+
+    @Option(names = "--network", paramLabel = "NAME",
+            description = "ib-ndr, ib-hdr, roce or efa-p5 between nodes (default: the system's, ib-ndr on HGX H100)")
+    String network;
 
     @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", defaultValue = "32M", description = "smallest size, e.g. 8, 1M (default: ${DEFAULT-VALUE})")
     String minBytes;
@@ -89,7 +97,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        BenchSpec benchSpec = spec(op, system, gpusPerNode, minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread,
+        BenchSpec benchSpec = spec(op, system, nodes, gpusPerNode, network, minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread,
                 dataType, redop, root, algo, proto, channels, nvls);
         String description = SystemPreset.byName(benchSpec.system()).description();
         Table table = explainChoice ? ChoiceTable.of(benchSpec) : BenchTable.of(benchSpec, description, Bench.run(benchSpec));
@@ -98,7 +106,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** Validates every flag and builds the spec; shared with {@code demo}. */
-    static BenchSpec spec(String op, String system, Integer gpusPerNode, String minBytes, String maxBytes, long stepFactor,
+    static BenchSpec spec(String op, String system, int nodes, Integer gpusPerNode, String network, String minBytes, String maxBytes, long stepFactor,
                           String stepBytes, int gpusPerThread, String dataType, String redop, int root, String algo,
                           String proto, Integer channels, String nvls) {
         CollectiveOp collective = CollectiveOp.fromName(op);
@@ -106,7 +114,8 @@ public final class BenchCommand implements Callable<Integer> {
         int gpus = preset.gpusPerNode(gpusPerNode);
         SizeSweep sizes = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes),
                 stepFactor, SizeSweep.parseSize("-i", stepBytes));
-        return new BenchSpec(collective, preset.id(), gpus, gpusPerThread, DataType.fromName(dataType),
+        String net = network == null ? preset.defaultNetwork().id() : NetworkPreset.byName(network).id();
+        return new BenchSpec(collective, preset.id(), nodes, gpus, net, gpusPerThread, DataType.fromName(dataType),
                 ReduceOp.fromName(redop), root, sizes, flag("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
                 flag("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
                 channels == null ? 0 : channels, onOff("--nvls", nvls));

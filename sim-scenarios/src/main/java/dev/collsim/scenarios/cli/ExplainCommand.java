@@ -8,7 +8,7 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.core.units.DataSize;
 import dev.collsim.scenarios.explain.Explain;
-import dev.collsim.topologies.systems.NvSwitchNode;
+import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -58,7 +58,7 @@ public final class ExplainCommand implements Callable<Integer> {
     public Integer call() {
         CollectiveOp collective = CollectiveOp.fromName(op);
         SystemPreset preset = SystemPreset.byName(system);
-        Communicator comm = NvSwitchNode.build(preset, preset.gpusPerNode(ranks));
+        Communicator comm = HgxCluster.node(preset, preset.gpusPerNode(ranks));
         long bytes = DataSize.parse(sizeOrError()).bytes();
         if (collective.sizeIsTotal()) {
             bytes = bytes / ranks * ranks;

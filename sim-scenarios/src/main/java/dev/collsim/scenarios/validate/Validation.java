@@ -83,8 +83,8 @@ public final class Validation {
             if (Double.isNaN(r.timeMicros()) || r.sizeBytes() < 0) {
                 continue;
             }
-            BenchSpec spec = new BenchSpec(CollectiveOp.fromName(r.op()), setup.system(), setup.gpusPerNode(),
-                    setup.gpusPerThread(), DataType.fromName(r.dtype()), ReduceOp.SUM, 0,
+            BenchSpec spec = new BenchSpec(CollectiveOp.fromName(r.op()), setup.system(), setup.nodes(),
+                    setup.gpusPerNode(), setup.network(), setup.gpusPerThread(), DataType.fromName(r.dtype()), ReduceOp.SUM, 0,
                     new SizeSweep(r.sizeBytes(), r.sizeBytes(), 2, 1),
                     Selection.parse(setup.algo(), AlgorithmId.class, AlgorithmId::label, "algorithm"),
                     EnumSet.allOf(Protocol.class), 0, true);

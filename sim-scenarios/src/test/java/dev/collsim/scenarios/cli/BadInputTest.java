@@ -37,6 +37,9 @@ class BadInputTest {
         "bench                                          | Missing required parameter: 'OP'",
         "frobnicate                                     | Unmatched argument",
         "validate --calibration /nonexistent/file.csv   | /nonexistent/file.csv: cannot read",
+        "bench all_reduce --nodes 0                     | --nodes 0: expected 1 or more",
+        "bench all_reduce --nodes 2 --network fddi      | unknown network 'fddi'",
+        "bench all_reduce --nodes 2 --algo nvls         | no allowed algorithm and protocol can run all_reduce",
     })
     void badInputIsOneLineAndExitCode2(String args, String expected) {
         CliRunner r = CliRunner.run(args.trim().split("\\s+"));

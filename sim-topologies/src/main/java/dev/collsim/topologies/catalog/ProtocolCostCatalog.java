@@ -57,15 +57,22 @@ public final class ProtocolCostCatalog {
 
     private ProtocolCostCatalog() {}
 
-    /** Costs for GPUs of one generation inside an NVLink domain. */
-    public static Map<Protocol, ProtocolCosts> nvlink(NcclArch arch) {
+    /**
+     * Costs for GPUs of one generation. A step over NVLink costs NCCL's NVLink ring latency; a step
+     * that leaves through a NIC costs NCCL's network ring latency ({@code hwLat[NET][Ring]}: LL 2.7,
+     * LL128 4.0, Simple 14 us), of which the network route's extra hops ({@code extraNetRoute} beyond
+     * the NVLink route) are already part of the route.
+     */
+    public static Map<Protocol, ProtocolCosts> costs(NcclArch arch, TimeSpan extraNetRoute) {
         long routeLatency = 2 * NvLinkGeneration.HOP_LATENCY.picos();
         Map<Protocol, ProtocolCosts> costs = new EnumMap<>(Protocol.class);
         for (Protocol p : Protocol.values()) {
             TimeSpan overhead = p == Protocol.SIMPLE ? SIMPLE_SEND_OVERHEAD : TimeSpan.ZERO;
             long step = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.RING, p)).picos();
+            long netStep = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.RING, p)).picos();
             TimeSpan notify = new TimeSpan(step - routeLatency - overhead.picos());
-            costs.put(p, new ProtocolCosts(channelRate(arch, p), overhead, notify));
+            TimeSpan net = new TimeSpan(Math.max(0, netStep - step - extraNetRoute.picos()));
+            costs.put(p, new ProtocolCosts(channelRate(arch, p), overhead, notify, net));
         }
         return costs;
     }

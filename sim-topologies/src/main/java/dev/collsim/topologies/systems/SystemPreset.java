@@ -2,26 +2,46 @@ package dev.collsim.topologies.systems;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.topologies.catalog.GpuModel;
+import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.catalog.PcieGeneration;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
 /** The built-in systems, by the name {@code --system} takes. */
 public enum SystemPreset {
-    DGX_A100("dgx-a100", "NVIDIA DGX A100: 8x A100 SXM4, 12 NVLink3 per GPU over 6 NVSwitch chips", GpuModel.A100_SXM, 8),
-    HGX_H100("hgx-h100", "NVIDIA HGX H100: 8x H100 SXM5, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H100_SXM, 8),
-    HGX_H200("hgx-h200", "NVIDIA HGX H200: 8x H200 SXM, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H200_SXM, 8),
-    HGX_B200("hgx-b200", "NVIDIA HGX B200: 8x B200, 18 NVLink5 per GPU over 2 NVSwitch chips", GpuModel.B200, 8);
+    DGX_A100("dgx-a100", "NVIDIA DGX A100: 8x A100 SXM4, 12 NVLink3 per GPU over 6 NVSwitch chips", GpuModel.A100_SXM, 8,
+            PcieGeneration.GEN4, NetworkPreset.IB_HDR),
+    HGX_H100("hgx-h100", "NVIDIA HGX H100: 8x H100 SXM5, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H100_SXM, 8,
+            PcieGeneration.GEN5, NetworkPreset.IB_NDR),
+    HGX_H200("hgx-h200", "NVIDIA HGX H200: 8x H200 SXM, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H200_SXM, 8,
+            PcieGeneration.GEN5, NetworkPreset.IB_NDR),
+    HGX_B200("hgx-b200", "NVIDIA HGX B200: 8x B200, 18 NVLink5 per GPU over 2 NVSwitch chips", GpuModel.B200, 8,
+            PcieGeneration.GEN5, NetworkPreset.IB_NDR);
 
     private final String id;
     private final String description;
     private final GpuModel gpu;
     private final int gpusPerNode;
+    private final PcieGeneration pcie;
+    private final NetworkPreset network;
 
-    SystemPreset(String id, String description, GpuModel gpu, int gpusPerNode) {
+    SystemPreset(String id, String description, GpuModel gpu, int gpusPerNode, PcieGeneration pcie, NetworkPreset network) {
         this.id = id;
         this.description = description;
         this.gpu = gpu;
         this.gpusPerNode = gpusPerNode;
+        this.pcie = pcie;
+        this.network = network;
+    }
+
+    /** The PCIe generation between each GPU and its NICs. */
+    public PcieGeneration pcie() {
+        return pcie;
+    }
+
+    /** The network between nodes unless {@code --network} says otherwise. */
+    public NetworkPreset defaultNetwork() {
+        return network;
     }
 
     public String id() {

@@ -1,0 +1,85 @@
+package dev.collsim.topologies.catalog;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.Rate;
+import dev.collsim.core.units.TimeSpan;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/**
+ * Scale-out networks, by the name {@code --network} takes. Rates are per NIC and per direction;
+ * {@code efficiency} is the payload share of the wire after the transport's headers (InfiniBand's
+ * 4 KiB MTU and its headers: about 0.97, which puts a 400 Gb/s NIC at the 48-49 GB/s that
+ * {@code ib_write_bw} and nccl-tests measure).
+ *
+ * @param nicsPerGpu     NICs on each GPU's PCIe switch
+ * @param hopLatency     a NIC-to-switch cable and the switch behind it
+ * @param latencyInter   the network plugin's extra latency NCCL's tuner adds per network step
+ *                       ({@code graph->latencyInter}; aws-ofi-nccl reports 75 us for EFA)
+ */
+public enum NetworkPreset {
+    IB_NDR("ib-ndr", "InfiniBand NDR, 400 Gb/s per NIC", Rate.gigabitsPerSecond(400), 0.97, 1, TimeSpan.ofNanos(300), 0),
+    IB_HDR("ib-hdr", "InfiniBand HDR, 200 Gb/s per NIC", Rate.gigabitsPerSecond(200), 0.97, 1, TimeSpan.ofNanos(300), 0),
+    ROCE("roce", "RoCE v2, 400 Gb/s per NIC, lossless", Rate.gigabitsPerSecond(400), 0.95, 1, TimeSpan.ofNanos(500), 0),
+    EFA_P5("efa-p5", "AWS EFA on p5: 32 x 100 Gb/s per node, 4 per GPU", Rate.gigabitsPerSecond(100), 0.92, 4,
+            TimeSpan.ofNanos(800), 75);
+
+    private final String id;
+    private final String description;
+    private final Rate lineRate;
+    private final double efficiency;
+    private final int nicsPerGpu;
+    private final TimeSpan hopLatency;
+    private final double latencyInterMicros;
+
+    NetworkPreset(String id, String description, Rate lineRate, double efficiency, int nicsPerGpu, TimeSpan hopLatency,
+                  double latencyInterMicros) {
+        this.id = id;
+        this.description = description;
+        this.lineRate = lineRate;
+        this.efficiency = efficiency;
+        this.nicsPerGpu = nicsPerGpu;
+        this.hopLatency = hopLatency;
+        this.latencyInterMicros = latencyInterMicros;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** Signalling rate of one NIC per direction. */
+    public Rate lineRate() {
+        return lineRate;
+    }
+
+    /** Payload rate of one NIC per direction. */
+    public Rate effectiveRate() {
+        return lineRate.times(efficiency);
+    }
+
+    public int nicsPerGpu() {
+        return nicsPerGpu;
+    }
+
+    public TimeSpan hopLatency() {
+        return hopLatency;
+    }
+
+    public double latencyInterMicros() {
+        return latencyInterMicros;
+    }
+
+    public static NetworkPreset byName(String name) {
+        for (NetworkPreset n : values()) {
+            if (n.id.equalsIgnoreCase(name)) {
+                return n;
+            }
+        }
+        throw new InputException("unknown network '" + name + "'; expected one of "
+                + Arrays.stream(values()).map(NetworkPreset::id).collect(Collectors.joining(", ")));
+    }
+}

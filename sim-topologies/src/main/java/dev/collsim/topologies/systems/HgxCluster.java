@@ -1,0 +1,129 @@
+package dev.collsim.topologies.systems;
+
+import dev.collsim.core.fabric.Capability;
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.FabricBuilder;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.nccl.LinkType;
+import dev.collsim.core.nccl.NvlsGraph;
+import dev.collsim.core.nccl.RingGraph;
+import dev.collsim.core.units.Rate;
+import dev.collsim.core.units.TimeSpan;
+import dev.collsim.topologies.catalog.GpuModel;
+import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.catalog.NvLinkGeneration;
+import dev.collsim.topologies.catalog.PcieGeneration;
+import dev.collsim.topologies.catalog.ProtocolCostCatalog;
+import java.util.Arrays;
+import java.util.Set;
+
+/**
+ * HGX/DGX systems: nodes of G GPUs joined by NVSwitch, and between nodes a rail-optimised network.
+ *
+ * <p>Inside a node the board's NVSwitch chips are one crossbar device and each GPU's NVLinks one
+ * bundle per direction carrying the sum of its links: exact for traffic striped over all links,
+ * which NVLink address interleaving does. On Hopper and Blackwell the switch can reduce and
+ * multicast (NVLS).
+ *
+ * <p>Across nodes each GPU shares a PCIe switch with its NIC(s) (GPUDirect RDMA: the NIC reads and
+ * writes GPU memory through that switch); several NICs of one GPU are one bundle. The NICs of GPU
+ * {@code g} of every node hang off leaf switch {@code g} (rail {@code g}); a non-blocking spine joins the
+ * leaves for traffic that changes rails. NCCL's rings stay on one rail between nodes: within a
+ * node, channel {@code c}'s ring enters and leaves on rails that match its neighbours'.
+ */
+public final class HgxCluster {
+    private HgxCluster() {}
+
+    /** One node of {@code gpus} GPUs, no network. */
+    public static Communicator node(SystemPreset preset, int gpus) {
+        return build(preset, 1, gpus, preset.defaultNetwork());
+    }
+
+    public static Communicator build(SystemPreset preset, int nodes, int gpusPerNode, NetworkPreset network) {
+        if (nodes < 1) {
+            throw new InputException("--nodes " + nodes + ": expected 1 or more");
+        }
+        preset.gpusPerNode(gpusPerNode);
+        GpuModel gpu = preset.gpu();
+        NvLinkGeneration nvlink = gpu.nvlink();
+        Rate bundle = nvlink.effectiveRate().times(gpu.nvlinks());
+        String nvlinkClass = nvlink.label() + " x" + gpu.nvlinks();
+        boolean nvls = gpu.arch().nvlsEfficiency() > 0;
+        PcieGeneration pcie = preset.pcie();
+        Rate nicRate = network.effectiveRate().times(network.nicsPerGpu());
+        String nicClass = network.id() + (network.nicsPerGpu() > 1 ? " x" + network.nicsPerGpu() : "");
+        int n = nodes * gpusPerNode;
+        FabricBuilder b = new FabricBuilder();
+        int[] ranks = new int[n];
+        int[] switches = new int[n];
+        int[] rankNodes = new int[n];
+        int[] leaves = new int[gpusPerNode];
+        if (nodes > 1) {
+            for (int g = 0; g < gpusPerNode; g++) {
+                leaves[g] = b.addDevice("leaf" + g, DeviceKind.NETWORK_SWITCH);
+            }
+            if (gpusPerNode > 1) {
+                int spine = b.addDevice("spine", DeviceKind.NETWORK_SWITCH);
+                for (int g = 0; g < gpusPerNode; g++) {
+                    b.addDuplex(leaves[g], spine, nicRate.times(nodes), network.hopLatency(), nicClass + " spine");
+                }
+            }
+        }
+        for (int k = 0; k < nodes; k++) {
+            String prefix = nodes == 1 ? "" : "n" + k + ".";
+            int nvs = b.addDevice(prefix + "nvswitch", DeviceKind.NVSWITCH, nvls ? Set.of(Capability.NVLS) : Set.of());
+            for (int g = 0; g < gpusPerNode; g++) {
+                int r = k * gpusPerNode + g;
+                ranks[r] = b.addDevice(prefix + "gpu" + g, DeviceKind.GPU);
+                switches[r] = nvls ? nvs : -1;
+                rankNodes[r] = k;
+                b.addDuplex(ranks[r], nvs, bundle, NvLinkGeneration.HOP_LATENCY, nvlinkClass);
+                if (nodes > 1) {
+                    int sw = b.addDevice(prefix + "pcie" + g, DeviceKind.PCIE_SWITCH);
+                    int nic = b.addDevice(prefix + "nic" + g, DeviceKind.NIC);
+                    b.addDuplex(ranks[r], sw, pcie.effectiveRate(), PcieGeneration.HOP_LATENCY, pcie.label());
+                    b.addDuplex(nic, sw, pcie.effectiveRate(), PcieGeneration.HOP_LATENCY, pcie.label());
+                    b.addDuplex(nic, leaves[g], nicRate, network.hopLatency(), nicClass);
+                }
+            }
+        }
+        Fabric fabric = b.build();
+        long nvlinkRoute = 2 * NvLinkGeneration.HOP_LATENCY.picos();
+        long netRoute = 4 * PcieGeneration.HOP_LATENCY.picos() + 2 * network.hopLatency().picos();
+        RingGraph ring = nodes == 1
+                ? RingGraph.search(gpu.arch(), bundle.gigabytesPerSecond())
+                : RingGraph.searchInter(gpu.arch(), network.lineRate().gigabytesPerSecond() * network.nicsPerGpu(), gpusPerNode);
+        boolean nvlsHere = nvls && nodes == 1;
+        NvlsGraph nvlsGraph = nvlsHere ? NvlsGraph.search(gpu.arch(), bundle.gigabytesPerSecond(), gpusPerNode) : null;
+        String name = preset.id() + (nodes > 1 ? " x" + nodes + " over " + network.id() : "");
+        return new Communicator(name, fabric, ranks, switches, rankNodes, ringOrders(nodes, gpusPerNode),
+                nodes > 1 ? network.latencyInterMicros() : 0, gpu.arch(), LinkType.NVLINK, ring, nvlsGraph,
+                ProtocolCostCatalog.costs(gpu.arch(), new TimeSpan(netRoute - nvlinkRoute)),
+                nvlsHere ? ProtocolCostCatalog.nvls(gpu.arch()) : null, ProtocolCostCatalog.CUSTOM_KERNELS,
+                ProtocolCostCatalog.HOST_LAUNCH);
+    }
+
+    /**
+     * One ring per rail: channel c's ring visits node 0 starting at GPU c and ending at GPU c-1, then
+     * node 1 backwards from GPU c-1 to GPU c, and so on, so that every hop between nodes stays on one
+     * rail (with an odd node count the hop back to node 0 changes rails once).
+     */
+    static int[][] ringOrders(int nodes, int gpusPerNode) {
+        int[][] orders = new int[gpusPerNode][nodes * gpusPerNode];
+        for (int c = 0; c < gpusPerNode; c++) {
+            int p = 0;
+            for (int k = 0; k < nodes; k++) {
+                for (int j = 0; j < gpusPerNode; j++) {
+                    int local = k % 2 == 0 ? (c + j) % gpusPerNode : Math.floorMod(c - 1 - j, gpusPerNode);
+                    orders[c][p++] = k * gpusPerNode + local;
+                }
+            }
+            if (nodes == 1) {
+                Arrays.setAll(orders[c], i -> i);
+            }
+        }
+        return orders;
+    }
+}

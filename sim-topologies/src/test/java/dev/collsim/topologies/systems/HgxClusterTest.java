@@ -1,0 +1,98 @@
+package dev.collsim.topologies.systems;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.core.collective.Protocol;
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.nccl.NcclTuner;
+import dev.collsim.core.nccl.LinkType;
+import dev.collsim.core.nccl.NcclAlgo;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class HgxClusterTest {
+    @Test
+    void hgxH100HasEightGpusAt371GBpsPerDirection() {
+        Communicator c = HgxCluster.node(SystemPreset.HGX_H100, 8);
+        assertEquals(8, c.nRanks());
+        assertEquals(8, c.fabric().devicesOfKind(DeviceKind.GPU).size());
+        assertEquals(16, c.fabric().links().size());
+        assertEquals(370.8, c.fabric().link(0).rate().gigabytesPerSecond(), 1e-9);
+        assertEquals(24, c.ring().channels());
+        assertEquals(2, c.fabric().route(c.rankDevices()[0], c.rankDevices()[7]).links().length);
+    }
+
+    @Test
+    void aSubsetOfGpusAndItsLimits() {
+        assertEquals(4, HgxCluster.node(SystemPreset.HGX_B200, 4).nRanks());
+        InputException zero = assertThrows(InputException.class, () -> HgxCluster.node(SystemPreset.HGX_H100, 0));
+        assertTrue(zero.getMessage().contains("expected 1 to 8"), zero.getMessage());
+        assertThrows(InputException.class, () -> HgxCluster.node(SystemPreset.DGX_A100, 9));
+        InputException unknown = assertThrows(InputException.class, () -> SystemPreset.byName("hgx-h900"));
+        assertTrue(unknown.getMessage().contains("hgx-h100"), unknown.getMessage());
+    }
+
+    /** The catalogue's per-step latencies add up to NCCL's NVLink ring latencies on every generation. */
+    @ParameterizedTest
+    @EnumSource(SystemPreset.class)
+    void perStepLatencyMatchesNcclsNvlinkTable(SystemPreset preset) {
+        Communicator c = HgxCluster.node(preset, 8);
+        long route = c.fabric().route(c.rankDevices()[0], c.rankDevices()[1]).latencyPicos();
+        for (Protocol p : Protocol.values()) {
+            var costs = c.protocolCosts().get(p);
+            double step = (route + costs.sendOverhead().picos() + costs.notifyLatency().picos()) / 1e6;
+            assertEquals(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.RING, p), step, 1e-9, p.label());
+        }
+    }
+
+    /** Between nodes a route goes GPU, PCIe switch, NIC, the rail's leaf, NIC, PCIe switch, GPU; across rails through the spine. */
+    @Test
+    void routesBetweenNodesStayOnTheirRail() {
+        Communicator c = HgxCluster.build(SystemPreset.HGX_H100, 4, 8, dev.collsim.topologies.catalog.NetworkPreset.IB_NDR);
+        assertEquals(32, c.nRanks());
+        assertEquals(4, c.nNodes());
+        var sameRail = c.fabric().route(c.rankDevices()[3], c.rankDevices()[8 + 3]);
+        assertEquals(6, sameRail.links().length);
+        assertTrue(sameRail.viaNic());
+        var crossRail = c.fabric().route(c.rankDevices()[3], c.rankDevices()[8 + 5]);
+        assertEquals(8, crossRail.links().length);
+        var inside = c.fabric().route(c.rankDevices()[3], c.rankDevices()[5]);
+        assertEquals(2, inside.links().length);
+        assertTrue(!inside.viaNic());
+        assertEquals(48.5, c.fabric().link(sameRail.links()[2]).rate().gigabytesPerSecond(), 1e-9);
+        assertEquals(16, c.ring().channels());
+        assertTrue(c.nvlsGraph() == null, "NVLS across nodes needs NVLS-Tree, not simulated yet");
+    }
+
+    /** Every ring is a permutation, and each hop between nodes joins two GPUs of the same rail. */
+    @Test
+    void ringsAreRailAligned() {
+        int nodes = 4;
+        int g = 8;
+        int[][] orders = HgxCluster.ringOrders(nodes, g);
+        assertEquals(g, orders.length);
+        for (int[] order : orders) {
+            assertEquals(nodes * g, java.util.Arrays.stream(order).distinct().count());
+            for (int p = 0; p < order.length; p++) {
+                int a = order[p];
+                int b = order[(p + 1) % order.length];
+                if (a / g != b / g) {
+                    assertEquals(a % g, b % g, "hop " + a + " -> " + b + " changes rails");
+                }
+            }
+        }
+    }
+
+    @Test
+    void badClusterSizesAreClearErrors() {
+        InputException e = assertThrows(InputException.class,
+                () -> HgxCluster.build(SystemPreset.HGX_H100, 0, 8, dev.collsim.topologies.catalog.NetworkPreset.IB_NDR));
+        assertTrue(e.getMessage().contains("--nodes 0"), e.getMessage());
+        assertThrows(InputException.class, () -> dev.collsim.topologies.catalog.NetworkPreset.byName("token-ring"));
+    }
+}
