@@ -16,17 +16,30 @@ public final class ContributionTracker implements TransferObserver {
     private final int nRanks;
     private final BitSet[][] holds;
     private final long[][] visibleFrom;
+    private final int[][] writer;
     private final BitSet[] inFlight;
     private final BitSet[] carried;
     private final List<String> violations = new ArrayList<>();
+    private final int[] rankGroup;
 
+    /** A tracker for a schedule whose in-switch operations span all its ranks (one NVLink domain). */
     public ContributionTracker(Schedule schedule) {
+        this(schedule, new int[schedule.request().nRanks()]);
+    }
+
+    /**
+     * @param rankGroup per rank, the switch whose in-switch operations it takes part in; ranks with
+     *                  the same value are reduced and multicast together
+     */
+    public ContributionTracker(Schedule schedule, int[] rankGroup) {
         this.schedule = schedule;
+        this.rankGroup = rankGroup.clone();
         CollectiveRequest req = schedule.request();
         this.nRanks = req.nRanks();
         int pieces = schedule.pieceCount();
         holds = new BitSet[nRanks][pieces];
         visibleFrom = new long[nRanks][pieces];
+        writer = new int[nRanks][pieces];
         inFlight = new BitSet[schedule.transferCount()];
         carried = new BitSet[schedule.transferCount()];
         for (int r = 0; r < nRanks; r++) {
@@ -52,10 +65,15 @@ public final class ContributionTracker implements TransferObserver {
     @Override
     public void started(int t, long time) {
         int piece = schedule.piece(t);
-        if (schedule.kind(t) == TransferKind.SWITCH_ALLREDUCE) {
+        TransferKind kind = schedule.kind(t);
+        if (kind == TransferKind.SWITCH_ALLREDUCE || kind == TransferKind.SWITCH_REDUCE) {
             // The switch reads every rank's copy and reduces them: each contribution must come from one rank only.
+            int group = rankGroup[kind == TransferKind.SWITCH_REDUCE ? schedule.dst(t) : schedule.src(t)];
             BitSet sum = new BitSet();
             for (int r = 0; r < nRanks; r++) {
+                if (rankGroup[r] != group) {
+                    continue;
+                }
                 checkVisible(t, r, piece, time);
                 if (sum.intersects(holds[r][piece])) {
                     violations.add("transfer " + t + " reduces a contribution of piece " + piece + " twice in the switch");
@@ -79,8 +97,9 @@ public final class ContributionTracker implements TransferObserver {
 
     private void checkVisible(int t, int rank, int piece, long time) {
         if (visibleFrom[rank][piece] > time) {
-            violations.add("transfer " + t + " reads piece " + piece + " on rank " + rank + " at " + time
-                    + " ps before it arrives at " + visibleFrom[rank][piece] + " ps");
+            violations.add("transfer " + t + " (" + schedule.kind(t) + ") reads piece " + piece + " on rank " + rank + " at " + time
+                    + " ps before transfer " + writer[rank][piece] + " (" + schedule.kind(writer[rank][piece]) + ") delivers it at "
+                    + visibleFrom[rank][piece] + " ps");
         }
     }
 
@@ -94,16 +113,28 @@ public final class ContributionTracker implements TransferObserver {
             return;
         }
         if (schedule.dst(t) == Schedule.ALL) {
+            int group = rankGroup[schedule.src(t)];
+            boolean multicast = schedule.kind(t) == TransferKind.SWITCH_MULTICAST;
             for (int r = 0; r < nRanks; r++) {
-                holds[r][piece] = (BitSet) payload.clone();
-                visibleFrom[r][piece] = Math.max(visibleFrom[r][piece], time);
+                // A multicast's sender already holds what it sends; its own copy changes nothing.
+                if (rankGroup[r] == group && !(multicast && r == schedule.src(t))) {
+                    holds[r][piece] = (BitSet) payload.clone();
+                    visibleFrom[r][piece] = Math.max(visibleFrom[r][piece], time);
+                    writer[r][piece] = t;
+                }
             }
+            return;
+        }
+        if (schedule.kind(t) == TransferKind.SWITCH_REDUCE) {
+            // The switch delivers the sum of the head's node, its own input included.
+            holds[schedule.dst(t)][piece] = (BitSet) payload.clone();
+            visibleFrom[schedule.dst(t)][piece] = Math.max(visibleFrom[schedule.dst(t)][piece], time);
+            writer[schedule.dst(t)][piece] = t;
             return;
         }
         int dst = schedule.dst(t);
         if (schedule.kind(t) == TransferKind.LOCAL_COPY) {
-            // A copy within one rank moves data between buffers; what the rank holds does not change.
-            visibleFrom[dst][piece] = Math.max(visibleFrom[dst][piece], time);
+            // A copy within one rank moves data between its buffers; what the rank holds, and since when, does not change.
             return;
         }
         if (schedule.reduces(t)) {
@@ -118,6 +149,7 @@ public final class ContributionTracker implements TransferObserver {
             holds[dst][piece] = (BitSet) payload.clone();
         }
         visibleFrom[dst][piece] = Math.max(visibleFrom[dst][piece], time);
+        writer[dst][piece] = t;
     }
 
     /** What one rank holds of one piece at the end: the ranks whose input is in it. */

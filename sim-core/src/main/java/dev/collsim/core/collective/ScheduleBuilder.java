@@ -64,9 +64,26 @@ public final class ScheduleBuilder {
         return add(channelId, stepId, anchor, Schedule.ALL, pieceId, true, TransferKind.SWITCH_ALLREDUCE);
     }
 
+    /** Adds an in-switch reduction of one piece, from every rank on {@code head}'s switch to {@code head}. */
+    public int switchReduce(int channelId, int stepId, int head, int pieceId) {
+        return add(channelId, stepId, Schedule.ALL, head, pieceId, true, TransferKind.SWITCH_REDUCE);
+    }
+
+    /** Adds a multicast of one piece from {@code head} to every rank on its switch. */
+    public int switchMulticast(int channelId, int stepId, int head, int pieceId) {
+        return add(channelId, stepId, head, Schedule.ALL, pieceId, false, TransferKind.SWITCH_MULTICAST);
+    }
+
     /** Adds a copy of one piece inside {@code rank}'s memory. */
     public int localCopy(int channelId, int stepId, int rank, int pieceId) {
         return add(channelId, stepId, rank, rank, pieceId, false, TransferKind.LOCAL_COPY);
+    }
+
+    /** Adds a copy of {@code bytes} inside {@code rank}'s memory, tracked as piece {@code pieceId}. */
+    public int localCopy(int channelId, int stepId, int rank, int pieceId, long bytes) {
+        int t = add(channelId, stepId, rank, rank, pieceId, false, TransferKind.LOCAL_COPY);
+        this.bytes[t] = bytes;
+        return t;
     }
 
     private int add(int channelId, int stepId, int from, int to, int pieceId, boolean reduces, TransferKind k) {

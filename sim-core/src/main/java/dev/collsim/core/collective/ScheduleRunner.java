@@ -125,8 +125,9 @@ public final class ScheduleRunner implements FlowListener {
             finish(t, now, r == null ? 0 : r.latencyPicos() + (r.viaNic() ? netLatency : 0));
             return;
         }
-        if (schedule.kind(t) == TransferKind.SWITCH_ALLREDUCE) {
-            startSwitchAllReduce(t, bytes);
+        if (schedule.kind(t) == TransferKind.SWITCH_ALLREDUCE || schedule.kind(t) == TransferKind.SWITCH_REDUCE
+                || schedule.kind(t) == TransferKind.SWITCH_MULTICAST) {
+            startSwitchOperation(t, bytes);
             return;
         }
         if (schedule.kind(t) == TransferKind.LOCAL_COPY) {
@@ -137,29 +138,46 @@ public final class ScheduleRunner implements FlowListener {
         network.start(route.links(), bytes * wireFactor, capWireRate, this, t);
     }
 
-    private void startSwitchAllReduce(int t, long bytes) {
+    /**
+     * Starts the flows of an in-switch operation over the ranks on the switch of its head (its
+     * receiver for a reduction, its sender otherwise). All-reduce: every rank up and down, each
+     * {@code data x (1 + 1/ranks)}. Reduction: every rank up, the head down. Multicast: the head up,
+     * every rank down. Wire bytes are data over the NVLS efficiency.
+     */
+    private void startSwitchOperation(int t, long bytes) {
         if (nvls == null) {
-            throw new IllegalStateException("an NVLS step without NVLS costs");
+            throw new IllegalStateException("an NVLS operation without NVLS costs");
         }
-        int sw = rankSwitch[schedule.src(t)];
+        TransferKind kind = schedule.kind(t);
+        int head = kind == TransferKind.SWITCH_REDUCE ? schedule.dst(t) : schedule.src(t);
+        int sw = rankSwitch[head];
         if (sw < 0) {
-            throw new IllegalStateException("rank " + schedule.src(t) + " has no NVLS switch");
+            throw new IllegalStateException("rank " + head + " has no NVLS switch");
         }
         int members = 0;
         for (int s : rankSwitch) {
             members += s == sw ? 1 : 0;
         }
-        double legBytes = bytes * (1 + 1.0 / members) / nvls.efficiency();
+        double data = kind == TransferKind.SWITCH_ALLREDUCE ? bytes * (1 + 1.0 / members) : bytes;
+        double legBytes = data / nvls.efficiency();
         double cap = nvls.channelRate().bytesPerSecond() / nvls.efficiency();
         long latency = 0;
         for (int r = 0; r < rankSwitch.length; r++) {
-            if (rankSwitch[r] == sw) {
-                Route up = fabric.route(rankDevice[r], sw);
-                Route down = fabric.route(sw, rankDevice[r]);
-                latency = Math.max(latency, up.latencyPicos() + down.latencyPicos());
-                network.start(up.links(), legBytes, cap, this, t);
-                network.start(down.links(), legBytes, cap, this, t);
-                legsLeft[t] += 2;
+            if (rankSwitch[r] != sw) {
+                continue;
+            }
+            boolean up = kind != TransferKind.SWITCH_MULTICAST || r == head;
+            boolean down = kind != TransferKind.SWITCH_REDUCE || r == head;
+            Route upRoute = fabric.route(rankDevice[r], sw);
+            Route downRoute = fabric.route(sw, rankDevice[r]);
+            latency = Math.max(latency, upRoute.latencyPicos() + downRoute.latencyPicos());
+            if (up) {
+                network.start(upRoute.links(), legBytes, cap, this, t);
+                legsLeft[t]++;
+            }
+            if (down) {
+                network.start(downRoute.links(), legBytes, cap, this, t);
+                legsLeft[t]++;
             }
         }
         legLatency[t] = latency;
@@ -187,12 +205,12 @@ public final class ScheduleRunner implements FlowListener {
         TransferKind kind = schedule.kind(t);
         long freeAt = end + switch (kind) {
             case P2P -> sendOverhead;
-            case SWITCH_ALLREDUCE -> nvls.stepOverhead().picos();
+            case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> nvls.stepOverhead().picos();
             case LOCAL_COPY -> 0;
         };
         long visibleAt = freeAt + routeLatency + switch (kind) {
             case P2P -> notifyLatency;
-            case SWITCH_ALLREDUCE -> nvls.notifyLatency().picos();
+            case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> nvls.notifyLatency().picos();
             case LOCAL_COPY -> 0;
         };
         delivered[t] = visibleAt;

@@ -13,6 +13,16 @@ public enum TransferKind {
      */
     SWITCH_ALLREDUCE,
     /**
+     * An in-switch reduction of one piece to one rank ({@code multimem.ld_reduce}): every rank on the
+     * receiver's switch sends its copy up, the sum comes down to the receiver. {@code src(t) == ALL}.
+     */
+    SWITCH_REDUCE,
+    /**
+     * A multicast of one piece from one rank to every rank on its switch ({@code multimem.st}).
+     * {@code dst(t) == ALL}.
+     */
+    SWITCH_MULTICAST,
+    /**
      * A copy inside one GPU's memory by a channel's copy warps (NVLS's scatter into and gather out
      * of its buffers): it crosses no link and takes {@code bytes / copy rate}.
      */

@@ -7,6 +7,7 @@ import dev.collsim.core.collective.CustomKernelCosts;
 import dev.collsim.core.collective.HostLaunch;
 import dev.collsim.core.collective.NvlsAlgorithm;
 import dev.collsim.core.collective.NvlsCosts;
+import dev.collsim.core.collective.NvlsTreeAlgorithm;
 import dev.collsim.core.collective.P2pAlgorithm;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.ProtocolCosts;
@@ -100,11 +101,18 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         return nNodes() == 1 && intraLink == LinkType.NVLINK ? 512 * 1024 : 128 * 1024;
     }
 
+    /** NCCL's NVLS-Tree chunk: the NVLS chunk for the size, at most 64 KiB from 4 nodes on. */
+    public long nvlsTreeChunk(long bytes, int channels) {
+        long chunk = NvlsAlgorithm.chunkFor(bytes, channels, nRanks() / nNodes());
+        return nNodes() >= 4 ? Math.min(chunk, 64 * 1024) : chunk;
+    }
+
     /** Builds the schedule a plan describes. */
     public Schedule schedule(Plan plan) {
         CollectiveAlgorithm algorithm = switch (plan.algo()) {
             case RING -> new RingAlgorithm(ringOrders);
             case NVLS -> new NvlsAlgorithm();
+            case NVLS_TREE -> new NvlsTreeAlgorithm(nodeRanks(), nvlsTreeChunk(plan.request().bytes(), plan.request().channels()));
             case TREE -> new TreeAlgorithm(nodeRanks());
             case ONESHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.ONE_SHOT);
             case TWOSHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.TWO_SHOT);
@@ -127,7 +135,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
                     checkCapacity);
         }
         Protocol proto = plan.request().protocol();
-        TimeSpan launch = plan.algo() == AlgorithmId.NVLS
+        TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
                 ? nvlsCosts.launchLatency()
                 : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo() == AlgorithmId.TREE ? NcclAlgo.TREE : NcclAlgo.RING, proto));
         return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, schedule(plan), protocolCosts.get(proto),

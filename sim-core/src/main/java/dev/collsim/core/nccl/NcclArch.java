@@ -7,32 +7,36 @@ package dev.collsim.core.nccl;
  */
 public enum NcclArch {
     VOLTA(new double[] {39.0, 39.0, 20.4}, new double[] {20, 20, 20}, new double[] {26.5, 18.5, 10.0}, new double[] {20, 20, 20},
+            new double[] {26.5, 18.5, 10.0},
             new double[] {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0}, 70, 0, 0),
     AMPERE(new double[] {87.7, 22.5, 19.0}, new double[] {20, 20, 20}, new double[] {24.0, 23.6, 17.8}, new double[] {20, 20, 20},
+            new double[] {24.0, 23.6, 17.8},
             new double[] {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0}, 80, 0, 0),
     HOPPER(new double[] {141.0, 45.0, 35.0}, new double[] {36.7, 36.7, 36.7}, new double[] {38.7, 41.4, 36.0},
-            new double[] {36.7, 36.7, 29.0},
+            new double[] {36.7, 36.7, 29.0}, new double[] {0, 57.7, 45.5},
             new double[] {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0}, 90, 0.85, 16),
     BLACKWELL(new double[] {282.0, 90.0, 70.0}, new double[] {40.0, 40.0, 40.0}, new double[] {70.0, 42.8, 24.0},
-            new double[] {55.6, 31.67, 20.0},
+            new double[] {55.6, 31.67, 20.0}, new double[] {0, 96.0, 80.0},
             new double[] {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0}, 100, 0.74, 24);
 
     private final double[] llMaxBw;
     private final double[] perChMaxRingLL128Bw;
     private final double[] perChMaxTreeBw;
     private final double[] perChMaxTreeLL128Bw;
+    private final double[] perChMaxNvlsTreeBw;
     private final double[] speedArrayIntra;
     private final int sm;
     private final double nvlsEfficiency;
     private final int nvlsChannels;
 
     NcclArch(double[] llMaxBw, double[] perChMaxRingLL128Bw, double[] perChMaxTreeBw, double[] perChMaxTreeLL128Bw,
-             double[] speedArrayIntra, int sm,
+             double[] perChMaxNvlsTreeBw, double[] speedArrayIntra, int sm,
              double nvlsEfficiency, int nvlsChannels) {
         this.llMaxBw = llMaxBw;
         this.perChMaxRingLL128Bw = perChMaxRingLL128Bw;
         this.perChMaxTreeBw = perChMaxTreeBw;
         this.perChMaxTreeLL128Bw = perChMaxTreeLL128Bw;
+        this.perChMaxNvlsTreeBw = perChMaxNvlsTreeBw;
         this.speedArrayIntra = speedArrayIntra;
         this.sm = sm;
         this.nvlsEfficiency = nvlsEfficiency;
@@ -71,6 +75,11 @@ public enum NcclArch {
     /** Cap on Tree LL128 bus bandwidth per channel ({@code perChMaxTreeLL128Bws}). */
     public double perChannelMaxTreeLL128Bw(int nNodes) {
         return perChMaxTreeLL128Bw[column(nNodes)];
+    }
+
+    /** Cap on NVLS-Tree bandwidth per channel ({@code perChMaxNVLSTreeBws}). */
+    public double perChannelMaxNvlsTreeBw(int nNodes) {
+        return perChMaxNvlsTreeBw[column(nNodes)];
     }
 
     /** Per-channel speeds the intra-node ring search tries, fastest first. */

@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
 public final class NcclPlanner {
     /** Algorithms this version simulates chunk by chunk. */
     public static final Set<AlgorithmId> SIMULATED = EnumSet.of(AlgorithmId.RING, AlgorithmId.TREE, AlgorithmId.NVLS,
-            AlgorithmId.P2P, AlgorithmId.ONESHOT, AlgorithmId.TWOSHOT, AlgorithmId.MULTIMEM);
+            AlgorithmId.NVLS_TREE, AlgorithmId.P2P, AlgorithmId.ONESHOT, AlgorithmId.TWOSHOT, AlgorithmId.MULTIMEM);
 
     /** NCCL's {@code NCCL_P2P_LL_THRESHOLD}: a send of at most this many bytes per channel uses LL. */
     private static final long P2P_LL_THRESHOLD = 16384;
@@ -73,7 +73,7 @@ public final class NcclPlanner {
         Protocol proto = best.protocol();
         int nc = channels;
         if (nc == 0) {
-            nc = best.algo() == NcclAlgo.NVLS ? comm.nvlsGraph().channels()
+            nc = best.algo() == NcclAlgo.NVLS || best.algo() == NcclAlgo.NVLS_TREE ? comm.nvlsGraph().channels()
                     : best.algo() == NcclAlgo.TREE ? treeChannels(comm, proto, bytes)
                     : ringChannels(comm, proto, bytes);
         }
@@ -134,6 +134,10 @@ public final class NcclPlanner {
         NcclTuner.Estimate nvls = NcclTuner.nvls(op, Protocol.SIMPLE, bytes, in);
         if (nvls != null) {
             out.add(nvls);
+        }
+        NcclTuner.Estimate nvlsTree = NcclTuner.nvlsTree(op, Protocol.SIMPLE, bytes, in);
+        if (nvlsTree != null) {
+            out.add(nvlsTree);
         }
         return List.copyOf(out);
     }

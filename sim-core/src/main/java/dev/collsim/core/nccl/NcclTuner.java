@@ -138,6 +138,27 @@ public final class NcclTuner {
     }
 
     /**
+     * NCCL's estimate for NVLS-Tree (all_reduce across nodes): the NVLS bandwidth inside the node,
+     * the network's ({@code bwInter}, doubled on two nodes), and a per-channel cap, whichever is lowest;
+     * latency the NVLS latency plus {@code 2 log2(nNodes)} network steps. Null on one node.
+     */
+    public static Estimate nvlsTree(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
+        NvlsGraph g = in.nvls();
+        if (g == null || op != CollectiveOp.ALL_REDUCE || in.nNodes() < 2) {
+            return null;
+        }
+        int nCh = g.searchChannels();
+        double intraBw = g.bwIntra() * in.arch().nvlsEfficiency() * (nCh - 1) / nCh * 2;
+        double interBw = g.bwInter() * (in.nNodes() <= 2 ? 2 : 1);
+        double bw = Math.min(Math.min(intraBw, interBw), in.arch().perChannelMaxNvlsTreeBw(in.nNodes()));
+        double algBw = nCh * bw * in.nRanks() / (2.0 * (in.nRanks() - 1));
+        double latency = baseLatencyMicros(NcclAlgo.NVLS_TREE, proto) + hwLatencyMicros(in.intraLink(), NcclAlgo.NVLS_TREE, Protocol.SIMPLE)
+                + 2 * log2(in.nNodes()) * interLatency(NcclAlgo.NVLS_TREE, Protocol.SIMPLE, in);
+        return new Estimate(NcclAlgo.NVLS_TREE, proto, latency, algBw, latency + nBytes / (1000 * algBw),
+                proto == Protocol.SIMPLE && nCh >= 2);
+    }
+
+    /**
      * One candidate of the cost model.
      *
      * @param latencyMicros the latency term

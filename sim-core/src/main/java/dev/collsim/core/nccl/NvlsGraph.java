@@ -20,4 +20,10 @@ public record NvlsGraph(int searchChannels, double bwIntra, double bwInter, int 
         }
         return new NvlsGraph(gpus, intra, speeds[0], arch.nvlsChannels());
     }
+
+    /** Across nodes the NIC bounds the inter speed: the fastest of NCCL's inter-node speeds it carries. */
+    public static NvlsGraph searchAcrossNodes(NcclArch arch, double gpuBw, int gpus, double nicGBps) {
+        NvlsGraph one = search(arch, gpuBw, gpus);
+        return new NvlsGraph(gpus, one.bwIntra(), RingGraph.interSpeed(nicGBps), arch.nvlsChannels());
+    }
 }

@@ -39,6 +39,16 @@ public record RingGraph(int searchChannels, double bwPerChannel, int channels) {
         return new RingGraph(channels, speed, Math.min(64, channels * 2));
     }
 
+    /** The fastest of NCCL's inter-node speeds a NIC of {@code nicGBps} carries. */
+    static double interSpeed(double nicGBps) {
+        for (double s : SPEED_INTER) {
+            if (s <= nicGBps) {
+                return s;
+            }
+        }
+        return SPEED_INTER[SPEED_INTER.length - 1];
+    }
+
     /** NCCL's inter-node speeds for Hopper and later ({@code sm90SpeedArrayInter}), GB/s. */
     private static final double[] SPEED_INTER = {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
 
@@ -48,13 +58,7 @@ public record RingGraph(int searchChannels, double bwPerChannel, int channels) {
      * Hopper and later while under 16 channels ({@code connect.cc}).
      */
     public static RingGraph searchInter(NcclArch arch, double nicGBps, int nicsPerNode) {
-        double speed = SPEED_INTER[SPEED_INTER.length - 1];
-        for (double s : SPEED_INTER) {
-            if (s <= nicGBps) {
-                speed = s;
-                break;
-            }
-        }
+        double speed = interSpeed(nicGBps);
         int search = Math.max(1, Math.min(32, nicsPerNode));
         int channels = 2 * search;
         if (arch.sm() >= 90 && channels < 16) {

@@ -83,7 +83,7 @@ public final class Explain {
             int piece = s.piece(x);
             long lo = s.pieceOffset(piece);
             String dst = s.dst(x) == Schedule.ALL ? "all" : "r" + s.dst(x);
-            String src = s.kind(x) == TransferKind.SWITCH_ALLREDUCE ? "all" : "r" + s.src(x);
+            String src = s.src(x) == Schedule.ALL || s.kind(x) == TransferKind.SWITCH_ALLREDUCE ? "all" : "r" + s.src(x);
             t.row(s.step(x), s.channel(x), src, dst, "[" + lo + ", " + (lo + s.pieceLength(piece)) + ")", s.bytes(x),
                     run.result().startPicos()[x] / 1e6, run.result().deliveredPicos()[x] / 1e6, action(s, x),
                     contributions(run.tracker().carried(x)));
@@ -96,6 +96,8 @@ public final class Explain {
         return switch (s.kind(x)) {
             case P2P -> s.reduces(x) ? "reduce into dst" : "copy to dst";
             case SWITCH_ALLREDUCE -> "switch reduce+mcast";
+            case SWITCH_REDUCE -> "switch reduce";
+            case SWITCH_MULTICAST -> "switch multicast";
             case LOCAL_COPY -> "local copy";
         };
     }
@@ -126,7 +128,7 @@ public final class Explain {
         double perRank;
         String shape;
         switch (algo) {
-            case NVLS -> {
+            case NVLS, NVLS_TREE -> {
                 steps = 1;
                 perRank = bytes * (1 + 1.0 / n);
                 shape = "alpha + S(1 + 1/n)/beta: every GPU sends its data up once and receives the result once, through the switch";
@@ -152,7 +154,7 @@ public final class Explain {
             }
         }
         double textbook = steps * alpha + perRank / beta;
-        boolean nvls = algo == AlgorithmId.NVLS;
+        boolean nvls = algo == AlgorithmId.NVLS || algo == AlgorithmId.NVLS_TREE;
         double launch = nvls ? comm.nvlsCosts().launchLatency().micros() : NcclTuner.baseLatencyMicros(tunerAlgo, proto);
         double efficiency = nvls ? comm.nvlsCosts().efficiency() : proto.wireEfficiency();
         double channelCap = (nvls ? comm.nvlsCosts().channelRate() : comm.protocolCosts().get(proto).channelRate())

@@ -95,13 +95,16 @@ public final class HgxCluster {
         RingGraph ring = nodes == 1
                 ? RingGraph.search(gpu.arch(), bundle.gigabytesPerSecond())
                 : RingGraph.searchInter(gpu.arch(), network.lineRate().gigabytesPerSecond() * network.nicsPerGpu(), gpusPerNode);
-        boolean nvlsHere = nvls && nodes == 1;
-        NvlsGraph nvlsGraph = nvlsHere ? NvlsGraph.search(gpu.arch(), bundle.gigabytesPerSecond(), gpusPerNode) : null;
+        NvlsGraph nvlsGraph = !nvls ? null : nodes == 1
+                ? NvlsGraph.search(gpu.arch(), bundle.gigabytesPerSecond(), gpusPerNode)
+                : NvlsGraph.searchAcrossNodes(gpu.arch(), bundle.gigabytesPerSecond(), gpusPerNode,
+                        network.lineRate().gigabytesPerSecond() * network.nicsPerGpu());
         String name = preset.id() + (nodes > 1 ? " x" + nodes + " over " + network.id() : "");
         return new Communicator(name, fabric, ranks, switches, rankNodes, ringOrders(nodes, gpusPerNode),
                 nodes > 1 ? network.latencyInterMicros() : 0, gpu.arch(), LinkType.NVLINK, ring, nvlsGraph,
-                ProtocolCostCatalog.costs(gpu.arch(), new TimeSpan(netRoute - nvlinkRoute)),
-                nvlsHere ? ProtocolCostCatalog.nvls(gpu.arch()) : null, ProtocolCostCatalog.CUSTOM_KERNELS,
+                ProtocolCostCatalog.costs(gpu.arch(), new TimeSpan(netRoute - nvlinkRoute),
+                        TimeSpan.ofMicros(nodes > 1 ? network.latencyInterMicros() : 0)),
+                nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, ProtocolCostCatalog.CUSTOM_KERNELS,
                 ProtocolCostCatalog.HOST_LAUNCH);
     }
 

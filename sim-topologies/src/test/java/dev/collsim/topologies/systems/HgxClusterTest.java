@@ -66,7 +66,8 @@ class HgxClusterTest {
         assertTrue(!inside.viaNic());
         assertEquals(48.5, c.fabric().link(sameRail.links()[2]).rate().gigabytesPerSecond(), 1e-9);
         assertEquals(16, c.ring().channels());
-        assertTrue(c.nvlsGraph() == null, "NVLS across nodes needs NVLS-Tree, not simulated yet");
+        assertEquals(48.0, c.nvlsGraph().bwInter(), 1e-9, "across nodes the NIC bounds NVLS-Tree's inter speed");
+        assertEquals(16, c.nvlsGraph().channels());
     }
 
     /** Every ring is a permutation, and each hop between nodes joins two GPUs of the same rail. */

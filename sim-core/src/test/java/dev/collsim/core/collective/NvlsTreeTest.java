@@ -1,0 +1,59 @@
+package dev.collsim.core.collective;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.collsim.core.engine.Engine;
+import dev.collsim.core.fabric.Capability;
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.FabricBuilder;
+import dev.collsim.core.flow.FlowNetwork;
+import dev.collsim.core.units.Rate;
+import dev.collsim.core.units.TimeSpan;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** NVLS-Tree on several nodes: each node's switch reduces its part, trees join the nodes, every rank ends with the sum. */
+class NvlsTreeTest {
+    private static final ProtocolCosts NET = new ProtocolCosts(Rate.gigabytesPerSecond(30), TimeSpan.ofNanos(500),
+            TimeSpan.ofNanos(700), TimeSpan.ofMicros(3));
+    private static final NvlsCosts NVLS = new NvlsCosts(0.85, Rate.gigabytesPerSecond(30), TimeSpan.ofNanos(500),
+            TimeSpan.ofMicros(1), TimeSpan.ofMicros(2), Rate.gigabytesPerSecond(25));
+
+    @ParameterizedTest(name = "nodes={0} ppn={1} {2}B ch={3}")
+    @CsvSource({"2, 4, 1048576, 2", "3, 2, 777777, 3", "5, 4, 4000000, 4", "4, 1, 100000, 1"})
+    void everyRankEndsWithTheSum(int nNodes, int ppn, long bytes, int channels) {
+        FabricBuilder b = new FabricBuilder();
+        int n = nNodes * ppn;
+        int[] ranks = new int[n];
+        int[] switches = new int[n];
+        int[][] nodes = new int[nNodes][ppn];
+        int net = b.addDevice("net", DeviceKind.NETWORK_SWITCH);
+        for (int k = 0; k < nNodes; k++) {
+            int sw = b.addDevice("nvs" + k, DeviceKind.NVSWITCH, Set.of(Capability.NVLS));
+            for (int j = 0; j < ppn; j++) {
+                int r = k * ppn + j;
+                ranks[r] = b.addDevice("gpu" + r, DeviceKind.GPU);
+                switches[r] = sw;
+                nodes[k][j] = r;
+                b.addDuplex(ranks[r], sw, Rate.gigabytesPerSecond(370.8), TimeSpan.ofNanos(250), "nvlink");
+                int nic = b.addDevice("nic" + r, DeviceKind.NIC);
+                b.addDuplex(ranks[r], nic, Rate.gigabytesPerSecond(50), TimeSpan.ofNanos(500), "pcie");
+                b.addDuplex(nic, net, Rate.gigabytesPerSecond(48.5), TimeSpan.ofNanos(300), "ib");
+            }
+        }
+        Fabric fabric = b.build();
+        CollectiveRequest req = new CollectiveRequest(CollectiveOp.ALL_REDUCE, n, bytes, 0, Protocol.SIMPLE, channels);
+        Schedule s = new NvlsTreeAlgorithm(nodes, 64 * 1024).schedule(req);
+        Engine engine = new Engine();
+        FlowNetwork flows = new FlowNetwork(engine, fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray());
+        flows.setCheckCapacity(true);
+        ScheduleRunner runner = new ScheduleRunner(engine, flows, fabric, ranks, switches);
+        ContributionTracker tracker = new ContributionTracker(s, switches);
+        runner.setObserver(tracker);
+        runner.run(s, NET, NVLS, TimeSpan.ofMicros(2));
+        assertEquals(List.of(), tracker.verify());
+    }
+}
