@@ -1,5 +1,8 @@
 package dev.collsim.core.collective;
 
+import static dev.collsim.core.collective.Sizes.alignUp;
+import static dev.collsim.core.collective.Sizes.ceilDiv;
+
 /**
  * The all-reduce kernels inference engines use instead of NCCL for small messages inside one
  * NVLink domain (vLLM {@code custom_all_reduce.cuh}, TensorRT-LLM {@code customAllReduceKernels}):
@@ -98,13 +101,5 @@ public final class CustomAllReduceAlgorithm implements CollectiveAlgorithm {
                 }
             }
         }
-    }
-
-    private static long ceilDiv(long a, long b) {
-        return (a + b - 1) / b;
-    }
-
-    private static long alignUp(long a, long align) {
-        return ceilDiv(a, align) * align;
     }
 }

@@ -1,5 +1,8 @@
 package dev.collsim.core.collective;
 
+import static dev.collsim.core.collective.Sizes.alignUp;
+import static dev.collsim.core.collective.Sizes.ceilDiv;
+
 /**
  * NCCL's NVLS all_reduce inside one NVLink domain (after {@code src/device/all_reduce.h},
  * {@code src/enqueue.cc}, {@code src/transport/nvls.cc}).
@@ -88,13 +91,5 @@ public final class NvlsAlgorithm implements CollectiveAlgorithm {
             }
         }
         return b.build();
-    }
-
-    private static long ceilDiv(long a, long b) {
-        return (a + b - 1) / b;
-    }
-
-    private static long alignUp(long a, long align) {
-        return ceilDiv(a, align) * align;
     }
 }

@@ -1,5 +1,8 @@
 package dev.collsim.core.collective;
 
+import static dev.collsim.core.collective.Sizes.alignUp;
+import static dev.collsim.core.collective.Sizes.ceilDiv;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -201,13 +204,5 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
         for (int child : children.get(k)) {
             pre(child, children, out);
         }
-    }
-
-    private static long ceilDiv(long a, long b) {
-        return (a + b - 1) / b;
-    }
-
-    private static long alignUp(long a, long align) {
-        return ceilDiv(a, align) * align;
     }
 }

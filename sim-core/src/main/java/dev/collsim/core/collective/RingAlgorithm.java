@@ -1,5 +1,8 @@
 package dev.collsim.core.collective;
 
+import static dev.collsim.core.collective.Sizes.alignUp;
+import static dev.collsim.core.collective.Sizes.ceilDiv;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -84,13 +87,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
         return gen.finish();
     }
 
-    private static long ceilDiv(long a, long b) {
-        return (a + b - 1) / b;
-    }
 
-    private static long alignUp(long a, long align) {
-        return ceilDiv(a, align) * align;
-    }
 
     /** Generation state: the builder, each connection's transfers in order, and who consumes what. */
     private final class Gen {

@@ -1,5 +1,8 @@
 package dev.collsim.core.collective;
 
+import static dev.collsim.core.collective.Sizes.alignUp;
+import static dev.collsim.core.collective.Sizes.ceilDiv;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -204,13 +207,5 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         }
         conn.add(t);
         return t;
-    }
-
-    private static long ceilDiv(long a, long b) {
-        return (a + b - 1) / b;
-    }
-
-    private static long alignUp(long a, long align) {
-        return ceilDiv(a, align) * align;
     }
 }

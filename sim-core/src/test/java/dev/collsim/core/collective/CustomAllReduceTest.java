@@ -2,17 +2,13 @@ package dev.collsim.core.collective;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.collsim.core.engine.Engine;
-import dev.collsim.core.fabric.Capability;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
-import dev.collsim.core.fabric.FabricBuilder;
 import dev.collsim.core.fabric.Link;
 import dev.collsim.core.flow.FlowNetwork;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -27,29 +23,14 @@ class CustomAllReduceTest {
     @CsvSource({"ONE_SHOT, 8, 16384", "ONE_SHOT, 2, 1000", "TWO_SHOT, 8, 1048576", "TWO_SHOT, 6, 100000",
         "MULTIMEM, 8, 262144", "MULTIMEM, 4, 48"})
     void kernelsSumEverythingAndMoveTheirKnownTraffic(CustomAllReduceAlgorithm.Variant variant, int n, long bytes) {
-        FabricBuilder b = new FabricBuilder();
-        int[] ranks = new int[n];
-        for (int g = 0; g < n; g++) {
-            ranks[g] = b.addDevice("gpu" + g, DeviceKind.GPU);
-        }
-        int sw = b.addDevice("nvs", DeviceKind.NVSWITCH, Set.of(Capability.NVLS));
-        for (int g = 0; g < n; g++) {
-            b.addDuplex(ranks[g], sw, Rate.gigabytesPerSecond(370.8), TimeSpan.ofNanos(250), "NVLink4 x18");
-        }
-        Fabric fabric = b.build();
-        int[] switches = new int[n];
-        java.util.Arrays.fill(switches, sw);
+        TestFabrics f = TestFabrics.nvlsStar(n);
+        Fabric fabric = f.fabric;
         int blocks = CustomAllReduceAlgorithm.blocksFor(bytes);
         CollectiveRequest req = new CollectiveRequest(CollectiveOp.ALL_REDUCE, n, bytes, 0, Protocol.SIMPLE, blocks);
         Schedule s = new CustomAllReduceAlgorithm(variant).schedule(req);
-        Engine engine = new Engine();
-        FlowNetwork net = new FlowNetwork(engine, fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray());
-        net.setCheckCapacity(true);
-        ScheduleRunner runner = new ScheduleRunner(engine, net, fabric, ranks, switches);
-        ContributionTracker tracker = new ContributionTracker(s);
-        runner.setObserver(tracker);
-        runner.run(s, COSTS.perBlock(), COSTS.multimem(NVLS), COSTS.launchLatency());
-        assertEquals(List.of(), tracker.verify());
+        TestFabrics.Tracked run = f.run(s, COSTS.perBlock(), COSTS.multimem(NVLS), COSTS.launchLatency());
+        FlowNetwork net = run.network();
+        assertEquals(List.of(), run.tracker().verify());
         // Bytes leaving all GPUs: one-shot (n-1) D each, two-shot 2 (n-1)/n D each, multimem D (1 + 1/n) / efficiency each.
         double expected = switch (variant) {
             case ONE_SHOT -> n * (n - 1) * (double) bytes;

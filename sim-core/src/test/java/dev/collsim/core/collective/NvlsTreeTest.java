@@ -2,12 +2,10 @@ package dev.collsim.core.collective;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.collsim.core.engine.Engine;
 import dev.collsim.core.fabric.Capability;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.FabricBuilder;
-import dev.collsim.core.flow.FlowNetwork;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import java.util.List;
@@ -47,13 +45,7 @@ class NvlsTreeTest {
         Fabric fabric = b.build();
         CollectiveRequest req = new CollectiveRequest(CollectiveOp.ALL_REDUCE, n, bytes, 0, Protocol.SIMPLE, channels);
         Schedule s = new NvlsTreeAlgorithm(nodes, 64 * 1024).schedule(req);
-        Engine engine = new Engine();
-        FlowNetwork flows = new FlowNetwork(engine, fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray());
-        flows.setCheckCapacity(true);
-        ScheduleRunner runner = new ScheduleRunner(engine, flows, fabric, ranks, switches);
-        ContributionTracker tracker = new ContributionTracker(s, switches);
-        runner.setObserver(tracker);
-        runner.run(s, NET, NVLS, TimeSpan.ofMicros(2));
-        assertEquals(List.of(), tracker.verify());
+        TestFabrics.Tracked run = TestFabrics.run(fabric, ranks, switches, s, NET, NVLS, TimeSpan.ofMicros(2));
+        assertEquals(List.of(), run.tracker().verify());
     }
 }

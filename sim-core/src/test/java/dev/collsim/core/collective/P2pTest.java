@@ -3,7 +3,6 @@ package dev.collsim.core.collective;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.collsim.core.engine.Engine;
 import dev.collsim.core.fabric.Link;
 import dev.collsim.core.flow.FlowNetwork;
 import dev.collsim.core.units.Rate;
@@ -34,14 +33,9 @@ class P2pTest {
         CollectiveRequest req = new CollectiveRequest(op, n, bytes, 0, proto, parts);
         Schedule s = new P2pAlgorithm(512 * 1024, parts).schedule(req);
         TestFabrics f = TestFabrics.star(n, 40, 0.2);
-        Engine engine = new Engine();
-        FlowNetwork net = new FlowNetwork(engine, f.fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray());
-        net.setCheckCapacity(true);
-        ScheduleRunner runner = new ScheduleRunner(engine, net, f.fabric, f.ranks, new int[n]);
-        ContributionTracker tracker = new ContributionTracker(s);
-        runner.setObserver(tracker);
-        runner.run(s, COSTS, null, TimeSpan.ofMicros(1));
-        assertEquals(List.of(), tracker.verify());
+        TestFabrics.Tracked run = f.run(s, COSTS, null, TimeSpan.ofMicros(1));
+        FlowNetwork net = run.network();
+        assertEquals(List.of(), run.tracker().verify());
         long perRank = op == CollectiveOp.ALL_TO_ALL ? bytes / n * (n - 1) : bytes;
         double wire = perRank / proto.wireEfficiency();
         for (Link l : f.fabric.links()) {

@@ -3,7 +3,6 @@ package dev.collsim.core.collective;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.collsim.core.engine.Engine;
 import dev.collsim.core.fabric.Link;
 import dev.collsim.core.flow.FlowNetwork;
 import dev.collsim.core.units.Rate;
@@ -54,17 +53,11 @@ class RingInvariantsTest {
         CollectiveRequest req = new CollectiveRequest(op, n, bytes, n - 1, proto, channels);
         Schedule s = RingAlgorithm.inRankOrder(n).schedule(req);
         TestFabrics f = TestFabrics.star(n, 40, 0.2);
-        Engine engine = new Engine();
-        double[] rates = f.fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray();
-        FlowNetwork net = new FlowNetwork(engine, rates);
-        net.setCheckCapacity(true);
-        ScheduleRunner runner = new ScheduleRunner(engine, net, f.fabric, f.ranks, new int[n]);
-        ContributionTracker tracker = new ContributionTracker(s);
-        runner.setObserver(tracker);
-        RunResult r = runner.run(s, COSTS, null, TimeSpan.ofMicros(1));
+        TestFabrics.Tracked run = f.run(s, COSTS, null, TimeSpan.ofMicros(1));
+        FlowNetwork net = run.network();
 
-        assertEquals(List.of(), tracker.verify());
-        assertTrue(r.durationPicos() > 0);
+        assertEquals(List.of(), run.tracker().verify());
+        assertTrue(run.result().durationPicos() > 0);
 
         long sent = 0;
         for (int rank = 0; rank < n; rank++) {

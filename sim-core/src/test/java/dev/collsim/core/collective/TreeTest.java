@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.collsim.core.engine.Engine;
-import dev.collsim.core.flow.FlowNetwork;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import java.util.List;
@@ -77,15 +75,8 @@ class TreeTest {
         }
         CollectiveRequest req = new CollectiveRequest(CollectiveOp.ALL_REDUCE, n, bytes, 0, proto, channels);
         Schedule s = new TreeAlgorithm(nodes).schedule(req);
-        TestFabrics f = TestFabrics.star(n, 40, 0.2);
-        Engine engine = new Engine();
-        FlowNetwork net = new FlowNetwork(engine, f.fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray());
-        net.setCheckCapacity(true);
-        ScheduleRunner runner = new ScheduleRunner(engine, net, f.fabric, f.ranks, new int[n]);
-        ContributionTracker tracker = new ContributionTracker(s);
-        runner.setObserver(tracker);
-        runner.run(s, COSTS, null, TimeSpan.ofMicros(1));
-        assertEquals(List.of(), tracker.verify());
+        TestFabrics.Tracked run = TestFabrics.star(n, 40, 0.2).run(s, COSTS, null, TimeSpan.ofMicros(1));
+        assertEquals(List.of(), run.tracker().verify());
         long sent = 0;
         for (int r = 0; r < n; r++) {
             sent += s.bytesSentBy(r);

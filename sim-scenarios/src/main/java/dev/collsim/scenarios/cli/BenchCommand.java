@@ -116,8 +116,8 @@ public final class BenchCommand implements Callable<Integer> {
                 stepFactor, SizeSweep.parseSize("-i", stepBytes));
         String net = network == null ? preset.defaultNetwork().id() : NetworkPreset.byName(network).id();
         return new BenchSpec(collective, preset.id(), nodes, gpus, net, gpusPerThread, DataType.fromName(dataType),
-                ReduceOp.fromName(redop), root, sizes, flag("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
-                flag("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
+                ReduceOp.fromName(redop), root, sizes, Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
+                Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
                 channels == null ? 0 : channels, onOff("--nvls", nvls));
     }
 
@@ -127,13 +127,5 @@ public final class BenchCommand implements Callable<Integer> {
             case "off", "0", "false" -> false;
             default -> throw new InputException(flag + " '" + value + "': expected on or off");
         };
-    }
-
-    private static <T> T flag(String name, java.util.function.Supplier<T> parse) {
-        try {
-            return parse.get();
-        } catch (InputException e) {
-            throw e.in(name);
-        }
     }
 }

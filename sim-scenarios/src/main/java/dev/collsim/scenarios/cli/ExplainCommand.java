@@ -59,7 +59,7 @@ public final class ExplainCommand implements Callable<Integer> {
         CollectiveOp collective = CollectiveOp.fromName(op);
         SystemPreset preset = SystemPreset.byName(system);
         Communicator comm = HgxCluster.node(preset, preset.gpusPerNode(ranks));
-        long bytes = DataSize.parse(sizeOrError()).bytes();
+        long bytes = Flags.parse("--size", () -> DataSize.parse(size)).bytes();
         if (collective.sizeIsTotal()) {
             bytes = bytes / ranks * ranks;
         }
@@ -70,30 +70,13 @@ public final class ExplainCommand implements Callable<Integer> {
             throw new InputException("--channels " + channels + ": expected 0 (as NCCL chooses) to 64");
         }
         Explain.Run run = Explain.run(comm, collective, bytes,
-                flag("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
-                flag("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")), channels);
+                Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
+                Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")), channels);
         if (run.result().schedule().transferCount() > MAX_ROWS) {
             throw new InputException("the schedule has " + run.result().schedule().transferCount() + " transfers, more than "
                     + MAX_ROWS + " lines; use a smaller --size, fewer --ranks or --channels 1");
         }
         output.emit(output.reportFormat().render(Explain.table(run)), spec.commandLine().getOut());
         return 0;
-    }
-
-    private String sizeOrError() {
-        try {
-            DataSize.parse(size);
-            return size;
-        } catch (InputException e) {
-            throw e.in("--size");
-        }
-    }
-
-    private static <T> T flag(String name, java.util.function.Supplier<T> parse) {
-        try {
-            return parse.get();
-        } catch (InputException e) {
-            throw e.in(name);
-        }
     }
 }
