@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 
 /** One JSON object: the run's facts, its notes, and the rows as objects keyed by column key. */

@@ -3,7 +3,6 @@ package dev.collsim.core.collective;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
 import dev.collsim.core.flow.FlowNetwork;
