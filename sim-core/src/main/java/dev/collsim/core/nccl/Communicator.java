@@ -9,6 +9,7 @@ import dev.collsim.core.collective.NvlsAlgorithm;
 import dev.collsim.core.collective.NvlsCosts;
 import dev.collsim.core.collective.NvlsTreeAlgorithm;
 import dev.collsim.core.collective.P2pAlgorithm;
+import dev.collsim.core.collective.PatAlgorithm;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.ProtocolCosts;
 import dev.collsim.core.collective.RingAlgorithm;
@@ -114,6 +115,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
             case NVLS -> new NvlsAlgorithm();
             case NVLS_TREE -> new NvlsTreeAlgorithm(nodeRanks(), nvlsTreeChunk(plan.request().bytes(), plan.request().channels()));
             case TREE -> new TreeAlgorithm(nodeRanks());
+            case PAT -> new PatAlgorithm();
             case ONESHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.ONE_SHOT);
             case TWOSHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.TWO_SHOT);
             case MULTIMEM -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.MULTIMEM);
@@ -137,7 +139,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         Protocol proto = plan.request().protocol();
         TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
                 ? nvlsCosts.launchLatency()
-                : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo() == AlgorithmId.TREE ? NcclAlgo.TREE : NcclAlgo.RING, proto));
+                : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
         return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, schedule(plan), protocolCosts.get(proto),
                 nvlsCosts, launch, observer, checkCapacity);
     }

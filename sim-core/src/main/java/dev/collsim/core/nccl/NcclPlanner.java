@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
 public final class NcclPlanner {
     /** Algorithms this version simulates chunk by chunk. */
     public static final Set<AlgorithmId> SIMULATED = EnumSet.of(AlgorithmId.RING, AlgorithmId.TREE, AlgorithmId.NVLS,
-            AlgorithmId.NVLS_TREE, AlgorithmId.P2P, AlgorithmId.ONESHOT, AlgorithmId.TWOSHOT, AlgorithmId.MULTIMEM);
+            AlgorithmId.NVLS_TREE, AlgorithmId.PAT, AlgorithmId.P2P, AlgorithmId.ONESHOT, AlgorithmId.TWOSHOT, AlgorithmId.MULTIMEM);
 
     /** NCCL's {@code NCCL_P2P_LL_THRESHOLD}: a send of at most this many bytes per channel uses LL. */
     private static final long P2P_LL_THRESHOLD = 16384;
@@ -138,6 +138,10 @@ public final class NcclPlanner {
         NcclTuner.Estimate nvlsTree = NcclTuner.nvlsTree(op, Protocol.SIMPLE, bytes, in);
         if (nvlsTree != null) {
             out.add(nvlsTree);
+        }
+        NcclTuner.Estimate pat = NcclTuner.pat(op, Protocol.SIMPLE, bytes, in);
+        if (pat != null) {
+            out.add(pat);
         }
         return List.copyOf(out);
     }

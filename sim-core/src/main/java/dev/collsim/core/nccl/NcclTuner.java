@@ -159,6 +159,23 @@ public final class NcclTuner {
     }
 
     /**
+     * NCCL's estimate for PAT (all_gather and reduce_scatter with one GPU per node, Simple only):
+     * latency {@code 8 + log2(nNodes) interLat / 3.5 + 2.8 nRanks} us, bandwidth 0.75 of the ring's.
+     * Null where PAT cannot run.
+     */
+    public static Estimate pat(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
+        if ((op != CollectiveOp.ALL_GATHER && op != CollectiveOp.REDUCE_SCATTER) || in.nNodes() != in.nRanks()
+                || in.nRanks() < 2) {
+            return null;
+        }
+        double busBw = in.ring().busBw() * 0.75;
+        double algBw = busBw * in.nRanks() / (in.nRanks() - 1.0);
+        double latency = baseLatencyMicros(NcclAlgo.PAT, proto)
+                + log2(in.nNodes()) * interLatency(NcclAlgo.PAT, Protocol.SIMPLE, in) / 3.5 + 2.8 * in.nRanks();
+        return new Estimate(NcclAlgo.PAT, proto, latency, algBw, latency + nBytes / (1000 * algBw), proto == Protocol.SIMPLE);
+    }
+
+    /**
      * One candidate of the cost model.
      *
      * @param latencyMicros the latency term

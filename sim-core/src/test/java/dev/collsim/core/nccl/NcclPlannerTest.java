@@ -128,8 +128,8 @@ class NcclPlannerTest {
     @Test
     void unsimulatedAlgorithmIsAClearError() {
         InputException e = assertThrows(InputException.class, () -> NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE,
-                1 << 20, 0, EnumSet.of(AlgorithmId.PAT), EnumSet.allOf(Protocol.class), 0));
-        assertTrue(e.getMessage().contains("PAT is not simulated yet"), e.getMessage());
+                1 << 20, 0, EnumSet.of(AlgorithmId.COLLNET_DIRECT), EnumSet.allOf(Protocol.class), 0));
+        assertTrue(e.getMessage().contains("CollNetDirect is not simulated yet"), e.getMessage());
     }
 
     @Test

@@ -26,7 +26,7 @@ class BadInputTest {
         "bench all_reduce -d complex64                  | -d 'complex64': unknown data type",
         "bench all_reduce -o mean                       | -o 'mean'",
         "bench all_reduce --proto fast                  | --proto: unknown protocol 'fast'",
-        "bench all_reduce --algo pat                    | algorithm PAT is not simulated yet",
+        "bench all_reduce --algo collnetdirect          | algorithm CollNetDirect is not simulated yet",
         "bench all_reduce --algo warp                   | --algo: unknown algorithm 'warp'",
         "bench all_reduce --channels 65                 | --channels 65",
         "bench broadcast -r 8                           | -r 8",
