@@ -35,7 +35,7 @@ public final class BenchCommand implements Callable<Integer> {
     String op;
 
     @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100",
-            description = "dgx-a100, hgx-h100, hgx-h200 or hgx-b200 (default: ${DEFAULT-VALUE})")
+            description = "dgx-a100, hgx-h100, hgx-h200, hgx-b200, gb200-nvl72 or gb300-nvl72 (default: ${DEFAULT-VALUE})")
     String system;
 
     @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
@@ -45,7 +45,7 @@ public final class BenchCommand implements Callable<Integer> {
     int nodes;
 
     @Option(names = "--network", paramLabel = "NAME",
-            description = "ib-ndr, ib-hdr, roce or efa-p5 between nodes (default: the system's, ib-ndr on HGX H100)")
+            description = "ib-xdr, ib-ndr, ib-hdr, roce or efa-p5 between nodes (default: the system's, ib-ndr on HGX H100)")
     String network;
 
     @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", defaultValue = "32M", description = "smallest size, e.g. 8, 1M (default: ${DEFAULT-VALUE})")

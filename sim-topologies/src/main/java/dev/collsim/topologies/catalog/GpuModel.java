@@ -7,7 +7,9 @@ public enum GpuModel {
     A100_SXM("A100 SXM4 80GB", NcclArch.AMPERE, NvLinkGeneration.NVLINK3, 12),
     H100_SXM("H100 SXM5 80GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 18),
     H200_SXM("H200 SXM 141GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 18),
-    B200("B200 180GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18);
+    B200("B200 180GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18),
+    GB200("GB200 186GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18),
+    GB300("GB300 288GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18);
 
     private final String label;
     private final NcclArch arch;

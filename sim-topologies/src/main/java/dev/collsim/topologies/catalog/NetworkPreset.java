@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
  *                       ({@code graph->latencyInter}; aws-ofi-nccl reports 75 us for EFA)
  */
 public enum NetworkPreset {
+    IB_XDR("ib-xdr", "InfiniBand XDR, 800 Gb/s per NIC (ConnectX-8)", Rate.gigabitsPerSecond(800), 0.97, 1, TimeSpan.ofNanos(300), 0),
     IB_NDR("ib-ndr", "InfiniBand NDR, 400 Gb/s per NIC", Rate.gigabitsPerSecond(400), 0.97, 1, TimeSpan.ofNanos(300), 0),
     IB_HDR("ib-hdr", "InfiniBand HDR, 200 Gb/s per NIC", Rate.gigabitsPerSecond(200), 0.97, 1, TimeSpan.ofNanos(300), 0),
     ROCE("roce", "RoCE v2, 400 Gb/s per NIC, lossless", Rate.gigabitsPerSecond(400), 0.95, 1, TimeSpan.ofNanos(500), 0),

@@ -16,7 +16,11 @@ public enum SystemPreset {
     HGX_H200("hgx-h200", "NVIDIA HGX H200: 8x H200 SXM, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H200_SXM, 8,
             PcieGeneration.GEN5, NetworkPreset.IB_NDR),
     HGX_B200("hgx-b200", "NVIDIA HGX B200: 8x B200, 18 NVLink5 per GPU over 2 NVSwitch chips", GpuModel.B200, 8,
-            PcieGeneration.GEN5, NetworkPreset.IB_NDR);
+            PcieGeneration.GEN5, NetworkPreset.IB_NDR),
+    GB200_NVL72("gb200-nvl72", "NVIDIA GB200 NVL72 rack: 72 GB200 GPUs in one NVLink domain, 18 NVLink5 per GPU over 18"
+            + " NVSwitch chips, 4 GPUs and 4 NICs per compute tray", GpuModel.GB200, 72, PcieGeneration.GEN5, NetworkPreset.IB_NDR),
+    GB300_NVL72("gb300-nvl72", "NVIDIA GB300 NVL72 rack: 72 GB300 GPUs in one NVLink domain, 18 NVLink5 per GPU over 18"
+            + " NVSwitch chips, ConnectX-8 800 Gb/s NICs", GpuModel.GB300, 72, PcieGeneration.GEN5, NetworkPreset.IB_XDR);
 
     private final String id;
     private final String description;

@@ -1,0 +1,131 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.core.fabric.Device;
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.Link;
+import dev.collsim.core.nccl.Communicator;
+import dev.collsim.reports.Column;
+import dev.collsim.reports.ReportFormat;
+import dev.collsim.reports.Table;
+import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.systems.HgxCluster;
+import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.view.TopoMatrix;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code collsim topo}: look at a modelled system. */
+@Command(name = "topo", mixinStandardHelpOptions = true, description = "Shows a modelled system's topology.",
+        subcommands = {TopoCommand.Show.class})
+public final class TopoCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** {@code collsim topo show}: the nvidia-smi topo -m matrix of node 0 and a summary of the links. */
+    @Command(name = "show", mixinStandardHelpOptions = true, sortOptions = false,
+            description = {"Prints the GPU matrix of one node as nvidia-smi topo -m labels it (NV#, PIX, PXB, PHB, SYS, NET),",
+                "so it can be held against a real machine's, and the fabric's links by class with their rates."})
+    static final class Show implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "the system (default: ${DEFAULT-VALUE})")
+        String system;
+
+        @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "nodes (default: ${DEFAULT-VALUE})")
+        int nodes;
+
+        @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs per node (default: all)")
+        Integer gpusPerNode;
+
+        @Option(names = "--network", paramLabel = "NAME", description = "network between nodes (default: the system's)")
+        String network;
+
+        @Mixin
+        OutputOptions output;
+
+        @Override
+        public Integer call() {
+            SystemPreset preset = SystemPreset.byName(system);
+            NetworkPreset net = network == null ? preset.defaultNetwork() : NetworkPreset.byName(network);
+            Communicator comm = HgxCluster.build(preset, nodes, preset.gpusPerNode(gpusPerNode), net);
+            ReportFormat format = output.reportFormat();
+            String text = format.render(matrix(comm)) + (format == ReportFormat.TABLE ? "\n" : "") + format.render(links(comm));
+            output.emit(text, spec.commandLine().getOut());
+            return 0;
+        }
+
+        /** GPUs of node 0 against each other, plus the first GPU of node 1 when there is one (to show NET). */
+        private static Table matrix(Communicator comm) {
+            Fabric f = comm.fabric();
+            int perNode = comm.nRanks() / comm.nNodes();
+            List<Integer> shown = new ArrayList<>();
+            for (int r = 0; r < perNode; r++) {
+                shown.add(r);
+            }
+            if (comm.nNodes() > 1) {
+                shown.add(perNode);
+            }
+            List<Column> columns = new ArrayList<>();
+            columns.add(Column.text("gpu", "", 6));
+            for (int r : shown) {
+                columns.add(Column.text("gpu" + r, "GPU" + r, 6));
+            }
+            Table t = new Table("GPU matrix of " + comm.name(), columns, Map.of("command", "topo show", "system", comm.name()));
+            t.note(comm.name() + ": " + comm.nNodes() + " node(s) x " + perNode + " GPUs"
+                    + (comm.nNodes() > 1 ? "; GPU" + perNode + " is the first GPU of node 1" : ""));
+            t.note("Legend: X = self, NV# = NVLink with # links (through NVSwitch), PIX/PXB = one/several PCIe switches,");
+            t.note("PHB = a CPU host bridge, SYS = across CPU sockets, NET = through the network");
+            for (int a : shown) {
+                Object[] row = new Object[shown.size() + 1];
+                row[0] = "GPU" + a;
+                for (int j = 0; j < shown.size(); j++) {
+                    row[j + 1] = TopoMatrix.label(f, comm.rankDevices()[a], comm.rankDevices()[shown.get(j)]);
+                }
+                t.row(row);
+            }
+            return t;
+        }
+
+        private static Table links(Communicator comm) {
+            Fabric f = comm.fabric();
+            Map<String, long[]> count = new TreeMap<>();
+            Map<String, Link> example = new TreeMap<>();
+            for (Link l : f.links()) {
+                String key = kindOf(f.device(l.from())) + " -> " + kindOf(f.device(l.to())) + "  " + l.linkClass();
+                count.computeIfAbsent(key, k -> new long[1])[0]++;
+                example.putIfAbsent(key, l);
+            }
+            Table t = new Table("Links of " + comm.name(), List.of(Column.text("from_to", "from -> to", 28),
+                    Column.text("class", "class", 22), Column.number("count", "links", "", 6, 0),
+                    Column.number("rate_GBps", "rate per direction", "(GB/s)", 18, 1),
+                    Column.number("latency_ns", "latency", "(ns)", 8, 0)), Map.of("command", "topo show"));
+            t.note("directed links, each one direction of a cable; rates are effective data rates");
+            for (Map.Entry<String, long[]> e : count.entrySet()) {
+                Link l = example.get(e.getKey());
+                t.row(kindOf(f.device(l.from())) + " -> " + kindOf(f.device(l.to())), l.linkClass(), e.getValue()[0],
+                        l.rate().gigabytesPerSecond(), l.latency().picos() / 1000.0);
+            }
+            return t;
+        }
+
+        private static String kindOf(Device d) {
+            return d.kind() == DeviceKind.NETWORK_SWITCH ? "network switch" : d.kind().name().toLowerCase(java.util.Locale.ROOT)
+                    .replace('_', ' ');
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package dev.collsim.topologies.view;
+
+import dev.collsim.core.fabric.Device;
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.Link;
+import dev.collsim.core.fabric.Route;
+
+/**
+ * How {@code nvidia-smi topo -m} would label the path between two GPUs of a fabric:
+ * {@code NV#} over NVLink (# links, directly or through NVSwitch), {@code PIX} through one PCIe
+ * switch, {@code PXB} through several, {@code PHB} through a CPU's host bridge, {@code SYS} across
+ * the link between CPU sockets, {@code NET} through a network card.
+ */
+public final class TopoMatrix {
+    private TopoMatrix() {}
+
+    public static String label(Fabric fabric, int from, int to) {
+        if (from == to) {
+            return "X";
+        }
+        Route route = fabric.route(from, to);
+        if (route.viaNic()) {
+            return "NET";
+        }
+        int pcieSwitches = 0;
+        int cpus = 0;
+        boolean nvlink = true;
+        for (int l : route.links()) {
+            Link link = fabric.link(l);
+            Device next = fabric.device(link.to());
+            if (next.kind() == DeviceKind.PCIE_SWITCH) {
+                pcieSwitches++;
+            } else if (next.kind() == DeviceKind.CPU) {
+                cpus++;
+            }
+            nvlink &= link.linkClass().startsWith("NVLink");
+        }
+        if (nvlink) {
+            return "NV" + linkCount(fabric.link(route.links()[0]).linkClass());
+        }
+        if (cpus > 1) {
+            return "SYS";
+        }
+        if (cpus == 1) {
+            return "PHB";
+        }
+        return pcieSwitches > 1 ? "PXB" : "PIX";
+    }
+
+    /** The link count in a class such as {@code NVLink4 x18}; 1 without one. */
+    private static int linkCount(String linkClass) {
+        int x = linkClass.lastIndexOf(" x");
+        if (x < 0) {
+            return 1;
+        }
+        try {
+            return Integer.parseInt(linkClass.substring(x + 2).trim());
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+}
