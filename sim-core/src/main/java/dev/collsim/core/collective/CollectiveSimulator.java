@@ -12,12 +12,14 @@ public final class CollectiveSimulator {
     /**
      * @param rankDevices   fabric device of each rank
      * @param rankSwitches  NVLS switch of each rank, or -1
+     * @param rankSharp     SHARP switch of each rank's NIC, or null
      * @param nvls          costs of NVLS steps, or null if the fabric has no NVLS switch
+     * @param sharp         costs of SHARP all-reduces, or null
      * @param observer      told of every transfer, or null
      * @param checkCapacity verify after every rate change that no link exceeds its rate (slower; for tests)
      */
-    public static RunResult run(Fabric fabric, int[] rankDevices, int[] rankSwitches, Schedule schedule,
-                                ProtocolCosts costs, NvlsCosts nvls, TimeSpan launchLatency,
+    public static RunResult run(Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankSharp, Schedule schedule,
+                                ProtocolCosts costs, NvlsCosts nvls, NvlsCosts sharp, TimeSpan launchLatency,
                                 TransferObserver observer, boolean checkCapacity) {
         Engine engine = new Engine(1024);
         double[] rates = new double[fabric.links().size()];
@@ -26,8 +28,8 @@ public final class CollectiveSimulator {
         }
         FlowNetwork network = new FlowNetwork(engine, rates);
         network.setCheckCapacity(checkCapacity);
-        ScheduleRunner runner = new ScheduleRunner(engine, network, fabric, rankDevices, rankSwitches);
+        ScheduleRunner runner = new ScheduleRunner(engine, network, fabric, rankDevices, rankSwitches, rankSharp);
         runner.setObserver(observer);
-        return runner.run(schedule, costs, nvls, launchLatency);
+        return runner.run(schedule, costs, nvls, sharp, launchLatency);
     }
 }

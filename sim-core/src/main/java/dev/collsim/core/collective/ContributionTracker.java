@@ -21,19 +21,22 @@ public final class ContributionTracker implements TransferObserver {
     private final BitSet[] carried;
     private final List<String> violations = new ArrayList<>();
     private final int[] rankGroup;
+    private final int[] sharpGroup;
 
     /** A tracker for a schedule whose in-switch operations span all its ranks (one NVLink domain). */
     public ContributionTracker(Schedule schedule) {
-        this(schedule, new int[schedule.request().nRanks()]);
+        this(schedule, new int[schedule.request().nRanks()], null);
     }
 
     /**
-     * @param rankGroup per rank, the switch whose in-switch operations it takes part in; ranks with
-     *                  the same value are reduced and multicast together
+     * @param rankGroup  per rank, the switch whose in-switch operations it takes part in; ranks with
+     *                   the same value are reduced and multicast together
+     * @param sharpGroup per rank, the SHARP switch its in-network all-reduces go through, or null
      */
-    public ContributionTracker(Schedule schedule, int[] rankGroup) {
+    public ContributionTracker(Schedule schedule, int[] rankGroup, int[] sharpGroup) {
         this.schedule = schedule;
         this.rankGroup = rankGroup.clone();
+        this.sharpGroup = sharpGroup == null ? null : sharpGroup.clone();
         CollectiveRequest req = schedule.request();
         this.nRanks = req.nRanks();
         int pieces = schedule.pieceCount();
@@ -66,12 +69,13 @@ public final class ContributionTracker implements TransferObserver {
     public void started(int t, long time) {
         int piece = schedule.piece(t);
         TransferKind kind = schedule.kind(t);
-        if (kind == TransferKind.SWITCH_ALLREDUCE || kind == TransferKind.SWITCH_REDUCE) {
+        if (kind == TransferKind.SWITCH_ALLREDUCE || kind == TransferKind.SWITCH_REDUCE || kind == TransferKind.NETWORK_ALLREDUCE) {
             // The switch reads every rank's copy and reduces them: each contribution must come from one rank only.
-            int group = rankGroup[kind == TransferKind.SWITCH_REDUCE ? schedule.dst(t) : schedule.src(t)];
+            int[] groups = groupsOf(kind);
+            int group = groups[kind == TransferKind.SWITCH_REDUCE ? schedule.dst(t) : schedule.src(t)];
             BitSet sum = new BitSet();
             for (int r = 0; r < nRanks; r++) {
-                if (rankGroup[r] != group) {
+                if (groups[r] != group) {
                     continue;
                 }
                 checkVisible(t, r, piece, time);
@@ -95,6 +99,10 @@ public final class ContributionTracker implements TransferObserver {
         return carried[t] == null ? null : (BitSet) carried[t].clone();
     }
 
+    private int[] groupsOf(TransferKind kind) {
+        return kind == TransferKind.NETWORK_ALLREDUCE ? sharpGroup : rankGroup;
+    }
+
     private void checkVisible(int t, int rank, int piece, long time) {
         if (visibleFrom[rank][piece] > time) {
             violations.add("transfer " + t + " (" + schedule.kind(t) + ") reads piece " + piece + " on rank " + rank + " at " + time
@@ -113,11 +121,12 @@ public final class ContributionTracker implements TransferObserver {
             return;
         }
         if (schedule.dst(t) == Schedule.ALL) {
-            int group = rankGroup[schedule.src(t)];
+            int[] groups = groupsOf(schedule.kind(t));
+            int group = groups[schedule.src(t)];
             boolean multicast = schedule.kind(t) == TransferKind.SWITCH_MULTICAST;
             for (int r = 0; r < nRanks; r++) {
                 // A multicast's sender already holds what it sends; its own copy changes nothing.
-                if (rankGroup[r] == group && !(multicast && r == schedule.src(t))) {
+                if (groups[r] == group && !(multicast && r == schedule.src(t))) {
                     holds[r][piece] = (BitSet) payload.clone();
                     visibleFrom[r][piece] = Math.max(visibleFrom[r][piece], time);
                     writer[r][piece] = t;

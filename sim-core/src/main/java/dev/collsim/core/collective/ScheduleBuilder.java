@@ -64,6 +64,11 @@ public final class ScheduleBuilder {
         return add(channelId, stepId, anchor, Schedule.ALL, pieceId, true, TransferKind.SWITCH_ALLREDUCE);
     }
 
+    /** Adds an in-network all-reduce of one piece over the ranks on {@code anchor}'s SHARP switch. */
+    public int networkAllReduce(int channelId, int stepId, int anchor, int pieceId) {
+        return add(channelId, stepId, anchor, Schedule.ALL, pieceId, true, TransferKind.NETWORK_ALLREDUCE);
+    }
+
     /** Adds an in-switch reduction of one piece, from every rank on {@code head}'s switch to {@code head}. */
     public int switchReduce(int channelId, int stepId, int head, int pieceId) {
         return add(channelId, stepId, Schedule.ALL, head, pieceId, true, TransferKind.SWITCH_REDUCE);

@@ -26,6 +26,7 @@ public final class ScheduleRunner implements FlowListener {
     private final Fabric fabric;
     private final int[] rankDevice;
     private final int[] rankSwitch;
+    private final int[] rankSharp;
 
     private Schedule schedule;
     private double wireFactor;
@@ -34,6 +35,7 @@ public final class ScheduleRunner implements FlowListener {
     private long notifyLatency;
     private long netLatency;
     private NvlsCosts nvls;
+    private NvlsCosts sharp;
     private int[] legsLeft;
     private long[] legLatency;
     private long origin;
@@ -48,9 +50,11 @@ public final class ScheduleRunner implements FlowListener {
     /**
      * @param rankDevice fabric device id of each rank's GPU
      * @param rankSwitch fabric device id of the NVLS switch each rank's GPU hangs off, or -1
+     * @param rankSharp  fabric device id of the SHARP switch each rank's NIC reaches, or -1 (null: none)
      */
-    public ScheduleRunner(Engine engine, FlowNetwork network, Fabric fabric, int[] rankDevice, int[] rankSwitch) {
-        if (rankSwitch.length != rankDevice.length) {
+    public ScheduleRunner(Engine engine, FlowNetwork network, Fabric fabric, int[] rankDevice, int[] rankSwitch,
+                          int[] rankSharp) {
+        if (rankSwitch.length != rankDevice.length || (rankSharp != null && rankSharp.length != rankDevice.length)) {
             throw new IllegalArgumentException("one switch entry per rank");
         }
         this.engine = engine;
@@ -58,6 +62,7 @@ public final class ScheduleRunner implements FlowListener {
         this.fabric = fabric;
         this.rankDevice = rankDevice.clone();
         this.rankSwitch = rankSwitch.clone();
+        this.rankSharp = rankSharp == null ? null : rankSharp.clone();
     }
 
     public void setObserver(TransferObserver observer) {
@@ -67,11 +72,13 @@ public final class ScheduleRunner implements FlowListener {
     /**
      * Runs the schedule to completion, starting now.
      *
-     * @param nvlsCosts     costs of in-switch all-reduces, or null if the schedule has none
+     * @param nvlsCosts     costs of NVLS operations, or null if the schedule has none
+     * @param sharpCosts    costs of in-network (SHARP) all-reduces, or null if the schedule has none
      * @param launchLatency time from the start until the kernels begin work
      * @throws IllegalStateException if some transfer can never start (a dependency cycle)
      */
-    public RunResult run(Schedule s, ProtocolCosts protocolCosts, NvlsCosts nvlsCosts, TimeSpan launchLatency) {
+    public RunResult run(Schedule s, ProtocolCosts protocolCosts, NvlsCosts nvlsCosts, NvlsCosts sharpCosts,
+                         TimeSpan launchLatency) {
         CollectiveRequest req = s.request();
         if (req.nRanks() > rankDevice.length) {
             throw new IllegalArgumentException(req.nRanks() + " ranks but only " + rankDevice.length + " GPUs");
@@ -83,6 +90,7 @@ public final class ScheduleRunner implements FlowListener {
         this.notifyLatency = protocolCosts.notifyLatency().picos();
         this.netLatency = protocolCosts.netLatency().picos();
         this.nvls = nvlsCosts;
+        this.sharp = sharpCosts;
         int n = s.transferCount();
         legsLeft = new int[n];
         legLatency = new long[n];
@@ -128,6 +136,10 @@ public final class ScheduleRunner implements FlowListener {
         if (schedule.kind(t) == TransferKind.SWITCH_ALLREDUCE || schedule.kind(t) == TransferKind.SWITCH_REDUCE
                 || schedule.kind(t) == TransferKind.SWITCH_MULTICAST) {
             startSwitchOperation(t, bytes);
+            return;
+        }
+        if (schedule.kind(t) == TransferKind.NETWORK_ALLREDUCE) {
+            startNetworkAllReduce(t, bytes);
             return;
         }
         if (schedule.kind(t) == TransferKind.LOCAL_COPY) {
@@ -187,6 +199,28 @@ public final class ScheduleRunner implements FlowListener {
         return fabric.route(rankDevice[schedule.src(t)], rankDevice[schedule.dst(t)]);
     }
 
+    /** Every rank of the SHARP group sends the piece up through its NIC and gets the sum back down. */
+    private void startNetworkAllReduce(int t, long bytes) {
+        if (sharp == null || rankSharp == null || rankSharp[schedule.src(t)] < 0) {
+            throw new IllegalStateException("an in-network all-reduce without a SHARP switch");
+        }
+        int sw = rankSharp[schedule.src(t)];
+        double legBytes = bytes / sharp.efficiency();
+        double cap = sharp.channelRate().bytesPerSecond() / sharp.efficiency();
+        long latency = 0;
+        for (int r = 0; r < rankSharp.length; r++) {
+            if (rankSharp[r] == sw) {
+                Route up = fabric.route(rankDevice[r], sw);
+                Route down = fabric.route(sw, rankDevice[r]);
+                latency = Math.max(latency, up.latencyPicos() + down.latencyPicos());
+                network.start(up.links(), legBytes, cap, this, t);
+                network.start(down.links(), legBytes, cap, this, t);
+                legsLeft[t] += 2;
+            }
+        }
+        legLatency[t] = latency;
+    }
+
     private void copied(int t) {
         finish(t, engine.now(), 0);
     }
@@ -206,11 +240,13 @@ public final class ScheduleRunner implements FlowListener {
         long freeAt = end + switch (kind) {
             case P2P -> sendOverhead;
             case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> nvls.stepOverhead().picos();
+            case NETWORK_ALLREDUCE -> sharp.stepOverhead().picos();
             case LOCAL_COPY -> 0;
         };
         long visibleAt = freeAt + routeLatency + switch (kind) {
             case P2P -> notifyLatency;
             case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> nvls.notifyLatency().picos();
+            case NETWORK_ALLREDUCE -> sharp.notifyLatency().picos();
             case LOCAL_COPY -> 0;
         };
         delivered[t] = visibleAt;

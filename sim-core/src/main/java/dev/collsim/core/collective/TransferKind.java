@@ -23,6 +23,12 @@ public enum TransferKind {
      */
     SWITCH_MULTICAST,
     /**
+     * An in-network all-reduce (SHARP) of one piece over the ranks whose NICs share the sender's
+     * SHARP switch: each sends its copy up through its NIC and receives the sum back, the piece's
+     * size in each direction. {@code dst(t) == ALL}.
+     */
+    NETWORK_ALLREDUCE,
+    /**
      * A copy inside one GPU's memory by a channel's copy warps (NVLS's scatter into and gather out
      * of its buffers): it crosses no link and takes {@code bytes / copy rate}.
      */

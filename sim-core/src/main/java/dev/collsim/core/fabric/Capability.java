@@ -6,5 +6,10 @@ public enum Capability {
      * NVLink SHARP: the NVSwitch reduces what it reads from every GPU of a multicast group
      * ({@code multimem.ld_reduce}) and copies what one GPU writes to all of them ({@code multimem.st}).
      */
-    NVLS
+    NVLS,
+    /**
+     * In-network reduction (InfiniBand SHARP): the network switch sums what the NICs of a group
+     * send it and returns the sum to each of them (NCCL's CollNet).
+     */
+    SHARP
 }

@@ -1,5 +1,6 @@
 package dev.collsim.core.nccl;
 
+import dev.collsim.core.collective.CollNetDirectAlgorithm;
 import dev.collsim.core.collective.CollectiveAlgorithm;
 import dev.collsim.core.collective.CollectiveSimulator;
 import dev.collsim.core.collective.CustomAllReduceAlgorithm;
@@ -36,20 +37,27 @@ import java.util.Map;
  * @param nvlsGraph     NCCL's NVLS graph, or null where NVLS cannot run (or is turned off)
  * @param protocolCosts per protocol, what one channel costs
  * @param nvlsCosts     what an NVLS step costs, or null where NVLS cannot run
+ * @param rankSharp     fabric device id of the SHARP switch each rank's NIC reaches, or null where the
+ *                      network cannot reduce or CollNet is off ({@code NCCL_COLLNET_ENABLE=0}, NCCL's default)
+ * @param sharpCosts    what an in-network all-reduce costs, or null with {@code rankSharp}
  * @param customCosts   what the inference engines' all-reduce kernels cost
  * @param hostLaunch    host-side cost of issuing a collective
  */
 public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankNodes,
                            int[][] ringOrders, double latencyInterMicros,
                            NcclArch arch, LinkType intraLink, RingGraph ring, NvlsGraph nvlsGraph,
-                           Map<Protocol, ProtocolCosts> protocolCosts, NvlsCosts nvlsCosts,
-                           CustomKernelCosts customCosts, HostLaunch hostLaunch) {
+                           Map<Protocol, ProtocolCosts> protocolCosts, NvlsCosts nvlsCosts, int[] rankSharp,
+                           NvlsCosts sharpCosts, CustomKernelCosts customCosts, HostLaunch hostLaunch) {
 
     public Communicator {
         rankDevices = rankDevices.clone();
         rankSwitches = rankSwitches.clone();
         rankNodes = rankNodes.clone();
         ringOrders = java.util.Arrays.stream(ringOrders).map(int[]::clone).toArray(int[][]::new);
+        rankSharp = rankSharp == null ? null : rankSharp.clone();
+        if ((rankSharp == null) != (sharpCosts == null)) {
+            throw new IllegalArgumentException("CollNet needs both its SHARP switches and their costs");
+        }
         if (rankSwitches.length != rankDevices.length || rankNodes.length != rankDevices.length) {
             throw new IllegalArgumentException("one NVLS switch and one node entry per rank");
         }
@@ -83,13 +91,19 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
     }
 
     public TunerInputs tunerInputs() {
-        return new TunerInputs(nRanks(), nNodes(), arch, intraLink, ring, nvlsGraph, latencyInterMicros);
+        return new TunerInputs(nRanks(), nNodes(), arch, intraLink, ring, nvlsGraph, latencyInterMicros, rankSharp != null);
     }
 
     /** The same communicator with NVLS unavailable, as {@code NCCL_NVLS_ENABLE=0} makes it. */
     public Communicator withoutNvls() {
         return new Communicator(name, fabric, rankDevices, rankSwitches, rankNodes, ringOrders, latencyInterMicros, arch, intraLink, ring, null,
-                protocolCosts, null, customCosts, hostLaunch);
+                protocolCosts, null, rankSharp, sharpCosts, customCosts, hostLaunch);
+    }
+
+    /** The same communicator without in-network reduction, as {@code NCCL_COLLNET_ENABLE=0} (NCCL's default) makes it. */
+    public Communicator withoutCollNet() {
+        return new Communicator(name, fabric, rankDevices, rankSwitches, rankNodes, ringOrders, latencyInterMicros, arch,
+                intraLink, ring, nvlsGraph, protocolCosts, nvlsCosts, null, null, customCosts, hostLaunch);
     }
 
     /** Channels of NCCL's point-to-point path: the ring channels rounded up to a power of two (32 on H100). */
@@ -116,6 +130,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
             case NVLS_TREE -> new NvlsTreeAlgorithm(nodeRanks(), nvlsTreeChunk(plan.request().bytes(), plan.request().channels()));
             case TREE -> new TreeAlgorithm(nodeRanks());
             case PAT -> new PatAlgorithm();
+            case COLLNET_DIRECT -> new CollNetDirectAlgorithm(nodeRanks(), Protocol.SIMPLE.stepDataBytes());
             case ONESHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.ONE_SHOT);
             case TWOSHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.TWO_SHOT);
             case MULTIMEM -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.MULTIMEM);
@@ -132,15 +147,15 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
      */
     public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity) {
         if (plan.algo().custom()) {
-            return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, schedule(plan), customCosts.perBlock(),
-                    nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), customCosts.launchLatency(), observer,
+            return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, schedule(plan), customCosts.perBlock(),
+                    nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), null, customCosts.launchLatency(), observer,
                     checkCapacity);
         }
         Protocol proto = plan.request().protocol();
         TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
                 ? nvlsCosts.launchLatency()
                 : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
-        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, schedule(plan), protocolCosts.get(proto),
-                nvlsCosts, launch, observer, checkCapacity);
+        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, schedule(plan), protocolCosts.get(proto),
+                nvlsCosts, sharpCosts, launch, observer, checkCapacity);
     }
 }

@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
 public final class NcclPlanner {
     /** Algorithms this version simulates chunk by chunk. */
     public static final Set<AlgorithmId> SIMULATED = EnumSet.of(AlgorithmId.RING, AlgorithmId.TREE, AlgorithmId.NVLS,
-            AlgorithmId.NVLS_TREE, AlgorithmId.PAT, AlgorithmId.P2P, AlgorithmId.ONESHOT, AlgorithmId.TWOSHOT, AlgorithmId.MULTIMEM);
+            AlgorithmId.NVLS_TREE, AlgorithmId.PAT, AlgorithmId.COLLNET_DIRECT, AlgorithmId.P2P, AlgorithmId.ONESHOT, AlgorithmId.TWOSHOT, AlgorithmId.MULTIMEM);
 
     /** NCCL's {@code NCCL_P2P_LL_THRESHOLD}: a send of at most this many bytes per channel uses LL. */
     private static final long P2P_LL_THRESHOLD = 16384;
@@ -69,7 +69,7 @@ public final class NcclPlanner {
                 .filter(e -> e.enabled() || (explicitProtocols && e.algo() == NcclAlgo.RING))
                 .min(Comparator.comparingDouble(NcclTuner.Estimate::timeMicros))
                 .orElseThrow(() -> new InputException("no allowed algorithm and protocol can run "
-                        + op.ncclName() + " here" + (explicitAlgos || explicitProtocols ? " (check --algo, --proto, --nvls)" : "")));
+                        + op.ncclName() + " here" + (explicitAlgos || explicitProtocols ? " (check --algo, --proto, --nvls, --collnet)" : "")));
         Protocol proto = best.protocol();
         int nc = channels;
         if (nc == 0) {
@@ -142,6 +142,10 @@ public final class NcclPlanner {
         NcclTuner.Estimate pat = NcclTuner.pat(op, Protocol.SIMPLE, bytes, in);
         if (pat != null) {
             out.add(pat);
+        }
+        NcclTuner.Estimate collNet = NcclTuner.collNetDirect(op, Protocol.SIMPLE, bytes, in);
+        if (collNet != null) {
+            out.add(collNet);
         }
         return List.copyOf(out);
     }

@@ -176,6 +176,29 @@ public final class NcclTuner {
     }
 
     /**
+     * NCCL's estimate for CollNet Direct (all_reduce across nodes, Simple, CollNet enabled): latency
+     * {@code 2 (min(1, ppn-1) intraLat + 0.4 (ppn-1)) + interLat}; bandwidth the channels at the ring's
+     * speed, divided by the GPU-to-NIC ratio penalty {@code f = ppn/nCh, f -= (f-1)/2}, times 0.85 on
+     * Hopper and later, halved into algorithm bandwidth. Null where CollNet cannot run.
+     */
+    public static Estimate collNetDirect(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
+        if (!in.collNet() || op != CollectiveOp.ALL_REDUCE || in.nNodes() < 2) {
+            return null;
+        }
+        int ppn = in.nRanks() / in.nNodes();
+        int nCh = in.ring().searchChannels();
+        double f = ppn / (double) nCh;
+        f -= (f - 1) / 2;
+        double busBw = nCh * in.ring().bwPerChannel() / f * (in.arch().sm() >= 90 ? 0.85 : 1.0);
+        double algBw = busBw * 0.5;
+        double latency = baseLatencyMicros(NcclAlgo.COLLNET_DIRECT, proto)
+                + 2 * (Math.min(1, ppn - 1) * hwLatencyMicros(in.intraLink(), NcclAlgo.COLLNET_DIRECT, Protocol.SIMPLE)
+                + (ppn - 1) * 0.4) + interLatency(NcclAlgo.COLLNET_DIRECT, Protocol.SIMPLE, in);
+        return new Estimate(NcclAlgo.COLLNET_DIRECT, proto, latency, algBw, latency + nBytes / (1000 * algBw),
+                proto == Protocol.SIMPLE);
+    }
+
+    /**
      * One candidate of the cost model.
      *
      * @param latencyMicros the latency term

@@ -45,7 +45,7 @@ class NvlsTreeTest {
         Fabric fabric = b.build();
         CollectiveRequest req = new CollectiveRequest(CollectiveOp.ALL_REDUCE, n, bytes, 0, Protocol.SIMPLE, channels);
         Schedule s = new NvlsTreeAlgorithm(nodes, 64 * 1024).schedule(req);
-        TestFabrics.Tracked run = TestFabrics.run(fabric, ranks, switches, s, NET, NVLS, TimeSpan.ofMicros(2));
+        TestFabrics.Tracked run = TestFabrics.run(fabric, ranks, switches, null, s, NET, NVLS, null, TimeSpan.ofMicros(2));
         assertEquals(List.of(), run.tracker().verify());
     }
 }

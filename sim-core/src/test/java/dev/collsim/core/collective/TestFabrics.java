@@ -52,19 +52,19 @@ final class TestFabrics {
     record Tracked(RunResult result, ContributionTracker tracker, FlowNetwork network) {}
 
     Tracked run(Schedule s, ProtocolCosts costs, NvlsCosts nvls, TimeSpan launch) {
-        return run(fabric, ranks, switches, s, costs, nvls, launch);
+        return run(fabric, ranks, switches, null, s, costs, nvls, null, launch);
     }
 
     /** Runs a schedule with link capacities checked at every rate change and contributions tracked per switch. */
-    static Tracked run(Fabric fabric, int[] ranks, int[] switches, Schedule s, ProtocolCosts costs, NvlsCosts nvls,
-                       TimeSpan launch) {
+    static Tracked run(Fabric fabric, int[] ranks, int[] switches, int[] sharp, Schedule s, ProtocolCosts costs,
+                       NvlsCosts nvls, NvlsCosts sharpCosts, TimeSpan launch) {
         Engine engine = new Engine();
         FlowNetwork net = new FlowNetwork(engine, fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray());
         net.setCheckCapacity(true);
-        ScheduleRunner runner = new ScheduleRunner(engine, net, fabric, ranks, switches);
-        ContributionTracker tracker = new ContributionTracker(s, switches);
+        ScheduleRunner runner = new ScheduleRunner(engine, net, fabric, ranks, switches, sharp);
+        ContributionTracker tracker = new ContributionTracker(s, switches, sharp);
         runner.setObserver(tracker);
-        RunResult result = runner.run(s, costs, nvls, launch);
+        RunResult result = runner.run(s, costs, nvls, sharpCosts, launch);
         return new Tracked(result, tracker, net);
     }
 }

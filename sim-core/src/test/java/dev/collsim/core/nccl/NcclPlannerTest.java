@@ -41,7 +41,7 @@ class NcclPlannerTest {
                 RingGraph.search(NcclArch.HOPPER, 370.8), NvlsGraph.search(NcclArch.HOPPER, 370.8, 8), costs,
                 new dev.collsim.core.collective.NvlsCosts(0.85, Rate.gigabytesPerSecond(30), TimeSpan.ZERO,
                         TimeSpan.ofMicros(1), TimeSpan.ofMicros(5), Rate.gigabytesPerSecond(25)),
-                new dev.collsim.core.collective.CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5),
+                null, null, new dev.collsim.core.collective.CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5),
                         TimeSpan.ofMicros(4)),
                 new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO));
     }
@@ -128,8 +128,8 @@ class NcclPlannerTest {
     @Test
     void unsimulatedAlgorithmIsAClearError() {
         InputException e = assertThrows(InputException.class, () -> NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE,
-                1 << 20, 0, EnumSet.of(AlgorithmId.COLLNET_DIRECT), EnumSet.allOf(Protocol.class), 0));
-        assertTrue(e.getMessage().contains("CollNetDirect is not simulated yet"), e.getMessage());
+                1 << 20, 0, EnumSet.of(AlgorithmId.COLLNET_CHAIN), EnumSet.allOf(Protocol.class), 0));
+        assertTrue(e.getMessage().contains("CollNetChain is not simulated yet"), e.getMessage());
     }
 
     @Test

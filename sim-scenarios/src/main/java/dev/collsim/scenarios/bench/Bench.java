@@ -19,6 +19,7 @@ public final class Bench {
         SystemPreset preset = SystemPreset.byName(spec.system());
         NetworkPreset network = spec.network() == null ? preset.defaultNetwork() : NetworkPreset.byName(spec.network());
         Communicator comm = HgxCluster.build(preset, spec.nodes(), spec.gpusPerNode(), network);
+        comm = spec.collNet() ? comm : comm.withoutCollNet();
         return spec.nvls() ? comm : comm.withoutNvls();
     }
 

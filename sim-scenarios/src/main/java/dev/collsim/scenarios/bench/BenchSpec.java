@@ -15,10 +15,12 @@ import java.util.Set;
  * @param root          root rank of broadcast and reduce
  * @param channels      a fixed channel count, or 0 to choose as NCCL does
  * @param nvls          whether NVLS may be used where the fabric supports it ({@code NCCL_NVLS_ENABLE})
+ * @param collNet       whether in-network reduction may be used where the network supports it
+ *                      ({@code NCCL_COLLNET_ENABLE}, off by default)
  */
 public record BenchSpec(CollectiveOp op, String system, int nodes, int gpusPerNode, String network, int gpusPerThread, DataType type,
                         ReduceOp redop, int root, SizeSweep sizes, Set<AlgorithmId> algos, Set<Protocol> protocols,
-                        int channels, boolean nvls) {
+                        int channels, boolean nvls, boolean collNet) {
     public BenchSpec {
         if (gpusPerThread < 1 || gpusPerThread > gpusPerNode) {
             throw new InputException("-g " + gpusPerThread + ": a thread drives 1 to " + gpusPerNode + " GPUs here");

@@ -88,6 +88,10 @@ public final class BenchCommand implements Callable<Integer> {
             description = "allow NVLS where the NVSwitch supports it, as NCCL_NVLS_ENABLE (default: ${DEFAULT-VALUE})")
     String nvls;
 
+    @Option(names = "--collnet", paramLabel = "on|off", defaultValue = "off",
+            description = "allow CollNet (in-network reduction, SHARP) on InfiniBand, as NCCL_COLLNET_ENABLE (default: ${DEFAULT-VALUE})")
+    String collnet;
+
     @Option(names = "--explain-choice",
             description = "print NCCL's cost-model prediction for every candidate algorithm and protocol beside the choice, instead of the table")
     boolean explainChoice;
@@ -98,7 +102,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         BenchSpec benchSpec = spec(op, system, nodes, gpusPerNode, network, minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread,
-                dataType, redop, root, algo, proto, channels, nvls);
+                dataType, redop, root, algo, proto, channels, nvls, collnet);
         String description = SystemPreset.byName(benchSpec.system()).description();
         Table table = explainChoice ? ChoiceTable.of(benchSpec) : BenchTable.of(benchSpec, description, Bench.run(benchSpec));
         output.emit(output.reportFormat().render(table), spec.commandLine().getOut());
@@ -108,7 +112,7 @@ public final class BenchCommand implements Callable<Integer> {
     /** Validates every flag and builds the spec; shared with {@code demo}. */
     static BenchSpec spec(String op, String system, int nodes, Integer gpusPerNode, String network, String minBytes, String maxBytes, long stepFactor,
                           String stepBytes, int gpusPerThread, String dataType, String redop, int root, String algo,
-                          String proto, Integer channels, String nvls) {
+                          String proto, Integer channels, String nvls, String collnet) {
         CollectiveOp collective = CollectiveOp.fromName(op);
         SystemPreset preset = SystemPreset.byName(system);
         int gpus = preset.gpusPerNode(gpusPerNode);
@@ -118,7 +122,7 @@ public final class BenchCommand implements Callable<Integer> {
         return new BenchSpec(collective, preset.id(), nodes, gpus, net, gpusPerThread, DataType.fromName(dataType),
                 ReduceOp.fromName(redop), root, sizes, Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
                 Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
-                channels == null ? 0 : channels, onOff("--nvls", nvls));
+                channels == null ? 0 : channels, onOff("--nvls", nvls), onOff("--collnet", collnet));
     }
 
     static boolean onOff(String flag, String value) {

@@ -98,6 +98,7 @@ public final class Explain {
             case SWITCH_ALLREDUCE -> "switch reduce+mcast";
             case SWITCH_REDUCE -> "switch reduce";
             case SWITCH_MULTICAST -> "switch multicast";
+            case NETWORK_ALLREDUCE -> "SHARP reduce+bcast";
             case LOCAL_COPY -> "local copy";
         };
     }

@@ -74,6 +74,11 @@ public enum NetworkPreset {
         return latencyInterMicros;
     }
 
+    /** True for InfiniBand, whose switches can reduce in the network (SHARP). */
+    public boolean sharp() {
+        return id.startsWith("ib-");
+    }
+
     public static NetworkPreset byName(String name) {
         for (NetworkPreset n : values()) {
             if (n.id.equalsIgnoreCase(name)) {

@@ -91,6 +91,18 @@ public final class ProtocolCostCatalog {
                 NVLS_NOTIFY_LATENCY, launch, NVLS_COPY_RATE);
     }
 
+    /**
+     * SHARP in-network reduction: 90 % of the NIC rate reaches the switch's reduction (NCCL's
+     * {@code 0.9 bwInter} for CollNet), a channel moves at most a Simple channel's rate, and an
+     * operation costs NCCL's CollNet network latency ({@code hwLat[NET][CollNetDirect]}, 31 us) less
+     * the route's own extra hops.
+     */
+    public static NvlsCosts sharp(NcclArch arch, TimeSpan extraNetRoute) {
+        long latency = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.COLLNET_DIRECT, Protocol.SIMPLE)).picos();
+        return new NvlsCosts(0.9, channelRate(arch, Protocol.SIMPLE), SIMPLE_SEND_OVERHEAD,
+                new TimeSpan(Math.max(0, latency - extraNetRoute.picos())), TimeSpan.ZERO, channelRate(arch, Protocol.SIMPLE));
+    }
+
     private static Rate channelRate(NcclArch arch, Protocol p) {
         return switch (p) {
             case LL -> Rate.gigabytesPerSecond(arch.llMaxBw(1) / ringChannels(arch));

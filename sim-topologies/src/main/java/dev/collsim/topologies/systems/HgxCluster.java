@@ -30,7 +30,8 @@ import java.util.Set;
  * <p>Across nodes each GPU shares a PCIe switch with its NIC(s) (GPUDirect RDMA: the NIC reads and
  * writes GPU memory through that switch); several NICs of one GPU are one bundle. The NICs of GPU
  * {@code g} of every node hang off leaf switch {@code g} (rail {@code g}); a non-blocking spine joins the
- * leaves for traffic that changes rails. NCCL's rings stay on one rail between nodes: within a
+ * leaves for traffic that changes rails. On InfiniBand the leaves can reduce (SHARP) for NCCL's
+ * CollNet, which stays off unless asked for, as {@code NCCL_COLLNET_ENABLE} defaults to 0. NCCL's rings stay on one rail between nodes: within a
  * node, channel {@code c}'s ring enters and leaves on rails that match its neighbours'.
  */
 public final class HgxCluster {
@@ -62,7 +63,8 @@ public final class HgxCluster {
         int[] leaves = new int[gpusPerNode];
         if (nodes > 1) {
             for (int g = 0; g < gpusPerNode; g++) {
-                leaves[g] = b.addDevice("leaf" + g, DeviceKind.NETWORK_SWITCH);
+                leaves[g] = b.addDevice("leaf" + g, DeviceKind.NETWORK_SWITCH,
+                        network.sharp() ? Set.of(Capability.SHARP) : Set.of());
             }
             if (gpusPerNode > 1) {
                 int spine = b.addDevice("spine", DeviceKind.NETWORK_SWITCH);
@@ -100,11 +102,20 @@ public final class HgxCluster {
                 : NvlsGraph.searchAcrossNodes(gpu.arch(), bundle.gigabytesPerSecond(), gpusPerNode,
                         network.lineRate().gigabytesPerSecond() * network.nicsPerGpu());
         String name = preset.id() + (nodes > 1 ? " x" + nodes + " over " + network.id() : "");
+        int[] sharp = null;
+        if (nodes > 1 && network.sharp()) {
+            sharp = new int[n];
+            for (int r = 0; r < n; r++) {
+                sharp[r] = leaves[r % gpusPerNode];
+            }
+        }
         return new Communicator(name, fabric, ranks, switches, rankNodes, ringOrders(nodes, gpusPerNode),
                 nodes > 1 ? network.latencyInterMicros() : 0, gpu.arch(), LinkType.NVLINK, ring, nvlsGraph,
                 ProtocolCostCatalog.costs(gpu.arch(), new TimeSpan(netRoute - nvlinkRoute),
                         TimeSpan.ofMicros(nodes > 1 ? network.latencyInterMicros() : 0)),
-                nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, ProtocolCostCatalog.CUSTOM_KERNELS,
+                nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, sharp,
+                sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), new TimeSpan(netRoute - nvlinkRoute)),
+                ProtocolCostCatalog.CUSTOM_KERNELS,
                 ProtocolCostCatalog.HOST_LAUNCH);
     }
 
