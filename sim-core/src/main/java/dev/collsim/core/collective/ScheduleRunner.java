@@ -38,6 +38,8 @@ public final class ScheduleRunner implements FlowListener {
     private NvlsCosts sharp;
     private int[] legsLeft;
     private long[] legLatency;
+    private Route[] routes;
+    private final PairRoutes pairRoutes = new PairRoutes();
     private long origin;
     private int[] pending;
     private long[] readyAt;
@@ -94,6 +96,7 @@ public final class ScheduleRunner implements FlowListener {
         int n = s.transferCount();
         legsLeft = new int[n];
         legLatency = new long[n];
+        routes = new Route[n];
         origin = engine.now();
         pending = new int[n];
         readyAt = new long[n];
@@ -195,8 +198,66 @@ public final class ScheduleRunner implements FlowListener {
         legLatency[t] = latency;
     }
 
+    /** The route of a point-to-point transfer, looked up once. */
     private Route route(int t) {
-        return fabric.route(rankDevice[schedule.src(t)], rankDevice[schedule.dst(t)]);
+        Route r = routes[t];
+        if (r == null) {
+            r = pairRoutes.get(schedule.src(t), schedule.dst(t));
+            routes[t] = r;
+        }
+        return r;
+    }
+
+    /**
+     * Routes between ranks, in an open-addressing table keyed by the rank pair: millions of transfers
+     * look up a few thousand routes, and the fabric's shared cache boxes its keys.
+     */
+    private final class PairRoutes {
+        private long[] keys = new long[1024];
+        private Route[] values = new Route[1024];
+        private int size;
+
+        Route get(int src, int dst) {
+            long key = ((long) src << 32) | (dst & 0xffffffffL);
+            int mask = keys.length - 1;
+            for (int i = mix(key) & mask; ; i = (i + 1) & mask) {
+                if (values[i] == null) {
+                    Route r = fabric.route(rankDevice[src], rankDevice[dst]);
+                    keys[i] = key;
+                    values[i] = r;
+                    if (++size * 2 > keys.length) {
+                        grow();
+                    }
+                    return r;
+                }
+                if (keys[i] == key) {
+                    return values[i];
+                }
+            }
+        }
+
+        private void grow() {
+            long[] oldKeys = keys;
+            Route[] oldValues = values;
+            keys = new long[oldKeys.length * 2];
+            values = new Route[oldKeys.length * 2];
+            int mask = keys.length - 1;
+            for (int j = 0; j < oldKeys.length; j++) {
+                if (oldValues[j] != null) {
+                    int i = mix(oldKeys[j]) & mask;
+                    while (values[i] != null) {
+                        i = (i + 1) & mask;
+                    }
+                    keys[i] = oldKeys[j];
+                    values[i] = oldValues[j];
+                }
+            }
+        }
+
+        private int mix(long key) {
+            long h = key * 0x9E3779B97F4A7C15L;
+            return (int) (h ^ (h >>> 32));
+        }
     }
 
     /** Every rank of the SHARP group sends the piece up through its NIC and gets the sum back down. */

@@ -71,12 +71,17 @@ public final class Fabric {
         if (from == to) {
             throw new IllegalArgumentException("no route from a device to itself: " + devices.get(from).name());
         }
-        return routeCache.computeIfAbsent(((long) from << 32) | to, key -> computeRoute(from, to));
+        return routeCache.computeIfAbsent(routeKey(from, to), key -> computeRoute(from, to));
+    }
+
+    /** A cache key whose hash differs for every pair (a {@code from << 32 | to} Long hashes to {@code from ^ to}). */
+    private long routeKey(int from, int to) {
+        return (long) from * devices.size() + to;
     }
 
     /** Whether a route exists from one device to another. */
     public boolean hasRoute(int from, int to) {
-        return from != to && (routeCache.containsKey(((long) from << 32) | to) || searchRoute(from, to) != null);
+        return from != to && (routeCache.containsKey(routeKey(from, to)) || searchRoute(from, to) != null);
     }
 
     private Route computeRoute(int from, int to) {

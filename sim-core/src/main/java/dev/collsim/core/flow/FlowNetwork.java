@@ -1,6 +1,7 @@
 package dev.collsim.core.flow;
 
 import dev.collsim.core.engine.Engine;
+import dev.collsim.core.engine.Event;
 import dev.collsim.core.engine.IndexedEvent;
 import dev.collsim.core.units.TimeSpan;
 import java.util.Arrays;
@@ -51,6 +52,7 @@ public final class FlowNetwork {
     private final boolean[] linkDirty;
     private boolean resolveScheduled;
     private final IndexedEvent completion = this::complete;
+    private final Event resolution = this::resolve;
 
     // Solver scratch.
     private final int[] linkStamp;
@@ -199,7 +201,7 @@ public final class FlowNetwork {
         }
         if (!resolveScheduled) {
             resolveScheduled = true;
-            engine.schedule(engine.now(), this::resolve);
+            engine.schedule(engine.now(), resolution);
         }
     }
 
