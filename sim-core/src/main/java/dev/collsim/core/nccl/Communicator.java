@@ -1,5 +1,6 @@
 package dev.collsim.core.nccl;
 
+import dev.collsim.core.collective.CollNetChainAlgorithm;
 import dev.collsim.core.collective.CollNetDirectAlgorithm;
 import dev.collsim.core.collective.CollectiveAlgorithm;
 import dev.collsim.core.collective.CollectiveSimulator;
@@ -131,6 +132,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
             case TREE -> new TreeAlgorithm(nodeRanks());
             case PAT -> new PatAlgorithm();
             case COLLNET_DIRECT -> new CollNetDirectAlgorithm(nodeRanks(), Protocol.SIMPLE.stepDataBytes());
+            case COLLNET_CHAIN -> new CollNetChainAlgorithm(nodeRanks(), Protocol.SIMPLE.stepDataBytes());
             case ONESHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.ONE_SHOT);
             case TWOSHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.TWO_SHOT);
             case MULTIMEM -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.MULTIMEM);

@@ -20,10 +20,6 @@ import java.util.stream.Collectors;
  * per-step latencies.)
  */
 public final class NcclPlanner {
-    /** Algorithms this version simulates chunk by chunk. */
-    public static final Set<AlgorithmId> SIMULATED = EnumSet.of(AlgorithmId.RING, AlgorithmId.TREE, AlgorithmId.NVLS,
-            AlgorithmId.NVLS_TREE, AlgorithmId.PAT, AlgorithmId.COLLNET_DIRECT, AlgorithmId.P2P, AlgorithmId.ONESHOT, AlgorithmId.TWOSHOT, AlgorithmId.MULTIMEM);
-
     /** NCCL's {@code NCCL_P2P_LL_THRESHOLD}: a send of at most this many bytes per channel uses LL. */
     private static final long P2P_LL_THRESHOLD = 16384;
 
@@ -50,7 +46,6 @@ public final class NcclPlanner {
         }
         EnumSet<AlgorithmId> runnable = EnumSet.noneOf(AlgorithmId.class);
         runnable.addAll(algos);
-        runnable.retainAll(SIMULATED);
         runnable.remove(AlgorithmId.P2P);
         boolean explicitAlgos = algos.size() < AlgorithmId.values().length;
         if (explicitAlgos && runnable.size() == 1 && runnable.iterator().next().custom()) {
@@ -59,8 +54,8 @@ public final class NcclPlanner {
         runnable.removeIf(AlgorithmId::custom);
         if (runnable.isEmpty()) {
             throw new InputException("algorithm " + algos.stream().map(AlgorithmId::label).collect(Collectors.joining(","))
-                    + " is not simulated yet for " + op.ncclName() + "; this version simulates "
-                    + SIMULATED.stream().map(AlgorithmId::label).collect(Collectors.joining(", ")));
+                    + " cannot run " + op.ncclName() + ": P2P carries alltoall and sendrecv, and the inference kernels"
+                    + " run one at a time, by name");
         }
         List<NcclTuner.Estimate> candidates = estimates(comm, op, bytes);
         boolean explicitProtocols = protos.size() < Protocol.values().length;
@@ -146,6 +141,10 @@ public final class NcclPlanner {
         NcclTuner.Estimate collNet = NcclTuner.collNetDirect(op, Protocol.SIMPLE, bytes, in);
         if (collNet != null) {
             out.add(collNet);
+        }
+        NcclTuner.Estimate chain = NcclTuner.collNetChain(op, Protocol.SIMPLE, bytes, in);
+        if (chain != null) {
+            out.add(chain);
         }
         return List.copyOf(out);
     }

@@ -199,6 +199,24 @@ public final class NcclTuner {
     }
 
     /**
+     * NCCL's estimate for CollNet Chain (all_reduce across nodes, CollNet enabled): latency
+     * {@code 2 (ppn-1) intraLat + interLat}; bandwidth the ring graph's, times 0.85 on Hopper and
+     * later, halved into algorithm bandwidth. Null where CollNet cannot run.
+     */
+    public static Estimate collNetChain(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
+        if (!in.collNet() || op != CollectiveOp.ALL_REDUCE || in.nNodes() < 2) {
+            return null;
+        }
+        int ppn = in.nRanks() / in.nNodes();
+        double busBw = in.ring().busBw() * (in.arch().sm() >= 90 ? 0.85 : 1.0);
+        double latency = baseLatencyMicros(NcclAlgo.COLLNET_CHAIN, proto)
+                + 2 * (ppn - 1) * hwLatencyMicros(in.intraLink(), NcclAlgo.COLLNET_CHAIN, Protocol.SIMPLE)
+                + interLatency(NcclAlgo.COLLNET_CHAIN, Protocol.SIMPLE, in);
+        return new Estimate(NcclAlgo.COLLNET_CHAIN, proto, latency, busBw * 0.5, latency + nBytes / (1000 * busBw * 0.5),
+                proto == Protocol.SIMPLE);
+    }
+
+    /**
      * One candidate of the cost model.
      *
      * @param latencyMicros the latency term

@@ -13,16 +13,17 @@ import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** CollNet Direct: the node's heads reduce, SHARP switches sum across nodes per rail, every rank ends with the sum. */
+/** CollNet Direct and Chain: nodes reduce to their heads, SHARP switches sum across nodes per rail, every rank ends with the sum. */
 class CollNetTest {
     private static final ProtocolCosts COSTS = new ProtocolCosts(Rate.gigabytesPerSecond(30), TimeSpan.ofNanos(500),
             TimeSpan.ofNanos(700), TimeSpan.ofMicros(3));
     private static final NvlsCosts SHARP = new NvlsCosts(0.9, Rate.gigabytesPerSecond(30), TimeSpan.ofNanos(500),
             TimeSpan.ofMicros(5), TimeSpan.ZERO, Rate.gigabytesPerSecond(30));
 
-    @ParameterizedTest(name = "nodes={0} ppn={1} {2}B ch={3}")
-    @CsvSource({"2, 4, 1048576, 2", "3, 2, 777777, 3", "4, 8, 8388608, 2", "5, 1, 100000, 1"})
-    void everyRankEndsWithTheSum(int nNodes, int ppn, long bytes, int channels) {
+    @ParameterizedTest(name = "{4} nodes={0} ppn={1} {2}B ch={3}")
+    @CsvSource({"2, 4, 1048576, 2, true", "3, 2, 777777, 3, true", "4, 8, 8388608, 2, true", "5, 1, 100000, 1, true",
+        "2, 4, 1048576, 2, false", "3, 2, 777777, 3, false", "4, 8, 8388608, 3, false", "5, 1, 100000, 1, false"})
+    void everyRankEndsWithTheSum(int nNodes, int ppn, long bytes, int channels, boolean direct) {
         FabricBuilder b = new FabricBuilder();
         int n = nNodes * ppn;
         int[] ranks = new int[n];
@@ -49,7 +50,8 @@ class CollNetTest {
         }
         Fabric fabric = b.build();
         CollectiveRequest req = new CollectiveRequest(CollectiveOp.ALL_REDUCE, n, bytes, 0, Protocol.SIMPLE, channels);
-        Schedule s = new CollNetDirectAlgorithm(nodes, 128 * 1024).schedule(req);
+        Schedule s = (direct ? (CollectiveAlgorithm) new CollNetDirectAlgorithm(nodes, 128 * 1024)
+                : new CollNetChainAlgorithm(nodes, 128 * 1024)).schedule(req);
         int[] noNvls = new int[n];
         java.util.Arrays.fill(noNvls, -1);
         TestFabrics.Tracked run = TestFabrics.run(fabric, ranks, noNvls, sharp, s, COSTS, null, SHARP, TimeSpan.ofMicros(2));

@@ -126,10 +126,10 @@ class NcclPlannerTest {
     }
 
     @Test
-    void unsimulatedAlgorithmIsAClearError() {
+    void impossibleAlgorithmIsAClearError() {
         InputException e = assertThrows(InputException.class, () -> NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE,
-                1 << 20, 0, EnumSet.of(AlgorithmId.COLLNET_CHAIN), EnumSet.allOf(Protocol.class), 0));
-        assertTrue(e.getMessage().contains("CollNetChain is not simulated yet"), e.getMessage());
+                1 << 20, 0, EnumSet.of(AlgorithmId.NVLS_TREE), EnumSet.allOf(Protocol.class), 0));
+        assertTrue(e.getMessage().contains("no allowed algorithm"), e.getMessage());
     }
 
     @Test

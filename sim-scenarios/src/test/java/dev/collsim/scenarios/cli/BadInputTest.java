@@ -26,7 +26,7 @@ class BadInputTest {
         "bench all_reduce -d complex64                  | -d 'complex64': unknown data type",
         "bench all_reduce -o mean                       | -o 'mean'",
         "bench all_reduce --proto fast                  | --proto: unknown protocol 'fast'",
-        "bench all_reduce --algo collnetchain           | algorithm CollNetChain is not simulated yet",
+        "bench all_reduce --algo nvlstree               | no allowed algorithm and protocol can run all_reduce here",
         "bench all_reduce --algo warp                   | --algo: unknown algorithm 'warp'",
         "bench all_reduce --channels 65                 | --channels 65",
         "bench broadcast -r 8                           | -r 8",
@@ -40,6 +40,8 @@ class BadInputTest {
         "bench all_reduce --nodes 0                     | --nodes 0: expected 1 or more",
         "bench all_reduce --nodes 2 --network fddi      | unknown network 'fddi'",
         "bench all_reduce --nodes 2 --algo nvls         | no allowed algorithm and protocol can run all_reduce",
+        "bench all_reduce --algo p2p                    | algorithm P2P cannot run all_reduce",
+        "bench all_reduce --algo oneshot,twoshot        | algorithm OneShot,TwoShot cannot run all_reduce",
         "bench all_reduce --nodes 2 --algo collnetdirect | no allowed algorithm and protocol can run all_reduce here (check",
         "bench all_reduce --collnet maybe               | --collnet 'maybe': expected on or off",
     })
