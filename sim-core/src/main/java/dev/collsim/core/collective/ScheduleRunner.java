@@ -1,6 +1,7 @@
 package dev.collsim.core.collective;
 
 import dev.collsim.core.engine.Engine;
+import dev.collsim.core.engine.IndexedEvent;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Route;
 import dev.collsim.core.flow.FlowListener;
@@ -40,6 +41,8 @@ public final class ScheduleRunner implements FlowListener {
     private long[] legLatency;
     private Route[] routes;
     private final PairRoutes pairRoutes = new PairRoutes();
+    private final IndexedEvent startHandler = this::start;
+    private final IndexedEvent copiedHandler = this::copied;
     private long origin;
     private int[] pending;
     private long[] readyAt;
@@ -109,7 +112,7 @@ public final class ScheduleRunner implements FlowListener {
         for (int t = 0; t < n; t++) {
             pending[t] = s.dependencyCount(t);
             if (pending[t] == 0) {
-                engine.schedule(kernelStart, this::start, t);
+                engine.schedule(kernelStart, startHandler, t);
             }
         }
         engine.run();
@@ -146,7 +149,7 @@ public final class ScheduleRunner implements FlowListener {
             return;
         }
         if (schedule.kind(t) == TransferKind.LOCAL_COPY) {
-            engine.schedule(now + nvls.copyRate().picosFor(bytes), this::copied, t);
+            engine.schedule(now + nvls.copyRate().picosFor(bytes), copiedHandler, t);
             return;
         }
         Route route = route(t);
@@ -324,7 +327,7 @@ public final class ScheduleRunner implements FlowListener {
                 readyAt[next] = at;
             }
             if (--pending[next] == 0) {
-                engine.schedule(readyAt[next], this::start, next);
+                engine.schedule(readyAt[next], startHandler, next);
             }
         }
     }

@@ -5,12 +5,16 @@ import java.util.Arrays;
 /**
  * The event loop: integer time in picoseconds, nothing else.
  *
- * <p>Pending events live in an indexed binary heap keyed by (time, sequence). The sequence number is
- * taken when an event is scheduled, so events at equal times run in the order they were scheduled
- * and one input always gives one history. Every pending event occupies a <em>slot</em>; a one-shot
- * event gets a slot from a free list and returns it when it fires, while a {@linkplain #newTimer
- * timer} keeps its slot and can be moved or cancelled in O(log n). Arrays grow by doubling, so the
- * steady state allocates nothing per event.
+ * <p>Events run in (time, sequence) order. The sequence number is taken when an event is
+ * scheduled, so events at equal times run in the order they were scheduled and one input always
+ * gives one history.
+ *
+ * <p>Two heaps hold what is pending. One-shot events, the vast majority, sit in a plain binary heap
+ * whose entries carry their own payload (the handler's number and its argument, or a slot for a
+ * lambda), so scheduling and firing one touches nothing but the heap. {@linkplain #newTimer Timers},
+ * which a model moves or cancels (a flow's completion when its rate changes), sit in an indexed heap
+ * that knows each timer's position and moves it in O(log n). The next event is the earlier of the
+ * two heads. Arrays grow by doubling, so the steady state allocates nothing per event.
  *
  * <p>An engine is single-threaded and owns no static state: parallel runs each own their engine.
  */
@@ -20,21 +24,37 @@ public final class Engine {
     private long firedCount;
     private boolean stopped;
 
-    // Heap, in heap order.
-    private long[] heapTime;
-    private long[] heapSeq;
-    private int[] heapSlot;
-    private int size;
+    // One-shot heap: time, sequence and payload. A payload >= 0 is handler << 32 | argument (an
+    // IndexedEvent among the registered few); a payload < 0 is -1 - slot holding a plain Event, or an
+    // IndexedEvent and its argument when the registry is full.
+    private long[] onceTime = new long[64];
+    private long[] onceSeq = new long[64];
+    private long[] oncePayload = new long[64];
+    private int onceSize;
 
-    // Slots, by slot number.
-    private Event[] slotEvent;
-    private IndexedEvent[] slotIndexed;
-    private int[] slotArg;
-    private int[] slotPos; // position in the heap, or -1 when not scheduled
-    private boolean[] slotIsTimer;
-    private int[] freeSlots;
-    private int freeCount;
-    private int slotCount;
+    /** Handlers get a number while there are this few; others travel in a slot. */
+    private static final int MAX_HANDLERS = 32;
+    private final IndexedEvent[] handlers = new IndexedEvent[MAX_HANDLERS];
+    private int handlerCount;
+    private Event[] events = new Event[16];
+    private IndexedEvent[] slotHandler = new IndexedEvent[16];
+    private int[] slotArg = new int[16];
+    private int[] freeEvents = new int[16];
+    private int freeEventCount;
+    private int eventSlots;
+
+    // Timer heap, indexed: heap order arrays and, per timer, its position (-1 when not set).
+    private long[] timerTime = new long[16];
+    private long[] timerSeq = new long[16];
+    private int[] timerId = new int[16];
+    private int timerSize;
+    private IndexedEvent[] timerHandler = new IndexedEvent[16];
+    private int[] timerArg = new int[16];
+    private int[] timerPos = new int[16];
+    private boolean[] timerLive = new boolean[16];
+    private int[] freeTimers = new int[16];
+    private int freeTimerCount;
+    private int timerCount;
 
     public Engine() {
         this(64);
@@ -42,15 +62,9 @@ public final class Engine {
 
     public Engine(int initialCapacity) {
         int cap = Math.max(4, initialCapacity);
-        heapTime = new long[cap];
-        heapSeq = new long[cap];
-        heapSlot = new int[cap];
-        slotEvent = new Event[cap];
-        slotIndexed = new IndexedEvent[cap];
-        slotArg = new int[cap];
-        slotPos = new int[cap];
-        slotIsTimer = new boolean[cap];
-        freeSlots = new int[cap];
+        onceTime = new long[cap];
+        onceSeq = new long[cap];
+        oncePayload = new long[cap];
     }
 
     /** Current simulated time in picoseconds. */
@@ -64,30 +78,84 @@ public final class Engine {
     }
 
     public int pendingCount() {
-        return size;
+        return onceSize + timerSize;
     }
 
     /** Schedules {@code event} once at absolute time {@code time} (not before now). */
     public void schedule(long time, Event event) {
-        int slot = takeSlot(false);
-        slotEvent[slot] = event;
-        push(slot, checkTime(time));
+        checkTime(time);
+        int slot = takeSlot();
+        events[slot] = event;
+        pushOnce(time, -1L - slot);
     }
 
-    /** Schedules {@code handler.fire(index)} once at absolute time {@code time} (not before now). */
+    /**
+     * Schedules {@code handler.fire(index)} once at absolute time {@code time} (not before now).
+     * A model that passes the same few handler objects each time (kept in fields, not a new method
+     * reference per call) schedules without touching anything but the heap.
+     */
     public void schedule(long time, IndexedEvent handler, int index) {
-        int slot = takeSlot(false);
-        slotIndexed[slot] = handler;
-        slotArg[slot] = index;
-        push(slot, checkTime(time));
+        checkTime(time);
+        int h = handlerNumber(handler);
+        if (h >= 0) {
+            pushOnce(time, ((long) h << 32) | (index & 0xffffffffL));
+        } else {
+            int slot = takeSlot();
+            slotHandler[slot] = handler;
+            slotArg[slot] = index;
+            pushOnce(time, -1L - slot);
+        }
+    }
+
+    /** The handler's number, registering it while there is room; -1 when the registry is full. */
+    private int handlerNumber(IndexedEvent handler) {
+        for (int h = 0; h < handlerCount; h++) {
+            if (handlers[h] == handler) {
+                return h;
+            }
+        }
+        if (handlerCount == MAX_HANDLERS) {
+            return -1;
+        }
+        handlers[handlerCount] = handler;
+        return handlerCount++;
+    }
+
+    private int takeSlot() {
+        if (freeEventCount > 0) {
+            return freeEvents[--freeEventCount];
+        }
+        if (eventSlots == events.length) {
+            int cap = eventSlots * 2;
+            events = Arrays.copyOf(events, cap);
+            slotHandler = Arrays.copyOf(slotHandler, cap);
+            slotArg = Arrays.copyOf(slotArg, cap);
+            freeEvents = Arrays.copyOf(freeEvents, cap);
+        }
+        return eventSlots++;
     }
 
     /** Creates a reusable timer that fires {@code handler.fire(index)} each time it is set and reached. */
     public int newTimer(IndexedEvent handler, int index) {
-        int slot = takeSlot(true);
-        slotIndexed[slot] = handler;
-        slotArg[slot] = index;
-        return slot;
+        int id;
+        if (freeTimerCount > 0) {
+            id = freeTimers[--freeTimerCount];
+        } else {
+            if (timerCount == timerHandler.length) {
+                int cap = timerCount * 2;
+                timerHandler = Arrays.copyOf(timerHandler, cap);
+                timerArg = Arrays.copyOf(timerArg, cap);
+                timerPos = Arrays.copyOf(timerPos, cap);
+                timerLive = Arrays.copyOf(timerLive, cap);
+                freeTimers = Arrays.copyOf(freeTimers, cap);
+            }
+            id = timerCount++;
+        }
+        timerHandler[id] = handler;
+        timerArg[id] = index;
+        timerPos[id] = -1;
+        timerLive[id] = true;
+        return id;
     }
 
     /**
@@ -97,39 +165,51 @@ public final class Engine {
     public void setTimer(int timer, long time) {
         checkTimer(timer);
         checkTime(time);
-        int pos = slotPos[timer];
+        int pos = timerPos[timer];
         if (pos < 0) {
-            push(timer, time);
+            if (timerSize == timerTime.length) {
+                int cap = timerSize * 2;
+                timerTime = Arrays.copyOf(timerTime, cap);
+                timerSeq = Arrays.copyOf(timerSeq, cap);
+                timerId = Arrays.copyOf(timerId, cap);
+            }
+            pos = timerSize++;
+            timerTime[pos] = time;
+            timerSeq[pos] = nextSeq++;
+            timerId[pos] = timer;
+            timerPos[timer] = pos;
+            timerSiftUp(pos);
             return;
         }
-        long oldTime = heapTime[pos];
-        heapTime[pos] = time;
-        heapSeq[pos] = nextSeq++;
+        long oldTime = timerTime[pos];
+        timerTime[pos] = time;
+        timerSeq[pos] = nextSeq++;
         if (time < oldTime) {
-            siftUp(pos);
+            timerSiftUp(pos);
         } else {
-            siftDown(pos);
+            timerSiftDown(pos);
         }
     }
 
     public void cancelTimer(int timer) {
         checkTimer(timer);
-        int pos = slotPos[timer];
+        int pos = timerPos[timer];
         if (pos >= 0) {
-            removeAt(pos);
+            timerRemoveAt(pos);
         }
     }
 
     public boolean isTimerSet(int timer) {
         checkTimer(timer);
-        return slotPos[timer] >= 0;
+        return timerPos[timer] >= 0;
     }
 
     /** Cancels and releases a timer; its number may be handed out again. */
     public void freeTimer(int timer) {
         cancelTimer(timer);
-        slotIsTimer[timer] = false;
-        releaseSlot(timer);
+        timerLive[timer] = false;
+        timerHandler[timer] = null;
+        freeTimers[freeTimerCount++] = timer;
     }
 
     /** Runs events in (time, sequence) order until none is left or {@link #stop()} is called. */
@@ -140,27 +220,48 @@ public final class Engine {
     /** Runs events with time at most {@code limit}; the clock ends at the last fired event. */
     public void runUntil(long limit) {
         stopped = false;
-        while (size > 0 && !stopped && heapTime[0] <= limit) {
+        while (pendingCount() > 0 && !stopped && nextTime() <= limit) {
             fireNext();
         }
     }
 
+    private long nextTime() {
+        if (onceSize == 0) {
+            return timerTime[0];
+        }
+        return timerSize == 0 ? onceTime[0] : Math.min(onceTime[0], timerTime[0]);
+    }
+
     /** Fires the earliest pending event. */
     public void fireNext() {
-        int slot = heapSlot[0];
-        now = heapTime[0];
-        removeAt(0);
+        boolean timerFirst = onceSize == 0 || (timerSize > 0 && (timerTime[0] < onceTime[0]
+                || (timerTime[0] == onceTime[0] && timerSeq[0] < onceSeq[0])));
         firedCount++;
-        Event event = slotEvent[slot];
-        IndexedEvent indexed = slotIndexed[slot];
-        int arg = slotArg[slot];
-        if (!slotIsTimer[slot]) {
-            releaseSlot(slot);
+        if (timerFirst) {
+            int timer = timerId[0];
+            now = timerTime[0];
+            timerRemoveAt(0);
+            timerHandler[timer].fire(timerArg[timer]);
+            return;
         }
-        if (event != null) {
-            event.fire();
+        now = onceTime[0];
+        long payload = oncePayload[0];
+        popOnce();
+        if (payload < 0) {
+            int slot = (int) (-1L - payload);
+            Event event = events[slot];
+            IndexedEvent handler = slotHandler[slot];
+            int arg = slotArg[slot];
+            events[slot] = null;
+            slotHandler[slot] = null;
+            freeEvents[freeEventCount++] = slot;
+            if (event != null) {
+                event.fire();
+            } else {
+                handler.fire(arg);
+            }
         } else {
-            indexed.fire(arg);
+            handlers[(int) (payload >>> 32)].fire((int) payload);
         }
     }
 
@@ -169,134 +270,146 @@ public final class Engine {
         stopped = true;
     }
 
-    private long checkTime(long time) {
+    private void checkTime(long time) {
         if (time < now) {
             throw new IllegalArgumentException("cannot schedule at " + time + " ps, before now (" + now + " ps)");
         }
-        return time;
     }
 
     private void checkTimer(int timer) {
-        if (timer < 0 || timer >= slotCount || !slotIsTimer[timer]) {
+        if (timer < 0 || timer >= timerCount || !timerLive[timer]) {
             throw new IllegalArgumentException("not a live timer: " + timer);
         }
     }
 
-    private int takeSlot(boolean timer) {
-        int slot;
-        if (freeCount > 0) {
-            slot = freeSlots[--freeCount];
-        } else {
-            if (slotCount == slotPos.length) {
-                growSlots();
-            }
-            slot = slotCount++;
+    // One-shot heap.
+
+    private void pushOnce(long time, long payload) {
+        if (onceSize == onceTime.length) {
+            int cap = onceSize * 2;
+            onceTime = Arrays.copyOf(onceTime, cap);
+            onceSeq = Arrays.copyOf(onceSeq, cap);
+            oncePayload = Arrays.copyOf(oncePayload, cap);
         }
-        slotPos[slot] = -1;
-        slotIsTimer[slot] = timer;
-        return slot;
-    }
-
-    private void releaseSlot(int slot) {
-        slotEvent[slot] = null;
-        slotIndexed[slot] = null;
-        slotPos[slot] = -1;
-        freeSlots[freeCount++] = slot;
-    }
-
-    private void growSlots() {
-        int cap = slotPos.length * 2;
-        slotEvent = Arrays.copyOf(slotEvent, cap);
-        slotIndexed = Arrays.copyOf(slotIndexed, cap);
-        slotArg = Arrays.copyOf(slotArg, cap);
-        slotPos = Arrays.copyOf(slotPos, cap);
-        slotIsTimer = Arrays.copyOf(slotIsTimer, cap);
-        freeSlots = Arrays.copyOf(freeSlots, cap);
-    }
-
-    private void push(int slot, long time) {
-        if (size == heapTime.length) {
-            int cap = size * 2;
-            heapTime = Arrays.copyOf(heapTime, cap);
-            heapSeq = Arrays.copyOf(heapSeq, cap);
-            heapSlot = Arrays.copyOf(heapSlot, cap);
-        }
-        int pos = size++;
-        heapTime[pos] = time;
-        heapSeq[pos] = nextSeq++;
-        heapSlot[pos] = slot;
-        slotPos[slot] = pos;
-        siftUp(pos);
-    }
-
-    private void removeAt(int pos) {
-        slotPos[heapSlot[pos]] = -1;
-        int last = --size;
-        if (pos == last) {
-            return;
-        }
-        heapTime[pos] = heapTime[last];
-        heapSeq[pos] = heapSeq[last];
-        heapSlot[pos] = heapSlot[last];
-        slotPos[heapSlot[pos]] = pos;
-        if (pos > 0 && less(pos, (pos - 1) >>> 1)) {
-            siftUp(pos);
-        } else {
-            siftDown(pos);
-        }
-    }
-
-    private boolean less(int a, int b) {
-        return heapTime[a] < heapTime[b] || (heapTime[a] == heapTime[b] && heapSeq[a] < heapSeq[b]);
-    }
-
-    private void siftUp(int pos) {
-        long t = heapTime[pos];
-        long s = heapSeq[pos];
-        int slot = heapSlot[pos];
+        long seq = nextSeq++;
+        int pos = onceSize++;
         while (pos > 0) {
             int parent = (pos - 1) >>> 1;
-            long pt = heapTime[parent];
-            if (pt < t || (pt == t && heapSeq[parent] < s)) {
+            long pt = onceTime[parent];
+            if (pt < time || (pt == time && onceSeq[parent] < seq)) {
                 break;
             }
-            heapTime[pos] = pt;
-            heapSeq[pos] = heapSeq[parent];
-            heapSlot[pos] = heapSlot[parent];
-            slotPos[heapSlot[pos]] = pos;
+            onceTime[pos] = pt;
+            onceSeq[pos] = onceSeq[parent];
+            oncePayload[pos] = oncePayload[parent];
             pos = parent;
         }
-        heapTime[pos] = t;
-        heapSeq[pos] = s;
-        heapSlot[pos] = slot;
-        slotPos[slot] = pos;
+        onceTime[pos] = time;
+        onceSeq[pos] = seq;
+        oncePayload[pos] = payload;
     }
 
-    private void siftDown(int pos) {
-        long t = heapTime[pos];
-        long s = heapSeq[pos];
-        int slot = heapSlot[pos];
-        int half = size >>> 1;
+    private void popOnce() {
+        int last = --onceSize;
+        if (last == 0) {
+            return;
+        }
+        long t = onceTime[last];
+        long s = onceSeq[last];
+        long p = oncePayload[last];
+        int pos = 0;
+        int half = onceSize >>> 1;
         while (pos < half) {
             int child = 2 * pos + 1;
             int right = child + 1;
-            if (right < size && (heapTime[right] < heapTime[child]
-                    || (heapTime[right] == heapTime[child] && heapSeq[right] < heapSeq[child]))) {
+            if (right < onceSize && (onceTime[right] < onceTime[child]
+                    || (onceTime[right] == onceTime[child] && onceSeq[right] < onceSeq[child]))) {
                 child = right;
             }
-            long ct = heapTime[child];
-            if (t < ct || (t == ct && s < heapSeq[child])) {
+            long ct = onceTime[child];
+            if (t < ct || (t == ct && s < onceSeq[child])) {
                 break;
             }
-            heapTime[pos] = ct;
-            heapSeq[pos] = heapSeq[child];
-            heapSlot[pos] = heapSlot[child];
-            slotPos[heapSlot[pos]] = pos;
+            onceTime[pos] = ct;
+            onceSeq[pos] = onceSeq[child];
+            oncePayload[pos] = oncePayload[child];
             pos = child;
         }
-        heapTime[pos] = t;
-        heapSeq[pos] = s;
-        heapSlot[pos] = slot;
-        slotPos[slot] = pos;
+        onceTime[pos] = t;
+        onceSeq[pos] = s;
+        oncePayload[pos] = p;
+    }
+
+    // Timer heap.
+
+    private void timerRemoveAt(int pos) {
+        timerPos[timerId[pos]] = -1;
+        int last = --timerSize;
+        if (pos == last) {
+            return;
+        }
+        timerTime[pos] = timerTime[last];
+        timerSeq[pos] = timerSeq[last];
+        timerId[pos] = timerId[last];
+        timerPos[timerId[pos]] = pos;
+        if (pos > 0 && timerLess(pos, (pos - 1) >>> 1)) {
+            timerSiftUp(pos);
+        } else {
+            timerSiftDown(pos);
+        }
+    }
+
+    private boolean timerLess(int a, int b) {
+        return timerTime[a] < timerTime[b] || (timerTime[a] == timerTime[b] && timerSeq[a] < timerSeq[b]);
+    }
+
+    private void timerSiftUp(int pos) {
+        long t = timerTime[pos];
+        long s = timerSeq[pos];
+        int id = timerId[pos];
+        while (pos > 0) {
+            int parent = (pos - 1) >>> 1;
+            long pt = timerTime[parent];
+            if (pt < t || (pt == t && timerSeq[parent] < s)) {
+                break;
+            }
+            timerTime[pos] = pt;
+            timerSeq[pos] = timerSeq[parent];
+            timerId[pos] = timerId[parent];
+            timerPos[timerId[pos]] = pos;
+            pos = parent;
+        }
+        timerTime[pos] = t;
+        timerSeq[pos] = s;
+        timerId[pos] = id;
+        timerPos[id] = pos;
+    }
+
+    private void timerSiftDown(int pos) {
+        long t = timerTime[pos];
+        long s = timerSeq[pos];
+        int id = timerId[pos];
+        int half = timerSize >>> 1;
+        while (pos < half) {
+            int child = 2 * pos + 1;
+            int right = child + 1;
+            if (right < timerSize && (timerTime[right] < timerTime[child]
+                    || (timerTime[right] == timerTime[child] && timerSeq[right] < timerSeq[child]))) {
+                child = right;
+            }
+            long ct = timerTime[child];
+            if (t < ct || (t == ct && s < timerSeq[child])) {
+                break;
+            }
+            timerTime[pos] = ct;
+            timerSeq[pos] = timerSeq[child];
+            timerId[pos] = timerId[child];
+            timerPos[timerId[pos]] = pos;
+            pos = child;
+        }
+        timerTime[pos] = t;
+        timerSeq[pos] = s;
+        timerId[pos] = id;
+        timerPos[id] = pos;
     }
 }

@@ -129,4 +129,20 @@ class EngineTest {
             assertEquals(ref.size(), e.pendingCount());
         }
     }
+
+    /** A caller that passes a new handler object each time still gets every event, in order, without the registry growing. */
+    @Test
+    void freshHandlersEachTimeStillWork() {
+        Engine e = new Engine();
+        List<Integer> log = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            int expected = i;
+            e.schedule(i / 10, (IndexedEvent) x -> log.add(x == expected ? x : -1), i);
+        }
+        e.run();
+        assertEquals(1000, log.size());
+        for (int i = 0; i < 1000; i++) {
+            assertEquals(i, log.get(i));
+        }
+    }
 }
