@@ -3,8 +3,6 @@ package dev.collsim.core.collective;
 import static dev.collsim.core.collective.Sizes.alignUp;
 import static dev.collsim.core.collective.Sizes.ceilDiv;
 
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * NCCL's CollNet Chain all_reduce (after {@code src/device/all_reduce.h}): inside each node a chain
@@ -21,12 +19,7 @@ public final class CollNetChainAlgorithm implements CollectiveAlgorithm {
      * @param chunk the bytes of one step
      */
     public CollNetChainAlgorithm(int[][] nodes, long chunk) {
-        for (int[] node : nodes) {
-            if (node.length != nodes[0].length) {
-                throw new IllegalArgumentException("CollNet needs the same number of GPUs on every node");
-            }
-        }
-        this.nodes = nodes.clone();
+        this.nodes = Streams.sameSize(nodes, "CollNet Chain");
         this.chunk = chunk;
     }
 
@@ -43,7 +36,7 @@ public final class CollNetChainAlgorithm implements CollectiveAlgorithm {
         ScheduleBuilder b = new ScheduleBuilder(req, name());
         int ppn = nodes[0].length;
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), 16);
-        Map<Long, IntList> streams = new HashMap<>();
+        Streams streams = new Streams(b);
         for (int c = 0; c < req.channels(); c++) {
             long lo = c * perChannel;
             long hi = Math.min(req.bytes(), lo + perChannel);
@@ -55,13 +48,13 @@ public final class CollNetChainAlgorithm implements CollectiveAlgorithm {
                     for (int j = ppn - 1; j >= 1; j--) {
                         int from = nodes[k][(j + c) % ppn];
                         int to = nodes[k][(j - 1 + c) % ppn];
-                        up[k][j] = order(b, streams, c, from, to, b.transfer(c, step, from, to, piece, true));
+                        up[k][j] = streams.next(Streams.key(0, c, from, to), b.transfer(c, step, from, to, piece, true));
                         if (j < ppn - 1) {
                             b.afterDelivery(up[k][j], up[k][j + 1]);
                         }
                     }
                 }
-                int net = order(b, streams, c, -1, -1, b.networkAllReduce(c, step, nodes[0][c % ppn], piece));
+                int net = streams.next(Streams.key(1, c, -1, -1), b.networkAllReduce(c, step, nodes[0][c % ppn], piece));
                 for (int k = 0; k < nodes.length; k++) {
                     if (ppn > 1) {
                         b.afterDelivery(net, up[k][1]);
@@ -72,7 +65,7 @@ public final class CollNetChainAlgorithm implements CollectiveAlgorithm {
                     for (int j = 1; j < ppn; j++) {
                         int from = nodes[k][(j - 1 + c) % ppn];
                         int to = nodes[k][(j + c) % ppn];
-                        int down = order(b, streams, c, from, to, b.transfer(c, step, from, to, piece, false));
+                        int down = streams.next(Streams.key(2, c, from, to), b.transfer(c, step, from, to, piece, false));
                         b.afterDelivery(down, previous);
                         previous = down;
                     }
@@ -82,16 +75,4 @@ public final class CollNetChainAlgorithm implements CollectiveAlgorithm {
         return b.build();
     }
 
-    /** Keeps each connection in order, with {@link Protocol#STEPS} slots of credit. */
-    private static int order(ScheduleBuilder b, Map<Long, IntList> streams, int c, int from, int to, int t) {
-        IntList seq = streams.computeIfAbsent(((long) c << 42) ^ ((long) (from + 1) << 21) ^ (to + 1), k -> new IntList());
-        if (seq.size() > 0) {
-            b.afterSend(t, seq.get(seq.size() - 1));
-        }
-        if (seq.size() >= Protocol.STEPS) {
-            b.afterDelivery(t, seq.get(seq.size() - Protocol.STEPS));
-        }
-        seq.add(t);
-        return t;
-    }
 }

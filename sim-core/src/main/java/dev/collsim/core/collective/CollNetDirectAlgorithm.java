@@ -3,8 +3,6 @@ package dev.collsim.core.collective;
 import static dev.collsim.core.collective.Sizes.alignUp;
 import static dev.collsim.core.collective.Sizes.ceilDiv;
 
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * NCCL's CollNet Direct all_reduce: in-network reduction with InfiniBand SHARP (after
@@ -20,8 +18,9 @@ import java.util.Map;
 public final class CollNetDirectAlgorithm implements CollectiveAlgorithm {
     private static final long ALIGN = 16;
     /** The scatter and gather are separate warp groups: separate streams even between the same two ranks. */
-    private static final long SCATTER = 1L << 42;
-    private static final long GATHER = 2L << 42;
+    private static final int SCATTER = 0;
+    private static final int GATHER = 1;
+    private static final int NETWORK = 2;
 
     private final int[][] nodes;
     private final long chunk;
@@ -31,12 +30,7 @@ public final class CollNetDirectAlgorithm implements CollectiveAlgorithm {
      * @param chunk the bytes one head handles per step
      */
     public CollNetDirectAlgorithm(int[][] nodes, long chunk) {
-        for (int[] node : nodes) {
-            if (node.length != nodes[0].length) {
-                throw new IllegalArgumentException("CollNet needs the same number of GPUs on every node");
-            }
-        }
-        this.nodes = nodes.clone();
+        this.nodes = Streams.sameSize(nodes, "CollNet Direct");
         this.chunk = chunk;
     }
 
@@ -53,7 +47,7 @@ public final class CollNetDirectAlgorithm implements CollectiveAlgorithm {
         ScheduleBuilder b = new ScheduleBuilder(req, name());
         int ppn = nodes[0].length;
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), ALIGN);
-        Map<Long, IntList> streams = new HashMap<>();
+        Streams streams = new Streams(b);
         for (int c = 0; c < req.channels(); c++) {
             long lo = c * perChannel;
             long hi = Math.min(req.bytes(), lo + perChannel);
@@ -65,11 +59,11 @@ public final class CollNetDirectAlgorithm implements CollectiveAlgorithm {
                     long from = Math.min(end, off + h * headChunk);
                     int piece = b.piece(from, Math.min(end, from + headChunk) - from, -1);
                     int net = b.networkAllReduce(c, step, nodes[0][h], piece);
-                    order(b, streams, c, -1 - h, net);
+                    streams.next(Streams.key(NETWORK, c, h, -1), net);
                     for (int[] node : nodes) {
                         for (int j = 0; j < ppn; j++) {
                             if (j != h) {
-                                int in = order(b, streams, c, SCATTER | key(node[j], node[h]),
+                                int in = streams.next(Streams.key(SCATTER, c, node[j], node[h]),
                                         b.transfer(c, step, node[j], node[h], piece, true));
                                 b.afterDelivery(net, in);
                             }
@@ -78,7 +72,7 @@ public final class CollNetDirectAlgorithm implements CollectiveAlgorithm {
                     for (int[] node : nodes) {
                         for (int j = 0; j < ppn; j++) {
                             if (j != h) {
-                                int out = order(b, streams, c, GATHER | key(node[h], node[j]),
+                                int out = streams.next(Streams.key(GATHER, c, node[h], node[j]),
                                         b.transfer(c, step, node[h], node[j], piece, false));
                                 b.afterDelivery(out, net);
                             }
@@ -90,20 +84,5 @@ public final class CollNetDirectAlgorithm implements CollectiveAlgorithm {
         return b.build();
     }
 
-    private static long key(int from, int to) {
-        return ((long) from << 21) | to;
-    }
 
-    /** Keeps each connection (or each rail's network stream) in order, with {@link Protocol#STEPS} slots of credit. */
-    private static int order(ScheduleBuilder b, Map<Long, IntList> streams, int c, long key, int t) {
-        IntList seq = streams.computeIfAbsent(((long) c << 44) ^ key, k -> new IntList());
-        if (seq.size() > 0) {
-            b.afterSend(t, seq.get(seq.size() - 1));
-        }
-        if (seq.size() >= Protocol.STEPS) {
-            b.afterDelivery(t, seq.get(seq.size() - Protocol.STEPS));
-        }
-        seq.add(t);
-        return t;
-    }
 }

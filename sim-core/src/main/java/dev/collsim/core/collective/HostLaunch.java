@@ -17,13 +17,8 @@ import dev.collsim.core.units.TimeSpan;
  */
 public record HostLaunch(TimeSpan perLaunch, TimeSpan perChannel) {
 
-    /** Host issue time of one iteration for a thread driving {@code gpusPerThread} GPUs. */
-    public long issuePicos(int gpusPerThread, int channels) {
-        return gpusPerThread * (perLaunch.picos() + channels * perChannel.picos());
-    }
-
-    /** Steady-state time per iteration: the slower of the device and the host thread. */
+    /** Steady-state time per iteration: the slower of the device and the host thread's issue time. */
     public long iterationPicos(long devicePicos, int gpusPerThread, int channels) {
-        return Math.max(devicePicos, issuePicos(gpusPerThread, channels));
+        return Math.max(devicePicos, gpusPerThread * (perLaunch.picos() + channels * perChannel.picos()));
     }
 }

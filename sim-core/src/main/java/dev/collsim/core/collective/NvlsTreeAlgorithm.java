@@ -21,6 +21,12 @@ import java.util.List;
  */
 public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
     private static final long ALIGN = 16;
+    /** Each warp group of a channel on a rank, and each network connection, is a stream of its own. */
+    private static final int SCATTER = 0;
+    private static final int REDUCE = 1;
+    private static final int NET = 2;
+    private static final int BCAST = 3;
+    private static final int GATHER = 4;
 
     private final int[][] nodes;
     private final long chunk;
@@ -30,12 +36,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
      * @param chunk the NVLS-Tree chunk one head handles per step
      */
     public NvlsTreeAlgorithm(int[][] nodes, long chunk) {
-        for (int[] node : nodes) {
-            if (node.length != nodes[0].length) {
-                throw new IllegalArgumentException("NVLS-Tree needs the same number of GPUs on every node");
-            }
-        }
-        this.nodes = nodes.clone();
+        this.nodes = Streams.sameSize(nodes, "NVLS-Tree");
         this.chunk = chunk;
     }
 
@@ -88,7 +89,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
                 int[][] scatter = new int[nNodes][ppn];
                 for (int k = 0; k < nNodes; k++) {
                     for (int j = 0; j < ppn; j++) {
-                        scatter[k][j] = streams.next("scatter", c, nodes[k][j],
+                        scatter[k][j] = streams.next(Streams.key(SCATTER, c, nodes[k][j], -1),
                                 b.localCopy(c, step, nodes[k][j], pieceOf[j], end - off));
                     }
                 }
@@ -99,12 +100,12 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
                     int[] up = new int[nNodes];
                     for (int k : postOrder(root, children)) {
                         int headRank = nodes[k][h];
-                        reduced[k] = streams.next("reduce", c, headRank, b.switchReduce(c, step, headRank, piece));
+                        reduced[k] = streams.next(Streams.key(REDUCE, c, headRank, -1), b.switchReduce(c, step, headRank, piece));
                         for (int j = 0; j < ppn; j++) {
                             b.afterDelivery(reduced[k], scatter[k][j]);
                         }
                         if (parent[k] >= 0) {
-                            up[k] = streams.next(headRank + ">" + nodes[parent[k]][h], c, headRank,
+                            up[k] = streams.next(Streams.key(NET, c, headRank, nodes[parent[k]][h]),
                                     b.transfer(c, step, headRank, nodes[parent[k]][h], piece, true));
                             b.afterDelivery(up[k], reduced[k]);
                             for (int child : children.get(k)) {
@@ -117,7 +118,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
                     for (int k : preOrder(root, children)) {
                         int headRank = nodes[k][h];
                         if (k != root) {
-                            total[k] = streams.next(nodes[parent[k]][h] + ">" + headRank, c, nodes[parent[k]][h],
+                            total[k] = streams.next(Streams.key(NET, c, nodes[parent[k]][h], headRank),
                                     b.transfer(c, step, nodes[parent[k]][h], headRank, piece, false));
                             if (parent[k] == root) {
                                 rootReady(b, total[k], reduced[root], up, children.get(root));
@@ -125,7 +126,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
                                 b.afterDelivery(total[k], total[parent[k]]);
                             }
                         }
-                        multicast[k][h] = streams.next("bcast", c, headRank, b.switchMulticast(c, step, headRank, piece));
+                        multicast[k][h] = streams.next(Streams.key(BCAST, c, headRank, -1), b.switchMulticast(c, step, headRank, piece));
                         if (k == root) {
                             rootReady(b, multicast[k][h], reduced[root], up, children.get(root));
                         } else {
@@ -135,7 +136,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
                 }
                 for (int k = 0; k < nNodes; k++) {
                     for (int j = 0; j < ppn; j++) {
-                        int g = streams.next("gather", c, nodes[k][j],
+                        int g = streams.next(Streams.key(GATHER, c, nodes[k][j], -1),
                                 b.localCopy(c, step, nodes[k][j], pieceOf[j], end - off));
                         for (int h = 0; h < ppn; h++) {
                             b.afterDelivery(g, multicast[k][h]);
@@ -155,30 +156,6 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
         }
     }
 
-    /**
-     * Each warp group of a channel on a rank (scatter, reduce, bcast, gather, and each network
-     * connection) works through its transfers in order, with {@link Protocol#STEPS} slots of credit.
-     */
-    private static final class Streams {
-        private final ScheduleBuilder b;
-        private final java.util.Map<String, IntList> last = new java.util.HashMap<>();
-
-        Streams(ScheduleBuilder b) {
-            this.b = b;
-        }
-
-        int next(String group, int channel, int rank, int t) {
-            IntList seq = last.computeIfAbsent(group + "@" + channel + "/" + rank, k -> new IntList());
-            if (seq.size() > 0) {
-                b.afterSend(t, seq.get(seq.size() - 1));
-            }
-            if (seq.size() >= Protocol.STEPS) {
-                b.afterDelivery(t, seq.get(seq.size() - Protocol.STEPS));
-            }
-            seq.add(t);
-            return t;
-        }
-    }
 
     private static List<Integer> postOrder(int root, List<List<Integer>> children) {
         List<Integer> out = new ArrayList<>();

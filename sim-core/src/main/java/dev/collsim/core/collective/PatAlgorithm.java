@@ -77,7 +77,7 @@ public final class PatAlgorithm implements CollectiveAlgorithm {
         long perChannel = alignUp(ceilDiv(segment, req.channels()), ALIGN);
         long chunk = chunkFor(op, req.bytes(), req.channels());
         List<Edge> edges = gatherEdges(n);
-        Map<Long, IntList> connections = new HashMap<>();
+        Streams connections = new Streams(b);
         for (int c = 0; c < req.channels(); c++) {
             long lo = c * perChannel;
             long hi = Math.min(segment, lo + perChannel);
@@ -98,7 +98,7 @@ public final class PatAlgorithm implements CollectiveAlgorithm {
         return b.build();
     }
 
-    private static void gather(ScheduleBuilder b, Map<Long, IntList> connections, int c, int chunkIndex, int n,
+    private static void gather(ScheduleBuilder b, Streams connections, int c, int chunkIndex, int n,
                                List<Edge> edges, int[] piece) {
         int[][] arrived = new int[n][n]; // transfer that brought block to rank, -1 if the rank's own
         for (int[] row : arrived) {
@@ -113,7 +113,7 @@ public final class PatAlgorithm implements CollectiveAlgorithm {
         }
     }
 
-    private static void scatterReduce(ScheduleBuilder b, Map<Long, IntList> connections, int c, int chunkIndex, int n,
+    private static void scatterReduce(ScheduleBuilder b, Streams connections, int c, int chunkIndex, int n,
                                       List<Edge> edges, int[] piece) {
         // Reverse every all_gather edge; the reverse of (x -> y, block) waits for the reverses of y's own forwards.
         Map<Long, List<Integer>> forwardedBy = new HashMap<>();
@@ -131,17 +131,8 @@ public final class PatAlgorithm implements CollectiveAlgorithm {
         return ((long) rank << 32) | block;
     }
 
-    private static int send(ScheduleBuilder b, Map<Long, IntList> connections, int c, int step, int from, int to,
-                            int piece, boolean reduce) {
-        int t = b.transfer(c, step, from, to, piece, reduce);
-        IntList conn = connections.computeIfAbsent(((long) c << 42) | ((long) from << 21) | to, k -> new IntList());
-        if (conn.size() > 0) {
-            b.afterSend(t, conn.get(conn.size() - 1));
-        }
-        if (conn.size() >= Protocol.STEPS) {
-            b.afterDelivery(t, conn.get(conn.size() - Protocol.STEPS));
-        }
-        conn.add(t);
-        return t;
+    private static int send(ScheduleBuilder b, Streams connections, int c, int step, int from, int to, int piece,
+                            boolean reduce) {
+        return connections.next(Streams.key(0, c, from, to), b.transfer(c, step, from, to, piece, reduce));
     }
 }

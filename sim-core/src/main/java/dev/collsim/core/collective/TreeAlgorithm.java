@@ -5,9 +5,7 @@ import static dev.collsim.core.collective.Sizes.ceilDiv;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * NCCL's double binary tree all_reduce (after {@code src/graph/trees.cc}, {@code connect.cc} and
@@ -147,7 +145,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             }
         }
         int[] order = postOrder(root, children);
-        Map<Long, IntList> connections = new HashMap<>();
+        Streams connections = new Streams(b);
         int[] up = new int[n];
         int step = 0;
         for (long off = lo; off < hi; off += chunk, step++) {
@@ -195,17 +193,8 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         out.add(r);
     }
 
-    private static int send(ScheduleBuilder b, Map<Long, IntList> connections, int c, int step, int from, int to,
+    private static int send(ScheduleBuilder b, Streams connections, int c, int step, int from, int to,
                             int piece, boolean reduce) {
-        int t = b.transfer(c, step, from, to, piece, reduce);
-        IntList conn = connections.computeIfAbsent(((long) from << 32) | to, k -> new IntList());
-        if (conn.size() > 0) {
-            b.afterSend(t, conn.get(conn.size() - 1));
-        }
-        if (conn.size() >= Protocol.STEPS) {
-            b.afterDelivery(t, conn.get(conn.size() - Protocol.STEPS));
-        }
-        conn.add(t);
-        return t;
+        return connections.next(Streams.key(0, c, from, to), b.transfer(c, step, from, to, piece, reduce));
     }
 }

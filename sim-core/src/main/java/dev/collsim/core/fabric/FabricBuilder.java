@@ -37,13 +37,6 @@ public final class FabricBuilder {
         return id;
     }
 
-    public int deviceId(String name) {
-        Integer id = byName.get(name);
-        if (id == null) {
-            throw new InputException("unknown device '" + name + "'");
-        }
-        return id;
-    }
 
     /** Adds one directed link and returns its id. */
     public int addLink(int from, int to, Rate rate, TimeSpan latency, String linkClass) {
