@@ -5,35 +5,35 @@ import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 
 /** Collects devices and links, validates them, then freezes them into a {@link Fabric}. */
 public final class FabricBuilder {
     private final List<Device> devices = new ArrayList<>();
-    private final Map<String, Integer> byName = new HashMap<>();
+    private final Set<String> names = new HashSet<>();
     private final List<Link> links = new ArrayList<>();
 
     /** Adds a device and returns its id. Names are unique. */
     public int addDevice(String name, DeviceKind kind) {
-        return addDevice(name, kind, java.util.Set.of());
+        return addDevice(name, kind, Set.of());
     }
 
     /** Adds a device with in-network capabilities (switches only) and returns its id. */
-    public int addDevice(String name, DeviceKind kind, java.util.Set<Capability> capabilities) {
+    public int addDevice(String name, DeviceKind kind, Set<Capability> capabilities) {
         if (!capabilities.isEmpty() && !kind.forwards()) {
             throw new InputException("device '" + name + "': only switches can have " + capabilities);
         }
         if (name == null || name.isBlank()) {
             throw new InputException("a device needs a non-empty name");
         }
-        if (byName.containsKey(name)) {
+        if (names.contains(name)) {
             throw new InputException("device '" + name + "' is defined twice");
         }
         int id = devices.size();
         devices.add(new Device(id, name, kind, capabilities));
-        byName.put(name, id);
+        names.add(name);
         return id;
     }
 
