@@ -18,7 +18,7 @@ public final class Bench {
     public static Communicator communicator(BenchSpec spec) {
         SystemPreset preset = SystemPreset.byName(spec.system());
         NetworkPreset network = spec.network() == null ? preset.defaultNetwork() : NetworkPreset.byName(spec.network());
-        Communicator comm = HgxCluster.build(preset, spec.nodes(), spec.gpusPerNode(), network);
+        Communicator comm = HgxCluster.build(preset, spec.nodes(), spec.gpusPerNode(), network, spec.whatIf());
         comm = spec.collNet() ? comm : comm.withoutCollNet();
         return spec.nvls() ? comm : comm.withoutNvls();
     }

@@ -4,6 +4,7 @@ import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.AlgorithmId;
+import dev.collsim.topologies.systems.WhatIf;
 import java.util.Set;
 
 /**
@@ -11,6 +12,7 @@ import java.util.Set;
  *
  * @param nodes         nodes (NVLink domains) joined by the network
  * @param network       the network between nodes, or null for the system's default
+ * @param whatIf        changes to the system for what-if questions
  * @param gpusPerThread nccl-tests' {@code -g}: GPUs one host thread drives
  * @param root          root rank of broadcast and reduce
  * @param channels      a fixed channel count, or 0 to choose as NCCL does
@@ -18,7 +20,8 @@ import java.util.Set;
  * @param collNet       whether in-network reduction may be used where the network supports it
  *                      ({@code NCCL_COLLNET_ENABLE}, off by default)
  */
-public record BenchSpec(CollectiveOp op, String system, int nodes, int gpusPerNode, String network, int gpusPerThread, DataType type,
+public record BenchSpec(CollectiveOp op, String system, int nodes, int gpusPerNode, String network, WhatIf whatIf,
+                        int gpusPerThread, DataType type,
                         ReduceOp redop, int root, SizeSweep sizes, Set<AlgorithmId> algos, Set<Protocol> protocols,
                         int channels, boolean nvls, boolean collNet) {
     public BenchSpec {

@@ -14,6 +14,7 @@ import dev.collsim.scenarios.bench.ReduceOp;
 import dev.collsim.scenarios.bench.SizeSweep;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
 import dev.collsim.reports.Table;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -97,11 +98,14 @@ public final class BenchCommand implements Callable<Integer> {
     boolean explainChoice;
 
     @Mixin
+    WhatIfOptions whatIf;
+
+    @Mixin
     OutputOptions output;
 
     @Override
     public Integer call() {
-        BenchSpec benchSpec = spec(op, system, nodes, gpusPerNode, network, minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread,
+        BenchSpec benchSpec = spec(op, system, nodes, gpusPerNode, network, whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread,
                 dataType, redop, root, algo, proto, channels, nvls, collnet);
         String description = SystemPreset.byName(benchSpec.system()).description();
         Table table = explainChoice ? ChoiceTable.of(benchSpec) : BenchTable.of(benchSpec, description, Bench.run(benchSpec));
@@ -110,7 +114,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** Validates every flag and builds the spec; shared with {@code demo}. */
-    static BenchSpec spec(String op, String system, int nodes, Integer gpusPerNode, String network, String minBytes, String maxBytes, long stepFactor,
+    static BenchSpec spec(String op, String system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf, String minBytes, String maxBytes, long stepFactor,
                           String stepBytes, int gpusPerThread, String dataType, String redop, int root, String algo,
                           String proto, Integer channels, String nvls, String collnet) {
         CollectiveOp collective = CollectiveOp.fromName(op);
@@ -119,7 +123,7 @@ public final class BenchCommand implements Callable<Integer> {
         SizeSweep sizes = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes),
                 stepFactor, SizeSweep.parseSize("-i", stepBytes));
         String net = network == null ? preset.defaultNetwork().id() : NetworkPreset.byName(network).id();
-        return new BenchSpec(collective, preset.id(), nodes, gpus, net, gpusPerThread, DataType.fromName(dataType),
+        return new BenchSpec(collective, preset.id(), nodes, gpus, net, whatIf, gpusPerThread, DataType.fromName(dataType),
                 ReduceOp.fromName(redop), root, sizes, Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
                 Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
                 channels == null ? 0 : channels, onOff("--nvls", nvls), onOff("--collnet", collnet));

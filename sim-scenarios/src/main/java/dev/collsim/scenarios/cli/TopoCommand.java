@@ -56,13 +56,16 @@ public final class TopoCommand implements Runnable {
         String network;
 
         @Mixin
+        WhatIfOptions whatIf;
+
+        @Mixin
         OutputOptions output;
 
         @Override
         public Integer call() {
             SystemPreset preset = SystemPreset.byName(system);
             NetworkPreset net = network == null ? preset.defaultNetwork() : NetworkPreset.byName(network);
-            Communicator comm = HgxCluster.build(preset, nodes, preset.gpusPerNode(gpusPerNode), net);
+            Communicator comm = HgxCluster.build(preset, nodes, preset.gpusPerNode(gpusPerNode), net, whatIf.toWhatIf());
             ReportFormat format = output.reportFormat();
             String text = format.render(matrix(comm)) + (format == ReportFormat.TABLE ? "\n" : "") + format.render(links(comm));
             output.emit(text, spec.commandLine().getOut());

@@ -13,6 +13,7 @@ import dev.collsim.scenarios.bench.BenchSpec;
 import dev.collsim.scenarios.bench.DataType;
 import dev.collsim.scenarios.bench.ReduceOp;
 import dev.collsim.scenarios.bench.SizeSweep;
+import dev.collsim.topologies.systems.WhatIf;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -84,7 +85,7 @@ public final class Validation {
                 continue;
             }
             BenchSpec spec = new BenchSpec(CollectiveOp.fromName(r.op()), setup.system(), setup.nodes(),
-                    setup.gpusPerNode(), setup.network(), setup.gpusPerThread(), DataType.fromName(r.dtype()), ReduceOp.SUM, 0,
+                    setup.gpusPerNode(), setup.network(), WhatIf.NONE, setup.gpusPerThread(), DataType.fromName(r.dtype()), ReduceOp.SUM, 0,
                     new SizeSweep(r.sizeBytes(), r.sizeBytes(), 2, 1),
                     Selection.parse(setup.algo(), AlgorithmId.class, AlgorithmId::label, "algorithm"),
                     EnumSet.allOf(Protocol.class), 0, true, false);

@@ -44,6 +44,13 @@ class BadInputTest {
         "bench all_reduce --algo oneshot,twoshot        | algorithm OneShot,TwoShot cannot run all_reduce",
         "bench all_reduce --nodes 2 --algo collnetdirect | no allowed algorithm and protocol can run all_reduce here (check",
         "bench all_reduce --collnet maybe               | --collnet 'maybe': expected on or off",
+        "bench all_reduce --nic-bw 400                  | --nic-bw: '400' has no unit",
+        "bench all_reduce --oversubscription 0:1        | --oversubscription '0:1': expected a ratio",
+        "bench all_reduce --oversubscription 1:2        | --oversubscription: expected a ratio of at least 1:1",
+        "bench all_reduce --scale warp=2                | --scale 'warp': unknown link class",
+        "bench all_reduce --scale nvlink=-1             | --scale 'nvlink=-1': the factor must be a positive number",
+        "bench all_reduce --scale nvlink                | --scale 'nvlink': expected CLASS=FACTOR",
+        "bench all_reduce --nics-per-gpu 0              | --nics-per-gpu 0: expected 1 or more",
     })
     void badInputIsOneLineAndExitCode2(String args, String expected) {
         CliRunner r = CliRunner.run(args.trim().split("\\s+"));

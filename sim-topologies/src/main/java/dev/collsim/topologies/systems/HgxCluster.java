@@ -43,18 +43,30 @@ public final class HgxCluster {
     }
 
     public static Communicator build(SystemPreset preset, int nodes, int gpusPerNode, NetworkPreset network) {
+        return build(preset, nodes, gpusPerNode, network, WhatIf.NONE);
+    }
+
+    /** A system changed by what-if knobs (see {@link WhatIf}). */
+    public static Communicator build(SystemPreset preset, int nodes, int gpusPerNode, NetworkPreset network, WhatIf whatIf) {
         if (nodes < 1) {
             throw new InputException("--nodes " + nodes + ": expected 1 or more");
         }
         preset.gpusPerNode(gpusPerNode);
         GpuModel gpu = preset.gpu();
         NvLinkGeneration nvlink = gpu.nvlink();
-        Rate bundle = nvlink.effectiveRate().times(gpu.nvlinks());
+        Rate bundle = nvlink.effectiveRate().times(gpu.nvlinks() * whatIf.rate(WhatIf.LinkClass.NVLINK));
+        TimeSpan nvlinkHop = scale(NvLinkGeneration.HOP_LATENCY, whatIf.latency(WhatIf.LinkClass.NVLINK));
+        TimeSpan pcieHop = scale(PcieGeneration.HOP_LATENCY, whatIf.latency(WhatIf.LinkClass.PCIE));
+        TimeSpan netHop = scale(network.hopLatency(), whatIf.latency(WhatIf.LinkClass.NETWORK));
+        Rate pcieRate = pcieRate(preset, whatIf);
         String nvlinkClass = nvlink.label() + " x" + gpu.nvlinks();
         boolean nvls = gpu.arch().nvlsEfficiency() > 0;
         PcieGeneration pcie = preset.pcie();
-        Rate nicRate = network.effectiveRate().times(network.nicsPerGpu());
-        String nicClass = network.id() + (network.nicsPerGpu() > 1 ? " x" + network.nicsPerGpu() : "");
+        Rate nicLine = whatIf.nicLineRate() == null ? network.lineRate() : whatIf.nicLineRate();
+        int nicsPerGpu = whatIf.nicsPerGpu() > 0 ? whatIf.nicsPerGpu() : network.nicsPerGpu();
+        Rate nicRate = nicLine.times(network.effectiveRate().bytesPerSecond() / network.lineRate().bytesPerSecond()
+                * nicsPerGpu * whatIf.rate(WhatIf.LinkClass.NETWORK));
+        String nicClass = network.id() + (nicsPerGpu > 1 ? " x" + nicsPerGpu : "");
         int n = nodes * gpusPerNode;
         FabricBuilder b = new FabricBuilder();
         int[] ranks = new int[n];
@@ -69,7 +81,7 @@ public final class HgxCluster {
             if (gpusPerNode > 1) {
                 int spine = b.addDevice("spine", DeviceKind.NETWORK_SWITCH);
                 for (int g = 0; g < gpusPerNode; g++) {
-                    b.addDuplex(leaves[g], spine, nicRate.times(nodes), network.hopLatency(), nicClass + " spine");
+                    b.addDuplex(leaves[g], spine, nicRate.times(nodes / whatIf.oversubscription()), netHop, nicClass + " spine");
                 }
             }
         }
@@ -81,26 +93,26 @@ public final class HgxCluster {
                 ranks[r] = b.addDevice(prefix + "gpu" + g, DeviceKind.GPU);
                 switches[r] = nvls ? nvs : -1;
                 rankNodes[r] = k;
-                b.addDuplex(ranks[r], nvs, bundle, NvLinkGeneration.HOP_LATENCY, nvlinkClass);
+                b.addDuplex(ranks[r], nvs, bundle, nvlinkHop, nvlinkClass);
                 if (nodes > 1) {
                     int sw = b.addDevice(prefix + "pcie" + g, DeviceKind.PCIE_SWITCH);
                     int nic = b.addDevice(prefix + "nic" + g, DeviceKind.NIC);
-                    b.addDuplex(ranks[r], sw, pcie.effectiveRate(), PcieGeneration.HOP_LATENCY, pcie.label());
-                    b.addDuplex(nic, sw, pcie.effectiveRate(), PcieGeneration.HOP_LATENCY, pcie.label());
-                    b.addDuplex(nic, leaves[g], nicRate, network.hopLatency(), nicClass);
+                    b.addDuplex(ranks[r], sw, pcieRate, pcieHop, pcie.label());
+                    b.addDuplex(nic, sw, pcieRate, pcieHop, pcie.label());
+                    b.addDuplex(nic, leaves[g], nicRate, netHop, nicClass);
                 }
             }
         }
         Fabric fabric = b.build();
-        long nvlinkRoute = 2 * NvLinkGeneration.HOP_LATENCY.picos();
-        long netRoute = 4 * PcieGeneration.HOP_LATENCY.picos() + 2 * network.hopLatency().picos();
+        long nvlinkRoute = 2 * nvlinkHop.picos();
+        long netRoute = 4 * pcieHop.picos() + 2 * netHop.picos();
         RingGraph ring = nodes == 1
                 ? RingGraph.search(gpu.arch(), bundle.gigabytesPerSecond())
-                : RingGraph.searchInter(gpu.arch(), network.lineRate().gigabytesPerSecond() * network.nicsPerGpu(), gpusPerNode);
+                : RingGraph.searchInter(gpu.arch(), nicLine.gigabytesPerSecond() * nicsPerGpu, gpusPerNode);
         NvlsGraph nvlsGraph = !nvls ? null : nodes == 1
                 ? NvlsGraph.search(gpu.arch(), bundle.gigabytesPerSecond(), gpusPerNode)
                 : NvlsGraph.searchAcrossNodes(gpu.arch(), bundle.gigabytesPerSecond(), gpusPerNode,
-                        network.lineRate().gigabytesPerSecond() * network.nicsPerGpu());
+                        nicLine.gigabytesPerSecond() * nicsPerGpu);
         String name = preset.id() + (nodes > 1 ? " x" + nodes + " over " + network.id() : "");
         int[] sharp = null;
         if (nodes > 1 && network.sharp()) {
@@ -117,6 +129,14 @@ public final class HgxCluster {
                 sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), new TimeSpan(netRoute - nvlinkRoute)),
                 ProtocolCostCatalog.CUSTOM_KERNELS,
                 ProtocolCostCatalog.HOST_LAUNCH);
+    }
+
+    private static TimeSpan scale(TimeSpan t, double factor) {
+        return new TimeSpan(Math.round(t.picos() * factor));
+    }
+
+    private static Rate pcieRate(SystemPreset preset, WhatIf whatIf) {
+        return preset.pcie().effectiveRate().times(whatIf.rate(WhatIf.LinkClass.PCIE));
     }
 
     /**

@@ -1,0 +1,35 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.core.units.Rate;
+import dev.collsim.topologies.systems.WhatIf;
+import picocli.CommandLine.Option;
+
+/** The what-if knobs shared by every command that builds a system. */
+final class WhatIfOptions {
+    @Option(names = "--nic-bw", paramLabel = "RATE", description = "line rate of each NIC, e.g. 400Gb/s or 50GB/s (default: the network's)")
+    String nicBw;
+
+    @Option(names = "--nics-per-gpu", paramLabel = "K", description = "NICs per GPU (default: the network's)")
+    Integer nicsPerGpu;
+
+    @Option(names = "--oversubscription", paramLabel = "A:B", defaultValue = "1:1",
+            description = "leaf downlinks to spine uplinks, e.g. 2:1 (default: ${DEFAULT-VALUE}, non-blocking)")
+    String oversubscription;
+
+
+    @Option(names = "--scale", paramLabel = "CLASS=F,...", description = "scale link rates by class: nvlink, pcie, network, e.g. nvlink=0.5")
+    String scale;
+
+    @Option(names = "--scale-latency", paramLabel = "CLASS=F,...", description = "scale link latencies by class, e.g. network=2")
+    String scaleLatency;
+
+    WhatIf toWhatIf() {
+        Rate nic = nicBw == null ? null : Flags.parse("--nic-bw", () -> Rate.parse(nicBw));
+        int nics = nicsPerGpu == null ? 0 : nicsPerGpu;
+        if (nicsPerGpu != null && nicsPerGpu < 1) {
+            throw new dev.collsim.core.input.InputException("--nics-per-gpu " + nicsPerGpu + ": expected 1 or more");
+        }
+        return new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), WhatIf.parseScales("--scale", scale),
+                WhatIf.parseScales("--scale-latency", scaleLatency));
+    }
+}

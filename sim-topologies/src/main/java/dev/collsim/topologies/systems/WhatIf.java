@@ -1,0 +1,90 @@
+package dev.collsim.topologies.systems;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.Rate;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Changes to a preset system for what-if questions: another NIC, more NICs, an oversubscribed
+ * spine, or a link class made faster or slower.
+ *
+ * @param nicLineRate      line rate of one NIC per direction, or null for the network's
+ * @param nicsPerGpu       NICs per GPU, or 0 for the network's
+ * @param oversubscription ratio of the leaves' downlinks to their uplinks to the spine (1 is non-blocking)
+ * @param rateScale        per link class, a factor on its rate
+ * @param latencyScale     per link class, a factor on its latency
+ */
+public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription,
+                     Map<LinkClass, Double> rateScale, Map<LinkClass, Double> latencyScale) {
+
+    /** The classes of links a what-if can scale. */
+    public enum LinkClass { NVLINK, PCIE, NETWORK }
+
+    public static final WhatIf NONE = new WhatIf(null, 0, 1, Map.of(), Map.of());
+
+    public WhatIf {
+        if (nicsPerGpu < 0) {
+            throw new InputException("--nics-per-gpu " + nicsPerGpu + ": expected 1 or more");
+        }
+        if (!(oversubscription >= 1) || Double.isInfinite(oversubscription)) {
+            throw new InputException("--oversubscription: expected a ratio of at least 1:1, got " + oversubscription + ":1");
+        }
+        rateScale = Map.copyOf(rateScale);
+        latencyScale = Map.copyOf(latencyScale);
+    }
+
+    public double rate(LinkClass c) {
+        return rateScale.getOrDefault(c, 1.0);
+    }
+
+    public double latency(LinkClass c) {
+        return latencyScale.getOrDefault(c, 1.0);
+    }
+
+    /** Parses {@code 2:1} (or {@code 2}) into 2.0. */
+    public static double parseRatio(String flag, String text) {
+        String[] parts = text.trim().split(":");
+        try {
+            double a = Double.parseDouble(parts[0]);
+            double b = parts.length == 2 ? Double.parseDouble(parts[1]) : 1;
+            if (parts.length > 2 || !(a > 0) || !(b > 0)) {
+                throw new NumberFormatException();
+            }
+            return a / b;
+        } catch (NumberFormatException e) {
+            throw new InputException(flag + " '" + text + "': expected a ratio such as 2:1");
+        }
+    }
+
+    /** Parses {@code nvlink=0.5,network=2} into factors by link class. */
+    public static Map<LinkClass, Double> parseScales(String flag, String text) {
+        Map<LinkClass, Double> out = new EnumMap<>(LinkClass.class);
+        if (text == null || text.isBlank()) {
+            return out;
+        }
+        for (String item : text.split(",")) {
+            String[] kv = item.split("=");
+            if (kv.length != 2) {
+                throw new InputException(flag + " '" + item + "': expected CLASS=FACTOR, e.g. nvlink=0.5");
+            }
+            LinkClass c;
+            try {
+                c = LinkClass.valueOf(kv[0].trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new InputException(flag + " '" + kv[0].trim() + "': unknown link class; expected nvlink, pcie or network");
+            }
+            try {
+                double f = Double.parseDouble(kv[1].trim());
+                if (!(f > 0) || Double.isInfinite(f)) {
+                    throw new NumberFormatException();
+                }
+                out.put(c, f);
+            } catch (NumberFormatException e) {
+                throw new InputException(flag + " '" + item + "': the factor must be a positive number");
+            }
+        }
+        return out;
+    }
+}
