@@ -6,6 +6,8 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.core.nccl.Plan;
 import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.file.TopologyFile;
+import java.nio.file.Path;
 import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
@@ -16,9 +18,14 @@ public final class Bench {
     private Bench() {}
 
     public static Communicator communicator(BenchSpec spec) {
-        SystemPreset preset = SystemPreset.byName(spec.system());
-        NetworkPreset network = spec.network() == null ? preset.defaultNetwork() : NetworkPreset.byName(spec.network());
-        Communicator comm = HgxCluster.build(preset, spec.nodes(), spec.gpusPerNode(), network, spec.whatIf());
+        Communicator comm;
+        if (spec.topology() != null) {
+            comm = TopologyFile.load(Path.of(spec.topology()));
+        } else {
+            SystemPreset preset = SystemPreset.byName(spec.system());
+            NetworkPreset network = spec.network() == null ? preset.defaultNetwork() : NetworkPreset.byName(spec.network());
+            comm = HgxCluster.build(preset, spec.nodes(), spec.gpusPerNode(), network, spec.whatIf());
+        }
         comm = spec.collNet() ? comm : comm.withoutCollNet();
         return spec.nvls() ? comm : comm.withoutNvls();
     }

@@ -12,6 +12,7 @@ import java.util.Set;
  *
  * @param nodes         nodes (NVLink domains) joined by the network
  * @param network       the network between nodes, or null for the system's default
+ * @param topology      a topology file that replaces the preset, or null
  * @param whatIf        changes to the system for what-if questions
  * @param gpusPerThread nccl-tests' {@code -g}: GPUs one host thread drives
  * @param root          root rank of broadcast and reduce
@@ -20,7 +21,8 @@ import java.util.Set;
  * @param collNet       whether in-network reduction may be used where the network supports it
  *                      ({@code NCCL_COLLNET_ENABLE}, off by default)
  */
-public record BenchSpec(CollectiveOp op, String system, int nodes, int gpusPerNode, String network, WhatIf whatIf,
+public record BenchSpec(CollectiveOp op, String system, String topology, int nodes, int gpusPerNode, String network,
+                        WhatIf whatIf,
                         int gpusPerThread, DataType type,
                         ReduceOp redop, int root, SizeSweep sizes, Set<AlgorithmId> algos, Set<Protocol> protocols,
                         int channels, boolean nvls, boolean collNet) {

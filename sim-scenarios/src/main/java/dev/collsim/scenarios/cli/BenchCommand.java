@@ -12,7 +12,10 @@ import dev.collsim.scenarios.bench.BenchTable;
 import dev.collsim.scenarios.bench.DataType;
 import dev.collsim.scenarios.bench.ReduceOp;
 import dev.collsim.scenarios.bench.SizeSweep;
+import dev.collsim.core.nccl.Communicator;
 import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.file.TopologyFile;
+import java.nio.file.Path;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import dev.collsim.reports.Table;
@@ -41,6 +44,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
     Integer gpusPerNode;
+
+    @Option(names = "--topology", paramLabel = "FILE",
+            description = "a topology file (docs/topology-format.md) instead of --system, --nodes and --network")
+    String topology;
 
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "nodes joined by the network (default: ${DEFAULT-VALUE})")
     int nodes;
@@ -105,26 +112,46 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        BenchSpec benchSpec = spec(op, system, nodes, gpusPerNode, network, whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread,
+        BenchSpec benchSpec = spec(op, system, topology, nodes, gpusPerNode, network, whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread,
                 dataType, redop, root, algo, proto, channels, nvls, collnet);
-        String description = SystemPreset.byName(benchSpec.system()).description();
+        String description = topology != null ? "from " + topology : SystemPreset.byName(benchSpec.system()).description();
         Table table = explainChoice ? ChoiceTable.of(benchSpec) : BenchTable.of(benchSpec, description, Bench.run(benchSpec));
         output.emit(output.reportFormat().render(table), spec.commandLine().getOut());
         return 0;
     }
 
     /** Validates every flag and builds the spec; shared with {@code demo}. */
-    static BenchSpec spec(String op, String system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf, String minBytes, String maxBytes, long stepFactor,
+    static BenchSpec spec(String op, String system, String topology, int nodes, Integer gpusPerNode, String network,
+                          WhatIf whatIf, String minBytes, String maxBytes, long stepFactor,
                           String stepBytes, int gpusPerThread, String dataType, String redop, int root, String algo,
                           String proto, Integer channels, String nvls, String collnet) {
         CollectiveOp collective = CollectiveOp.fromName(op);
-        SystemPreset preset = SystemPreset.byName(system);
-        int gpus = preset.gpusPerNode(gpusPerNode);
-        SizeSweep sizes = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes),
+        SizeSweep sweep = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes),
                 stepFactor, SizeSweep.parseSize("-i", stepBytes));
-        String net = network == null ? preset.defaultNetwork().id() : NetworkPreset.byName(network).id();
-        return new BenchSpec(collective, preset.id(), nodes, gpus, net, whatIf, gpusPerThread, DataType.fromName(dataType),
-                ReduceOp.fromName(redop), root, sizes, Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
+        String name;
+        int nodeCount;
+        int gpus;
+        String net;
+        if (topology != null) {
+            if (!whatIf.equals(WhatIf.NONE) || nodes != 1 || gpusPerNode != null || network != null) {
+                throw new InputException("--topology describes the whole system; leave out --nodes, --gpus-per-node, "
+                        + "--network and the what-if knobs (edit the file instead)");
+            }
+            Communicator comm = TopologyFile.load(Path.of(topology));
+            name = comm.name();
+            nodeCount = comm.nNodes();
+            gpus = comm.nRanks() / nodeCount;
+            net = null;
+        } else {
+            SystemPreset preset = SystemPreset.byName(system);
+            name = preset.id();
+            nodeCount = nodes;
+            gpus = preset.gpusPerNode(gpusPerNode);
+            net = network == null ? preset.defaultNetwork().id() : NetworkPreset.byName(network).id();
+        }
+        return new BenchSpec(collective, name, topology, nodeCount, gpus, net, whatIf, gpusPerThread,
+                DataType.fromName(dataType), ReduceOp.fromName(redop), root, sweep,
+                Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
                 Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
                 channels == null ? 0 : channels, onOff("--nvls", nvls), onOff("--collnet", collnet));
     }

@@ -22,7 +22,7 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        BenchSpec bench = BenchCommand.spec("all_reduce", "hgx-h100", 1, null, null, WhatIf.NONE, "8", "8G", 2, "1M", 1, "float", "sum", 0,
+        BenchSpec bench = BenchCommand.spec("all_reduce", "hgx-h100", null, 1, null, null, WhatIf.NONE, "8", "8G", 2, "1M", 1, "float", "sum", 0,
                 "ring", "auto", null, "on", "off");
         out.println("# collsim demo: what `collsim bench all_reduce --system hgx-h100 --algo ring -b 8 -e 8G -f 2` prints");
         out.print(ReportFormat.TABLE.render(BenchTable.of(bench, SystemPreset.HGX_H100.description(), Bench.run(bench))));

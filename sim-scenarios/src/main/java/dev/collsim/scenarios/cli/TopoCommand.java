@@ -9,6 +9,8 @@ import dev.collsim.reports.Column;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.reports.Table;
 import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.file.TopologyFile;
+import java.nio.file.Path;
 import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.view.TopoMatrix;
@@ -20,12 +22,13 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim topo}: look at a modelled system. */
 @Command(name = "topo", mixinStandardHelpOptions = true, description = "Shows a modelled system's topology.",
-        subcommands = {TopoCommand.Show.class})
+        subcommands = {TopoCommand.Show.class, TopoCommand.Validate.class})
 public final class TopoCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -55,6 +58,9 @@ public final class TopoCommand implements Runnable {
         @Option(names = "--network", paramLabel = "NAME", description = "network between nodes (default: the system's)")
         String network;
 
+        @Option(names = "--topology", paramLabel = "FILE", description = "show a topology file instead of a preset")
+        Path topology;
+
         @Mixin
         WhatIfOptions whatIf;
 
@@ -63,9 +69,14 @@ public final class TopoCommand implements Runnable {
 
         @Override
         public Integer call() {
-            SystemPreset preset = SystemPreset.byName(system);
-            NetworkPreset net = network == null ? preset.defaultNetwork() : NetworkPreset.byName(network);
-            Communicator comm = HgxCluster.build(preset, nodes, preset.gpusPerNode(gpusPerNode), net, whatIf.toWhatIf());
+            Communicator comm;
+            if (topology != null) {
+                comm = TopologyFile.load(topology);
+            } else {
+                SystemPreset preset = SystemPreset.byName(system);
+                NetworkPreset net = network == null ? preset.defaultNetwork() : NetworkPreset.byName(network);
+                comm = HgxCluster.build(preset, nodes, preset.gpusPerNode(gpusPerNode), net, whatIf.toWhatIf());
+            }
             ReportFormat format = output.reportFormat();
             String text = format.render(matrix(comm)) + (format == ReportFormat.TABLE ? "\n" : "") + format.render(links(comm));
             output.emit(text, spec.commandLine().getOut());
@@ -126,9 +137,33 @@ public final class TopoCommand implements Runnable {
             return t;
         }
 
-        private static String kindOf(Device d) {
+        static String kindOf(Device d) {
             return d.kind() == DeviceKind.NETWORK_SWITCH ? "network switch" : d.kind().name().toLowerCase(java.util.Locale.ROOT)
                     .replace('_', ' ');
+        }
+    }
+
+    /** {@code collsim topo validate FILE...}: check topology files, one line each. */
+    @Command(name = "validate", mixinStandardHelpOptions = true,
+            description = "Checks topology files (docs/topology-format.md) and says what each describes, or the first problem.")
+    static final class Validate implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "FILE", arity = "1..*", description = "topology files, YAML or JSON")
+        List<Path> files;
+
+        @Override
+        public Integer call() {
+            var out = spec.commandLine().getOut();
+            for (Path file : files) {
+                Communicator c = TopologyFile.load(file);
+                out.printf(java.util.Locale.ROOT, "%s: ok: %d devices, %d links, %d GPUs in %d node(s); NCCL sees %s inside a node,"
+                                + " %d ring channels%s%n", file, c.fabric().devices().size(), c.fabric().links().size(), c.nRanks(),
+                        c.nNodes(), c.intraLink(), c.ring().channels(), c.nvlsGraph() == null ? "" : ", NVLS");
+            }
+            out.flush();
+            return 0;
         }
     }
 }

@@ -84,7 +84,7 @@ public final class Validation {
             if (Double.isNaN(r.timeMicros()) || r.sizeBytes() < 0) {
                 continue;
             }
-            BenchSpec spec = new BenchSpec(CollectiveOp.fromName(r.op()), setup.system(), setup.nodes(),
+            BenchSpec spec = new BenchSpec(CollectiveOp.fromName(r.op()), setup.system(), null, setup.nodes(),
                     setup.gpusPerNode(), setup.network(), WhatIf.NONE, setup.gpusPerThread(), DataType.fromName(r.dtype()), ReduceOp.SUM, 0,
                     new SizeSweep(r.sizeBytes(), r.sizeBytes(), 2, 1),
                     Selection.parse(setup.algo(), AlgorithmId.class, AlgorithmId::label, "algorithm"),

@@ -34,4 +34,37 @@ class TopoCommandTest {
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().split("\n")[1].contains(",NVLSTree,Simple,24"), r.out());
     }
+
+    @Test
+    void topologyFilesValidateAndRun() {
+        CliRunner ok = CliRunner.run("topo", "validate", "../topologies/hgx-h100.yaml", "../topologies/nvlink-pairs-4gpu.yaml");
+        assertEquals(0, ok.code(), ok.err());
+        assertEquals(2, ok.out().lines().filter(l -> l.contains(": ok: ")).count(), ok.out());
+        String preset = CliRunner.run("bench", "all_reduce", "-b", "1G", "-e", "1G", "--format", "csv").out();
+        String file = CliRunner.run("bench", "all_reduce", "--topology", "../topologies/hgx-h100.yaml", "-b", "1G", "-e", "1G",
+                "--format", "csv").out();
+        assertEquals(preset, file, "the file describes the same node as the preset");
+    }
+
+    /** The seeds' 4-GPU box: all_reduce over the four GPUs is far slower than over one NVLink pair. */
+    @Test
+    void theSeedsFourGpuBoxMatrixAndItsSlowRing() {
+        CliRunner show = CliRunner.run("topo", "show", "--topology", "../topologies/nvlink-pairs-4gpu.yaml", "--format", "csv");
+        assertTrue(show.out().contains("GPU0,X,NV4,SYS,SYS"), show.out());
+        CliRunner r = CliRunner.run("bench", "all_reduce", "--topology", "../topologies/nvlink-pairs-4gpu.yaml", "-b", "1G", "-e",
+                "1G", "--format", "csv");
+        double busbw = Double.parseDouble(r.out().split("\n")[1].split(",")[7]);
+        assertTrue(busbw < 40, "a ring over the socket link cannot reach the pairs' 80 GB/s NVLink: " + busbw);
+    }
+
+    @Test
+    void aBadTopologyFileIsOneLineWithExitCode2() {
+        CliRunner r = CliRunner.run("topo", "validate",
+                "../sim-topologies/src/test/resources/topology/bad/32-rate-without-unit.yaml");
+        assertEquals(2, r.code());
+        assertTrue(r.err().matches("collsim: \\.\\./sim-topologies/\\S+\\.yaml:\\d+: links\\[1\\]\\.rate: '370\\.8' has no unit.*\\s*"), r.err());
+        CliRunner both = CliRunner.run("bench", "all_reduce", "--topology", "../topologies/hgx-h100.yaml", "--nodes", "2");
+        assertEquals(2, both.code());
+        assertTrue(both.err().contains("--topology describes the whole system"), both.err());
+    }
 }

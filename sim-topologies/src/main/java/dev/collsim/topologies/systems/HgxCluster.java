@@ -144,7 +144,7 @@ public final class HgxCluster {
      * node 1 backwards from GPU c-1 to GPU c, and so on, so that every hop between nodes stays on one
      * rail (with an odd node count the hop back to node 0 changes rails once).
      */
-    static int[][] ringOrders(int nodes, int gpusPerNode) {
+    public static int[][] ringOrders(int nodes, int gpusPerNode) {
         int[][] orders = new int[gpusPerNode][nodes * gpusPerNode];
         for (int c = 0; c < gpusPerNode; c++) {
             int p = 0;

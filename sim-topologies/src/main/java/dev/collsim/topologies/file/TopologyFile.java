@@ -1,0 +1,276 @@
+package dev.collsim.topologies.file;
+
+import dev.collsim.core.fabric.Capability;
+import dev.collsim.core.fabric.Device;
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.FabricBuilder;
+import dev.collsim.core.fabric.Link;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.nccl.LinkType;
+import dev.collsim.core.nccl.NcclArch;
+import dev.collsim.core.nccl.NvlsGraph;
+import dev.collsim.core.nccl.RingGraph;
+import dev.collsim.core.units.Rate;
+import dev.collsim.core.units.TimeSpan;
+import dev.collsim.topologies.catalog.GpuModel;
+import dev.collsim.topologies.catalog.ProtocolCostCatalog;
+import dev.collsim.topologies.systems.HgxCluster;
+import dev.collsim.topologies.view.TopoMatrix;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * The project's topology format (YAML, or JSON, which is YAML too), version 1, documented in
+ * {@code docs/topology-format.md}. Every value carries its unit; every error names the file, the
+ * line and the field.
+ */
+public final class TopologyFile {
+    private static final Set<String> TOP = Set.of("version", "name", "gpu", "devices", "links");
+    private static final Set<String> DEVICE = Set.of("name", "kind", "node", "capabilities");
+    private static final Set<String> LINK = Set.of("from", "to", "rate", "latency", "class", "duplex");
+    private static final Pattern QUOTED = Pattern.compile("'([^']+)'");
+
+    private TopologyFile() {}
+
+    public static Communicator load(Path path) {
+        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+            return read(reader, path.toString());
+        } catch (IOException e) {
+            throw new InputException(path + ": cannot read (" + e.getMessage() + ")");
+        }
+    }
+
+    public static Communicator read(Reader reader, String file) {
+        Node root;
+        try {
+            LoaderOptions options = new LoaderOptions();
+            options.setAllowDuplicateKeys(false);
+            root = new Yaml(options).compose(reader);
+        } catch (MarkedYAMLException e) {
+            int line = e.getProblemMark() == null ? 0 : e.getProblemMark().getLine() + 1;
+            throw new InputException(file + ":" + line + ": not valid YAML or JSON (" + firstLine(e.getProblem()) + ")");
+        } catch (YAMLException e) {
+            throw new InputException(file + ": not valid YAML or JSON (" + firstLine(e.getMessage()) + ")");
+        }
+        if (root == null) {
+            throw new InputException(file + ":1: empty file; expected a topology with version, gpu, devices and links");
+        }
+        return build(new Doc(file, root, ""), file);
+    }
+
+    private static Communicator build(Doc top, String file) {
+        Map<String, Doc> f = top.fields(TOP);
+        Doc version = Doc.required(f, "version", top);
+        if (version.integer() != 1) {
+            throw version.error("version " + version.text() + " is not supported; expected 1");
+        }
+        GpuModel gpu = Doc.required(f, "gpu", top).parse(GpuModel::byName);
+        String name = f.containsKey("name") ? f.get("name").text() : Path.of(file).getFileName().toString();
+        FabricBuilder b = new FabricBuilder();
+        Map<String, Doc> deviceLine = new HashMap<>();
+        Map<String, Integer> ids = new HashMap<>();
+        List<Integer> gpus = new ArrayList<>();
+        List<Integer> gpuNodes = new ArrayList<>();
+        for (Doc d : Doc.required(f, "devices", top).list()) {
+            Map<String, Doc> df = d.fields(DEVICE);
+            Doc nameDoc = Doc.required(df, "name", d);
+            String deviceName = nameDoc.text();
+            DeviceKind kind = kind(Doc.required(df, "kind", d));
+            Set<Capability> caps = EnumSet.noneOf(Capability.class);
+            if (df.containsKey("capabilities")) {
+                for (Doc c : df.get("capabilities").list()) {
+                    caps.add(capability(c));
+                }
+            }
+            int node = 0;
+            if (df.containsKey("node")) {
+                node = df.get("node").integer();
+                if (node < 0) {
+                    throw df.get("node").error("a node index is 0 or more");
+                }
+            }
+            int id;
+            try {
+                id = b.addDevice(deviceName, kind, caps);
+            } catch (InputException e) {
+                throw nameDoc.error(e.getMessage());
+            }
+            deviceLine.put(deviceName, d);
+            ids.put(deviceName, id);
+            if (kind == DeviceKind.GPU) {
+                gpus.add(id);
+                gpuNodes.add(node);
+            }
+        }
+        for (Doc l : Doc.required(f, "links", top).list()) {
+            Map<String, Doc> lf = l.fields(LINK);
+            Doc from = Doc.required(lf, "from", l);
+            Doc to = Doc.required(lf, "to", l);
+            int a = device(from, ids);
+            int z = device(to, ids);
+            Rate rate = Doc.required(lf, "rate", l).parse(Rate::parse);
+            TimeSpan latency = Doc.required(lf, "latency", l).parse(TimeSpan::parse);
+            String linkClass = lf.containsKey("class") ? lf.get("class").text() : from.text() + "-" + to.text();
+            boolean duplex = !lf.containsKey("duplex") || lf.get("duplex").bool();
+            try {
+                if (duplex) {
+                    b.addDuplex(a, z, rate, latency, linkClass);
+                } else {
+                    b.addLink(a, z, rate, latency, linkClass);
+                }
+            } catch (InputException e) {
+                throw l.error(e.getMessage());
+            }
+        }
+        if (gpus.isEmpty()) {
+            throw Doc.required(f, "devices", top).error("no device of kind gpu");
+        }
+        Fabric fabric;
+        try {
+            fabric = b.build();
+        } catch (InputException e) {
+            Matcher m = QUOTED.matcher(e.getMessage());
+            Doc where = m.find() && deviceLine.containsKey(m.group(1)) ? deviceLine.get(m.group(1)) : top;
+            throw where.error(e.getMessage());
+        }
+        return communicator(name, gpu, fabric, gpus, gpuNodes, deviceLine);
+    }
+
+    private static Communicator communicator(String name, GpuModel gpu, Fabric fabric, List<Integer> gpus,
+                                             List<Integer> gpuNodes, Map<String, Doc> deviceLine) {
+        int n = gpus.size();
+        int nodes = gpuNodes.stream().mapToInt(Integer::intValue).max().orElse(0) + 1;
+        int[] perNode = new int[nodes];
+        for (int k : gpuNodes) {
+            perNode[k]++;
+        }
+        for (int k = 0; k < nodes; k++) {
+            if (perNode[k] != perNode[0]) {
+                int at = gpuNodes.indexOf(k) >= 0 ? gpuNodes.indexOf(k) : gpuNodes.indexOf(nodes - 1);
+                throw deviceLine.get(fabric.device(gpus.get(at)).name()).error("node " + k + " has " + perNode[k]
+                        + " GPUs and node 0 has " + perNode[0] + "; every node needs the same number of GPUs, nodes numbered from 0");
+            }
+        }
+        // Ranks in node order, keeping file order within a node, so that rank = node x ppn + local.
+        Integer[] order = new Integer[n];
+        Arrays.setAll(order, i -> i);
+        Arrays.sort(order, (x, y) -> Integer.compare(gpuNodes.get(x), gpuNodes.get(y)));
+        int[] ranks = new int[n];
+        int[] rankNodes = new int[n];
+        for (int r = 0; r < n; r++) {
+            ranks[r] = gpus.get(order[r]);
+            rankNodes[r] = gpuNodes.get(order[r]);
+        }
+        NcclArch arch = gpu.arch();
+        double nvlinkBw = 0;
+        double pciBw = 0;
+        for (int l : fabric.outLinks(ranks[0])) {
+            Link link = fabric.link(l);
+            if (link.linkClass().toLowerCase(Locale.ROOT).contains("nvlink")) {
+                nvlinkBw += link.rate().gigabytesPerSecond();
+            } else {
+                pciBw = Math.max(pciBw, link.rate().gigabytesPerSecond());
+            }
+        }
+        // NCCL sees NVLink inside a node only when every pair of its GPUs talks over NVLink alone.
+        boolean allNvlink = nvlinkBw > 0;
+        for (int a = 0; a < n && allNvlink; a++) {
+            for (int z = 0; z < n && allNvlink; z++) {
+                if (a != z && rankNodes[a] == rankNodes[z]) {
+                    allNvlink = TopoMatrix.label(fabric, ranks[a], ranks[z]).startsWith("NV");
+                }
+            }
+        }
+        LinkType intra = allNvlink ? LinkType.NVLINK : LinkType.PCI;
+        int[] switches = new int[n];
+        boolean nvls = arch.nvlsEfficiency() > 0;
+        for (int r = 0; r < n; r++) {
+            switches[r] = nvlsSwitch(fabric, ranks[r]);
+            nvls &= switches[r] >= 0;
+        }
+        if (!nvls) {
+            Arrays.fill(switches, -1);
+        }
+        int ppn = n / nodes;
+        double nicBw = nicRate(fabric);
+        RingGraph ring = nodes == 1 ? RingGraph.search(arch, intra == LinkType.NVLINK ? nvlinkBw : pciBw)
+                : RingGraph.searchInter(arch, nicBw, ppn);
+        NvlsGraph nvlsGraph = !nvls ? null : nodes == 1 ? NvlsGraph.search(arch, nvlinkBw, ppn)
+                : NvlsGraph.searchAcrossNodes(arch, nvlinkBw, ppn, nicBw);
+        return new Communicator(name, fabric, ranks, switches, rankNodes, HgxCluster.ringOrders(nodes, ppn), 0, arch, intra,
+                ring, nvlsGraph, ProtocolCostCatalog.costs(arch, TimeSpan.ZERO, TimeSpan.ZERO),
+                nvls ? ProtocolCostCatalog.nvls(arch) : null, null, null, ProtocolCostCatalog.CUSTOM_KERNELS,
+                ProtocolCostCatalog.HOST_LAUNCH);
+    }
+
+    /** The NVLS-capable NVSwitch a GPU links to directly, or -1. */
+    private static int nvlsSwitch(Fabric fabric, int gpu) {
+        for (int l : fabric.outLinks(gpu)) {
+            Device d = fabric.device(fabric.link(l).to());
+            if (d.kind() == DeviceKind.NVSWITCH && d.has(Capability.NVLS)) {
+                return d.id();
+            }
+        }
+        return -1;
+    }
+
+    /** The fastest NIC-to-switch link, in NCCL's GB/s (line rate as NCCL counts it; 0 without a network). */
+    private static double nicRate(Fabric fabric) {
+        double best = 0;
+        for (Link l : fabric.links()) {
+            if (fabric.device(l.from()).kind() == DeviceKind.NIC && fabric.device(l.to()).kind() == DeviceKind.NETWORK_SWITCH) {
+                best = Math.max(best, l.rate().gigabytesPerSecond());
+            }
+        }
+        return best;
+    }
+
+    private static int device(Doc ref, Map<String, Integer> ids) {
+        Integer id = ids.get(ref.text());
+        if (id == null) {
+            throw ref.error("unknown device '" + ref.text() + "'; devices must be listed under devices first");
+        }
+        return id;
+    }
+
+    private static DeviceKind kind(Doc d) {
+        String k = d.text().toLowerCase(Locale.ROOT).replace('-', '_');
+        try {
+            return DeviceKind.valueOf(k.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw d.error("unknown kind '" + d.text() + "'; expected gpu, nvswitch, pcie-switch, cpu, nic or network-switch");
+        }
+    }
+
+    private static Capability capability(Doc d) {
+        try {
+            return Capability.valueOf(d.text().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw d.error("unknown capability '" + d.text() + "'; expected nvls or sharp");
+        }
+    }
+
+    private static String firstLine(String s) {
+        return s == null ? "" : s.split("\n", 2)[0].trim();
+    }
+}
