@@ -123,7 +123,11 @@ public final class ScheduleRunner implements FlowListener {
             started[t] -= origin;
             delivered[t] -= origin;
         }
-        return new RunResult(s, last - origin, started, delivered);
+        long[] linkBytes = new long[fabric.links().size()];
+        for (int l = 0; l < linkBytes.length; l++) {
+            linkBytes[l] = network.bytesCarried(l);
+        }
+        return new RunResult(s, last - origin, started, delivered, linkBytes);
     }
 
     private void start(int t) {

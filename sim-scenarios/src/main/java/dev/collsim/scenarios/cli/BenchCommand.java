@@ -7,6 +7,7 @@ import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.scenarios.bench.ChoiceTable;
+import dev.collsim.scenarios.bench.LinkTable;
 import dev.collsim.scenarios.bench.BenchSpec;
 import dev.collsim.scenarios.bench.BenchTable;
 import dev.collsim.scenarios.bench.DataType;
@@ -100,6 +101,9 @@ public final class BenchCommand implements Callable<Integer> {
             description = "allow CollNet (in-network reduction, SHARP) on InfiniBand, as NCCL_COLLNET_ENABLE (default: ${DEFAULT-VALUE})")
     String collnet;
 
+    @Option(names = "--links", description = "print the links that limit the largest size, busiest first, instead of the table")
+    boolean links;
+
     @Option(names = "--explain-choice",
             description = "print NCCL's cost-model prediction for every candidate algorithm and protocol beside the choice, instead of the table")
     boolean explainChoice;
@@ -115,7 +119,9 @@ public final class BenchCommand implements Callable<Integer> {
         BenchSpec benchSpec = spec(op, system, topology, nodes, gpusPerNode, network, whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread,
                 dataType, redop, root, algo, proto, channels, nvls, collnet);
         String description = topology != null ? "from " + topology : SystemPreset.byName(benchSpec.system()).description();
-        Table table = explainChoice ? ChoiceTable.of(benchSpec) : BenchTable.of(benchSpec, description, Bench.run(benchSpec));
+        Table table = explainChoice ? ChoiceTable.of(benchSpec)
+                : links ? LinkTable.of(benchSpec)
+                : BenchTable.of(benchSpec, description, Bench.run(benchSpec));
         output.emit(output.reportFormat().render(table), spec.commandLine().getOut());
         return 0;
     }
