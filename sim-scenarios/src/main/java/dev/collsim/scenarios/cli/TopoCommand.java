@@ -9,6 +9,7 @@ import dev.collsim.reports.Column;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.reports.Table;
 import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.file.TopoMatrixImport;
 import dev.collsim.topologies.file.TopologyFile;
 import java.nio.file.Path;
 import dev.collsim.topologies.systems.HgxCluster;
@@ -28,7 +29,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim topo}: look at a modelled system. */
 @Command(name = "topo", mixinStandardHelpOptions = true, description = "Shows a modelled system's topology.",
-        subcommands = {TopoCommand.Show.class, TopoCommand.Validate.class})
+        subcommands = {TopoCommand.Show.class, TopoCommand.Validate.class, TopoCommand.Import.class})
 public final class TopoCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -163,6 +164,57 @@ public final class TopoCommand implements Runnable {
                         c.nNodes(), c.intraLink(), c.ring().channels(), c.nvlsGraph() == null ? "" : ", NVLS");
             }
             out.flush();
+            return 0;
+        }
+    }
+
+    /** {@code collsim topo import FILE}: nvidia-smi topo -m text to the project's topology format. */
+    @Command(name = "import", mixinStandardHelpOptions = true, sortOptions = false,
+            description = {"Turns the matrix that nvidia-smi topo -m prints into a topology file. The matrix has no rates:",
+                "give them, or take the defaults (an A100-class PCIe Gen4 box)."})
+    static final class Import implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "FILE", description = "the text nvidia-smi topo -m printed")
+        Path file;
+
+        @Option(names = "--gpu", paramLabel = "MODEL", defaultValue = "a100", description = "a100, h100, h200, b200, gb200 or gb300 (default: ${DEFAULT-VALUE})")
+        String gpu;
+
+        @Option(names = "--nvlink-rate", paramLabel = "RATE", defaultValue = "20GB/s", description = "per NVLink link and direction (default: ${DEFAULT-VALUE})")
+        String nvlinkRate;
+
+        @Option(names = "--pcie-rate", paramLabel = "RATE", defaultValue = "27.2GB/s", description = "per PCIe link and direction (default: ${DEFAULT-VALUE}, Gen4 x16)")
+        String pcieRate;
+
+        @Option(names = "--socket-rate", paramLabel = "RATE", defaultValue = "40GB/s", description = "between CPU sockets, per direction (default: ${DEFAULT-VALUE})")
+        String socketRate;
+
+        @Option(names = {"-O", "--output"}, paramLabel = "FILE", description = "write the topology here (atomically) instead of standard output")
+        Path output;
+
+        @Override
+        public Integer call() {
+            List<String> lines;
+            try {
+                lines = java.nio.file.Files.readAllLines(file);
+            } catch (java.io.IOException e) {
+                throw new dev.collsim.core.input.InputException(file + ": cannot read (" + e.getMessage() + ")");
+            }
+            TopoMatrixImport.Rates rates = new TopoMatrixImport.Rates(
+                    Flags.parse("--nvlink-rate", () -> dev.collsim.core.units.Rate.parse(nvlinkRate)),
+                    Flags.parse("--pcie-rate", () -> dev.collsim.core.units.Rate.parse(pcieRate)),
+                    Flags.parse("--socket-rate", () -> dev.collsim.core.units.Rate.parse(socketRate)));
+            String yaml = TopoMatrixImport.toYaml(lines, file.toString(),
+                    Flags.parse("--gpu", () -> dev.collsim.topologies.catalog.GpuModel.byName(gpu)), rates);
+            TopologyFile.read(new java.io.StringReader(yaml), "the imported topology"); // what we write must load
+            if (output == null) {
+                spec.commandLine().getOut().print(yaml);
+                spec.commandLine().getOut().flush();
+            } else {
+                dev.collsim.reports.AtomicFiles.write(output, yaml);
+            }
             return 0;
         }
     }

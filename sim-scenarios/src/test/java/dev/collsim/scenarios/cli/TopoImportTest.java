@@ -1,0 +1,78 @@
+package dev.collsim.scenarios.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** nvidia-smi topo -m text in, a topology file out, and the seeds' example end to end. */
+class TopoImportTest {
+    private static double busbw(Path topology) {
+        CliRunner r = CliRunner.run("bench", "all_reduce", "--topology", topology.toString(), "-b", "1G", "-e", "1G", "--format", "csv");
+        assertEquals(0, r.code(), r.err());
+        return Double.parseDouble(r.out().split("\n")[1].split(",")[7]);
+    }
+
+    private static Path imported(Path dir, String name, String matrix) throws IOException {
+        Path text = dir.resolve(name + ".txt");
+        Files.writeString(text, matrix);
+        Path yaml = dir.resolve(name + ".yaml");
+        CliRunner r = CliRunner.run("topo", "import", text.toString(), "--output", yaml.toString());
+        assertEquals(0, r.code(), r.err());
+        return yaml;
+    }
+
+    /** The seeds' 4-GPU box: across the four GPUs all_reduce is far slower than across one NVLink pair. */
+    @Test
+    void theSeedsExampleFromItsTopoMatrix(@TempDir Path dir) throws IOException {
+        Path four = dir.resolve("four.yaml");
+        CliRunner r = CliRunner.run("topo", "import", "../topologies/seeds-4gpu.topo-m.txt", "--output", four.toString());
+        assertEquals(0, r.code(), r.err());
+        CliRunner show = CliRunner.run("topo", "show", "--topology", four.toString(), "--format", "csv");
+        assertTrue(show.out().contains("GPU0,X,NV4,SYS,SYS") && show.out().contains("GPU3,SYS,SYS,NV4,X"), show.out());
+        Path pair = imported(dir, "pair", "        GPU0  GPU1\nGPU0     X    NV4\nGPU1    NV4    X\n");
+        double across = busbw(four);
+        double within = busbw(pair);
+        assertTrue(across < within / 2, "4 GPUs " + across + " GB/s against one pair " + within + " GB/s");
+    }
+
+    @Test
+    void allNv18IsAnNvswitchNode(@TempDir Path dir) throws IOException {
+        StringBuilder m = new StringBuilder("      ");
+        for (int i = 0; i < 8; i++) {
+            m.append(" GPU").append(i);
+        }
+        m.append("  CPU Affinity\n");
+        for (int i = 0; i < 8; i++) {
+            m.append("GPU").append(i);
+            for (int j = 0; j < 8; j++) {
+                m.append(i == j ? "   X" : " NV18");
+            }
+            m.append("  0-55\n");
+        }
+        Path yaml = imported(dir, "hgx", m.toString());
+        assertTrue(Files.readString(yaml).contains("kind: nvswitch"), Files.readString(yaml));
+    }
+
+    @Test
+    void malformedMatricesAreOneLineErrors(@TempDir Path dir) throws IOException {
+        String[][] cases = {
+            {"no header here\n", ":1: no GPU0 header"},
+            {"      GPU0 GPU1\nGPU0  X  NV4\nGPU1  NV5  X\n", "GPU0 to GPU1 is NV4 but GPU1 to GPU0 is NV5"},
+            {"      GPU0 GPU1\nGPU0  X  FAST\nGPU1  FAST  X\n", ":2: GPU0 to GPU1: unknown label 'FAST'"},
+            {"      GPU0 GPU1\nGPU0  X\n", ":2: GPU0 has 1 labels"},
+            {"      GPU0 GPU1\nGPU0  X  NV4\n", "the matrix has 1 GPU rows"},
+        };
+        for (String[] c : cases) {
+            Path text = dir.resolve("bad.txt");
+            Files.writeString(text, c[0]);
+            CliRunner r = CliRunner.run("topo", "import", text.toString());
+            assertEquals(2, r.code(), r.err());
+            assertTrue(r.err().contains(c[1]) && r.err().strip().lines().count() == 1, r.err());
+        }
+    }
+}
