@@ -44,6 +44,9 @@ public final class ExplainCommand implements Callable<Integer> {
     @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "the node (default: ${DEFAULT-VALUE})")
     String system;
 
+    @Option(names = "--topology", paramLabel = "FILE", description = "a topology file instead of --system and --ranks (all its GPUs take part)")
+    java.nio.file.Path topology;
+
     @Option(names = "--proto", paramLabel = "NAME", defaultValue = "auto", description = "LL, LL128, Simple or auto (default: ${DEFAULT-VALUE})")
     String proto;
 
@@ -57,8 +60,14 @@ public final class ExplainCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         CollectiveOp collective = CollectiveOp.fromName(op);
-        SystemPreset preset = SystemPreset.byName(system);
-        Communicator comm = HgxCluster.node(preset, preset.gpusPerNode(ranks));
+        Communicator comm;
+        if (topology != null) {
+            comm = dev.collsim.topologies.file.TopologyFile.load(topology);
+            ranks = comm.nRanks();
+        } else {
+            SystemPreset preset = SystemPreset.byName(system);
+            comm = HgxCluster.node(preset, preset.gpusPerNode(ranks));
+        }
         long bytes = Flags.parse("--size", () -> DataSize.parse(size)).bytes();
         if (collective.sizeIsTotal()) {
             bytes = bytes / ranks * ranks;

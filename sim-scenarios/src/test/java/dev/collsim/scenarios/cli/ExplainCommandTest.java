@@ -47,4 +47,12 @@ class ExplainCommandTest {
         assertTrue(r.err().contains(expected), r.err());
         assertEquals(1, r.err().strip().lines().count());
     }
+
+    @org.junit.jupiter.api.Test
+    void explainTakesATopologyFile() {
+        CliRunner r = CliRunner.run("explain", "all_reduce", "--topology", "../topologies/nvlink-pairs-4gpu.yaml", "--size", "1MiB",
+                "--format", "csv");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().lines().anyMatch(l -> l.contains(",r1,r2,")), "the ring crosses from the first pair to the second");
+    }
 }
