@@ -1,10 +1,13 @@
 package dev.collsim.core.fabric;
 
+import dev.collsim.core.input.InputException;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * An immutable graph of devices and directed links, built and validated by {@link FabricBuilder}.
@@ -57,6 +60,50 @@ public final class Fabric {
         return outLinks[device].clone();
     }
 
+    /**
+     * This fabric with some connections degraded or taken down; device ids stay, link ids may not.
+     *
+     * @throws InputException if an edit names an unknown device or a pair with no link between them,
+     *                        or if what is left no longer joins every GPU
+     */
+    public Fabric withEdits(List<LinkEdit> edits) {
+        if (edits.isEmpty()) {
+            return this;
+        }
+        Map<String, Integer> ids = new HashMap<>();
+        devices.forEach(d -> ids.put(d.name(), d.id()));
+        for (LinkEdit e : edits) {
+            for (String name : List.of(e.a(), e.b())) {
+                if (!ids.containsKey(name)) {
+                    throw new InputException("link " + e.a() + ":" + e.b() + ": no device '" + name
+                            + "' (bench --links and topo show name the devices)");
+                }
+            }
+            if (links.stream().noneMatch(l -> e.joins(devices.get(l.from()).name(), devices.get(l.to()).name()))) {
+                throw new InputException("link " + e.a() + ":" + e.b() + ": no link joins these two devices");
+            }
+        }
+        FabricBuilder b = new FabricBuilder();
+        devices.forEach(d -> b.addDevice(d.name(), d.kind(), d.capabilities()));
+        for (Link l : links) {
+            double factor = 1;
+            for (LinkEdit e : edits) {
+                if (e.joins(devices.get(l.from()).name(), devices.get(l.to()).name())) {
+                    factor *= e.factor();
+                }
+            }
+            if (factor > 0) {
+                b.addLink(l.from(), l.to(), l.rate().times(factor), l.latency(), l.linkClass());
+            }
+        }
+        try {
+            return b.build();
+        } catch (InputException e) {
+            throw new InputException("with " + edits.stream().filter(LinkEdit::isDown).map(LinkEdit::toString)
+                    .collect(Collectors.joining(", ")) + ": " + e.getMessage());
+        }
+    }
+
     /** The devices of one kind, in id order. */
     public List<Device> devicesOfKind(DeviceKind kind) {
         return devices.stream().filter(d -> d.kind() == kind).toList();
@@ -77,11 +124,6 @@ public final class Fabric {
     /** A cache key whose hash differs for every pair (a {@code from << 32 | to} Long hashes to {@code from ^ to}). */
     private long routeKey(int from, int to) {
         return (long) from * devices.size() + to;
-    }
-
-    /** Whether a route exists from one device to another. */
-    public boolean hasRoute(int from, int to) {
-        return from != to && (routeCache.containsKey(routeKey(from, to)) || searchRoute(from, to) != null);
     }
 
     private Route computeRoute(int from, int to) {
@@ -118,6 +160,28 @@ public final class Fabric {
             }
         }
         return null;
+    }
+
+    /** The devices a route from {@code from} can end at (routes pass only through forwarding devices). */
+    public boolean[] reachableFrom(int from) {
+        boolean[] seen = new boolean[devices.size()];
+        ArrayDeque<Integer> queue = new ArrayDeque<>();
+        seen[from] = true;
+        queue.add(from);
+        while (!queue.isEmpty()) {
+            int d = queue.poll();
+            if (d != from && !devices.get(d).kind().forwards()) {
+                continue;
+            }
+            for (int l : outLinks[d]) {
+                int next = links.get(l).to();
+                if (!seen[next]) {
+                    seen[next] = true;
+                    queue.add(next);
+                }
+            }
+        }
+        return seen;
     }
 
     private Route buildRoute(int from, int to, int[] viaLink) {

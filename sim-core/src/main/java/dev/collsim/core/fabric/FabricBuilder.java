@@ -66,18 +66,23 @@ public final class FabricBuilder {
         }
     }
 
-    /** Validates (at least one GPU, every device connected, GPUs reachable from each other) and freezes. */
+    /** Validates (at least one GPU, every device connected, every GPU with a route to every other) and freezes. */
     public Fabric build() {
         if (devices.stream().noneMatch(d -> d.kind() == DeviceKind.GPU)) {
             throw new InputException("the fabric has no GPU");
         }
         checkConnected();
         Fabric fabric = new Fabric(devices, links);
+        // Every pair, not just GPU 0 and each other: routes never pass through a GPU, so reaching
+        // GPU 0 from two GPUs does not join them.
         List<Device> gpus = fabric.devicesOfKind(DeviceKind.GPU);
-        for (Device g : gpus.subList(1, gpus.size())) {
-            if (!fabric.hasRoute(gpus.get(0).id(), g.id()) || !fabric.hasRoute(g.id(), gpus.get(0).id())) {
-                throw new InputException("GPU '" + g.name() + "' has no route to and from GPU '" + gpus.get(0).name()
-                        + "' through switches, CPUs or NICs");
+        for (Device g : gpus) {
+            boolean[] reached = fabric.reachableFrom(g.id());
+            for (Device other : gpus) {
+                if (other != g && !reached[other.id()]) {
+                    throw new InputException("GPU '" + g.name() + "' has no route to GPU '" + other.name()
+                            + "' through switches, CPUs or NICs");
+                }
             }
         }
         return fabric;

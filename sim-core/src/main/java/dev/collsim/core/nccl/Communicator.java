@@ -20,8 +20,10 @@ import dev.collsim.core.collective.Schedule;
 import dev.collsim.core.collective.TransferObserver;
 import dev.collsim.core.collective.TreeAlgorithm;
 import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.units.TimeSpan;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -93,6 +95,26 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
 
     public TunerInputs tunerInputs() {
         return new TunerInputs(nRanks(), nNodes(), arch, intraLink, ring, nvlsGraph, latencyInterMicros, rankSharp != null);
+    }
+
+    /**
+     * The same communicator over a fabric with some connections degraded or down. NCCL's view (its
+     * ring and NVLS graphs, which set channel counts and the tuner's bandwidths) stays that of the
+     * healthy system: the question answered is what the same plan costs on the changed wires. Only
+     * NVLS goes, as NCCL drops it, when a GPU has lost its link to the NVSwitch.
+     */
+    public Communicator withLinkEdits(List<LinkEdit> edits) {
+        if (edits.isEmpty()) {
+            return this;
+        }
+        Fabric edited = fabric.withEdits(edits);
+        boolean nvlsLeft = nvlsGraph != null;
+        for (int r = 0; r < nRanks() && nvlsLeft; r++) {
+            nvlsLeft = rankSwitches[r] >= 0 && edited.reachableFrom(rankDevices[r])[rankSwitches[r]];
+        }
+        return new Communicator(name, edited, rankDevices, rankSwitches, rankNodes, ringOrders, latencyInterMicros, arch,
+                intraLink, ring, nvlsLeft ? nvlsGraph : null, protocolCosts, nvlsLeft ? nvlsCosts : null, rankSharp, sharpCosts,
+                customCosts, hostLaunch);
     }
 
     /** The same communicator with NVLS unavailable, as {@code NCCL_NVLS_ENABLE=0} makes it. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class FabricTest {
@@ -44,5 +45,35 @@ class FabricTest {
         assertThrows(InputException.class, () -> b.addLink(g0, g0, R, L, "loop"));
         InputException e = assertThrows(InputException.class, b::build);
         assertTrue(e.getMessage().contains("'lonely' is not connected"), e.getMessage());
+    }
+
+    @Test
+    void editsScaleOrRemoveBothDirectionsAndKeepDeviceIds() {
+        FabricBuilder b = new FabricBuilder();
+        int g0 = b.addDevice("g0", DeviceKind.GPU);
+        int g1 = b.addDevice("g1", DeviceKind.GPU);
+        int sw = b.addDevice("sw", DeviceKind.PCIE_SWITCH);
+        b.addDuplex(g0, g1, R, L, "direct");
+        b.addDuplex(g0, sw, R, L, "pcie");
+        b.addDuplex(g1, sw, R, L, "pcie");
+        Fabric f = b.build();
+        assertEquals(1, f.route(g0, g1).links().length);
+
+        Fabric slow = f.withEdits(List.of(new LinkEdit("g1", "g0", 0.5)));
+        assertEquals(5, slow.links().get(0).rate().gigabytesPerSecond(), 1e-9);
+        assertEquals(5, slow.links().get(1).rate().gigabytesPerSecond(), 1e-9);
+        assertEquals(10, slow.links().get(2).rate().gigabytesPerSecond(), 1e-9);
+
+        Fabric down = f.withEdits(List.of(LinkEdit.down("g0", "g1")));
+        assertEquals(4, down.links().size());
+        assertArrayEquals(new int[] {0, 3}, down.route(g0, g1).links(), "g0 -> sw -> g1, links renumbered");
+        assertEquals(sw, down.link(0).to());
+
+        InputException stranded = assertThrows(InputException.class,
+                () -> down.withEdits(List.of(LinkEdit.down("g1", "sw"))));
+        assertEquals("with g1:sw down: device 'g1' is not connected to 'g0'", stranded.getMessage());
+        assertThrows(InputException.class, () -> f.withEdits(List.of(new LinkEdit("g0", "nope", 2))));
+        assertThrows(InputException.class, () -> f.withEdits(List.of(new LinkEdit("g0", "g0", 2))));
+        assertThrows(InputException.class, () -> new LinkEdit("g0", "g1", -1));
     }
 }

@@ -7,9 +7,9 @@ import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.core.nccl.Plan;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.TopologyFile;
-import java.nio.file.Path;
 import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,6 +26,7 @@ public final class Bench {
             NetworkPreset network = spec.network() == null ? preset.defaultNetwork() : NetworkPreset.byName(spec.network());
             comm = HgxCluster.build(preset, spec.nodes(), spec.gpusPerNode(), network, spec.whatIf());
         }
+        comm = comm.withLinkEdits(spec.whatIf().linkEdits());
         comm = spec.collNet() ? comm : comm.withoutCollNet();
         return spec.nvls() ? comm : comm.withoutNvls();
     }

@@ -139,9 +139,9 @@ public final class BenchCommand implements Callable<Integer> {
         int gpus;
         String net;
         if (topology != null) {
-            if (!whatIf.equals(WhatIf.NONE) || nodes != 1 || gpusPerNode != null || network != null) {
+            if (whatIf.changesPreset() || nodes != 1 || gpusPerNode != null || network != null) {
                 throw new InputException("--topology describes the whole system; leave out --nodes, --gpus-per-node, "
-                        + "--network and the what-if knobs (edit the file instead)");
+                        + "--network and the what-if knobs but --degrade and --link-down (edit the file instead)");
             }
             Communicator comm = TopologyFile.load(Path.of(topology));
             name = comm.name();

@@ -4,6 +4,7 @@ import dev.collsim.core.fabric.Device;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
+import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.ReportFormat;
@@ -11,10 +12,11 @@ import dev.collsim.reports.Table;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.TopoMatrixImport;
 import dev.collsim.topologies.file.TopologyFile;
-import java.nio.file.Path;
 import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
 import dev.collsim.topologies.view.TopoMatrix;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -71,13 +73,19 @@ public final class TopoCommand implements Runnable {
         @Override
         public Integer call() {
             Communicator comm;
+            WhatIf knobs = whatIf.toWhatIf();
             if (topology != null) {
+                if (knobs.changesPreset()) {
+                    throw new InputException("--topology describes the whole system; of the what-if knobs only --degrade and "
+                            + "--link-down apply to it (edit the file instead)");
+                }
                 comm = TopologyFile.load(topology);
             } else {
                 SystemPreset preset = SystemPreset.byName(system);
                 NetworkPreset net = network == null ? preset.defaultNetwork() : NetworkPreset.byName(network);
-                comm = HgxCluster.build(preset, nodes, preset.gpusPerNode(gpusPerNode), net, whatIf.toWhatIf());
+                comm = HgxCluster.build(preset, nodes, preset.gpusPerNode(gpusPerNode), net, knobs);
             }
+            comm = comm.withLinkEdits(knobs.linkEdits());
             ReportFormat format = output.reportFormat();
             String text = format.render(matrix(comm)) + (format == ReportFormat.TABLE ? "\n" : "") + format.render(links(comm));
             output.emit(text, spec.commandLine().getOut());
@@ -200,7 +208,7 @@ public final class TopoCommand implements Runnable {
             try {
                 lines = java.nio.file.Files.readAllLines(file);
             } catch (java.io.IOException e) {
-                throw new dev.collsim.core.input.InputException(file + ": cannot read (" + e.getMessage() + ")");
+                throw new InputException(file + ": cannot read (" + e.getMessage() + ")");
             }
             TopoMatrixImport.Rates rates = new TopoMatrixImport.Rates(
                     Flags.parse("--nvlink-rate", () -> dev.collsim.core.units.Rate.parse(nvlinkRate)),

@@ -1,7 +1,10 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.units.Rate;
 import dev.collsim.topologies.systems.WhatIf;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.Option;
 
 /** The what-if knobs shared by every command that builds a system. */
@@ -23,6 +26,13 @@ final class WhatIfOptions {
     @Option(names = "--scale-latency", paramLabel = "CLASS=F,...", description = "scale link latencies by class, e.g. network=2")
     String scaleLatency;
 
+    @Option(names = "--degrade", paramLabel = "A:B=F,...",
+            description = "scale one connection's rate, named by its two devices (see --links), e.g. n0.gpu3:n0.pcie3=0.5 for PCIe x8")
+    String degrade;
+
+    @Option(names = "--link-down", paramLabel = "A:B,...", description = "take connections down, e.g. n0.nic3:leaf3")
+    String linkDown;
+
     WhatIf toWhatIf() {
         Rate nic = nicBw == null ? null : Flags.parse("--nic-bw", () -> Rate.parse(nicBw));
         int nics = nicsPerGpu == null ? 0 : nicsPerGpu;
@@ -30,6 +40,12 @@ final class WhatIfOptions {
             throw new dev.collsim.core.input.InputException("--nics-per-gpu " + nicsPerGpu + ": expected 1 or more");
         }
         return new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), WhatIf.parseScales("--scale", scale),
-                WhatIf.parseScales("--scale-latency", scaleLatency));
+                WhatIf.parseScales("--scale-latency", scaleLatency), linkEdits());
+    }
+
+    private List<LinkEdit> linkEdits() {
+        List<LinkEdit> edits = new ArrayList<>(WhatIf.parseLinkEdits("--degrade", degrade, false));
+        edits.addAll(WhatIf.parseLinkEdits("--link-down", linkDown, true));
+        return edits;
     }
 }

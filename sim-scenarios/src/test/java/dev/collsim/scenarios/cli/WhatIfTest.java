@@ -46,4 +46,52 @@ class WhatIfTest {
         String[] half = {"bench", "all_reduce", "--algo", "ring", "-b", "8G", "-e", "8G", "--format", "csv", "--scale", "nvlink=0.5"};
         assertEquals(0.5, busbw(half) / full, 0.05);
     }
+
+    @Test
+    void oneSlowRailSlowsEveryRingThatCrossesIt() {
+        double full = busbw(bench("all_reduce", "--algo", "ring"));
+        // The rings of rail 3 wait on the halved NIC and the collective waits on them.
+        assertEquals(0.5, busbw(bench("all_reduce", "--algo", "ring", "--degrade", "n0.nic3:leaf3=0.5")) / full, 0.03);
+        // A GPU at PCIe x8 halves its path to its NIC, below the NIC's rate.
+        double x8 = busbw(bench("all_reduce", "--algo", "ring", "--degrade", "n0.gpu3:n0.pcie3=0.5"));
+        assertTrue(x8 < full * 0.7 && x8 > full * 0.4, "x8: " + x8 + " vs " + full);
+        // Either end may be named first.
+        assertEquals(x8, busbw(bench("all_reduce", "--algo", "ring", "--degrade", "n0.pcie3:n0.gpu3=0.5")), 1e-9);
+    }
+
+    @Test
+    void aGpuThatLosesItsNvlinkLosesNvlsAndDetoursThroughItsNic() {
+        CliRunner r = CliRunner.run(bench("all_reduce", "--link-down", "n0.gpu3:n0.nvswitch"));
+        assertEquals(0, r.code(), r.err());
+        String[] row = r.out().split("\n")[1].split(",");
+        assertEquals("Ring", row[8], "NCCL drops NVLS when a GPU has no NVSwitch link");
+        assertTrue(Double.parseDouble(row[7]) < 0.2 * busbw(bench("all_reduce")), r.out());
+    }
+
+    @Test
+    void aLinkDownThatStrandsAGpuIsAClearError() {
+        CliRunner r = CliRunner.run(bench("all_reduce", "--link-down", "n0.nic3:leaf3"));
+        assertEquals(2, r.code());
+        assertEquals("collsim: with n0.nic3:leaf3 down: GPU 'n0.gpu3' has no route to GPU 'n1.gpu0' through switches, CPUs or NICs\n",
+                r.err());
+        for (String[] bad : new String[][] {{"--degrade", "n0.gpu3:n0.pcie=0.5", "no device 'n0.pcie'"},
+                {"--degrade", "n0.gpu3:leaf3=0.5", "no link joins these two devices"},
+                {"--degrade", "n0.gpu3:n0.pcie3=0", "the factor must be a positive number"},
+                {"--link-down", "n0.gpu3", "expected DEVICE:DEVICE"}}) {
+            CliRunner e = CliRunner.run(bench("all_reduce", bad[0], bad[1]));
+            assertEquals(2, e.code(), bad[1]);
+            assertTrue(e.err().contains(bad[2]) && e.err().lines().count() == 1, e.err());
+        }
+    }
+
+    @Test
+    void linkEditsApplyToTopologyFilesToo() {
+        String[] file = {"bench", "all_reduce", "--topology", "../topologies/nvlink-pairs-4gpu.yaml", "-b", "256M", "-e", "256M",
+                "--format", "csv"};
+        double healthy = busbw(file);
+        String[] slowSocket = java.util.Arrays.copyOf(file, file.length + 2);
+        slowSocket[file.length] = "--degrade";
+        slowSocket[file.length + 1] = "cpu0:cpu1=0.25";
+        assertTrue(busbw(slowSocket) < healthy * 0.6, "the socket link carries the ring between the pairs");
+    }
 }

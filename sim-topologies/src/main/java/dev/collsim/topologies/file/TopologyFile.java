@@ -47,7 +47,7 @@ import org.yaml.snakeyaml.nodes.Node;
 public final class TopologyFile {
     private static final Set<String> TOP = Set.of("version", "name", "gpu", "devices", "links");
     private static final Set<String> DEVICE = Set.of("name", "kind", "node", "capabilities");
-    private static final Set<String> LINK = Set.of("from", "to", "rate", "latency", "class", "duplex");
+    private static final Set<String> LINK = Set.of("from", "to", "rate", "latency", "class", "duplex", "down");
     private static final Pattern QUOTED = Pattern.compile("'([^']+)'");
 
     private TopologyFile() {}
@@ -132,6 +132,9 @@ public final class TopologyFile {
             TimeSpan latency = Doc.required(lf, "latency", l).parse(TimeSpan::parse);
             String linkClass = lf.containsKey("class") ? lf.get("class").text() : from.text() + "-" + to.text();
             boolean duplex = !lf.containsKey("duplex") || lf.get("duplex").bool();
+            if (lf.containsKey("down") && lf.get("down").bool()) {
+                continue;
+            }
             try {
                 if (duplex) {
                     b.addDuplex(a, z, rate, latency, linkClass);

@@ -1,8 +1,11 @@
 package dev.collsim.topologies.systems;
 
+import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.units.Rate;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -15,14 +18,16 @@ import java.util.Map;
  * @param oversubscription ratio of the leaves' downlinks to their uplinks to the spine (1 is non-blocking)
  * @param rateScale        per link class, a factor on its rate
  * @param latencyScale     per link class, a factor on its latency
+ * @param linkEdits        single connections degraded or taken down, by device name; unlike the
+ *                         knobs above these apply to topology files too
  */
 public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription,
-                     Map<LinkClass, Double> rateScale, Map<LinkClass, Double> latencyScale) {
+                     Map<LinkClass, Double> rateScale, Map<LinkClass, Double> latencyScale, List<LinkEdit> linkEdits) {
 
     /** The classes of links a what-if can scale. */
     public enum LinkClass { NVLINK, PCIE, NETWORK }
 
-    public static final WhatIf NONE = new WhatIf(null, 0, 1, Map.of(), Map.of());
+    public static final WhatIf NONE = new WhatIf(null, 0, 1, Map.of(), Map.of(), List.of());
 
     public WhatIf {
         if (nicsPerGpu < 0) {
@@ -33,6 +38,44 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription,
         }
         rateScale = Map.copyOf(rateScale);
         latencyScale = Map.copyOf(latencyScale);
+        linkEdits = List.copyOf(linkEdits);
+    }
+
+    /** Whether any knob that only a preset system has is set (everything but the link edits). */
+    public boolean changesPreset() {
+        return !new WhatIf(nicLineRate, nicsPerGpu, oversubscription, rateScale, latencyScale, List.of()).equals(NONE);
+    }
+
+    /**
+     * Parses {@code A:B=F,...} ({@code --degrade}) or, with {@code down}, {@code A:B,...} ({@code --link-down}):
+     * connections named by the devices at their two ends.
+     */
+    public static List<LinkEdit> parseLinkEdits(String flag, String text, boolean down) {
+        List<LinkEdit> out = new ArrayList<>();
+        if (text == null || text.isBlank()) {
+            return out;
+        }
+        String expected = down ? "DEVICE:DEVICE, e.g. n0.gpu3:n0.pcie3" : "DEVICE:DEVICE=FACTOR, e.g. n0.gpu3:n0.pcie3=0.5";
+        for (String item : text.split(",")) {
+            String[] kv = item.split("=", -1);
+            String[] ends = kv[0].split(":", -1);
+            if (kv.length != (down ? 1 : 2) || ends.length != 2 || ends[0].isBlank() || ends[1].isBlank()) {
+                throw new InputException(flag + " '" + item + "': expected " + expected);
+            }
+            double factor = 0;
+            if (!down) {
+                try {
+                    factor = Double.parseDouble(kv[1].trim());
+                } catch (NumberFormatException e) {
+                    factor = Double.NaN;
+                }
+                if (!(factor > 0) || Double.isInfinite(factor)) {
+                    throw new InputException(flag + " '" + item + "': the factor must be a positive number (use --link-down to remove a link)");
+                }
+            }
+            out.add(new LinkEdit(ends[0].trim(), ends[1].trim(), factor));
+        }
+        return out;
     }
 
     public double rate(LinkClass c) {
