@@ -2,6 +2,7 @@ package dev.collsim.core.fabric;
 
 import dev.collsim.core.input.InputException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -13,7 +14,8 @@ import java.util.stream.Collectors;
  * An immutable graph of devices and directed links, built and validated by {@link FabricBuilder}.
  *
  * <p>Routes are the fewest-hop paths that pass only through forwarding devices (switches, CPUs,
- * NICs; never a GPU), ties broken by the lowest link id so that routing is deterministic. They are
+ * NICs; never a GPU); among those the widest, further ties broken by the lowest link ids so that
+ * routing is deterministic. They are
  * computed on first use and cached; the cache is safe to share between threads.
  */
 public final class Fabric {
@@ -134,32 +136,43 @@ public final class Fabric {
         return r;
     }
 
+    /**
+     * Breadth-first, a layer of hops at a time, so that among the fewest-hop routes the widest (the
+     * highest slowest-link rate) wins, as NCCL's path search prefers NVLink to PCIe; a tie keeps the
+     * route found first, through the lowest link ids.
+     */
     private Route searchRoute(int from, int to) {
         int n = devices.size();
         int[] viaLink = new int[n];
         Arrays.fill(viaLink, -1);
-        boolean[] seen = new boolean[n];
-        ArrayDeque<Integer> queue = new ArrayDeque<>();
-        seen[from] = true;
-        queue.add(from);
-        while (!queue.isEmpty()) {
-            int d = queue.poll();
-            if (d != from && !devices.get(d).kind().forwards()) {
-                continue;
-            }
-            for (int l : outLinks[d]) {
-                int next = links.get(l).to();
-                if (!seen[next]) {
-                    seen[next] = true;
-                    viaLink[next] = l;
-                    if (next == to) {
-                        return buildRoute(from, to, viaLink);
+        int[] hops = new int[n];
+        Arrays.fill(hops, -1);
+        double[] width = new double[n];
+        hops[from] = 0;
+        width[from] = Double.POSITIVE_INFINITY;
+        List<Integer> layer = List.of(from);
+        while (!layer.isEmpty() && hops[to] < 0) {
+            List<Integer> next = new ArrayList<>();
+            for (int d : layer) {
+                if (d != from && !devices.get(d).kind().forwards()) {
+                    continue;
+                }
+                for (int l : outLinks[d]) {
+                    int reached = links.get(l).to();
+                    double w = Math.min(width[d], links.get(l).rate().bytesPerSecond());
+                    if (hops[reached] < 0) {
+                        hops[reached] = hops[d] + 1;
+                        next.add(reached);
+                    } else if (hops[reached] != hops[d] + 1 || w <= width[reached]) {
+                        continue;
                     }
-                    queue.add(next);
+                    width[reached] = w;
+                    viaLink[reached] = l;
                 }
             }
+            layer = next;
         }
-        return null;
+        return hops[to] >= 0 ? buildRoute(from, to, viaLink) : null;
     }
 
     /** The devices a route from {@code from} can end at (routes pass only through forwarding devices). */

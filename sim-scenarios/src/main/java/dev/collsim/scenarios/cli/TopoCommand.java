@@ -6,16 +6,23 @@ import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.units.Rate;
+import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.reports.Table;
+import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.file.NcclXmlImport;
 import dev.collsim.topologies.file.TopoMatrixImport;
 import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import dev.collsim.topologies.view.TopoMatrix;
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -176,24 +183,28 @@ public final class TopoCommand implements Runnable {
         }
     }
 
-    /** {@code collsim topo import FILE}: nvidia-smi topo -m text to the project's topology format. */
+    /** {@code collsim topo import FILE}: nvidia-smi topo -m text or NCCL's topology XML to the project's topology format. */
     @Command(name = "import", mixinStandardHelpOptions = true, sortOptions = false,
-            description = {"Turns the matrix that nvidia-smi topo -m prints into a topology file. The matrix has no rates:",
-                "give them, or take the defaults (an A100-class PCIe Gen4 box)."})
+            description = {"Turns the matrix that nvidia-smi topo -m prints, or the XML NCCL writes to NCCL_TOPO_DUMP_FILE,",
+                "into a topology file. The matrix has no rates: give them, or take the defaults (an A100-class",
+                "PCIe Gen4 box). The XML has PCIe speeds and widths and NVLink counts; the options override them."})
     static final class Import implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        @Parameters(paramLabel = "FILE", description = "the text nvidia-smi topo -m printed")
+        @Parameters(paramLabel = "FILE", description = "the text nvidia-smi topo -m printed, or NCCL's topology XML")
         Path file;
 
-        @Option(names = "--gpu", paramLabel = "MODEL", defaultValue = "a100", description = "a100, h100, h200, b200, gb200 or gb300 (default: ${DEFAULT-VALUE})")
+        @Option(names = "--gpu", paramLabel = "MODEL",
+                description = "a100, h100, h200, b200, gb200 or gb300 (default: from the XML's sm, a100 for topo -m)")
         String gpu;
 
-        @Option(names = "--nvlink-rate", paramLabel = "RATE", defaultValue = "20GB/s", description = "per NVLink link and direction (default: ${DEFAULT-VALUE})")
+        @Option(names = "--nvlink-rate", paramLabel = "RATE",
+                description = "per NVLink link and direction (default: the GPU's for XML, 20GB/s for topo -m)")
         String nvlinkRate;
 
-        @Option(names = "--pcie-rate", paramLabel = "RATE", defaultValue = "27.2GB/s", description = "per PCIe link and direction (default: ${DEFAULT-VALUE}, Gen4 x16)")
+        @Option(names = "--pcie-rate", paramLabel = "RATE",
+                description = "every PCIe link, per direction (default: from link_speed and link_width for XML, 27.2GB/s = Gen4 x16 for topo -m)")
         String pcieRate;
 
         @Option(names = "--socket-rate", paramLabel = "RATE", defaultValue = "40GB/s", description = "between CPU sockets, per direction (default: ${DEFAULT-VALUE})")
@@ -204,26 +215,33 @@ public final class TopoCommand implements Runnable {
 
         @Override
         public Integer call() {
-            List<String> lines;
+            String text;
             try {
-                lines = java.nio.file.Files.readAllLines(file);
-            } catch (java.io.IOException e) {
+                text = Files.readString(file);
+            } catch (IOException e) {
                 throw new InputException(file + ": cannot read (" + e.getMessage() + ")");
             }
-            TopoMatrixImport.Rates rates = new TopoMatrixImport.Rates(
-                    Flags.parse("--nvlink-rate", () -> dev.collsim.core.units.Rate.parse(nvlinkRate)),
-                    Flags.parse("--pcie-rate", () -> dev.collsim.core.units.Rate.parse(pcieRate)),
-                    Flags.parse("--socket-rate", () -> dev.collsim.core.units.Rate.parse(socketRate)));
-            String yaml = TopoMatrixImport.toYaml(lines, file.toString(),
-                    Flags.parse("--gpu", () -> dev.collsim.topologies.catalog.GpuModel.byName(gpu)), rates);
-            TopologyFile.read(new java.io.StringReader(yaml), "the imported topology"); // what we write must load
+            GpuModel model = gpu == null ? null : Flags.parse("--gpu", () -> GpuModel.byName(gpu));
+            Rate nvlink = rate("--nvlink-rate", nvlinkRate);
+            Rate pcie = rate("--pcie-rate", pcieRate);
+            Rate socket = rate("--socket-rate", socketRate);
+            String yaml = text.stripLeading().startsWith("<")
+                    ? NcclXmlImport.toYaml(text, file.toString(), new NcclXmlImport.Options(model, nvlink, pcie, socket))
+                    : TopoMatrixImport.toYaml(text.lines().toList(), file.toString(), model == null ? GpuModel.A100_SXM : model,
+                            new TopoMatrixImport.Rates(nvlink == null ? Rate.gigabytesPerSecond(20) : nvlink,
+                                    pcie == null ? Rate.gigabytesPerSecond(27.2) : pcie, socket));
+            TopologyFile.read(new StringReader(yaml), "the imported topology"); // what we write must load
             if (output == null) {
                 spec.commandLine().getOut().print(yaml);
                 spec.commandLine().getOut().flush();
             } else {
-                dev.collsim.reports.AtomicFiles.write(output, yaml);
+                AtomicFiles.write(output, yaml);
             }
             return 0;
+        }
+
+        private static Rate rate(String flag, String text) {
+            return text == null ? null : Flags.parse(flag, () -> Rate.parse(text));
         }
     }
 }

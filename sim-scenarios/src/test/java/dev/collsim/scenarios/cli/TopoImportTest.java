@@ -75,4 +75,36 @@ class TopoImportTest {
             assertTrue(r.err().contains(c[1]) && r.err().strip().lines().count() == 1, r.err());
         }
     }
+
+    /** NCCL's XML dump: a GPU that trained at PCIe x8 is what limits the ring across two bridged pairs. */
+    @Test
+    void anNcclTopologyDumpWithAnX8Gpu(@TempDir Path dir) {
+        Path yaml = dir.resolve("pairs.yaml");
+        CliRunner r = CliRunner.run("topo", "import", "../sim-topologies/src/test/resources/topology/xml/pcie-a100-bridged-pairs.xml",
+                "-O", yaml.toString());
+        assertEquals(0, r.code(), r.err());
+        CliRunner show = CliRunner.run("topo", "show", "--topology", yaml.toString(), "--format", "csv");
+        assertTrue(show.out().contains("GPU0,X,NV4,PHB,PHB"), show.out());
+        CliRunner links = CliRunner.run("bench", "all_reduce", "--topology", yaml.toString(), "-b", "256M", "-e", "256M", "--links");
+        assertEquals(0, links.code(), links.err());
+        String busiest = links.out().lines().filter(l -> !l.startsWith("#") && l.contains("PCIe")).findFirst().orElseThrow();
+        assertTrue(busiest.matches("\\s*gpu3\\s+pcie1\\s+PCIe\\s+13\\.6\\s.*"), links.out());
+
+        CliRunner hgx = CliRunner.run("topo", "import", "../sim-topologies/src/test/resources/topology/xml/hgx-h100-dump.xml",
+                "-O", dir.resolve("hgx.yaml").toString());
+        assertEquals(0, hgx.code(), hgx.err());
+        assertEquals(busbw(dir.resolve("hgx.yaml")), busbw(Path.of("../topologies/hgx-h100.yaml")), 1e-9,
+                "the dump of an HGX H100 runs as the hand-written file of one does");
+    }
+
+    @Test
+    void aBrokenDumpIsOneLineAndNoOutputFile(@TempDir Path dir) throws IOException {
+        Path xml = dir.resolve("broken.xml");
+        Files.writeString(xml, "<system version=\"1\">\n  <cpu numaid=\"0\">\n</system>\n");
+        Path out = dir.resolve("out.yaml");
+        CliRunner r = CliRunner.run("topo", "import", xml.toString(), "-O", out.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("collsim: " + xml + ":3: not well-formed XML") && r.err().lines().count() == 1, r.err());
+        assertTrue(Files.notExists(out));
+    }
 }

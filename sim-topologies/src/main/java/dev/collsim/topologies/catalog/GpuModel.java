@@ -26,11 +26,16 @@ public enum GpuModel {
     /** The model by its short name as files write it: a100, h100, h200, b200, gb200, gb300. */
     public static GpuModel byName(String name) {
         for (GpuModel m : values()) {
-            if (m.name().toLowerCase(java.util.Locale.ROOT).replace("_sxm", "").equals(name.toLowerCase(java.util.Locale.ROOT))) {
+            if (m.shortName().equals(name.toLowerCase(java.util.Locale.ROOT))) {
                 return m;
             }
         }
         throw new dev.collsim.core.input.InputException("unknown GPU '" + name + "'; expected a100, h100, h200, b200, gb200 or gb300");
+    }
+
+    /** The name files and options use: a100, h100, h200, b200, gb200, gb300. */
+    public String shortName() {
+        return name().toLowerCase(java.util.Locale.ROOT).replace("_sxm", "");
     }
 
     public String label() {

@@ -31,4 +31,9 @@ public enum PcieGeneration {
     public Rate effectiveRate() {
         return Rate.gigabytesPerSecond(lineGBps * EFFICIENCY);
     }
+
+    /** The effective rate of any link by its transfer rate per lane and its width, as sysfs reports them. */
+    public static Rate effectiveRate(double gigatransfersPerSecond, int lanes) {
+        return Rate.gigabytesPerSecond(gigatransfersPerSecond * lanes / 8 * EFFICIENCY);
+    }
 }

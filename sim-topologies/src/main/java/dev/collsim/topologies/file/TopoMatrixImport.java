@@ -5,7 +5,6 @@ import dev.collsim.core.units.Rate;
 import dev.collsim.topologies.catalog.GpuModel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -114,10 +113,7 @@ public final class TopoMatrixImport {
             }
         }
         StringBuilder sb = new StringBuilder();
-        sb.append("# Imported by collsim topo import from ").append(file).append(" (nvidia-smi topo -m).\n");
-        sb.append("# Rates are the ones given to the import: check them against your hardware.\n");
-        sb.append("version: 1\nname: ").append(baseName(file)).append("\ngpu: ")
-                .append(gpu.name().toLowerCase(Locale.ROOT).replace("_sxm", "")).append("\ndevices:\n");
+        ImportedYaml.header(sb, file, "nvidia-smi topo -m", gpu);
         for (int i = 0; i < n; i++) {
             sb.append("  - {name: gpu").append(i).append(", kind: gpu}\n");
         }
@@ -138,17 +134,17 @@ public final class TopoMatrixImport {
         for (int i = 0; i < n; i++) {
             int w = pcieSwitch[i];
             String up = size(pcieSwitch, w) > 1 ? "pcie" + w : "cpu" + socket[i];
-            link(sb, "gpu" + i, up, rates.pcieRate(), "500ns", "PCIe");
+            ImportedYaml.link(sb, "gpu" + i, up, rates.pcieRate(), "500ns", "PCIe");
         }
         for (int w = 0; w <= max(pcieSwitch); w++) {
             if (size(pcieSwitch, w) > 1) {
                 int member = indexOf(pcieSwitch, w);
-                link(sb, "pcie" + w, "cpu" + socket[member], rates.pcieRate(), "500ns", "PCIe uplink");
+                ImportedYaml.link(sb, "pcie" + w, "cpu" + socket[member], rates.pcieRate(), "500ns", "PCIe uplink");
             }
         }
         for (int s = 0; s + 1 < sockets; s++) {
             for (int t = s + 1; t < sockets; t++) {
-                link(sb, "cpu" + s, "cpu" + t, rates.socketRate(), "300ns", "socket interconnect");
+                ImportedYaml.link(sb, "cpu" + s, "cpu" + t, rates.socketRate(), "300ns", "socket interconnect");
             }
         }
         for (int a = 0; a < n; a++) {
@@ -156,26 +152,16 @@ public final class TopoMatrixImport {
                 Matcher m = NV.matcher(label[a][b]);
                 if (m.matches() && !nvswitch) {
                     int count = Integer.parseInt(m.group(1));
-                    link(sb, "gpu" + a, "gpu" + b, rates.nvlinkRate().times(count), "250ns", "NVLink x" + count);
+                    ImportedYaml.link(sb, "gpu" + a, "gpu" + b, rates.nvlinkRate().times(count), "250ns", "NVLink x" + count);
                 }
             }
         }
         if (nvswitch) {
             for (int i = 0; i < n; i++) {
-                link(sb, "gpu" + i, "nvswitch", rates.nvlinkRate().times(nvCount), "250ns", "NVLink x" + nvCount);
+                ImportedYaml.link(sb, "gpu" + i, "nvswitch", rates.nvlinkRate().times(nvCount), "250ns", "NVLink x" + nvCount);
             }
         }
         return sb.toString();
-    }
-
-    private static void link(StringBuilder sb, String from, String to, Rate rate, String latency, String linkClass) {
-        sb.append(String.format(Locale.ROOT, "  - {from: %s, to: %s, rate: %sGB/s, latency: %s, class: %s}%n", from, to,
-                trim(rate.gigabytesPerSecond()), latency, linkClass));
-    }
-
-    private static String trim(double v) {
-        String s = String.format(Locale.ROOT, "%.4f", v).replaceAll("0+$", "");
-        return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
     }
 
     /** Connected groups of GPUs under a relation of their labels, numbered in order of first member. */
@@ -214,11 +200,5 @@ public final class TopoMatrixImport {
             }
         }
         return -1;
-    }
-
-    private static String baseName(String file) {
-        String name = java.nio.file.Path.of(file).getFileName().toString();
-        int dot = name.lastIndexOf('.');
-        return dot > 0 ? name.substring(0, dot) : name;
     }
 }

@@ -1,0 +1,34 @@
+package dev.collsim.topologies.file;
+
+import dev.collsim.core.units.Rate;
+import dev.collsim.topologies.catalog.GpuModel;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/** What the importers write: the topology format's header and its one-line links. */
+final class ImportedYaml {
+    private ImportedYaml() {}
+
+    /** Writes everything up to and including {@code devices:}. */
+    static void header(StringBuilder sb, String file, String source, GpuModel gpu) {
+        sb.append("# Imported by collsim topo import from ").append(file).append(" (").append(source).append(").\n");
+        sb.append("# Rates are the ones given to the import or its defaults: check them against your hardware.\n");
+        sb.append("version: 1\nname: ").append(baseName(file)).append("\ngpu: ").append(gpu.shortName()).append("\ndevices:\n");
+    }
+
+    static void link(StringBuilder sb, String from, String to, Rate rate, String latency, String linkClass) {
+        sb.append(String.format(Locale.ROOT, "  - {from: %s, to: %s, rate: %sGB/s, latency: %s, class: %s}%n", from, to,
+                trim(rate.gigabytesPerSecond()), latency, linkClass));
+    }
+
+    private static String trim(double v) {
+        String s = String.format(Locale.ROOT, "%.4f", v).replaceAll("0+$", "");
+        return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    private static String baseName(String file) {
+        String name = Path.of(file).getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        return dot > 0 ? name.substring(0, dot) : name;
+    }
+}

@@ -1,0 +1,245 @@
+package dev.collsim.topologies.file;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.Rate;
+import dev.collsim.topologies.catalog.GpuModel;
+import dev.collsim.topologies.catalog.PcieGeneration;
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.stream.XMLInputFactory;
+import javax.xml.stream.XMLStreamConstants;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+
+/**
+ * Reads the topology NCCL writes with {@code NCCL_TOPO_DUMP_FILE} and writes it in the project's
+ * topology format.
+ *
+ * <p>{@code <cpu>} elements become CPU sockets, joined pairwise by the socket link; a {@code <pci>}
+ * with a {@code <gpu>} inside becomes that GPU, and one with further {@code <pci>} below it and a GPU
+ * somewhere under it a PCIe switch; each is linked to its parent at the rate its {@code link_speed}
+ * and {@code link_width} give. {@code <nvlink>} elements to an NVSwitch ({@code tclass 0x068000}) add
+ * up, over the switch chips, to one link to a single NVSwitch device (as the presets have it); those
+ * to another GPU join the two directly. NICs and other PCI devices are left out: one host's dump has
+ * no network.
+ */
+public final class NcclXmlImport {
+    private static final String NVSWITCH_CLASS = "0x068000";
+    private static final Pattern SPEED = Pattern.compile("\\s*([0-9.]+)\\s*GT/s.*");
+
+    /**
+     * @param gpu        the GPU model, or null to take it from the dump's {@code sm}
+     * @param nvlinkRate per NVLink link and direction, or null for the GPU's
+     * @param pcieRate   every PCIe link, or null for the rates the dump gives
+     * @param socketRate the link between two CPU sockets, per direction
+     */
+    public record Options(GpuModel gpu, Rate nvlinkRate, Rate pcieRate, Rate socketRate) {}
+
+    private record Element(String name, Map<String, String> attributes, int line, List<Element> children) {
+        String attribute(String file, String key) {
+            String v = attributes.get(key);
+            if (v == null || v.isBlank()) {
+                throw new InputException(file + ":" + line + ": <" + name + "> has no " + key + " attribute");
+            }
+            return v.trim();
+        }
+
+        List<Element> all(String childName) {
+            return children.stream().filter(c -> c.name.equals(childName)).toList();
+        }
+
+        boolean holdsGpu() {
+            return !all("gpu").isEmpty() || all("pci").stream().anyMatch(Element::holdsGpu);
+        }
+    }
+
+    private final String file;
+    private final Options options;
+    private final StringBuilder devices = new StringBuilder();
+    private final StringBuilder links = new StringBuilder();
+    private final Map<Integer, Element> gpus = new TreeMap<>();
+    private final Map<String, String> gpuByBusId = new LinkedHashMap<>();
+    private int switches;
+
+    private NcclXmlImport(String file, Options options) {
+        this.file = file;
+        this.options = options;
+    }
+
+    public static String toYaml(String xml, String file, Options options) {
+        return new NcclXmlImport(file, options).convert(parse(xml, file));
+    }
+
+    private String convert(Element system) {
+        if (!system.name.equals("system")) {
+            throw new InputException(file + ":" + system.line + ": <" + system.name + ">; expected <system>, the root NCCL writes");
+        }
+        List<Element> cpus = system.all("cpu");
+        for (int c = 0; c < cpus.size(); c++) {
+            String cpu = "cpu" + c;
+            devices.append("  - {name: ").append(cpu).append(", kind: cpu}\n");
+            for (Element pci : cpus.get(c).all("pci")) {
+                visit(pci, cpu);
+            }
+        }
+        if (gpus.isEmpty()) {
+            throw new InputException(file + ":" + system.line + ": no <gpu> under any <cpu>; expected NCCL's topology dump");
+        }
+        for (int a = 0; a < cpus.size(); a++) {
+            for (int b = a + 1; b < cpus.size(); b++) {
+                ImportedYaml.link(links, "cpu" + a, "cpu" + b, options.socketRate(), "300ns", "socket interconnect");
+            }
+        }
+        GpuModel gpu = options.gpu() != null ? options.gpu() : model(gpus.values().iterator().next());
+        Rate perNvlink = options.nvlinkRate() != null ? options.nvlinkRate() : gpu.nvlink().effectiveRate();
+        boolean nvswitch = false;
+        for (Map.Entry<Integer, Element> g : gpus.entrySet()) {
+            String name = "gpu" + g.getKey();
+            int toSwitch = 0;
+            for (Element nv : g.getValue().all("nvlink")) {
+                int count = count(nv);
+                String target = nv.attribute(file, "target").toLowerCase(Locale.ROOT);
+                if (NVSWITCH_CLASS.equals(nv.attributes.get("tclass"))) {
+                    toSwitch += count;
+                } else if (gpuByBusId.containsKey(target)) {
+                    String other = gpuByBusId.get(target);
+                    if (Integer.parseInt(other.substring(3)) > g.getKey()) { // each side lists the pair; write it once
+                        ImportedYaml.link(links, name, other, perNvlink.times(count), "250ns", gpu.nvlink().label() + " x" + count);
+                    }
+                } else {
+                    throw new InputException(file + ":" + nv.line + ": <nvlink target=\"" + target
+                            + "\"> is neither a GPU of this dump nor an NVSwitch (tclass " + NVSWITCH_CLASS + ")");
+                }
+            }
+            if (toSwitch > 0) {
+                nvswitch = true;
+                ImportedYaml.link(links, name, "nvswitch", perNvlink.times(toSwitch), "250ns", gpu.nvlink().label() + " x" + toSwitch);
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        ImportedYaml.header(sb, file, "NCCL topology XML", gpu);
+        // GPUs first and by dev, so that ranks follow NCCL's device numbers whatever the PCIe tree.
+        gpus.keySet().forEach(dev -> sb.append("  - {name: gpu").append(dev).append(", kind: gpu}\n"));
+        sb.append(devices);
+        if (nvswitch) {
+            sb.append("  - {name: nvswitch, kind: nvswitch").append(gpu.arch().nvlsEfficiency() > 0 ? ", capabilities: [nvls]" : "")
+                    .append("}\n");
+        }
+        return sb.append("links:\n").append(links).toString();
+    }
+
+    private void visit(Element pci, String parent) {
+        List<Element> gpu = pci.all("gpu");
+        if (!gpu.isEmpty()) {
+            Element g = gpu.get(0);
+            int dev = integer(g, "dev");
+            String name = "gpu" + dev;
+            if (gpus.put(dev, g) != null) {
+                throw new InputException(file + ":" + g.line + ": GPU dev=\"" + dev + "\" appears twice");
+            }
+            gpuByBusId.put(pci.attribute(file, "busid").toLowerCase(Locale.ROOT), name);
+            ImportedYaml.link(links, name, parent, pcieRate(pci), "500ns", "PCIe");
+        } else if (pci.holdsGpu()) {
+            String name = "pcie" + switches++;
+            devices.append("  - {name: ").append(name).append(", kind: pcie-switch}\n");
+            ImportedYaml.link(links, name, parent, pcieRate(pci), "500ns", "PCIe");
+            for (Element child : pci.all("pci")) {
+                visit(child, name);
+            }
+        }
+    }
+
+    private Rate pcieRate(Element pci) {
+        if (options.pcieRate() != null) {
+            return options.pcieRate();
+        }
+        Matcher m = SPEED.matcher(pci.attribute(file, "link_speed"));
+        if (!m.matches()) {
+            throw new InputException(file + ":" + pci.line + ": link_speed '" + pci.attributes.get("link_speed")
+                    + "': expected e.g. '32.0 GT/s PCIe' (or give --pcie-rate)");
+        }
+        return PcieGeneration.effectiveRate(Double.parseDouble(m.group(1)), integer(pci, "link_width"));
+    }
+
+    private GpuModel model(Element gpu) {
+        return switch (integer(gpu, "sm")) {
+            case 80 -> GpuModel.A100_SXM;
+            case 90 -> GpuModel.H100_SXM;
+            case 100 -> GpuModel.B200;
+            case 103 -> GpuModel.GB300;
+            default -> throw new InputException(file + ":" + gpu.line + ": sm=\"" + gpu.attributes.get("sm")
+                    + "\" is not a GPU collsim models; give --gpu");
+        };
+    }
+
+    private int count(Element nvlink) {
+        int c = integer(nvlink, "count");
+        if (c < 1) {
+            throw new InputException(file + ":" + nvlink.line + ": count=\"" + c + "\": expected 1 or more");
+        }
+        return c;
+    }
+
+    private int integer(Element e, String key) {
+        String v = e.attribute(file, key);
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException ex) {
+            throw new InputException(file + ":" + e.line + ": <" + e.name + "> " + key + "=\"" + v + "\": expected a whole number");
+        }
+    }
+
+    /** The element tree, each element with the line it starts on; no DTDs or external entities. */
+    private static Element parse(String xml, String file) {
+        XMLInputFactory factory = XMLInputFactory.newFactory();
+        factory.setProperty(XMLInputFactory.SUPPORT_DTD, false);
+        factory.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
+        List<Element> stack = new ArrayList<>();
+        XMLStreamReader r = null;
+        try {
+            r = factory.createXMLStreamReader(new StringReader(xml));
+            Element root = null;
+            while (r.hasNext()) {
+                int event = r.next();
+                if (event == XMLStreamConstants.START_ELEMENT) {
+                    Map<String, String> attributes = new LinkedHashMap<>();
+                    for (int i = 0; i < r.getAttributeCount(); i++) {
+                        attributes.put(r.getAttributeLocalName(i), r.getAttributeValue(i));
+                    }
+                    Element e = new Element(r.getLocalName(), attributes, r.getLocation().getLineNumber(), new ArrayList<>());
+                    if (stack.isEmpty()) {
+                        root = e;
+                    } else {
+                        stack.get(stack.size() - 1).children().add(e);
+                    }
+                    stack.add(e);
+                } else if (event == XMLStreamConstants.END_ELEMENT) {
+                    stack.remove(stack.size() - 1);
+                }
+            }
+            if (root == null) {
+                throw new InputException(file + ":1: no XML element; expected NCCL's topology dump");
+            }
+            return root;
+        } catch (XMLStreamException e) {
+            int line = e.getLocation() == null ? 1 : e.getLocation().getLineNumber();
+            throw new InputException(file + ":" + line + ": not well-formed XML (" + e.getMessage().replaceAll("\\s+", " ")
+                    .replaceFirst("^ParseError at \\[row,col\\]:\\[\\d+,\\d+\\] Message: ", "") + ")");
+        } finally {
+            if (r != null) {
+                try {
+                    r.close();
+                } catch (XMLStreamException ignored) {
+                    // nothing was written; the reader held only the string
+                }
+            }
+        }
+    }
+}
