@@ -1,7 +1,6 @@
 package dev.collsim.core.fabric;
 
 import dev.collsim.core.input.InputException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -136,14 +135,32 @@ public final class Fabric {
         return r;
     }
 
+    private Route searchRoute(int from, int to) {
+        int[] viaLink = new int[devices.size()];
+        return search(from, to, viaLink)[to] >= 0 ? buildRoute(from, to, viaLink) : null;
+    }
+
+    /** The devices a route from {@code from} can end at (routes pass only through forwarding devices). */
+    public boolean[] reachableFrom(int from) {
+        int[] hops = search(from, -1, new int[devices.size()]);
+        boolean[] reached = new boolean[hops.length];
+        for (int d = 0; d < hops.length; d++) {
+            reached[d] = hops[d] >= 0;
+        }
+        return reached;
+    }
+
     /**
      * Breadth-first, a layer of hops at a time, so that among the fewest-hop routes the widest (the
      * highest slowest-link rate) wins, as NCCL's path search prefers NVLink to PCIe; a tie keeps the
-     * route found first, through the lowest link ids.
+     * route found first, through the lowest link ids. Stops after the layer that reaches {@code to}
+     * (with {@code to} -1, explores everything).
+     *
+     * @param viaLink filled with the link each reached device is entered by
+     * @return hops to each device, -1 where none is reached
      */
-    private Route searchRoute(int from, int to) {
+    private int[] search(int from, int to, int[] viaLink) {
         int n = devices.size();
-        int[] viaLink = new int[n];
         Arrays.fill(viaLink, -1);
         int[] hops = new int[n];
         Arrays.fill(hops, -1);
@@ -151,7 +168,7 @@ public final class Fabric {
         hops[from] = 0;
         width[from] = Double.POSITIVE_INFINITY;
         List<Integer> layer = List.of(from);
-        while (!layer.isEmpty() && hops[to] < 0) {
+        while (!layer.isEmpty() && (to < 0 || hops[to] < 0)) {
             List<Integer> next = new ArrayList<>();
             for (int d : layer) {
                 if (d != from && !devices.get(d).kind().forwards()) {
@@ -172,29 +189,7 @@ public final class Fabric {
             }
             layer = next;
         }
-        return hops[to] >= 0 ? buildRoute(from, to, viaLink) : null;
-    }
-
-    /** The devices a route from {@code from} can end at (routes pass only through forwarding devices). */
-    public boolean[] reachableFrom(int from) {
-        boolean[] seen = new boolean[devices.size()];
-        ArrayDeque<Integer> queue = new ArrayDeque<>();
-        seen[from] = true;
-        queue.add(from);
-        while (!queue.isEmpty()) {
-            int d = queue.poll();
-            if (d != from && !devices.get(d).kind().forwards()) {
-                continue;
-            }
-            for (int l : outLinks[d]) {
-                int next = links.get(l).to();
-                if (!seen[next]) {
-                    seen[next] = true;
-                    queue.add(next);
-                }
-            }
-        }
-        return seen;
+        return hops;
     }
 
     private Route buildRoute(int from, int to, int[] viaLink) {

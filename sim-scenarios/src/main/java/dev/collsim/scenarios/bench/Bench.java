@@ -9,6 +9,7 @@ import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,17 +19,27 @@ public final class Bench {
     private Bench() {}
 
     public static Communicator communicator(BenchSpec spec) {
-        Communicator comm;
-        if (spec.topology() != null) {
-            comm = TopologyFile.load(Path.of(spec.topology()));
-        } else {
-            SystemPreset preset = SystemPreset.byName(spec.system());
-            NetworkPreset network = spec.network() == null ? preset.defaultNetwork() : NetworkPreset.byName(spec.network());
-            comm = HgxCluster.build(preset, spec.nodes(), spec.gpusPerNode(), network, spec.whatIf());
-        }
-        comm = comm.withLinkEdits(spec.whatIf().linkEdits());
+        Communicator comm = system(spec.system(), spec.topology(), spec.nodes(), spec.gpusPerNode(), spec.network(), spec.whatIf());
         comm = spec.collNet() ? comm : comm.withoutCollNet();
         return spec.nvls() ? comm : comm.withoutNvls();
+    }
+
+    /**
+     * A topology file's system, or a preset's with its what-if knobs; either with the link edits.
+     *
+     * @param gpusPerNode GPUs of each preset node to use, or null for all
+     * @param network     the preset's network, or null for its default
+     */
+    public static Communicator system(String system, String topology, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
+        Communicator comm;
+        if (topology != null) {
+            comm = TopologyFile.load(Path.of(topology));
+        } else {
+            SystemPreset preset = SystemPreset.byName(system);
+            NetworkPreset net = network == null ? preset.defaultNetwork() : NetworkPreset.byName(network);
+            comm = HgxCluster.build(preset, nodes, preset.gpusPerNode(gpusPerNode), net, whatIf);
+        }
+        return comm.withLinkEdits(whatIf.linkEdits());
     }
 
     public static List<BenchRow> run(BenchSpec spec) {

@@ -39,23 +39,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "OP", description = "the collective, as nccl-tests names it")
     String op;
 
-    @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100",
-            description = "dgx-a100, hgx-h100, hgx-h200, hgx-b200, gb200-nvl72 or gb300-nvl72 (default: ${DEFAULT-VALUE})")
-    String system;
-
-    @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
-    Integer gpusPerNode;
-
-    @Option(names = "--topology", paramLabel = "FILE",
-            description = "a topology file (docs/topology-format.md) instead of --system, --nodes and --network")
-    String topology;
-
-    @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "nodes joined by the network (default: ${DEFAULT-VALUE})")
-    int nodes;
-
-    @Option(names = "--network", paramLabel = "NAME",
-            description = "ib-xdr, ib-ndr, ib-hdr, roce or efa-p5 between nodes (default: the system's, ib-ndr on HGX H100)")
-    String network;
+    @Mixin
+    SystemOptions system;
 
     @Option(names = {"-b", "--minbytes"}, paramLabel = "SIZE", defaultValue = "32M", description = "smallest size, e.g. 8, 1M (default: ${DEFAULT-VALUE})")
     String minBytes;
@@ -116,9 +101,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        BenchSpec benchSpec = spec(op, system, topology, nodes, gpusPerNode, network, whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread,
-                dataType, redop, root, algo, proto, channels, nvls, collnet);
-        String description = topology != null ? "from " + topology : SystemPreset.byName(benchSpec.system()).description();
+        BenchSpec benchSpec = spec(op, system.system, system.topology, system.nodes, system.gpusPerNode, system.network,
+                whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread, dataType, redop, root, algo, proto, channels,
+                nvls, collnet);
+        String description = system.topology != null ? "from " + system.topology : SystemPreset.byName(benchSpec.system()).description();
         Table table = explainChoice ? ChoiceTable.of(benchSpec)
                 : links ? LinkTable.of(benchSpec)
                 : BenchTable.of(benchSpec, description, Bench.run(benchSpec));

@@ -8,16 +8,14 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.units.Rate;
 import dev.collsim.reports.AtomicFiles;
+import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.reports.Table;
 import dev.collsim.topologies.catalog.GpuModel;
-import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.NcclXmlImport;
 import dev.collsim.topologies.file.TopoMatrixImport;
 import dev.collsim.topologies.file.TopologyFile;
-import dev.collsim.topologies.systems.HgxCluster;
-import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import dev.collsim.topologies.view.TopoMatrix;
 import java.io.IOException;
@@ -56,20 +54,8 @@ public final class TopoCommand implements Runnable {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "the system (default: ${DEFAULT-VALUE})")
-        String system;
-
-        @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "nodes (default: ${DEFAULT-VALUE})")
-        int nodes;
-
-        @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs per node (default: all)")
-        Integer gpusPerNode;
-
-        @Option(names = "--network", paramLabel = "NAME", description = "network between nodes (default: the system's)")
-        String network;
-
-        @Option(names = "--topology", paramLabel = "FILE", description = "show a topology file instead of a preset")
-        Path topology;
+        @Mixin
+        SystemOptions system;
 
         @Mixin
         WhatIfOptions whatIf;
@@ -79,20 +65,12 @@ public final class TopoCommand implements Runnable {
 
         @Override
         public Integer call() {
-            Communicator comm;
             WhatIf knobs = whatIf.toWhatIf();
-            if (topology != null) {
-                if (knobs.changesPreset()) {
-                    throw new InputException("--topology describes the whole system; of the what-if knobs only --degrade and "
-                            + "--link-down apply to it (edit the file instead)");
-                }
-                comm = TopologyFile.load(topology);
-            } else {
-                SystemPreset preset = SystemPreset.byName(system);
-                NetworkPreset net = network == null ? preset.defaultNetwork() : NetworkPreset.byName(network);
-                comm = HgxCluster.build(preset, nodes, preset.gpusPerNode(gpusPerNode), net, knobs);
+            if (system.topology != null && knobs.changesPreset()) {
+                throw new InputException("--topology describes the whole system; of the what-if knobs only --degrade and "
+                        + "--link-down apply to it (edit the file instead)");
             }
-            comm = comm.withLinkEdits(knobs.linkEdits());
+            Communicator comm = Bench.system(system.system, system.topology, system.nodes, system.gpusPerNode, system.network, knobs);
             ReportFormat format = output.reportFormat();
             String text = format.render(matrix(comm)) + (format == ReportFormat.TABLE ? "\n" : "") + format.render(links(comm));
             output.emit(text, spec.commandLine().getOut());

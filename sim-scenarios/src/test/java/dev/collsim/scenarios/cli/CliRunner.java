@@ -1,5 +1,7 @@
 package dev.collsim.scenarios.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.PrintWriter;
 import java.io.StringWriter;
 
@@ -10,5 +12,12 @@ record CliRunner(int code, String out, String err) {
         StringWriter err = new StringWriter();
         int code = Main.execute(args, new PrintWriter(out), new PrintWriter(err));
         return new CliRunner(code, out.toString(), err.toString());
+    }
+
+    /** Runs a {@code bench ... --format csv} that must succeed and returns the busbw of its first size. */
+    static double busbw(String... args) {
+        CliRunner r = run(args);
+        assertEquals(0, r.code(), r.err());
+        return Double.parseDouble(r.out().split("\n")[1].split(",")[7]);
     }
 }

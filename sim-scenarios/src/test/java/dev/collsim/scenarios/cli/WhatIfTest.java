@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.cli;
 
+import static dev.collsim.scenarios.cli.CliRunner.busbw;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,12 +8,6 @@ import org.junit.jupiter.api.Test;
 
 /** The what-if knobs move the result the way the physics says. */
 class WhatIfTest {
-    private static double busbw(String... args) {
-        CliRunner r = CliRunner.run(args);
-        assertEquals(0, r.code(), r.err());
-        return Double.parseDouble(r.out().split("\n")[1].split(",")[7]);
-    }
-
     private static String[] bench(String op, String... more) {
         String[] base = {"bench", op, "--nodes", "2", "-b", "1G", "-e", "1G", "--format", "csv"};
         String[] all = new String[base.length + more.length];

@@ -16,6 +16,12 @@ final class ImportedYaml {
         sb.append("version: 1\nname: ").append(baseName(file)).append("\ngpu: ").append(gpu.shortName()).append("\ndevices:\n");
     }
 
+    /** The single NVSwitch device both importers reduce a board's switch chips to. */
+    static void nvswitch(StringBuilder sb, GpuModel gpu) {
+        sb.append("  - {name: nvswitch, kind: nvswitch").append(gpu.arch().nvlsEfficiency() > 0 ? ", capabilities: [nvls]" : "")
+                .append("}\n");
+    }
+
     static void link(StringBuilder sb, String from, String to, Rate rate, String latency, String linkClass) {
         sb.append(String.format(Locale.ROOT, "  - {from: %s, to: %s, rate: %sGB/s, latency: %s, class: %s}%n", from, to,
                 trim(rate.gigabytesPerSecond()), latency, linkClass));

@@ -129,8 +129,7 @@ public final class NcclXmlImport {
         gpus.keySet().forEach(dev -> sb.append("  - {name: gpu").append(dev).append(", kind: gpu}\n"));
         sb.append(devices);
         if (nvswitch) {
-            sb.append("  - {name: nvswitch, kind: nvswitch").append(gpu.arch().nvlsEfficiency() > 0 ? ", capabilities: [nvls]" : "")
-                    .append("}\n");
+            ImportedYaml.nvswitch(sb, gpu);
         }
         return sb.append("links:\n").append(links).toString();
     }

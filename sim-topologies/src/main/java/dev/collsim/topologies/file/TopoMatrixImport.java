@@ -127,8 +127,7 @@ public final class TopoMatrixImport {
             }
         }
         if (nvswitch) {
-            sb.append("  - {name: nvswitch, kind: nvswitch").append(gpu.arch().nvlsEfficiency() > 0 ? ", capabilities: [nvls]" : "")
-                    .append("}\n");
+            ImportedYaml.nvswitch(sb, gpu);
         }
         sb.append("links:\n");
         for (int i = 0; i < n; i++) {

@@ -62,17 +62,7 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription,
             if (kv.length != (down ? 1 : 2) || ends.length != 2 || ends[0].isBlank() || ends[1].isBlank()) {
                 throw new InputException(flag + " '" + item + "': expected " + expected);
             }
-            double factor = 0;
-            if (!down) {
-                try {
-                    factor = Double.parseDouble(kv[1].trim());
-                } catch (NumberFormatException e) {
-                    factor = Double.NaN;
-                }
-                if (!(factor > 0) || Double.isInfinite(factor)) {
-                    throw new InputException(flag + " '" + item + "': the factor must be a positive number (use --link-down to remove a link)");
-                }
-            }
+            double factor = down ? 0 : positiveFactor(flag, item, kv[1], " (use --link-down to remove a link)");
             out.add(new LinkEdit(ends[0].trim(), ends[1].trim(), factor));
         }
         return out;
@@ -118,16 +108,21 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription,
             } catch (IllegalArgumentException e) {
                 throw new InputException(flag + " '" + kv[0].trim() + "': unknown link class; expected nvlink, pcie or network");
             }
-            try {
-                double f = Double.parseDouble(kv[1].trim());
-                if (!(f > 0) || Double.isInfinite(f)) {
-                    throw new NumberFormatException();
-                }
-                out.put(c, f);
-            } catch (NumberFormatException e) {
-                throw new InputException(flag + " '" + item + "': the factor must be a positive number");
-            }
+            out.put(c, positiveFactor(flag, item, kv[1], ""));
         }
         return out;
+    }
+
+    private static double positiveFactor(String flag, String item, String text, String hint) {
+        double f;
+        try {
+            f = Double.parseDouble(text.trim());
+        } catch (NumberFormatException e) {
+            f = Double.NaN;
+        }
+        if (!(f > 0) || Double.isInfinite(f)) {
+            throw new InputException(flag + " '" + item + "': the factor must be a positive number" + hint);
+        }
+        return f;
     }
 }

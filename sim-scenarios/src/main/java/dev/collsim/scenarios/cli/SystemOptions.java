@@ -1,0 +1,24 @@
+package dev.collsim.scenarios.cli;
+
+import picocli.CommandLine.Option;
+
+/** Which system a command runs on: a preset, its node count and network, or a topology file. */
+final class SystemOptions {
+    @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100",
+            description = "dgx-a100, hgx-h100, hgx-h200, hgx-b200, gb200-nvl72 or gb300-nvl72 (default: ${DEFAULT-VALUE})")
+    String system;
+
+    @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
+    Integer gpusPerNode;
+
+    @Option(names = "--topology", paramLabel = "FILE",
+            description = "a topology file (docs/topology-format.md) instead of --system, --nodes and --network")
+    String topology;
+
+    @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "nodes joined by the network (default: ${DEFAULT-VALUE})")
+    int nodes;
+
+    @Option(names = "--network", paramLabel = "NAME",
+            description = "ib-xdr, ib-ndr, ib-hdr, roce or efa-p5 between nodes (default: the system's, ib-ndr on HGX H100)")
+    String network;
+}
