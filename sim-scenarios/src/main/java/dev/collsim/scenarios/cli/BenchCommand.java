@@ -124,11 +124,8 @@ public final class BenchCommand implements Callable<Integer> {
         int nodeCount;
         int gpus;
         String net;
+        SystemOptions.requireTopologyAlone(topology, nodes, gpusPerNode, network, whatIf);
         if (topology != null) {
-            if (whatIf.changesPreset() || nodes != 1 || gpusPerNode != null || network != null) {
-                throw new InputException("--topology describes the whole system; leave out --nodes, --gpus-per-node, "
-                        + "--network and the what-if knobs but --degrade and --link-down (edit the file instead)");
-            }
             Communicator comm = TopologyFile.load(Path.of(topology));
             name = comm.name();
             nodeCount = comm.nNodes();

@@ -1,5 +1,7 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.input.InputException;
+import dev.collsim.topologies.systems.WhatIf;
 import picocli.CommandLine.Option;
 
 /** Which system a command runs on: a preset, its node count and network, or a topology file. */
@@ -21,4 +23,12 @@ final class SystemOptions {
     @Option(names = "--network", paramLabel = "NAME",
             description = "ib-xdr, ib-ndr, ib-hdr, roce or efa-p5 between nodes (default: the system's, ib-ndr on HGX H100)")
     String network;
+
+    /** A topology file describes the whole system: the flags that shape a preset would be ignored, so they are errors. */
+    static void requireTopologyAlone(String topology, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
+        if (topology != null && (whatIf.changesPreset() || nodes != 1 || gpusPerNode != null || network != null)) {
+            throw new InputException("--topology describes the whole system; leave out --nodes, --gpus-per-node, "
+                    + "--network and the what-if knobs but --degrade and --link-down (edit the file instead)");
+        }
+    }
 }

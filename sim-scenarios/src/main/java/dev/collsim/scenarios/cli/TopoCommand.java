@@ -66,10 +66,7 @@ public final class TopoCommand implements Runnable {
         @Override
         public Integer call() {
             WhatIf knobs = whatIf.toWhatIf();
-            if (system.topology != null && knobs.changesPreset()) {
-                throw new InputException("--topology describes the whole system; of the what-if knobs only --degrade and "
-                        + "--link-down apply to it (edit the file instead)");
-            }
+            SystemOptions.requireTopologyAlone(system.topology, system.nodes, system.gpusPerNode, system.network, knobs);
             Communicator comm = Bench.system(system.system, system.topology, system.nodes, system.gpusPerNode, system.network, knobs);
             ReportFormat format = output.reportFormat();
             String text = format.render(matrix(comm)) + (format == ReportFormat.TABLE ? "\n" : "") + format.render(links(comm));

@@ -65,5 +65,8 @@ class TopoCommandTest {
         CliRunner both = CliRunner.run("bench", "all_reduce", "--topology", "../topologies/hgx-h100.yaml", "--nodes", "2");
         assertEquals(2, both.code());
         assertTrue(both.err().contains("--topology describes the whole system"), both.err());
+        CliRunner show = CliRunner.run("topo", "show", "--topology", "../topologies/hgx-h100.yaml", "--network", "roce");
+        assertEquals(2, show.code(), "topo show used to ignore --network beside --topology");
+        assertEquals(both.err(), show.err(), "one check, one message");
     }
 }
