@@ -8,8 +8,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Chooses algorithm, protocol and channels for a collective as NCCL does
@@ -126,26 +128,11 @@ public final class NcclPlanner {
                 out.add(tree);
             }
         }
-        NcclTuner.Estimate nvls = NcclTuner.nvls(op, Protocol.SIMPLE, bytes, in);
-        if (nvls != null) {
-            out.add(nvls);
-        }
-        NcclTuner.Estimate nvlsTree = NcclTuner.nvlsTree(op, Protocol.SIMPLE, bytes, in);
-        if (nvlsTree != null) {
-            out.add(nvlsTree);
-        }
-        NcclTuner.Estimate pat = NcclTuner.pat(op, Protocol.SIMPLE, bytes, in);
-        if (pat != null) {
-            out.add(pat);
-        }
-        NcclTuner.Estimate collNet = NcclTuner.collNetDirect(op, Protocol.SIMPLE, bytes, in);
-        if (collNet != null) {
-            out.add(collNet);
-        }
-        NcclTuner.Estimate chain = NcclTuner.collNetChain(op, Protocol.SIMPLE, bytes, in);
-        if (chain != null) {
-            out.add(chain);
-        }
+        // The algorithms NCCL runs with Simple only; each is null where it cannot run.
+        Stream.of(NcclTuner.nvls(op, Protocol.SIMPLE, bytes, in), NcclTuner.nvlsTree(op, Protocol.SIMPLE, bytes, in),
+                        NcclTuner.pat(op, Protocol.SIMPLE, bytes, in), NcclTuner.collNetDirect(op, Protocol.SIMPLE, bytes, in),
+                        NcclTuner.collNetChain(op, Protocol.SIMPLE, bytes, in))
+                .filter(Objects::nonNull).forEach(out::add);
         return List.copyOf(out);
     }
 
