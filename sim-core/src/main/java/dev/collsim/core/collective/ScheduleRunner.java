@@ -20,8 +20,24 @@ import java.util.Arrays;
  * that overhead, the notify latency and the route's latency. Transfers that move no data (empty
  * blocks of tiny messages) still pay those latencies, as NCCL's steps still synchronise. Every
  * rank's kernel starts after the collective's launch latency.
+ *
+ * <p>Between GPUs that cannot reach each other's memory (no PCIe peer-to-peer, NCCL's SHM
+ * transport) a transfer is staged through host memory on the receiver's side, as NCCL's
+ * {@code NCCL_SHM_LOCALITY} default puts it, in two legs: the sender's kernel writes it there (a flow
+ * from its GPU to that memory), then the receiver's kernel reads it (a flow back down). Both legs are
+ * work of the kernels' own threads, so each channel of a rank runs one primitive at a time: a send,
+ * a receive, or a receive fused with the send that forwards it (the read and the write stream
+ * together). The data is visible to the receiver once written; it is delivered once read.
  */
 public final class ScheduleRunner implements FlowListener {
+    /**
+     * What a kernel's own loads and stores to host memory get of a PCIe link, relative to the copy
+     * engines' DMA that the links' rates describe: the SMs move at most 128 B per transaction layer
+     * packet where DMA moves 256 B, each with about 26 B of framing, sequence number, 64-bit-address
+     * header and CRC, so (128 / 154) / (256 / 282) = 0.915.
+     */
+    static final double HOST_ACCESS_EFFICIENCY = (128.0 / 154) / (256.0 / 282);
+
     private final Engine engine;
     private final FlowNetwork network;
     private final Fabric fabric;
@@ -51,6 +67,14 @@ public final class ScheduleRunner implements FlowListener {
     private int done;
     private long last;
     private TransferObserver observer;
+    private int[] rankHost;
+    private boolean[] staged;
+    private int[] fusedInto;
+    private int[] fusedHead;
+    private int[] fusedNext;
+    private ChannelGates gates;
+    private final IndexedEvent legEndHandler = this::transferred;
+    private final IndexedEvent offerReadHandler = this::offerRead;
 
     /**
      * @param rankDevice fabric device id of each rank's GPU
@@ -72,6 +96,20 @@ public final class ScheduleRunner implements FlowListener {
 
     public void setObserver(TransferObserver observer) {
         this.observer = observer;
+    }
+
+    /**
+     * Stages transfers between GPUs without peer-to-peer access through host memory.
+     *
+     * @param rankHost per rank, the fabric device (a CPU) whose memory its incoming transfers are staged
+     *                 in when the sender has one too and the route leaves no node; -1 for a rank with
+     *                 peer-to-peer access; null for none
+     */
+    public void setHostStaging(int[] rankHost) {
+        if (rankHost != null && rankHost.length != rankDevice.length) {
+            throw new IllegalArgumentException("one host entry per rank");
+        }
+        this.rankHost = rankHost == null ? null : rankHost.clone();
     }
 
     /**
@@ -107,6 +145,7 @@ public final class ScheduleRunner implements FlowListener {
         delivered = new long[n];
         done = 0;
         last = origin;
+        prepareStaging(s);
         long kernelStart = origin + launchLatency.picos();
         Arrays.fill(readyAt, kernelStart);
         for (int t = 0; t < n; t++) {
@@ -131,6 +170,13 @@ public final class ScheduleRunner implements FlowListener {
     }
 
     private void start(int t) {
+        if (staged != null && staged[t]) {
+            int gate = gates.gate(schedule.src(t), schedule.channel(t));
+            if (gates.offer(gate, 2 * t)) {
+                runNext(gate);
+            }
+            return;
+        }
         long now = engine.now();
         started[t] = now;
         if (observer != null) {
@@ -295,7 +341,11 @@ public final class ScheduleRunner implements FlowListener {
 
     @Override
     public void transferred(int t) {
-        if (schedule.kind(t) == TransferKind.P2P) {
+        if (t >= schedule.transferCount()) {
+            readEnded(t - schedule.transferCount());
+        } else if (staged != null && staged[t]) {
+            writeEnded(t);
+        } else if (schedule.kind(t) == TransferKind.P2P) {
             Route r = route(t);
             finish(t, engine.now(), r.latencyPicos() + (r.viaNic() ? netLatency : 0));
         } else if (--legsLeft[t] == 0) {
@@ -323,16 +373,167 @@ public final class ScheduleRunner implements FlowListener {
         if (observer != null) {
             observer.delivered(t, visibleAt);
         }
+        release(t, true, true, -1, freeAt, visibleAt);
+    }
+
+    /**
+     * Releases {@code t}'s successors: with {@code sends}, those waiting for its sender (at {@code
+     * freeAt}); with {@code deliveries}, those waiting for its data (at {@code visibleAt}) other than
+     * {@code fused}; without, only {@code fused}.
+     */
+    private void release(int t, boolean sends, boolean deliveries, int fused, long freeAt, long visibleAt) {
         for (int i = schedule.successorsFrom(t), to = schedule.successorsTo(t); i < to; i++) {
             int entry = schedule.successorEntry(i);
             int next = entry >>> 1;
-            long at = (entry & 1) != 0 ? visibleAt : freeAt;
+            boolean delivery = (entry & 1) != 0;
+            if (delivery ? deliveries == (next == fused) : !sends) {
+                continue;
+            }
+            long at = delivery ? visibleAt : freeAt;
             if (at > readyAt[next]) {
                 readyAt[next] = at;
             }
             if (--pending[next] == 0) {
                 engine.schedule(readyAt[next], startHandler, next);
             }
+        }
+    }
+
+    // ---- Staging through host memory -------------------------------------------------------------
+
+    /** Marks the staged transfers and pairs each with the send its receiver forwards it in, if any. */
+    private void prepareStaging(Schedule s) {
+        staged = null;
+        if (rankHost == null) {
+            return;
+        }
+        int n = s.transferCount();
+        boolean any = false;
+        boolean[] mark = new boolean[n];
+        int channels = 1;
+        for (int t = 0; t < n; t++) {
+            channels = Math.max(channels, s.channel(t) + 1);
+            if (s.kind(t) == TransferKind.P2P && rankHost[s.src(t)] >= 0 && rankHost[s.dst(t)] >= 0
+                    && !route(t).viaNic()) {
+                mark[t] = true;
+                any = true;
+            }
+        }
+        if (!any) {
+            return;
+        }
+        staged = mark;
+        gates = new ChannelGates(rankDevice.length, channels);
+        fusedInto = new int[n];
+        fusedHead = new int[n];
+        fusedNext = new int[n];
+        Arrays.fill(fusedInto, -1);
+        Arrays.fill(fusedHead, -1);
+        for (int u = 0; u < n; u++) {
+            if (!staged[u]) {
+                continue;
+            }
+            for (int i = s.successorsFrom(u), to = s.successorsTo(u); i < to; i++) {
+                int entry = s.successorEntry(i);
+                int t = entry >>> 1;
+                if ((entry & 1) != 0 && staged[t] && s.src(t) == s.dst(u) && s.channel(t) == s.channel(u)) {
+                    fusedInto[u] = t;
+                    fusedNext[u] = fusedHead[t];
+                    fusedHead[t] = u;
+                    break;
+                }
+            }
+        }
+    }
+
+    /** Legs of a primitive: {@code 2t} writes {@code t} and reads what it forwards; {@code 2u+1} reads {@code u}. */
+    private int legsOf(int primitive) {
+        if ((primitive & 1) != 0) {
+            return 1;
+        }
+        int legs = 1;
+        for (int u = fusedHead[primitive >> 1]; u >= 0; u = fusedNext[u]) {
+            legs++;
+        }
+        return legs;
+    }
+
+    /** Starts the next waiting primitive on an idle gate. */
+    private void runNext(int gate) {
+        int primitive = gates.next(gate, this::legsOf);
+        if (primitive < 0) {
+            return;
+        }
+        if ((primitive & 1) != 0) {
+            startRead(primitive >> 1);
+            return;
+        }
+        int t = primitive >> 1;
+        long now = engine.now();
+        started[t] = now;
+        if (observer != null) {
+            observer.started(t, now);
+        }
+        for (int u = fusedHead[t]; u >= 0; u = fusedNext[u]) {
+            startRead(u);
+        }
+        startLeg(hostRoute(t, true), schedule.bytes(t), t);
+    }
+
+    private void startRead(int u) {
+        startLeg(hostRoute(u, false), schedule.bytes(u), schedule.transferCount() + u);
+    }
+
+    private void startLeg(Route route, long bytes, int tag) {
+        if (bytes == 0) {
+            engine.schedule(engine.now(), legEndHandler, tag);
+        } else {
+            network.start(route.links(), bytes * wireFactor / HOST_ACCESS_EFFICIENCY, capWireRate / HOST_ACCESS_EFFICIENCY,
+                    this, tag);
+        }
+    }
+
+    /** The write leg (sender to the receiver's host memory) or the read leg (that memory to the receiver). */
+    private Route hostRoute(int t, boolean write) {
+        int host = rankHost[schedule.dst(t)];
+        return write ? fabric.route(rankDevice[schedule.src(t)], host) : fabric.route(host, rankDevice[schedule.dst(t)]);
+    }
+
+    /** The data is in host memory: the sender moves on, and the receiver may read it once it sees the flag. */
+    private void writeEnded(int t) {
+        long freeAt = engine.now() + sendOverhead;
+        long visibleAt = freeAt + hostRoute(t, true).latencyPicos() + notifyLatency;
+        if (observer != null) {
+            observer.delivered(t, visibleAt);
+        }
+        release(t, true, false, fusedInto[t], freeAt, visibleAt);
+        if (fusedInto[t] < 0) {
+            engine.schedule(visibleAt, offerReadHandler, t);
+        }
+        legEnded(schedule.src(t), schedule.channel(t));
+    }
+
+    private void offerRead(int u) {
+        int gate = gates.gate(schedule.dst(u), schedule.channel(u));
+        if (gates.offer(gate, 2 * u + 1)) {
+            runNext(gate);
+        }
+    }
+
+    /** The receiver has read the data into its own memory. */
+    private void readEnded(int u) {
+        long at = engine.now() + hostRoute(u, false).latencyPicos();
+        delivered[u] = at;
+        last = Math.max(last, at);
+        done++;
+        release(u, false, true, fusedInto[u], at, at);
+        legEnded(schedule.dst(u), schedule.channel(u));
+    }
+
+    private void legEnded(int rank, int channel) {
+        int gate = gates.gate(rank, channel);
+        if (gates.legDone(gate)) {
+            runNext(gate);
         }
     }
 

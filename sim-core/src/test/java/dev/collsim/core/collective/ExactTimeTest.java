@@ -14,7 +14,7 @@ class ExactTimeTest {
 
     private RunResult run(CollectiveRequest req, ProtocolCosts costs) {
         Schedule s = RingAlgorithm.inRankOrder(req.nRanks()).schedule(req);
-        return CollectiveSimulator.run(two.fabric, two.ranks, new int[] {-1, -1}, null, s, costs, null, null, TimeSpan.ofMicros(5), null, true);
+        return CollectiveSimulator.run(two.fabric, two.ranks, new int[] {-1, -1}, null, null, s, costs, null, null, TimeSpan.ofMicros(5), null, true);
     }
 
     /**

@@ -43,7 +43,7 @@ class NcclPlannerTest {
                         TimeSpan.ofMicros(1), TimeSpan.ofMicros(5), Rate.gigabytesPerSecond(25)),
                 null, null, new dev.collsim.core.collective.CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5),
                         TimeSpan.ofMicros(4)),
-                new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO));
+                new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO), null);
     }
 
     private static Plan plan(long bytes, Set<Protocol> protos) {

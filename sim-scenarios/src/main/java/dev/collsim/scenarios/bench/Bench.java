@@ -7,7 +7,6 @@ import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.core.nccl.Plan;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.TopologyFile;
-import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
@@ -36,8 +35,7 @@ public final class Bench {
             comm = TopologyFile.load(Path.of(topology));
         } else {
             SystemPreset preset = SystemPreset.byName(system);
-            NetworkPreset net = network == null ? preset.defaultNetwork() : NetworkPreset.byName(network);
-            comm = HgxCluster.build(preset, nodes, preset.gpusPerNode(gpusPerNode), net, whatIf);
+            comm = preset.build(nodes, preset.gpusPerNode(gpusPerNode), network == null ? null : NetworkPreset.byName(network), whatIf);
         }
         return comm.withLinkEdits(whatIf.linkEdits());
     }

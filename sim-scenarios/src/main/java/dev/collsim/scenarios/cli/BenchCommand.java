@@ -136,7 +136,8 @@ public final class BenchCommand implements Callable<Integer> {
             name = preset.id();
             nodeCount = nodes;
             gpus = preset.gpusPerNode(gpusPerNode);
-            net = network == null ? preset.defaultNetwork().id() : NetworkPreset.byName(network).id();
+            net = network != null ? NetworkPreset.byName(network).id()
+                    : preset.defaultNetwork() == null ? null : preset.defaultNetwork().id();
         }
         return new BenchSpec(collective, name, topology, nodeCount, gpus, net, whatIf, gpusPerThread,
                 DataType.fromName(dataType), ReduceOp.fromName(redop), root, sweep,

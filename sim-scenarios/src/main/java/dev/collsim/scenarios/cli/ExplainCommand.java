@@ -8,8 +8,8 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.core.units.DataSize;
 import dev.collsim.scenarios.explain.Explain;
-import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -66,7 +66,7 @@ public final class ExplainCommand implements Callable<Integer> {
             ranks = comm.nRanks();
         } else {
             SystemPreset preset = SystemPreset.byName(system);
-            comm = HgxCluster.node(preset, preset.gpusPerNode(ranks));
+            comm = preset.build(1, preset.gpusPerNode(ranks), null, WhatIf.NONE);
         }
         long bytes = Flags.parse("--size", () -> DataSize.parse(size)).bytes();
         if (collective.sizeIsTotal()) {

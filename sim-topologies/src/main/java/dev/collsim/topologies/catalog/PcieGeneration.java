@@ -9,11 +9,18 @@ import dev.collsim.core.units.TimeSpan;
  * copies measure about 55 GB/s on Gen5 x16).
  */
 public enum PcieGeneration {
+    GEN3("PCIe Gen3 x16", 16.0),
     GEN4("PCIe Gen4 x16", 32.0),
     GEN5("PCIe Gen5 x16", 64.0);
 
     /** One PCIe hop (a switch port or the GPU's own). */
     public static final TimeSpan HOP_LATENCY = TimeSpan.ofNanos(200);
+    /**
+     * Between two CPU sockets (UPI or xGMI), per direction, for traffic that crosses them: what
+     * {@code topo import} assumes too. Peer traffic across sockets runs well below the links' sum.
+     */
+    public static final Rate SOCKET_LINK = Rate.gigabytesPerSecond(40);
+    public static final TimeSpan SOCKET_LATENCY = TimeSpan.ofNanos(300);
     private static final double EFFICIENCY = 0.85;
 
     private final String label;

@@ -1,23 +1,15 @@
 package dev.collsim.topologies.file;
 
 import dev.collsim.core.fabric.Capability;
-import dev.collsim.core.fabric.Device;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.FabricBuilder;
-import dev.collsim.core.fabric.Link;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
-import dev.collsim.core.nccl.LinkType;
-import dev.collsim.core.nccl.NcclArch;
-import dev.collsim.core.nccl.NvlsGraph;
-import dev.collsim.core.nccl.RingGraph;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.topologies.catalog.GpuModel;
-import dev.collsim.topologies.catalog.ProtocolCostCatalog;
-import dev.collsim.topologies.systems.HgxCluster;
-import dev.collsim.topologies.view.TopoMatrix;
+import dev.collsim.topologies.systems.FabricCommunicator;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +37,7 @@ import org.yaml.snakeyaml.nodes.Node;
  * line and the field.
  */
 public final class TopologyFile {
-    private static final Set<String> TOP = Set.of("version", "name", "gpu", "devices", "links");
+    private static final Set<String> TOP = Set.of("version", "name", "gpu", "p2p", "devices", "links");
     private static final Set<String> DEVICE = Set.of("name", "kind", "node", "capabilities");
     private static final Set<String> LINK = Set.of("from", "to", "rate", "latency", "class", "duplex", "down");
     private static final Pattern QUOTED = Pattern.compile("'([^']+)'");
@@ -156,11 +148,16 @@ public final class TopologyFile {
             Doc where = m.find() && deviceLine.containsKey(m.group(1)) ? deviceLine.get(m.group(1)) : top;
             throw where.error(e.getMessage());
         }
-        return communicator(name, gpu, fabric, gpus, gpuNodes, deviceLine);
+        boolean p2p = !f.containsKey("p2p") || f.get("p2p").bool();
+        try {
+            return communicator(name, gpu, fabric, gpus, gpuNodes, deviceLine, p2p);
+        } catch (InputException e) {
+            throw f.containsKey("p2p") ? f.get("p2p").error(e.getMessage()) : e;
+        }
     }
 
     private static Communicator communicator(String name, GpuModel gpu, Fabric fabric, List<Integer> gpus,
-                                             List<Integer> gpuNodes, Map<String, Doc> deviceLine) {
+                                             List<Integer> gpuNodes, Map<String, Doc> deviceLine, boolean p2p) {
         int n = gpus.size();
         int nodes = gpuNodes.stream().mapToInt(Integer::intValue).max().orElse(0) + 1;
         int[] perNode = new int[nodes];
@@ -184,68 +181,7 @@ public final class TopologyFile {
             ranks[r] = gpus.get(order[r]);
             rankNodes[r] = gpuNodes.get(order[r]);
         }
-        NcclArch arch = gpu.arch();
-        double nvlinkBw = 0;
-        double pciBw = 0;
-        for (int l : fabric.outLinks(ranks[0])) {
-            Link link = fabric.link(l);
-            if (link.linkClass().toLowerCase(Locale.ROOT).contains("nvlink")) {
-                nvlinkBw += link.rate().gigabytesPerSecond();
-            } else {
-                pciBw = Math.max(pciBw, link.rate().gigabytesPerSecond());
-            }
-        }
-        // NCCL sees NVLink inside a node only when every pair of its GPUs talks over NVLink alone.
-        boolean allNvlink = nvlinkBw > 0;
-        for (int a = 0; a < n && allNvlink; a++) {
-            for (int z = 0; z < n && allNvlink; z++) {
-                if (a != z && rankNodes[a] == rankNodes[z]) {
-                    allNvlink = TopoMatrix.label(fabric, ranks[a], ranks[z]).startsWith("NV");
-                }
-            }
-        }
-        LinkType intra = allNvlink ? LinkType.NVLINK : LinkType.PCI;
-        int[] switches = new int[n];
-        boolean nvls = arch.nvlsEfficiency() > 0;
-        for (int r = 0; r < n; r++) {
-            switches[r] = nvlsSwitch(fabric, ranks[r]);
-            nvls &= switches[r] >= 0;
-        }
-        if (!nvls) {
-            Arrays.fill(switches, -1);
-        }
-        int ppn = n / nodes;
-        double nicBw = nicRate(fabric);
-        RingGraph ring = nodes == 1 ? RingGraph.search(arch, intra == LinkType.NVLINK ? nvlinkBw : pciBw)
-                : RingGraph.searchInter(arch, nicBw, ppn);
-        NvlsGraph nvlsGraph = !nvls ? null : nodes == 1 ? NvlsGraph.search(arch, nvlinkBw, ppn)
-                : NvlsGraph.searchAcrossNodes(arch, nvlinkBw, ppn, nicBw);
-        return new Communicator(name, fabric, ranks, switches, rankNodes, HgxCluster.ringOrders(nodes, ppn), 0, arch, intra,
-                ring, nvlsGraph, ProtocolCostCatalog.costs(arch, TimeSpan.ZERO, TimeSpan.ZERO),
-                nvls ? ProtocolCostCatalog.nvls(arch) : null, null, null, ProtocolCostCatalog.CUSTOM_KERNELS,
-                ProtocolCostCatalog.HOST_LAUNCH);
-    }
-
-    /** The NVLS-capable NVSwitch a GPU links to directly, or -1. */
-    private static int nvlsSwitch(Fabric fabric, int gpu) {
-        for (int l : fabric.outLinks(gpu)) {
-            Device d = fabric.device(fabric.link(l).to());
-            if (d.kind() == DeviceKind.NVSWITCH && d.has(Capability.NVLS)) {
-                return d.id();
-            }
-        }
-        return -1;
-    }
-
-    /** The fastest NIC-to-switch link, in NCCL's GB/s (line rate as NCCL counts it; 0 without a network). */
-    private static double nicRate(Fabric fabric) {
-        double best = 0;
-        for (Link l : fabric.links()) {
-            if (fabric.device(l.from()).kind() == DeviceKind.NIC && fabric.device(l.to()).kind() == DeviceKind.NETWORK_SWITCH) {
-                best = Math.max(best, l.rate().gigabytesPerSecond());
-            }
-        }
-        return best;
+        return FabricCommunicator.build(name, gpu, fabric, ranks, rankNodes, p2p);
     }
 
     private static int device(Doc ref, Map<String, Integer> ids) {

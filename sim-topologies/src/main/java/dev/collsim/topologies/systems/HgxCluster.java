@@ -48,6 +48,9 @@ public final class HgxCluster {
 
     /** A system changed by what-if knobs (see {@link WhatIf}). */
     public static Communicator build(SystemPreset preset, int nodes, int gpusPerNode, NetworkPreset network, WhatIf whatIf) {
+        if (preset.pcieServer() != null) {
+            throw new IllegalArgumentException(preset.id() + " is a PCIe server, not an NVLink domain");
+        }
         if (nodes < 1) {
             throw new InputException("--nodes " + nodes + ": expected 1 or more");
         }
@@ -128,7 +131,7 @@ public final class HgxCluster {
                 nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, sharp,
                 sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), new TimeSpan(netRoute - nvlinkRoute)),
                 ProtocolCostCatalog.CUSTOM_KERNELS,
-                ProtocolCostCatalog.HOST_LAUNCH);
+                ProtocolCostCatalog.HOST_LAUNCH, null);
     }
 
     private static TimeSpan scale(TimeSpan t, double factor) {

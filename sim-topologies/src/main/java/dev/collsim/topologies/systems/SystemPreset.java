@@ -1,6 +1,7 @@
 package dev.collsim.topologies.systems;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.Communicator;
 import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.catalog.PcieGeneration;
@@ -20,7 +21,20 @@ public enum SystemPreset {
     GB200_NVL72("gb200-nvl72", "NVIDIA GB200 NVL72 rack: 72 GB200 GPUs in one NVLink domain, 18 NVLink5 per GPU over 18"
             + " NVSwitch chips, 4 GPUs and 4 NICs per compute tray", GpuModel.GB200, 72, PcieGeneration.GEN5, NetworkPreset.IB_NDR),
     GB300_NVL72("gb300-nvl72", "NVIDIA GB300 NVL72 rack: 72 GB300 GPUs in one NVLink domain, 18 NVLink5 per GPU over 18"
-            + " NVSwitch chips, ConnectX-8 800 Gb/s NICs", GpuModel.GB300, 72, PcieGeneration.GEN5, NetworkPreset.IB_XDR);
+            + " NVSwitch chips, ConnectX-8 800 Gb/s NICs", GpuModel.GB300, 72, PcieGeneration.GEN5, NetworkPreset.IB_XDR),
+    PCIE_L40S_8X("pcie-l40s-8x", "8x L40S on PCIe Gen4: 2 CPU sockets, 2 PCIe switches per socket, 2 GPUs per switch,"
+            + " peer-to-peer on", GpuModel.L40S, new PcieServer(2, 2, 2, PcieGeneration.GEN4, true)),
+    PCIE_4090_8X("pcie-4090-8x", "8x GeForce RTX 4090 on PCIe Gen4: 2 CPU sockets, 2 PCIe switches per socket, 2 GPUs per"
+            + " switch; no peer-to-peer (GeForce), so NCCL copies through host memory", GpuModel.RTX_4090,
+            new PcieServer(2, 2, 2, PcieGeneration.GEN4, false)),
+    PCIE_H100_8X("pcie-h100-8x", "8x H100 PCIe on PCIe Gen5: 2 CPU sockets, 2 PCIe switches per socket, 2 GPUs per switch,"
+            + " peer-to-peer on, no NVLink bridges", GpuModel.H100_PCIE, new PcieServer(2, 2, 2, PcieGeneration.GEN5, true)),
+    PCIE_H100_8X_GEN4("pcie-h100-8x-gen4", "8x H100 PCIe in a PCIe Gen4 server: 2 CPU sockets, 2 PCIe switches per socket,"
+            + " 2 GPUs per switch, peer-to-peer on, no NVLink bridges", GpuModel.H100_PCIE,
+            new PcieServer(2, 2, 2, PcieGeneration.GEN4, true)),
+    PCIE_2080TI_2X("pcie-2080ti-2x", "2x GeForce RTX 2080 Ti under one PCIe Gen3 switch (topo PIX); no peer-to-peer, so NCCL"
+            + " copies through host memory (calibration set AH_2080TI_2G_SHM)", GpuModel.RTX_2080TI,
+            new PcieServer(1, 1, 2, PcieGeneration.GEN3, false));
 
     private final String id;
     private final String description;
@@ -28,14 +42,38 @@ public enum SystemPreset {
     private final int gpusPerNode;
     private final PcieGeneration pcie;
     private final NetworkPreset network;
+    private final PcieServer pcieServer;
 
+    /** An NVLink domain (HGX board or NVL72 rack) per node, nodes joined by the network. */
     SystemPreset(String id, String description, GpuModel gpu, int gpusPerNode, PcieGeneration pcie, NetworkPreset network) {
+        this(id, description, gpu, gpusPerNode, pcie, network, null);
+    }
+
+    /** One PCIe server. */
+    SystemPreset(String id, String description, GpuModel gpu, PcieServer server) {
+        this(id, description, gpu, server.gpus(), server.generation(), null, server);
+    }
+
+    private SystemPreset(String id, String description, GpuModel gpu, int gpusPerNode, PcieGeneration pcie, NetworkPreset network,
+                         PcieServer pcieServer) {
         this.id = id;
         this.description = description;
         this.gpu = gpu;
         this.gpusPerNode = gpusPerNode;
         this.pcie = pcie;
         this.network = network;
+        this.pcieServer = pcieServer;
+    }
+
+    /** The system with what-if knobs: nodes of {@code gpusPerNode} GPUs joined by {@code network} (null: the default). */
+    public Communicator build(int nodes, int gpusPerNode, NetworkPreset network, WhatIf whatIf) {
+        return pcieServer != null ? PcieServer.build(this, nodes, gpusPerNode, whatIf)
+                : HgxCluster.build(this, nodes, gpusPerNode, network == null ? this.network : network, whatIf);
+    }
+
+    /** The PCIe server's layout, or null for an NVLink-domain system. */
+    public PcieServer pcieServer() {
+        return pcieServer;
     }
 
     /** The PCIe generation between each GPU and its NICs. */
@@ -43,7 +81,7 @@ public enum SystemPreset {
         return pcie;
     }
 
-    /** The network between nodes unless {@code --network} says otherwise. */
+    /** The network between nodes unless {@code --network} says otherwise; null for a single PCIe server. */
     public NetworkPreset defaultNetwork() {
         return network;
     }

@@ -1,0 +1,135 @@
+package dev.collsim.topologies.systems;
+
+import dev.collsim.core.fabric.Capability;
+import dev.collsim.core.fabric.Device;
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.Link;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.nccl.LinkType;
+import dev.collsim.core.nccl.NcclArch;
+import dev.collsim.core.nccl.NvlsGraph;
+import dev.collsim.core.nccl.RingGraph;
+import dev.collsim.core.units.TimeSpan;
+import dev.collsim.topologies.catalog.GpuModel;
+import dev.collsim.topologies.catalog.ProtocolCostCatalog;
+import dev.collsim.topologies.view.TopoMatrix;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * A communicator over any fabric (a topology file's, a PCIe server's): what NCCL would make of it,
+ * derived from the links themselves.
+ *
+ * <p>NCCL sees NVLink inside a node only when every pair of its GPUs talks over NVLink alone; its
+ * ring search then uses the GPU's NVLink bandwidth, otherwise its fastest other link. NVLS is on when
+ * every GPU links to an NVSwitch with the {@code nvls} capability and the GPU generation has it.
+ * Across nodes the fastest NIC-to-network-switch link sets NCCL's inter-node speed. Without
+ * peer-to-peer access, transfers inside a node are staged through the memory of the CPU nearest
+ * the receiver (NCCL's SHM transport).
+ */
+public final class FabricCommunicator {
+    private FabricCommunicator() {}
+
+    /**
+     * @param ranks     fabric device of each rank's GPU, node by node
+     * @param rankNodes node of each rank
+     * @param p2p       whether GPUs of a node reach each other's memory directly
+     * @throws InputException if {@code p2p} is off and a GPU has no CPU to stage through
+     */
+    public static Communicator build(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p) {
+        int n = ranks.length;
+        int nodes = Arrays.stream(rankNodes).max().orElse(0) + 1;
+        NcclArch arch = gpu.arch();
+        double nvlinkBw = 0;
+        double pciBw = 0;
+        for (int l : fabric.outLinks(ranks[0])) {
+            Link link = fabric.link(l);
+            if (isNvlink(link)) {
+                nvlinkBw += link.rate().gigabytesPerSecond();
+            } else {
+                pciBw = Math.max(pciBw, link.rate().gigabytesPerSecond());
+            }
+        }
+        boolean allNvlink = nvlinkBw > 0;
+        for (int a = 0; a < n && allNvlink; a++) {
+            for (int z = 0; z < n && allNvlink; z++) {
+                if (a != z && rankNodes[a] == rankNodes[z]) {
+                    allNvlink = TopoMatrix.label(fabric, ranks[a], ranks[z]).startsWith("NV");
+                }
+            }
+        }
+        LinkType intra = allNvlink ? LinkType.NVLINK : LinkType.PCI;
+        int[] switches = new int[n];
+        boolean nvls = arch.nvlsEfficiency() > 0;
+        for (int r = 0; r < n; r++) {
+            switches[r] = nvlsSwitch(fabric, ranks[r]);
+            nvls &= switches[r] >= 0;
+        }
+        if (!nvls) {
+            Arrays.fill(switches, -1);
+        }
+        int ppn = n / nodes;
+        double nicBw = nicRate(fabric);
+        RingGraph ring = nodes == 1 ? RingGraph.search(arch, intra == LinkType.NVLINK ? nvlinkBw : pciBw)
+                : RingGraph.searchInter(arch, nicBw, ppn);
+        NvlsGraph nvlsGraph = !nvls ? null : nodes == 1 ? NvlsGraph.search(arch, nvlinkBw, ppn)
+                : NvlsGraph.searchAcrossNodes(arch, nvlinkBw, ppn, nicBw);
+        return new Communicator(name, fabric, ranks, switches, rankNodes, HgxCluster.ringOrders(nodes, ppn), 0, arch, intra,
+                ring, nvlsGraph, ProtocolCostCatalog.costs(arch, TimeSpan.ZERO, TimeSpan.ZERO),
+                nvls ? ProtocolCostCatalog.nvls(arch) : null, null, null, ProtocolCostCatalog.CUSTOM_KERNELS,
+                ProtocolCostCatalog.HOST_LAUNCH, p2p ? null : hostMemories(fabric, ranks));
+    }
+
+    static boolean isNvlink(Link link) {
+        return link.linkClass().toLowerCase(Locale.ROOT).contains("nvlink");
+    }
+
+    /** For each rank, the CPU fewest hops from its GPU (the lowest id among equals). */
+    private static int[] hostMemories(Fabric fabric, int[] ranks) {
+        int[] hosts = new int[ranks.length];
+        for (int r = 0; r < ranks.length; r++) {
+            int best = -1;
+            int bestHops = Integer.MAX_VALUE;
+            boolean[] reached = fabric.reachableFrom(ranks[r]);
+            for (Device cpu : fabric.devicesOfKind(DeviceKind.CPU)) {
+                if (reached[cpu.id()]) {
+                    int hops = fabric.route(ranks[r], cpu.id()).links().length;
+                    if (hops < bestHops) {
+                        best = cpu.id();
+                        bestHops = hops;
+                    }
+                }
+            }
+            if (best < 0) {
+                throw new InputException("GPU " + fabric.device(ranks[r]).name()
+                        + " reaches no CPU whose memory could stage its copies without peer-to-peer; expected a cpu device above it");
+            }
+            hosts[r] = best;
+        }
+        return hosts;
+    }
+
+    /** The NVLS-capable NVSwitch a GPU links to directly, or -1. */
+    private static int nvlsSwitch(Fabric fabric, int gpu) {
+        for (int l : fabric.outLinks(gpu)) {
+            Device d = fabric.device(fabric.link(l).to());
+            if (d.kind() == DeviceKind.NVSWITCH && d.has(Capability.NVLS)) {
+                return d.id();
+            }
+        }
+        return -1;
+    }
+
+    /** The fastest NIC-to-switch link, in NCCL's GB/s (0 without a network). */
+    private static double nicRate(Fabric fabric) {
+        double best = 0;
+        for (Link l : fabric.links()) {
+            if (fabric.device(l.from()).kind() == DeviceKind.NIC && fabric.device(l.to()).kind() == DeviceKind.NETWORK_SWITCH) {
+                best = Math.max(best, l.rate().gigabytesPerSecond());
+            }
+        }
+        return best;
+    }
+}
