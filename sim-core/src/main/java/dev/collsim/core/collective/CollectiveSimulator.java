@@ -13,14 +13,13 @@ public final class CollectiveSimulator {
      * @param rankDevices   fabric device of each rank
      * @param rankSwitches  NVLS switch of each rank, or -1
      * @param rankSharp     SHARP switch of each rank's NIC, or null
-     * @param rankHost      per rank, the CPU whose memory stages its incoming transfers (no peer-to-peer), -1 for
-     *                      none; null where every GPU reaches its peers directly
+     * @param host          where transfers without peer-to-peer or GPUDirect RDMA are staged, or null
      * @param nvls          costs of NVLS steps, or null if the fabric has no NVLS switch
      * @param sharp         costs of SHARP all-reduces, or null
      * @param observer      told of every transfer, or null
      * @param checkCapacity verify after every rate change that no link exceeds its rate (slower; for tests)
      */
-    public static RunResult run(Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankSharp, int[] rankHost, Schedule schedule,
+    public static RunResult run(Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankSharp, HostMemory host, Schedule schedule,
                                 ProtocolCosts costs, NvlsCosts nvls, NvlsCosts sharp, TimeSpan launchLatency,
                                 TransferObserver observer, boolean checkCapacity) {
         Engine engine = new Engine(1024);
@@ -32,7 +31,7 @@ public final class CollectiveSimulator {
         network.setCheckCapacity(checkCapacity);
         ScheduleRunner runner = new ScheduleRunner(engine, network, fabric, rankDevices, rankSwitches, rankSharp);
         runner.setObserver(observer);
-        runner.setHostStaging(rankHost);
+        runner.setHostStaging(host);
         return runner.run(schedule, costs, nvls, sharp, launchLatency);
     }
 }

@@ -28,6 +28,9 @@ import java.util.Arrays;
  * work of the kernels' own threads, so each channel of a rank runs one primitive at a time: a send,
  * a receive, or a receive fused with the send that forwards it (the read and the write stream
  * together). The data is visible to the receiver once written; it is delivered once read.
+ * Without GPUDirect RDMA a transfer across nodes is staged the same way at both ends: the sender's
+ * kernel writes it to its host memory, the NICs carry it from there to the receiver's host memory (a
+ * third leg, between the two, that no kernel thread waits on), and the receiver's kernel reads it.
  */
 public final class ScheduleRunner implements FlowListener {
     /**
@@ -67,7 +70,8 @@ public final class ScheduleRunner implements FlowListener {
     private int done;
     private long last;
     private TransferObserver observer;
-    private int[] rankHost;
+    private int[] shmHost;
+    private int[] netHost;
     private boolean[] staged;
     private int[] fusedInto;
     private int[] fusedHead;
@@ -75,6 +79,7 @@ public final class ScheduleRunner implements FlowListener {
     private ChannelGates gates;
     private final IndexedEvent legEndHandler = this::transferred;
     private final IndexedEvent offerReadHandler = this::offerRead;
+    private final IndexedEvent networkLegHandler = this::startNetworkLeg;
 
     /**
      * @param rankDevice fabric device id of each rank's GPU
@@ -98,18 +103,15 @@ public final class ScheduleRunner implements FlowListener {
         this.observer = observer;
     }
 
-    /**
-     * Stages transfers between GPUs without peer-to-peer access through host memory.
-     *
-     * @param rankHost per rank, the fabric device (a CPU) whose memory its incoming transfers are staged
-     *                 in when the sender has one too and the route leaves no node; -1 for a rank with
-     *                 peer-to-peer access; null for none
-     */
-    public void setHostStaging(int[] rankHost) {
-        if (rankHost != null && rankHost.length != rankDevice.length) {
-            throw new IllegalArgumentException("one host entry per rank");
+    /** Stages the transfers GPUs cannot make directly through host memory; null: none. */
+    public void setHostStaging(HostMemory host) {
+        shmHost = host == null ? null : host.shm();
+        netHost = host == null ? null : host.network();
+        for (int[] a : new int[][] {shmHost, netHost}) {
+            if (a != null && a.length != rankDevice.length) {
+                throw new IllegalArgumentException("one host memory entry per rank");
+            }
         }
-        this.rankHost = rankHost == null ? null : rankHost.clone();
     }
 
     /**
@@ -341,8 +343,11 @@ public final class ScheduleRunner implements FlowListener {
 
     @Override
     public void transferred(int t) {
-        if (t >= schedule.transferCount()) {
-            readEnded(t - schedule.transferCount());
+        int n = schedule.transferCount();
+        if (t >= 2 * n) {
+            networkEnded(t - 2 * n);
+        } else if (t >= n) {
+            readEnded(t - n);
         } else if (staged != null && staged[t]) {
             writeEnded(t);
         } else if (schedule.kind(t) == TransferKind.P2P) {
@@ -404,7 +409,7 @@ public final class ScheduleRunner implements FlowListener {
     /** Marks the staged transfers and pairs each with the send its receiver forwards it in, if any. */
     private void prepareStaging(Schedule s) {
         staged = null;
-        if (rankHost == null) {
+        if (shmHost == null && netHost == null) {
             return;
         }
         int n = s.transferCount();
@@ -413,8 +418,8 @@ public final class ScheduleRunner implements FlowListener {
         int channels = 1;
         for (int t = 0; t < n; t++) {
             channels = Math.max(channels, s.channel(t) + 1);
-            if (s.kind(t) == TransferKind.P2P && rankHost[s.src(t)] >= 0 && rankHost[s.dst(t)] >= 0
-                    && !route(t).viaNic()) {
+            if (s.kind(t) == TransferKind.P2P && (route(t).viaNic() ? netHost != null
+                    : shmHost != null && shmHost[s.src(t)] >= 0 && shmHost[s.dst(t)] >= 0)) {
                 mark[t] = true;
                 any = true;
             }
@@ -477,40 +482,101 @@ public final class ScheduleRunner implements FlowListener {
         for (int u = fusedHead[t]; u >= 0; u = fusedNext[u]) {
             startRead(u);
         }
-        startLeg(hostRoute(t, true), schedule.bytes(t), t);
+        startLeg(writeRoute(t).links(), schedule.bytes(t), t);
     }
 
     private void startRead(int u) {
-        startLeg(hostRoute(u, false), schedule.bytes(u), schedule.transferCount() + u);
+        startLeg(readRoute(u).links(), schedule.bytes(u), schedule.transferCount() + u);
     }
 
-    private void startLeg(Route route, long bytes, int tag) {
+    private void startLeg(int[] links, long bytes, int tag) {
         if (bytes == 0) {
             engine.schedule(engine.now(), legEndHandler, tag);
         } else {
-            network.start(route.links(), bytes * wireFactor / HOST_ACCESS_EFFICIENCY, capWireRate / HOST_ACCESS_EFFICIENCY,
-                    this, tag);
+            network.start(links, bytes * wireFactor / HOST_ACCESS_EFFICIENCY, capWireRate / HOST_ACCESS_EFFICIENCY, this, tag);
         }
     }
 
-    /** The write leg (sender to the receiver's host memory) or the read leg (that memory to the receiver). */
-    private Route hostRoute(int t, boolean write) {
-        int host = rankHost[schedule.dst(t)];
-        return write ? fabric.route(rankDevice[schedule.src(t)], host) : fabric.route(host, rankDevice[schedule.dst(t)]);
+    /** The host memory a staged transfer is written to: the receiver's inside a node, the sender's across nodes. */
+    private int writeHost(int t) {
+        return route(t).viaNic() ? netHost[schedule.src(t)] : shmHost[schedule.dst(t)];
     }
 
-    /** The data is in host memory: the sender moves on, and the receiver may read it once it sees the flag. */
+    /** The host memory a staged transfer is read from, the receiver's. */
+    private int readHost(int t) {
+        return route(t).viaNic() ? netHost[schedule.dst(t)] : shmHost[schedule.dst(t)];
+    }
+
+    private Route writeRoute(int t) {
+        return fabric.route(rankDevice[schedule.src(t)], writeHost(t));
+    }
+
+    private Route readRoute(int t) {
+        return fabric.route(readHost(t), rankDevice[schedule.dst(t)]);
+    }
+
+    /**
+     * Host memory to host memory across nodes: from the sender's host up to the switch its GPU hangs
+     * off, along the GPU's own route through its NIC and the network, and from the receiver's switch
+     * up to its host; so each GPU keeps its own NIC.
+     */
+    private int[] networkLinks(int t) {
+        int[] direct = route(t).links();
+        int first = fabric.link(direct[0]).to();
+        int last = fabric.link(direct[direct.length - 1]).from();
+        int[] up = fabric.route(writeHost(t), first).links();
+        int[] down = fabric.route(last, readHost(t)).links();
+        int[] links = new int[up.length + direct.length - 2 + down.length];
+        System.arraycopy(up, 0, links, 0, up.length);
+        System.arraycopy(direct, 1, links, up.length, direct.length - 2);
+        System.arraycopy(down, 0, links, up.length + direct.length - 2, down.length);
+        return links;
+    }
+
+    private long latencyOf(int[] links) {
+        long sum = 0;
+        for (int l : links) {
+            sum += fabric.link(l).latency().picos();
+        }
+        return sum;
+    }
+
+    /** The data is in the sender's host memory: the sender moves on; across nodes the NICs take it on. */
     private void writeEnded(int t) {
         long freeAt = engine.now() + sendOverhead;
-        long visibleAt = freeAt + hostRoute(t, true).latencyPicos() + notifyLatency;
+        release(t, true, false, -1, freeAt, freeAt);
+        legEnded(schedule.src(t), schedule.channel(t));
+        if (route(t).viaNic()) {
+            engine.schedule(freeAt + writeRoute(t).latencyPicos(), networkLegHandler, t);
+        } else {
+            arrived(t, freeAt + writeRoute(t).latencyPicos() + notifyLatency);
+        }
+    }
+
+    private void startNetworkLeg(int t) {
+        // The NICs' RDMA between host memories: no kernel access, so the link rates apply as they are.
+        int[] links = networkLinks(t);
+        if (schedule.bytes(t) == 0) {
+            engine.schedule(engine.now(), legEndHandler, 2 * schedule.transferCount() + t);
+        } else {
+            network.start(links, schedule.bytes(t) * wireFactor, Double.POSITIVE_INFINITY, this, 2 * schedule.transferCount() + t);
+        }
+    }
+
+    private void networkEnded(int t) {
+        arrived(t, engine.now() + latencyOf(networkLinks(t)) + netLatency + notifyLatency);
+    }
+
+    /** The data is in the receiver's host memory, visible to it from {@code visibleAt}. */
+    private void arrived(int t, long visibleAt) {
         if (observer != null) {
             observer.delivered(t, visibleAt);
         }
-        release(t, true, false, fusedInto[t], freeAt, visibleAt);
-        if (fusedInto[t] < 0) {
+        if (fusedInto[t] >= 0) {
+            release(t, false, false, fusedInto[t], visibleAt, visibleAt);
+        } else {
             engine.schedule(visibleAt, offerReadHandler, t);
         }
-        legEnded(schedule.src(t), schedule.channel(t));
     }
 
     private void offerRead(int u) {
@@ -522,7 +588,7 @@ public final class ScheduleRunner implements FlowListener {
 
     /** The receiver has read the data into its own memory. */
     private void readEnded(int u) {
-        long at = engine.now() + hostRoute(u, false).latencyPicos();
+        long at = engine.now() + readRoute(u).latencyPicos();
         delivered[u] = at;
         last = Math.max(last, at);
         done++;

@@ -7,6 +7,7 @@ import dev.collsim.core.collective.CollectiveSimulator;
 import dev.collsim.core.collective.CustomAllReduceAlgorithm;
 import dev.collsim.core.collective.CustomKernelCosts;
 import dev.collsim.core.collective.HostLaunch;
+import dev.collsim.core.collective.HostMemory;
 import dev.collsim.core.collective.NvlsAlgorithm;
 import dev.collsim.core.collective.NvlsCosts;
 import dev.collsim.core.collective.NvlsTreeAlgorithm;
@@ -45,16 +46,15 @@ import java.util.Map;
  * @param sharpCosts    what an in-network all-reduce costs, or null with {@code rankSharp}
  * @param customCosts   what the inference engines' all-reduce kernels cost
  * @param hostLaunch    host-side cost of issuing a collective
- * @param rankHostMemory per rank, the CPU whose memory stages the transfers it receives from GPUs of its node
- *                      when peer-to-peer access is off (NCCL's SHM transport), -1 where it is on; null when
- *                      every GPU reaches its peers directly
+ * @param hostMemory    where transfers are staged that GPUs cannot make directly (no peer-to-peer access, no
+ *                      GPUDirect RDMA), or null
  */
 public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankNodes,
                            int[][] ringOrders, double latencyInterMicros,
                            NcclArch arch, LinkType intraLink, RingGraph ring, NvlsGraph nvlsGraph,
                            Map<Protocol, ProtocolCosts> protocolCosts, NvlsCosts nvlsCosts, int[] rankSharp,
                            NvlsCosts sharpCosts, CustomKernelCosts customCosts, HostLaunch hostLaunch,
-                           int[] rankHostMemory) {
+                           HostMemory hostMemory) {
 
     public Communicator {
         rankDevices = rankDevices.clone();
@@ -62,10 +62,6 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         rankNodes = rankNodes.clone();
         ringOrders = java.util.Arrays.stream(ringOrders).map(int[]::clone).toArray(int[][]::new);
         rankSharp = rankSharp == null ? null : rankSharp.clone();
-        rankHostMemory = rankHostMemory == null ? null : rankHostMemory.clone();
-        if (rankHostMemory != null && rankHostMemory.length != rankDevices.length) {
-            throw new IllegalArgumentException("one host memory entry per rank");
-        }
         if ((rankSharp == null) != (sharpCosts == null)) {
             throw new IllegalArgumentException("CollNet needs both its SHARP switches and their costs");
         }
@@ -122,19 +118,19 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         }
         return new Communicator(name, edited, rankDevices, rankSwitches, rankNodes, ringOrders, latencyInterMicros, arch,
                 intraLink, ring, nvlsLeft ? nvlsGraph : null, protocolCosts, nvlsLeft ? nvlsCosts : null, rankSharp, sharpCosts,
-                customCosts, hostLaunch, rankHostMemory);
+                customCosts, hostLaunch, hostMemory);
     }
 
     /** The same communicator with NVLS unavailable, as {@code NCCL_NVLS_ENABLE=0} makes it. */
     public Communicator withoutNvls() {
         return new Communicator(name, fabric, rankDevices, rankSwitches, rankNodes, ringOrders, latencyInterMicros, arch, intraLink, ring, null,
-                protocolCosts, null, rankSharp, sharpCosts, customCosts, hostLaunch, rankHostMemory);
+                protocolCosts, null, rankSharp, sharpCosts, customCosts, hostLaunch, hostMemory);
     }
 
     /** The same communicator without in-network reduction, as {@code NCCL_COLLNET_ENABLE=0} (NCCL's default) makes it. */
     public Communicator withoutCollNet() {
         return new Communicator(name, fabric, rankDevices, rankSwitches, rankNodes, ringOrders, latencyInterMicros, arch,
-                intraLink, ring, nvlsGraph, protocolCosts, nvlsCosts, null, null, customCosts, hostLaunch, rankHostMemory);
+                intraLink, ring, nvlsGraph, protocolCosts, nvlsCosts, null, null, customCosts, hostLaunch, hostMemory);
     }
 
     /** Channels of NCCL's point-to-point path: the ring channels rounded up to a power of two (32 on H100). */
@@ -179,7 +175,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
      */
     public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity) {
         if (plan.algo().custom()) {
-            return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, rankHostMemory, schedule(plan), customCosts.perBlock(),
+            return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule(plan), customCosts.perBlock(),
                     nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), null, customCosts.launchLatency(), observer,
                     checkCapacity);
         }
@@ -187,7 +183,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
                 ? nvlsCosts.launchLatency()
                 : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
-        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, rankHostMemory, schedule(plan), protocolCosts.get(proto),
+        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule(plan), protocolCosts.get(proto),
                 nvlsCosts, sharpCosts, launch, observer, checkCapacity);
     }
 }

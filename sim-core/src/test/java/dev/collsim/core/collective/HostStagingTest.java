@@ -44,7 +44,7 @@ class HostStagingTest {
         FlowNetwork net = new FlowNetwork(engine, fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray());
         net.setCheckCapacity(true);
         ScheduleRunner runner = new ScheduleRunner(engine, net, fabric, ranks, new int[] {-1, -1}, null);
-        runner.setHostStaging(staged ? new int[] {cpu, cpu} : null);
+        runner.setHostStaging(staged ? new HostMemory(new int[] {cpu, cpu}, null) : null);
         Schedule s = RingAlgorithm.inRankOrder(2).schedule(req);
         ContributionTracker tracker = new ContributionTracker(s);
         runner.setObserver(tracker);

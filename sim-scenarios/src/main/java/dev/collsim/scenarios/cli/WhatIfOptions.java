@@ -19,6 +19,9 @@ final class WhatIfOptions {
             description = "leaf downlinks to spine uplinks, e.g. 2:1 (default: ${DEFAULT-VALUE}, non-blocking)")
     String oversubscription;
 
+    @Option(names = "--gdr", paramLabel = "on|off", defaultValue = "on",
+            description = "GPUDirect RDMA: off sends every transfer across nodes through host memory at both ends (default: ${DEFAULT-VALUE})")
+    String gdr;
 
     @Option(names = "--scale", paramLabel = "CLASS=F,...", description = "scale link rates by class: nvlink, pcie, network, e.g. nvlink=0.5")
     String scale;
@@ -39,7 +42,8 @@ final class WhatIfOptions {
         if (nicsPerGpu != null && nicsPerGpu < 1) {
             throw new dev.collsim.core.input.InputException("--nics-per-gpu " + nicsPerGpu + ": expected 1 or more");
         }
-        return new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), WhatIf.parseScales("--scale", scale),
+        return new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), BenchCommand.onOff("--gdr", gdr),
+                WhatIf.parseScales("--scale", scale),
                 WhatIf.parseScales("--scale-latency", scaleLatency), linkEdits());
     }
 

@@ -34,6 +34,29 @@ class WhatIfTest {
         assertTrue(busbw(bench("alltoall", "--oversubscription", "4:1")) < a2a * 0.5, "alltoall crosses rails");
     }
 
+    /**
+     * Without GPUDirect RDMA each node's bytes cross its PCIe switch's uplink twice each way (GPU to host
+     * memory and host memory to NIC, and back on the other side), which costs more than the NIC gives;
+     * inside one node nothing changes.
+     */
+    @Test
+    void withoutGpuDirectTheNetworkPathBouncesThroughHostMemory() {
+        String[] tenNodes = {"bench", "all_reduce", "--nodes", "10", "--gpus-per-node", "1", "-b", "1G", "-e", "1G", "--format", "csv"};
+        double gdr = busbw(tenNodes);
+        double noGdr = busbw(concat(tenNodes, "--gdr", "off"));
+        assertTrue(noGdr < gdr * 0.7 && noGdr > gdr * 0.3, "GDR off " + noGdr + " GB/s against " + gdr + " GB/s");
+        double twoNodes = busbw(bench("all_reduce", "--algo", "ring", "--gdr", "off"));
+        assertTrue(twoNodes < busbw(bench("all_reduce", "--algo", "ring")) * 0.7, "2 nodes, GDR off: " + twoNodes);
+        String[] node = {"bench", "all_reduce", "-b", "1G", "-e", "1G", "--format", "csv"};
+        assertEquals(busbw(node), busbw(concat(node, "--gdr", "off")), 1e-9);
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
     @Test
     void slowerNvlinkSlowsANode() {
         String[] node = {"bench", "all_reduce", "--algo", "ring", "-b", "8G", "-e", "8G", "--format", "csv"};

@@ -1,5 +1,6 @@
 package dev.collsim.topologies.systems;
 
+import dev.collsim.core.collective.HostMemory;
 import dev.collsim.core.fabric.Capability;
 import dev.collsim.core.fabric.Device;
 import dev.collsim.core.fabric.DeviceKind;
@@ -79,7 +80,7 @@ public final class FabricCommunicator {
         return new Communicator(name, fabric, ranks, switches, rankNodes, HgxCluster.ringOrders(nodes, ppn), 0, arch, intra,
                 ring, nvlsGraph, ProtocolCostCatalog.costs(arch, TimeSpan.ZERO, TimeSpan.ZERO),
                 nvls ? ProtocolCostCatalog.nvls(arch) : null, null, null, ProtocolCostCatalog.CUSTOM_KERNELS,
-                ProtocolCostCatalog.HOST_LAUNCH, p2p ? null : hostMemories(fabric, ranks));
+                ProtocolCostCatalog.HOST_LAUNCH, p2p ? null : HostMemory.of(nearestCpus(fabric, ranks), null));
     }
 
     static boolean isNvlink(Link link) {
@@ -87,7 +88,7 @@ public final class FabricCommunicator {
     }
 
     /** For each rank, the CPU fewest hops from its GPU (the lowest id among equals). */
-    private static int[] hostMemories(Fabric fabric, int[] ranks) {
+    static int[] nearestCpus(Fabric fabric, int[] ranks) {
         int[] hosts = new int[ranks.length];
         for (int r = 0; r < ranks.length; r++) {
             int best = -1;

@@ -1,5 +1,6 @@
 package dev.collsim.topologies.systems;
 
+import dev.collsim.core.collective.HostMemory;
 import dev.collsim.core.fabric.Capability;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
@@ -32,7 +33,9 @@ import java.util.Set;
  * {@code g} of every node hang off leaf switch {@code g} (rail {@code g}); a non-blocking spine joins the
  * leaves for traffic that changes rails. On InfiniBand the leaves can reduce (SHARP) for NCCL's
  * CollNet, which stays off unless asked for, as {@code NCCL_COLLNET_ENABLE} defaults to 0. NCCL's rings stay on one rail between nodes: within a
- * node, channel {@code c}'s ring enters and leaves on rails that match its neighbours'.
+ * node, channel {@code c}'s ring enters and leaves on rails that match its neighbours'. Without
+ * GPUDirect RDMA the PCIe switches hang off the node's two CPU sockets (the first half of the GPUs'
+ * switches on socket 0), whose memory stages every transfer across nodes.
  */
 public final class HgxCluster {
     private HgxCluster() {}
@@ -76,6 +79,8 @@ public final class HgxCluster {
         int[] switches = new int[n];
         int[] rankNodes = new int[n];
         int[] leaves = new int[gpusPerNode];
+        boolean hostStaged = nodes > 1 && !whatIf.gpuDirect();
+        int[] rankHost = hostStaged ? new int[n] : null;
         if (nodes > 1) {
             for (int g = 0; g < gpusPerNode; g++) {
                 leaves[g] = b.addDevice("leaf" + g, DeviceKind.NETWORK_SWITCH,
@@ -91,6 +96,13 @@ public final class HgxCluster {
         for (int k = 0; k < nodes; k++) {
             String prefix = nodes == 1 ? "" : "n" + k + ".";
             int nvs = b.addDevice(prefix + "nvswitch", DeviceKind.NVSWITCH, nvls ? Set.of(Capability.NVLS) : Set.of());
+            int[] cpus = new int[hostStaged ? Math.min(2, gpusPerNode) : 0];
+            for (int s = 0; s < cpus.length; s++) {
+                cpus[s] = b.addDevice(prefix + "cpu" + s, DeviceKind.CPU);
+                if (s > 0) {
+                    b.addDuplex(cpus[0], cpus[s], PcieGeneration.SOCKET_LINK, PcieGeneration.SOCKET_LATENCY, "socket link");
+                }
+            }
             for (int g = 0; g < gpusPerNode; g++) {
                 int r = k * gpusPerNode + g;
                 ranks[r] = b.addDevice(prefix + "gpu" + g, DeviceKind.GPU);
@@ -103,6 +115,11 @@ public final class HgxCluster {
                     b.addDuplex(ranks[r], sw, pcieRate, pcieHop, pcie.label());
                     b.addDuplex(nic, sw, pcieRate, pcieHop, pcie.label());
                     b.addDuplex(nic, leaves[g], nicRate, netHop, nicClass);
+                    if (hostStaged) {
+                        int cpu = cpus[g * cpus.length / gpusPerNode];
+                        b.addDuplex(sw, cpu, pcieRate, pcieHop, pcie.label() + " uplink");
+                        rankHost[r] = cpu;
+                    }
                 }
             }
         }
@@ -131,7 +148,7 @@ public final class HgxCluster {
                 nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, sharp,
                 sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), new TimeSpan(netRoute - nvlinkRoute)),
                 ProtocolCostCatalog.CUSTOM_KERNELS,
-                ProtocolCostCatalog.HOST_LAUNCH, null);
+                ProtocolCostCatalog.HOST_LAUNCH, rankHost == null ? null : HostMemory.of(null, rankHost));
     }
 
     private static TimeSpan scale(TimeSpan t, double factor) {

@@ -16,18 +16,20 @@ import java.util.Map;
  * @param nicLineRate      line rate of one NIC per direction, or null for the network's
  * @param nicsPerGpu       NICs per GPU, or 0 for the network's
  * @param oversubscription ratio of the leaves' downlinks to their uplinks to the spine (1 is non-blocking)
+ * @param gpuDirect        whether NICs read and write GPU memory directly (GPUDirect RDMA); without it
+ *                         every transfer across nodes goes through host memory at both ends
  * @param rateScale        per link class, a factor on its rate
  * @param latencyScale     per link class, a factor on its latency
  * @param linkEdits        single connections degraded or taken down, by device name; unlike the
  *                         knobs above these apply to topology files too
  */
-public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription,
+public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, boolean gpuDirect,
                      Map<LinkClass, Double> rateScale, Map<LinkClass, Double> latencyScale, List<LinkEdit> linkEdits) {
 
     /** The classes of links a what-if can scale. */
     public enum LinkClass { NVLINK, PCIE, NETWORK }
 
-    public static final WhatIf NONE = new WhatIf(null, 0, 1, Map.of(), Map.of(), List.of());
+    public static final WhatIf NONE = new WhatIf(null, 0, 1, true, Map.of(), Map.of(), List.of());
 
     public WhatIf {
         if (nicsPerGpu < 0) {
@@ -43,7 +45,7 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription,
 
     /** Whether any knob that only a preset system has is set (everything but the link edits). */
     public boolean changesPreset() {
-        return !new WhatIf(nicLineRate, nicsPerGpu, oversubscription, rateScale, latencyScale, List.of()).equals(NONE);
+        return !new WhatIf(nicLineRate, nicsPerGpu, oversubscription, gpuDirect, rateScale, latencyScale, List.of()).equals(NONE);
     }
 
     /**

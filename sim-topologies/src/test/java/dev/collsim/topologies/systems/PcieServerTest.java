@@ -35,16 +35,16 @@ class PcieServerTest {
         assertEquals("PHB", label(c, 0, 2));
         assertEquals("SYS", label(c, 0, 4));
         assertEquals(LinkType.PCI, c.intraLink());
-        assertNull(c.rankHostMemory(), "L40S reaches its peers over PCIe");
+        assertNull(c.hostMemory(), "L40S reaches its peers over PCIe");
         assertNull(c.nvlsGraph());
     }
 
     @Test
     void geforceCardsStageThroughTheNearestSocketsMemory() {
         Communicator c = box(SystemPreset.PCIE_4090_8X);
-        assertNotNull(c.rankHostMemory());
-        assertEquals("cpu0", c.fabric().device(c.rankHostMemory()[0]).name());
-        assertEquals("cpu1", c.fabric().device(c.rankHostMemory()[7]).name());
+        assertNotNull(c.hostMemory());
+        assertEquals("cpu0", c.fabric().device(c.hostMemory().shm()[0]).name());
+        assertEquals("cpu1", c.fabric().device(c.hostMemory().shm()[7]).name());
     }
 
     /** The same 8-GPU tree: without peer access the ring's bytes climb to host memory and back, far slower. */
@@ -81,5 +81,21 @@ class PcieServerTest {
         Plan plan = NcclPlanner.plan(c, CollectiveOp.ALL_REDUCE, bytes, 0, EnumSet.of(AlgorithmId.RING), EnumSet.allOf(Protocol.class), 0);
         double seconds = c.simulate(plan, null, false).durationPicos() / 1e12;
         return bytes / seconds / 1e9 * CollectiveOp.ALL_REDUCE.busBandwidthFactor(c.nRanks());
+    }
+
+    /** Staged transfers keep the collectives correct: through host memory inside a node and, without GPUDirect, across nodes. */
+    @Test
+    void stagedCollectivesStayCorrect() {
+        WhatIf noGdr = new WhatIf(null, 0, 1, false, java.util.Map.of(), java.util.Map.of(), java.util.List.of());
+        for (Communicator c : java.util.List.of(box(SystemPreset.PCIE_4090_8X),
+                SystemPreset.HGX_H100.build(2, 2, null, noGdr))) {
+            for (AlgorithmId algo : java.util.List.of(AlgorithmId.RING, AlgorithmId.TREE)) {
+                Plan plan = NcclPlanner.plan(c, CollectiveOp.ALL_REDUCE, 8L << 20, 0, EnumSet.of(algo), EnumSet.of(Protocol.SIMPLE), 0);
+                var schedule = c.schedule(plan);
+                var tracker = new dev.collsim.core.collective.ContributionTracker(schedule);
+                c.simulate(plan, tracker, true);
+                assertEquals(java.util.List.of(), tracker.verify(), c.name() + " " + algo);
+            }
+        }
     }
 }
