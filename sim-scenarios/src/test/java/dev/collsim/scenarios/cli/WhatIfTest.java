@@ -51,6 +51,16 @@ class WhatIfTest {
         assertEquals(busbw(node), busbw(concat(node, "--gdr", "off")), 1e-9);
     }
 
+    /** Sockets cannot reach GPU memory: a TCP network always goes through host memory, --gdr or not. */
+    @Test
+    void tcpHasNoGpuDirect() {
+        String[] tcp = {"bench", "all_reduce", "--nodes", "4", "--gpus-per-node", "1", "--network", "tcp", "-b", "1G", "-e", "1G",
+            "--format", "csv"};
+        double withFlag = busbw(concat(tcp, "--gdr", "on"));
+        assertEquals(withFlag, busbw(concat(tcp, "--gdr", "off")), 1e-9);
+        assertTrue(withFlag < 12.5 * 0.94 && withFlag > 12.5 * 0.94 * 0.8, "the 100 Gb/s NIC bounds the ring: " + withFlag);
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, all, a.length, b.length);

@@ -23,7 +23,14 @@ public enum NetworkPreset {
     IB_HDR("ib-hdr", "InfiniBand HDR, 200 Gb/s per NIC", Rate.gigabitsPerSecond(200), 0.97, 1, TimeSpan.ofNanos(300), 0),
     ROCE("roce", "RoCE v2, 400 Gb/s per NIC, lossless", Rate.gigabitsPerSecond(400), 0.95, 1, TimeSpan.ofNanos(500), 0),
     EFA_P5("efa-p5", "AWS EFA on p5: 32 x 100 Gb/s per node, 4 per GPU", Rate.gigabitsPerSecond(100), 0.92, 4,
-            TimeSpan.ofNanos(800), 75);
+            TimeSpan.ofNanos(800), 75),
+    /**
+     * Plain Ethernet through NCCL's socket transport: no RDMA, so no GPUDirect either; every byte goes
+     * through host memory at both ends. TCP/IP and Ethernet headers at the default 1,500 B MTU leave
+     * (1500 - 52) / (1500 + 38) = 0.94 of the wire.
+     */
+    TCP("tcp", "Ethernet with NCCL's socket transport (TCP, no RDMA), 100 Gb/s per NIC", Rate.gigabitsPerSecond(100),
+            1448.0 / 1538, 1, TimeSpan.ofNanos(1000), 0);
 
     private final String id;
     private final String description;
@@ -72,6 +79,11 @@ public enum NetworkPreset {
 
     public double latencyInterMicros() {
         return latencyInterMicros;
+    }
+
+    /** False for sockets: the NIC cannot read or write GPU memory, so transfers bounce through host memory. */
+    public boolean rdma() {
+        return this != TCP;
     }
 
     /** True for InfiniBand, whose switches can reduce in the network (SHARP). */

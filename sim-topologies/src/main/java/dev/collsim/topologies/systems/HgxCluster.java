@@ -34,7 +34,7 @@ import java.util.Set;
  * leaves for traffic that changes rails. On InfiniBand the leaves can reduce (SHARP) for NCCL's
  * CollNet, which stays off unless asked for, as {@code NCCL_COLLNET_ENABLE} defaults to 0. NCCL's rings stay on one rail between nodes: within a
  * node, channel {@code c}'s ring enters and leaves on rails that match its neighbours'. Without
- * GPUDirect RDMA the PCIe switches hang off the node's two CPU sockets (the first half of the GPUs'
+ * GPUDirect RDMA (turned off, or a network without RDMA) the PCIe switches hang off the node's two CPU sockets (the first half of the GPUs'
  * switches on socket 0), whose memory stages every transfer across nodes.
  */
 public final class HgxCluster {
@@ -79,7 +79,7 @@ public final class HgxCluster {
         int[] switches = new int[n];
         int[] rankNodes = new int[n];
         int[] leaves = new int[gpusPerNode];
-        boolean hostStaged = nodes > 1 && !whatIf.gpuDirect();
+        boolean hostStaged = nodes > 1 && (!whatIf.gpuDirect() || !network.rdma());
         int[] rankHost = hostStaged ? new int[n] : null;
         if (nodes > 1) {
             for (int g = 0; g < gpusPerNode; g++) {
