@@ -2,6 +2,7 @@ package dev.collsim.core.collective;
 
 import dev.collsim.core.engine.Engine;
 import dev.collsim.core.engine.IndexedEvent;
+import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Route;
 import dev.collsim.core.flow.FlowListener;
@@ -516,20 +517,27 @@ public final class ScheduleRunner implements FlowListener {
     }
 
     /**
-     * Host memory to host memory across nodes: from the sender's host up to the switch its GPU hangs
-     * off, along the GPU's own route through its NIC and the network, and from the receiver's switch
-     * up to its host; so each GPU keeps its own NIC.
+     * Host memory to host memory across nodes: from the sender's host to the NIC its route leaves
+     * through, along that route through the network to the receiving NIC, and on to the receiver's
+     * host; so each GPU keeps its own NIC (or the peer's its PXN route takes).
      */
     private int[] networkLinks(int t) {
         int[] direct = route(t).links();
-        int first = fabric.link(direct[0]).to();
-        int last = fabric.link(direct[direct.length - 1]).from();
-        int[] up = fabric.route(writeHost(t), first).links();
-        int[] down = fabric.route(last, readHost(t)).links();
-        int[] links = new int[up.length + direct.length - 2 + down.length];
+        int a = 0;
+        while (fabric.device(fabric.link(direct[a]).to()).kind() != DeviceKind.NIC) {
+            a++;
+        }
+        int b = direct.length - 1;
+        while (fabric.device(fabric.link(direct[b]).from()).kind() != DeviceKind.NIC) {
+            b--;
+        }
+        int[] up = fabric.route(writeHost(t), fabric.link(direct[a]).to()).links();
+        int[] down = fabric.route(fabric.link(direct[b]).from(), readHost(t)).links();
+        int middle = b - a - 1;
+        int[] links = new int[up.length + middle + down.length];
         System.arraycopy(up, 0, links, 0, up.length);
-        System.arraycopy(direct, 1, links, up.length, direct.length - 2);
-        System.arraycopy(down, 0, links, up.length + direct.length - 2, down.length);
+        System.arraycopy(direct, a + 1, links, up.length, middle);
+        System.arraycopy(down, 0, links, up.length + middle, down.length);
         return links;
     }
 

@@ -13,8 +13,10 @@ import java.util.stream.Collectors;
  * An immutable graph of devices and directed links, built and validated by {@link FabricBuilder}.
  *
  * <p>Routes are the fewest-hop paths that pass only through forwarding devices (switches, CPUs,
- * NICs; never a GPU); among those the widest, further ties broken by the lowest link ids so that
- * routing is deterministic. They are
+ * NICs); among those the widest, further ties broken by the lowest link ids so that routing is
+ * deterministic. Only where no such path exists may a GPU relay, and only as NCCL's PXN does: between
+ * its NVSwitch and its PCIe switch or NIC, so a GPU whose NIC is gone reaches the network through a
+ * peer's. They are
  * computed on first use and cached; the cache is safe to share between threads.
  */
 public final class Fabric {
@@ -137,12 +139,15 @@ public final class Fabric {
 
     private Route searchRoute(int from, int to) {
         int[] viaLink = new int[devices.size()];
-        return search(from, to, viaLink)[to] >= 0 ? buildRoute(from, to, viaLink) : null;
+        if (search(from, to, viaLink, false)[to] >= 0 || search(from, to, viaLink, true)[to] >= 0) {
+            return buildRoute(from, to, viaLink);
+        }
+        return null;
     }
 
-    /** The devices a route from {@code from} can end at (routes pass only through forwarding devices). */
+    /** The devices a route from {@code from} can end at. */
     public boolean[] reachableFrom(int from) {
-        int[] hops = search(from, -1, new int[devices.size()]);
+        int[] hops = search(from, -1, new int[devices.size()], true);
         boolean[] reached = new boolean[hops.length];
         for (int d = 0; d < hops.length; d++) {
             reached[d] = hops[d] >= 0;
@@ -157,9 +162,10 @@ public final class Fabric {
      * (with {@code to} -1, explores everything).
      *
      * @param viaLink filled with the link each reached device is entered by
+     * @param relay   whether a GPU may pass on what an NVSwitch brought it to a PCIe switch or NIC (PXN)
      * @return hops to each device, -1 where none is reached
      */
-    private int[] search(int from, int to, int[] viaLink) {
+    private int[] search(int from, int to, int[] viaLink, boolean relay) {
         int n = devices.size();
         Arrays.fill(viaLink, -1);
         int[] hops = new int[n];
@@ -171,11 +177,17 @@ public final class Fabric {
         while (!layer.isEmpty() && (to < 0 || hops[to] < 0)) {
             List<Integer> next = new ArrayList<>();
             for (int d : layer) {
-                if (d != from && !devices.get(d).kind().forwards()) {
+                // PXN: a GPU passes data between its NVSwitch and its PCIe side, either way.
+                boolean pxn = relay && d != from && devices.get(d).kind() == DeviceKind.GPU;
+                DeviceKind entered = pxn ? devices.get(links.get(viaLink[d]).from()).kind() : null;
+                if (d != from && !devices.get(d).kind().forwards() && !pxn) {
                     continue;
                 }
                 for (int l : outLinks[d]) {
                     int reached = links.get(l).to();
+                    if (pxn && !pxnHop(entered, devices.get(reached).kind())) {
+                        continue;
+                    }
                     double w = Math.min(width[d], links.get(l).rate().bytesPerSecond());
                     if (hops[reached] < 0) {
                         hops[reached] = hops[d] + 1;
@@ -190,6 +202,12 @@ public final class Fabric {
             layer = next;
         }
         return hops;
+    }
+
+    private static boolean pxnHop(DeviceKind entered, DeviceKind leaving) {
+        boolean pcieSide = leaving == DeviceKind.PCIE_SWITCH || leaving == DeviceKind.NIC;
+        return entered == DeviceKind.NVSWITCH ? pcieSide
+                : (entered == DeviceKind.PCIE_SWITCH || entered == DeviceKind.NIC) && leaving == DeviceKind.NVSWITCH;
     }
 
     private Route buildRoute(int from, int to, int[] viaLink) {

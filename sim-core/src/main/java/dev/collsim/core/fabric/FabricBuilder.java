@@ -73,8 +73,8 @@ public final class FabricBuilder {
         }
         checkConnected();
         Fabric fabric = new Fabric(devices, links);
-        // Every pair, not just GPU 0 and each other: routes never pass through a GPU, so reaching
-        // GPU 0 from two GPUs does not join them.
+        // Every pair, not just GPU 0 and each other: GPUs relay only as PXN does, so reaching GPU 0
+        // from two GPUs does not join them.
         List<Device> gpus = fabric.devicesOfKind(DeviceKind.GPU);
         for (Device g : gpus) {
             boolean[] reached = fabric.reachableFrom(g.id());

@@ -114,7 +114,9 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         Fabric edited = fabric.withEdits(edits);
         boolean nvlsLeft = nvlsGraph != null;
         for (int r = 0; r < nRanks() && nvlsLeft; r++) {
-            nvlsLeft = rankSwitches[r] >= 0 && edited.reachableFrom(rankDevices[r])[rankSwitches[r]];
+            int gpu = rankDevices[r];
+            int sw = rankSwitches[r];
+            nvlsLeft = sw >= 0 && java.util.Arrays.stream(edited.outLinks(gpu)).anyMatch(l -> edited.link(l).to() == sw);
         }
         return new Communicator(name, edited, rankDevices, rankSwitches, rankNodes, ringOrders, latencyInterMicros, arch,
                 intraLink, ring, nvlsLeft ? nvlsGraph : null, protocolCosts, nvlsLeft ? nvlsCosts : null, rankSharp, sharpCosts,

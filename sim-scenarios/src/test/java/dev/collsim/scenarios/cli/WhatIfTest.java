@@ -96,11 +96,22 @@ class WhatIfTest {
         assertTrue(Double.parseDouble(row[7]) < 0.2 * busbw(bench("all_reduce")), r.out());
     }
 
+    /**
+     * A NIC down: GPU 3 reaches the network as NCCL's PXN does, over NVLink to a peer and out through
+     * the peer's NIC, which then carries two rails' rings: the all_reduce runs at about half.
+     */
+    @Test
+    void aNicDownDetoursThroughAPeersNic() {
+        double full = busbw(bench("all_reduce", "--algo", "ring"));
+        double detour = busbw(bench("all_reduce", "--algo", "ring", "--link-down", "n0.nic3:leaf3"));
+        assertEquals(0.5, detour / full, 0.03);
+    }
+
     @Test
     void aLinkDownThatStrandsAGpuIsAClearError() {
-        CliRunner r = CliRunner.run(bench("all_reduce", "--link-down", "n0.nic3:leaf3"));
+        CliRunner r = CliRunner.run(bench("all_reduce", "--link-down", "n0.gpu3:n0.nvswitch,n0.gpu3:n0.pcie3"));
         assertEquals(2, r.code());
-        assertEquals("collsim: with n0.nic3:leaf3 down: GPU 'n0.gpu3' has no route to GPU 'n1.gpu0' through switches, CPUs or NICs\n",
+        assertEquals("collsim: with n0.gpu3:n0.nvswitch down, n0.gpu3:n0.pcie3 down: device 'n0.gpu3' is not connected to 'leaf0'\n",
                 r.err());
         for (String[] bad : new String[][] {{"--degrade", "n0.gpu3:n0.pcie=0.5", "no device 'n0.pcie'"},
                 {"--degrade", "n0.gpu3:leaf3=0.5", "no link joins these two devices"},
