@@ -16,6 +16,7 @@ import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.file.NcclXmlImport;
 import dev.collsim.topologies.file.TopoMatrixImport;
 import dev.collsim.topologies.file.TopologyFile;
+import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import dev.collsim.topologies.view.TopoMatrix;
 import java.io.IOException;
@@ -69,7 +70,17 @@ public final class TopoCommand implements Runnable {
             SystemOptions.requireTopologyAlone(system.topology, system.nodes, system.gpusPerNode, system.network, knobs);
             Communicator comm = Bench.system(system.system, system.topology, system.nodes, system.gpusPerNode, system.network, knobs);
             ReportFormat format = output.reportFormat();
-            String text = format.render(matrix(comm)) + (format == ReportFormat.TABLE ? "\n" : "") + format.render(links(comm));
+            Table links = links(comm);
+            if (system.topology == null) {
+                SystemPreset preset = SystemPreset.byName(system.system);
+                int[] chips = preset.nvlinksPerChip();
+                if (chips.length > 0) {
+                    links.note("nvswitch: the node's " + chips.length + " NVSwitch chips as one crossbar; each GPU's "
+                            + preset.gpu().nvlinks() + " NVLinks spread " + java.util.Arrays.stream(chips).mapToObj(String::valueOf)
+                            .collect(java.util.stream.Collectors.joining("+")) + " over them, striped by address, so the bundle is exact");
+                }
+            }
+            String text = format.render(matrix(comm)) + (format == ReportFormat.TABLE ? "\n" : "") + format.render(links);
             output.emit(text, spec.commandLine().getOut());
             return 0;
         }

@@ -96,4 +96,16 @@ class HgxClusterTest {
         assertTrue(e.getMessage().contains("--nodes 0"), e.getMessage());
         assertThrows(InputException.class, () -> dev.collsim.topologies.catalog.NetworkPreset.byName("token-ring"));
     }
+
+    /** The boards' NVSwitch chips as wired: every NVLink of a GPU lands on one of them. */
+    @Test
+    void nvlinksSpreadOverTheChipsAsWired() {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new int[] {5, 4, 4, 5}, SystemPreset.HGX_H100.nvlinksPerChip());
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new int[] {2, 2, 2, 2, 2, 2}, SystemPreset.DGX_A100.nvlinksPerChip());
+        assertEquals(18, SystemPreset.GB200_NVL72.nvlinksPerChip().length);
+        for (SystemPreset p : SystemPreset.values()) {
+            int sum = java.util.Arrays.stream(p.nvlinksPerChip()).sum();
+            assertEquals(p.pcieServer() == null ? p.gpu().nvlinks() : 0, sum, p.id());
+        }
+    }
 }
