@@ -192,7 +192,8 @@ public final class Fabric {
                     if (hops[reached] < 0) {
                         hops[reached] = hops[d] + 1;
                         next.add(reached);
-                    } else if (hops[reached] != hops[d] + 1 || w <= width[reached]) {
+                    } else if (hops[reached] != hops[d] + 1 || w < width[reached]
+                            || (w == width[reached] && !(to >= 0 && ecmp(from, to, l, viaLink[reached])))) {
                         continue;
                     }
                     width[reached] = w;
@@ -202,6 +203,26 @@ public final class Fabric {
             layer = next;
         }
         return hops;
+    }
+
+    /**
+     * Equal-cost paths between network switches are chosen as ECMP does, by a hash of the flow's ends
+     * (here the route's), so that different pairs spread over the spines and some collide; elsewhere
+     * the first path found stays.
+     */
+    private boolean ecmp(int from, int to, int candidate, int current) {
+        if (devices.get(links.get(candidate).from()).kind() != DeviceKind.NETWORK_SWITCH
+                || devices.get(links.get(current).from()).kind() != DeviceKind.NETWORK_SWITCH) {
+            return false;
+        }
+        return flowHash(from, to, candidate) < flowHash(from, to, current);
+    }
+
+    private static long flowHash(int from, int to, int link) {
+        long h = (((long) from << 32) | to) * 0x9E3779B97F4A7C15L + link;
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        return (h ^ (h >>> 33)) & Long.MAX_VALUE;
     }
 
     private static boolean pxnHop(DeviceKind entered, DeviceKind leaving) {

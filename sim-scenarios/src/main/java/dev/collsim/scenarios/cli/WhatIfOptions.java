@@ -19,6 +19,10 @@ final class WhatIfOptions {
             description = "leaf downlinks to spine uplinks, e.g. 2:1 (default: ${DEFAULT-VALUE}, non-blocking)")
     String oversubscription;
 
+    @Option(names = "--spines", paramLabel = "N", defaultValue = "1",
+            description = "spine switches; with more than one, traffic that changes rails picks one by ECMP hash (default: ${DEFAULT-VALUE})")
+    int spines;
+
     @Option(names = "--gdr", paramLabel = "on|off", defaultValue = "on",
             description = "GPUDirect RDMA: off sends every transfer across nodes through host memory at both ends (default: ${DEFAULT-VALUE})")
     String gdr;
@@ -42,7 +46,7 @@ final class WhatIfOptions {
         if (nicsPerGpu != null && nicsPerGpu < 1) {
             throw new dev.collsim.core.input.InputException("--nics-per-gpu " + nicsPerGpu + ": expected 1 or more");
         }
-        return new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), BenchCommand.onOff("--gdr", gdr),
+        return new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), spines, BenchCommand.onOff("--gdr", gdr),
                 WhatIf.parseScales("--scale", scale),
                 WhatIf.parseScales("--scale-latency", scaleLatency), linkEdits());
     }

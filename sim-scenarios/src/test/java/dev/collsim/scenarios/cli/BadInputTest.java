@@ -47,6 +47,7 @@ class BadInputTest {
         "bench all_reduce --nic-bw 400                  | --nic-bw: '400' has no unit",
         "bench all_reduce --oversubscription 0:1        | --oversubscription '0:1': expected a ratio",
         "bench all_reduce --oversubscription 1:2        | --oversubscription: expected a ratio of at least 1:1",
+        "bench all_reduce --spines 0                    | --spines 0: expected 1 or more",
         "bench all_reduce --gdr sometimes               | --gdr 'sometimes': expected on or off",
         "bench all_reduce --system pcie-l40s-8x --nodes 2 | pcie-l40s-8x is one PCIe server",
         "bench all_reduce --scale warp=2                | --scale 'warp': unknown link class",

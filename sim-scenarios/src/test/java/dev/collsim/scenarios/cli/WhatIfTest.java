@@ -67,6 +67,20 @@ class WhatIfTest {
         return all;
     }
 
+    /**
+     * Several spines share the leaves' uplinks and ECMP hashes each pair's traffic onto one: some
+     * collide, so cross-rail alltoall loses bandwidth against one ideal spine of the same total, while
+     * the rail-aligned ring never touches a spine.
+     */
+    @Test
+    void ecmpOverSeveralSpinesCollides() {
+        double one = busbw(bench("alltoall"));
+        double eight = busbw(bench("alltoall", "--spines", "8"));
+        assertTrue(eight < one * 0.9, "8 spines " + eight + " GB/s against one " + one + " GB/s");
+        assertEquals(busbw(bench("all_reduce", "--algo", "ring")), busbw(bench("all_reduce", "--algo", "ring", "--spines", "8")), 1e-9);
+        assertEquals(eight, busbw(bench("alltoall", "--spines", "8")), 1e-9, "the hash is deterministic");
+    }
+
     @Test
     void slowerNvlinkSlowsANode() {
         String[] node = {"bench", "all_reduce", "--algo", "ring", "-b", "8G", "-e", "8G", "--format", "csv"};

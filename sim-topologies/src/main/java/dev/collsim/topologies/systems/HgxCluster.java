@@ -31,7 +31,7 @@ import java.util.Set;
  * <p>Across nodes each GPU shares a PCIe switch with its NIC(s) (GPUDirect RDMA: the NIC reads and
  * writes GPU memory through that switch); several NICs of one GPU are one bundle. The NICs of GPU
  * {@code g} of every node hang off leaf switch {@code g} (rail {@code g}); a non-blocking spine joins the
- * leaves for traffic that changes rails. On InfiniBand the leaves can reduce (SHARP) for NCCL's
+ * leaves for traffic that changes rails (or several, their uplinks split evenly, chosen by ECMP hash). On InfiniBand the leaves can reduce (SHARP) for NCCL's
  * CollNet, which stays off unless asked for, as {@code NCCL_COLLNET_ENABLE} defaults to 0. NCCL's rings stay on one rail between nodes: within a
  * node, channel {@code c}'s ring enters and leaves on rails that match its neighbours'. Without
  * GPUDirect RDMA (turned off, or a network without RDMA) the PCIe switches hang off the node's two CPU sockets (the first half of the GPUs'
@@ -87,9 +87,13 @@ public final class HgxCluster {
                         network.sharp() ? Set.of(Capability.SHARP) : Set.of());
             }
             if (gpusPerNode > 1) {
-                int spine = b.addDevice("spine", DeviceKind.NETWORK_SWITCH);
-                for (int g = 0; g < gpusPerNode; g++) {
-                    b.addDuplex(leaves[g], spine, nicRate.times(nodes / whatIf.oversubscription()), netHop, nicClass + " spine");
+                int spines = whatIf.spines();
+                for (int k = 0; k < spines; k++) {
+                    int spine = b.addDevice(spines == 1 ? "spine" : "spine" + k, DeviceKind.NETWORK_SWITCH);
+                    for (int g = 0; g < gpusPerNode; g++) {
+                        b.addDuplex(leaves[g], spine, nicRate.times(nodes / whatIf.oversubscription() / spines), netHop,
+                                nicClass + " spine");
+                    }
                 }
             }
         }

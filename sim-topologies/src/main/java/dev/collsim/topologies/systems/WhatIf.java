@@ -16,6 +16,8 @@ import java.util.Map;
  * @param nicLineRate      line rate of one NIC per direction, or null for the network's
  * @param nicsPerGpu       NICs per GPU, or 0 for the network's
  * @param oversubscription ratio of the leaves' downlinks to their uplinks to the spine (1 is non-blocking)
+ * @param spines           spine switches: 1 is one switch with all the leaves' uplinks; more split them
+ *                         evenly, and flows that change rails pick a spine by ECMP hash
  * @param gpuDirect        whether NICs read and write GPU memory directly (GPUDirect RDMA); without it
  *                         every transfer across nodes goes through host memory at both ends
  * @param rateScale        per link class, a factor on its rate
@@ -23,13 +25,13 @@ import java.util.Map;
  * @param linkEdits        single connections degraded or taken down, by device name; unlike the
  *                         knobs above these apply to topology files too
  */
-public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, boolean gpuDirect,
+public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, int spines, boolean gpuDirect,
                      Map<LinkClass, Double> rateScale, Map<LinkClass, Double> latencyScale, List<LinkEdit> linkEdits) {
 
     /** The classes of links a what-if can scale. */
     public enum LinkClass { NVLINK, PCIE, NETWORK }
 
-    public static final WhatIf NONE = new WhatIf(null, 0, 1, true, Map.of(), Map.of(), List.of());
+    public static final WhatIf NONE = new WhatIf(null, 0, 1, 1, true, Map.of(), Map.of(), List.of());
 
     public WhatIf {
         if (nicsPerGpu < 0) {
@@ -38,6 +40,9 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
         if (!(oversubscription >= 1) || Double.isInfinite(oversubscription)) {
             throw new InputException("--oversubscription: expected a ratio of at least 1:1, got " + oversubscription + ":1");
         }
+        if (spines < 1) {
+            throw new InputException("--spines " + spines + ": expected 1 or more");
+        }
         rateScale = Map.copyOf(rateScale);
         latencyScale = Map.copyOf(latencyScale);
         linkEdits = List.copyOf(linkEdits);
@@ -45,7 +50,7 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
 
     /** Whether any knob that only a preset system has is set (everything but the link edits). */
     public boolean changesPreset() {
-        return !new WhatIf(nicLineRate, nicsPerGpu, oversubscription, gpuDirect, rateScale, latencyScale, List.of()).equals(NONE);
+        return !new WhatIf(nicLineRate, nicsPerGpu, oversubscription, spines, gpuDirect, rateScale, latencyScale, List.of()).equals(NONE);
     }
 
     /**

@@ -86,7 +86,7 @@ class PcieServerTest {
     /** Staged transfers keep the collectives correct: through host memory inside a node and, without GPUDirect, across nodes. */
     @Test
     void stagedCollectivesStayCorrect() {
-        WhatIf noGdr = new WhatIf(null, 0, 1, false, java.util.Map.of(), java.util.Map.of(), java.util.List.of());
+        WhatIf noGdr = new WhatIf(null, 0, 1, 1, false, java.util.Map.of(), java.util.Map.of(), java.util.List.of());
         for (Communicator c : java.util.List.of(box(SystemPreset.PCIE_4090_8X),
                 SystemPreset.HGX_H100.build(2, 2, null, noGdr))) {
             for (AlgorithmId algo : java.util.List.of(AlgorithmId.RING, AlgorithmId.TREE)) {
