@@ -1,6 +1,15 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.reports.ReportFormat;
+import dev.collsim.reports.Table;
+import dev.collsim.scenarios.decode.AllReduceKind;
+import dev.collsim.scenarios.decode.DecodeReport;
+import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.DecodeSpec;
+import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Overlap;
+import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.scenarios.bench.BenchSpec;
 import dev.collsim.scenarios.bench.BenchTable;
@@ -12,9 +21,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code collsim demo}: the built-in main job, an nccl-tests sweep of ring all_reduce on an HGX H100. */
+/** {@code collsim demo}: the built-in main job, an nccl-tests sweep of ring all_reduce and a decode step on an HGX H100. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Runs the built-in example: all_reduce from 8 B to 8 GiB on an 8-GPU HGX H100, as nccl-tests would.")
+        description = "Runs the built-in example: all_reduce from 8 B to 8 GiB on an 8-GPU HGX H100, as nccl-tests would,"
+                + " then one decode step of Llama-3-70B on it.")
 public final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -27,12 +37,22 @@ public final class DemoCommand implements Callable<Integer> {
         out.println("# collsim demo: what `collsim bench all_reduce --system hgx-h100 --algo ring -b 8 -e 8G -f 2` prints");
         out.print(ReportFormat.TABLE.render(BenchTable.of(bench, SystemPreset.HGX_H100.description(), Bench.run(bench))));
         out.println();
+        out.println("# and one decode step of Llama-3-70B on the same box, TP 8, 32 sequences of 4096 tokens:");
+        out.println("# what `collsim decode --model llama-3-70b --system hgx-h100 --tp 8 --batch 32 --context 4096` prints, in short");
+        DecodeResult step = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-70b"), "hgx-h100", null, null, 8, 1, 1, 1, 32, 4096,
+                Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true));
+        Table table = DecodeReport.table(step);
+        out.print(String.join("\n", table.preamble().stream().map(l -> "# " + l).toList()) + "\n");
+        table.footer().forEach(l -> out.println("# " + l));
+        out.println();
         out.println("What to try next:");
         out.println("  collsim bench all_gather --system hgx-b200 -b 1M -e 1G -f 4      another GPU generation, another collective");
         out.println("  collsim bench all_reduce -b 8 -e 8G -f 2 -g 8                    one thread driving 8 GPUs: the ~35 us floor of real logs");
         out.println("  collsim bench all_reduce -b 64K -e 64M -f 4 --proto simple       force a protocol and watch small sizes slow down");
         out.println("  collsim bench broadcast --gpus-per-node 4 --channels 2 --format csv");
         out.println("  collsim validate                                                 the error against measured nccl-tests runs");
+        out.println("  collsim decode --model llama-3-70b --tp 8 --batch 32 --overlap two-batch   hide the all-reduces, reread the weights");
+        out.println("  collsim decode --model deepseek-v3 --system gb200-nvl72 --dp 72 --ep 72 --batch 64 --dtype fp8");
         out.flush();
         return 0;
     }

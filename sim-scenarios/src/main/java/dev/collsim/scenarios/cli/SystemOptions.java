@@ -7,7 +7,8 @@ import picocli.CommandLine.Option;
 /** Which system a command runs on: a preset, its node count and network, or a topology file. */
 final class SystemOptions {
     @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100",
-            description = "dgx-a100, hgx-h100, hgx-h200, hgx-b200, gb200-nvl72 or gb300-nvl72 (default: ${DEFAULT-VALUE})")
+            description = "dgx-a100, hgx-h100, hgx-h200, hgx-b200, gb200-nvl72, gb300-nvl72, or a PCIe server: pcie-l40s-8x,"
+                    + " pcie-4090-8x, pcie-h100-8x, pcie-h100-8x-gen4, pcie-2080ti-2x (default: ${DEFAULT-VALUE})")
     String system;
 
     @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
@@ -21,7 +22,7 @@ final class SystemOptions {
     int nodes;
 
     @Option(names = "--network", paramLabel = "NAME",
-            description = "ib-xdr, ib-ndr, ib-hdr, roce or efa-p5 between nodes (default: the system's, ib-ndr on HGX H100)")
+            description = "ib-xdr, ib-ndr, ib-hdr, roce, efa-p5 or tcp between nodes (default: the system's, ib-ndr on HGX H100)")
     String network;
 
     /** A topology file describes the whole system: the flags that shape a preset would be ignored, so they are errors. */

@@ -7,25 +7,58 @@ import dev.collsim.core.nccl.NcclArch;
  * capability 7.x as Volta, 8.x as Ampere, 9.0 as Hopper, 10.x as Blackwell) and their NVLinks.
  */
 public enum GpuModel {
-    A100_SXM("a100", "A100 SXM4 80GB", NcclArch.AMPERE, NvLinkGeneration.NVLINK3, 12),
-    H100_SXM("h100", "H100 SXM5 80GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 18),
-    H200_SXM("h200", "H200 SXM 141GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 18),
-    B200("b200", "B200 180GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18),
-    GB200("gb200", "GB200 186GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18),
-    GB300("gb300", "GB300 288GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18),
+    A100_SXM("a100", "A100 SXM4 80GB", NcclArch.AMPERE, NvLinkGeneration.NVLINK3, 12,
+            new Roofline(312, 0, 0, 80, 2.039, 108)),
+    H100_SXM("h100", "H100 SXM5 80GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 18,
+            new Roofline(989.4, 1978.9, 0, 80, 3.35, 132)),
+    H200_SXM("h200", "H200 SXM 141GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 18,
+            new Roofline(989.4, 1978.9, 0, 141, 4.8, 132)),
+    B200("b200", "B200 180GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18,
+            new Roofline(2250, 4500, 9000, 180, 7.7, 148)),
+    GB200("gb200", "GB200 186GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18,
+            new Roofline(2500, 5000, 10000, 186, 8.0, 148)),
+    GB300("gb300", "GB300 288GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18,
+            new Roofline(2500, 5000, 15000, 288, 8.0, 160)),
     /** H100 PCIe: its 12 NVLink4 links reach only a bridged partner card. */
-    H100_PCIE("h100-pcie", "H100 PCIe 80GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 12),
-    L40S("l40s", "L40S 48GB", NcclArch.AMPERE, null, 0),
-    RTX_4090("rtx4090", "GeForce RTX 4090 24GB", NcclArch.AMPERE, null, 0),
-    RTX_2080TI("rtx2080ti", "GeForce RTX 2080 Ti 11GB", NcclArch.VOLTA, null, 0);
+    H100_PCIE("h100-pcie", "H100 PCIe 80GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 12,
+            new Roofline(756, 1513, 0, 80, 2.0, 114)),
+    L40S("l40s", "L40S 48GB", NcclArch.AMPERE, null, 0, new Roofline(362, 733, 0, 48, 0.864, 142)),
+    RTX_4090("rtx4090", "GeForce RTX 4090 24GB", NcclArch.AMPERE, null, 0, new Roofline(165.2, 330.3, 0, 24, 1.008, 128)),
+    RTX_2080TI("rtx2080ti", "GeForce RTX 2080 Ti 11GB", NcclArch.VOLTA, null, 0, new Roofline(53.8, 0, 0, 11, 0.616, 68));
+
+    /**
+     * What the roofline needs of a GPU: dense tensor-core rates in TFLOPS (0 where the format has
+     * none; FP8 and FP4 fall back to the next wider format), HBM in GB (10^9 B) and TB/s, and SMs.
+     * Figures from {@code ../shared/reference/nccl-and-decode.md} (Q5), datasheets' sparse numbers
+     * halved; GB300's and the GeForce cards' from their datasheets the same way.
+     */
+    public record Roofline(double bf16Tflops, double fp8Tflops, double fp4Tflops, double hbmGB, double hbmTBps, int sms) {
+        /** Dense TFLOPS for a weight format of {@code bits} (16, 8 or 4). */
+        public double tflops(int bits) {
+            if (bits <= 4 && fp4Tflops > 0) {
+                return fp4Tflops;
+            }
+            return bits <= 8 && fp8Tflops > 0 ? fp8Tflops : bf16Tflops;
+        }
+
+        public double hbmBytes() {
+            return hbmGB * 1e9;
+        }
+
+        public double hbmBytesPerSecond() {
+            return hbmTBps * 1e12;
+        }
+    }
 
     private final String shortName;
     private final String label;
     private final NcclArch arch;
     private final NvLinkGeneration nvlink;
     private final int nvlinks;
+    private final Roofline roofline;
 
-    GpuModel(String shortName, String label, NcclArch arch, NvLinkGeneration nvlink, int nvlinks) {
+    GpuModel(String shortName, String label, NcclArch arch, NvLinkGeneration nvlink, int nvlinks, Roofline roofline) {
+        this.roofline = roofline;
         this.shortName = shortName;
         this.label = label;
         this.arch = arch;
@@ -51,6 +84,10 @@ public enum GpuModel {
 
     public String label() {
         return label;
+    }
+
+    public Roofline roofline() {
+        return roofline;
     }
 
     public NcclArch arch() {

@@ -1,0 +1,106 @@
+package dev.collsim.scenarios.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.collsim.core.input.InputException;
+import dev.collsim.reports.AtomicFiles;
+import dev.collsim.reports.ReportFormat;
+import dev.collsim.scenarios.decode.AllReduceKind;
+import dev.collsim.scenarios.decode.DecodeReport;
+import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.DecodeSpec;
+import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Overlap;
+import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.scenarios.decode.TraceWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code collsim decode}: one decode step of a model on a system, layer by layer. */
+@Command(name = "decode", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Simulates one decode step of an LLM: every layer's kernels on the roofline, its collectives chunk by chunk",
+            "on the system, scheduled on streams; prints per-layer times, the inter-token latency and tokens/s."})
+public final class DecodeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--model", paramLabel = "NAME|config.json", required = true,
+            description = "llama-3-8b, llama-3-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, deepseek-v3, qwen3-235b-a22b,"
+                    + " or a Hugging Face config.json")
+    String model;
+
+    @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "a preset system (default: ${DEFAULT-VALUE})")
+    String system;
+
+    @Option(names = "--network", paramLabel = "NAME", description = "between nodes (default: the system's)")
+    String network;
+
+    @Option(names = "--nodes", paramLabel = "N", description = "nodes (default: as many as the layout needs)")
+    Integer nodes;
+
+    @Option(names = "--tp", paramLabel = "T", defaultValue = "1", description = "tensor-parallel ranks (default: ${DEFAULT-VALUE})")
+    int tp;
+
+    @Option(names = "--pp", paramLabel = "P", defaultValue = "1", description = "pipeline stages (default: ${DEFAULT-VALUE})")
+    int pp;
+
+    @Option(names = "--ep", paramLabel = "E", defaultValue = "1", description = "expert-parallel ranks, tp x dp (default: ${DEFAULT-VALUE})")
+    int ep;
+
+    @Option(names = "--dp", paramLabel = "D", defaultValue = "1", description = "data-parallel replicas (default: ${DEFAULT-VALUE})")
+    int dp;
+
+    @Option(names = "--batch", paramLabel = "B", defaultValue = "1", description = "sequences per replica (default: ${DEFAULT-VALUE})")
+    int batch;
+
+    @Option(names = "--context", paramLabel = "TOKENS", defaultValue = "4096", description = "tokens in each sequence's KV cache (default: ${DEFAULT-VALUE})")
+    int context;
+
+    @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
+    String dtype;
+
+    @Option(names = "--allreduce", paramLabel = "KIND", defaultValue = "auto",
+            description = "auto (as vLLM chooses), nccl, oneshot, twoshot or nvls (default: ${DEFAULT-VALUE})")
+    String allReduce;
+
+    @Option(names = "--overlap", paramLabel = "MODE", defaultValue = "none", description = "none, two-batch or fused (default: ${DEFAULT-VALUE})")
+    String overlap;
+
+    @Option(names = "--cuda-graphs", paramLabel = "on|off", defaultValue = "on", description = "kernels replayed from a CUDA graph (default: ${DEFAULT-VALUE})")
+    String cudaGraphs;
+
+    @Option(names = "--trace", paramLabel = "FILE", description = "also write the step as a Perfetto (Chrome trace-event) JSON file")
+    Path trace;
+
+    @Mixin
+    OutputOptions output;
+
+    @Override
+    public Integer call() {
+        DecodeSpec decode = new DecodeSpec(ModelConfig.load(model), system, network, nodes, tp, pp, ep, dp, batch, context,
+                Precision.fromName(dtype), AllReduceKind.fromName(allReduce), Overlap.fromName(overlap),
+                BenchCommand.onOff("--cuda-graphs", cudaGraphs));
+        ReportFormat format = output.reportFormat();
+        DecodeResult result = DecodeStep.run(decode);
+        String text = format == ReportFormat.JSON ? json(result) : format.render(DecodeReport.table(result));
+        if (trace != null) {
+            AtomicFiles.write(trace, TraceWriter.json(result));
+        }
+        output.emit(text, spec.commandLine().getOut());
+        return 0;
+    }
+
+    static String json(Object value) {
+        try {
+            return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(value) + "\n";
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.collsim.scenarios.decode;
+
+import dev.collsim.core.collective.CollectiveOp;
+import dev.collsim.core.collective.Protocol;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.AlgorithmId;
+import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.nccl.LinkType;
+import dev.collsim.core.nccl.NcclPlanner;
+import dev.collsim.core.nccl.Plan;
+import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The decode step's collectives, each simulated chunk by chunk on its group's GPUs of the system
+ * (cached by group, operation and size, as every layer repeats them). A group of G GPUs sits inside
+ * one node when G fits, else on G / (GPUs per node) whole nodes.
+ */
+final class CommModel {
+    /** A collective's cost: its time, the part of it that does not shrink with size, and the SMs its kernel holds. */
+    record Cost(double micros, double latencyMicros, int sms, String algorithm) {}
+
+    private final SystemPreset preset;
+    private final NetworkPreset network;
+    private final AllReduceKind allReduce;
+    private final Map<Integer, Communicator> groups = new HashMap<>();
+    private final Map<String, Cost> costs = new HashMap<>();
+
+    CommModel(SystemPreset preset, NetworkPreset network, AllReduceKind allReduce) {
+        this.preset = preset;
+        this.network = network;
+        this.allReduce = allReduce;
+    }
+
+    /** The communicator of a group of {@code size} GPUs placed as tightly as the system allows. */
+    Communicator group(int size) {
+        return groups.computeIfAbsent(size, g -> {
+            int perNode = preset.gpusPerNode();
+            if (g > perNode && g % perNode != 0) {
+                throw new InputException("a group of " + g + " GPUs on " + preset.id() + " (" + perNode
+                        + " per node) must fit in one node or fill whole nodes");
+            }
+            Communicator c = preset.build(g <= perNode ? 1 : g / perNode, Math.min(g, perNode), network, WhatIf.NONE);
+            return c.withoutCollNet();
+        });
+    }
+
+    /** A TP all-reduce of {@code bytes} with the kernel {@code --allreduce} asks for. */
+    Cost allReduce(int tp, long bytes) {
+        return cost(CollectiveOp.ALL_REDUCE, tp, bytes);
+    }
+
+    /** An all-gather whose output is {@code bytes} on each of {@code n} GPUs. */
+    Cost allGather(int n, long bytes) {
+        return cost(CollectiveOp.ALL_GATHER, n, bytes);
+    }
+
+    /** An expert-parallel dispatch or combine: {@code bytes} leave each of {@code n} GPUs, spread over all of them. */
+    Cost allToAll(int n, long bytes) {
+        return cost(CollectiveOp.ALL_TO_ALL, n, bytes);
+    }
+
+    /** Activations from one pipeline stage to the next: inside a node when both stages fit in one, else across two. */
+    Cost stageSend(boolean sameNode, long bytes) {
+        String key = "p2p/" + sameNode + "/" + bytes;
+        return costs.computeIfAbsent(key, k -> {
+            Communicator c = sameNode ? group(2)
+                    : preset.build(2, 1, network, WhatIf.NONE).withoutCollNet();
+            return simulate(c, CollectiveOp.SEND_RECV, bytes, EnumSet.allOf(AlgorithmId.class));
+        });
+    }
+
+    private Cost cost(CollectiveOp op, int n, long bytes) {
+        long rounded = op.sizeIsTotal() ? Math.max(n, bytes / n * n) : Math.max(1, bytes);
+        String key = op + "/" + n + "/" + rounded;
+        return costs.computeIfAbsent(key, k -> {
+            Communicator c = group(n);
+            return simulate(c, op, rounded, op == CollectiveOp.ALL_REDUCE ? allReduceAlgos(c, rounded) : EnumSet.allOf(AlgorithmId.class));
+        });
+    }
+
+    /** vLLM's custom all-reduce rule (one-shot at 2 GPUs and for small messages, two-shot up to 8 MiB), else NCCL. */
+    private EnumSet<AlgorithmId> allReduceAlgos(Communicator c, long bytes) {
+        boolean nvlinkDomain = c.nNodes() == 1 && c.intraLink() == LinkType.NVLINK;
+        return switch (allReduce) {
+            case NCCL -> ncclAlgos();
+            case ONESHOT -> EnumSet.of(AlgorithmId.ONESHOT);
+            case TWOSHOT -> EnumSet.of(AlgorithmId.TWOSHOT);
+            case NVLS -> {
+                if (c.nvlsGraph() == null) {
+                    throw new InputException("--allreduce nvls: " + preset.id() + " has no NVLink SHARP for a group of " + c.nRanks());
+                }
+                yield EnumSet.of(AlgorithmId.NVLS);
+            }
+            case AUTO -> {
+                int n = c.nRanks();
+                boolean vllmSizes = n == 2 || n == 4 || n == 6 || n == 8;
+                if (!nvlinkDomain || !vllmSizes || bytes > 8L << 20) {
+                    yield ncclAlgos();
+                }
+                boolean oneShot = n == 2 || (n <= 4 && bytes < 512 * 1024) || bytes < 256 * 1024;
+                yield EnumSet.of(oneShot ? AlgorithmId.ONESHOT : AlgorithmId.TWOSHOT);
+            }
+        };
+    }
+
+    private static EnumSet<AlgorithmId> ncclAlgos() {
+        EnumSet<AlgorithmId> all = EnumSet.allOf(AlgorithmId.class);
+        all.removeIf(AlgorithmId::custom);
+        return all;
+    }
+
+    /** Simulates the collective, and again at its smallest size for the part of its time that is latency. */
+    private static Cost simulate(Communicator c, CollectiveOp op, long bytes, EnumSet<AlgorithmId> algos) {
+        EnumSet<Protocol> protos = EnumSet.allOf(Protocol.class);
+        Plan plan = NcclPlanner.plan(c, op, bytes, 0, algos, protos, 0);
+        double micros = c.simulate(plan, null, false).durationPicos() / 1e6;
+        long smallest = op.sizeIsTotal() ? c.nRanks() * 2L : 2;
+        Plan tiny = NcclPlanner.plan(c, op, smallest, 0, EnumSet.of(plan.algo()), protos, 0);
+        double latency = Math.min(micros, c.simulate(tiny, null, false).durationPicos() / 1e6);
+        return new Cost(micros, latency, plan.request().channels(), plan.algo().label() + "/" + plan.request().protocol().label());
+    }
+
+    /** Where a group of GPUs crosses something slower than NVLink, for the layout warnings; empty if nowhere. */
+    List<String> crossings(int size) {
+        Communicator c = group(size);
+        if (c.nNodes() > 1) {
+            return List.of("the network (" + c.nNodes() + " nodes)");
+        }
+        if (c.intraLink() == LinkType.NVLINK) {
+            return List.of();
+        }
+        boolean sockets = false;
+        for (int a = 0; a < c.nRanks(); a++) {
+            for (int b = 0; b < c.nRanks(); b++) {
+                sockets |= a != b && dev.collsim.topologies.view.TopoMatrix.label(c.fabric(), c.rankDevices()[a],
+                        c.rankDevices()[b]).equals("SYS");
+            }
+        }
+        return sockets ? List.of("PCIe", "a CPU socket link") : List.of("PCIe");
+    }
+}

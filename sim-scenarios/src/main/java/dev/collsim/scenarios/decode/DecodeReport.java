@@ -1,0 +1,43 @@
+package dev.collsim.scenarios.decode;
+
+import dev.collsim.reports.Column;
+import dev.collsim.reports.Table;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The decode step as a table: one row per layer, the totals around it. */
+public final class DecodeReport {
+    private DecodeReport() {}
+
+    public static Table table(DecodeResult r) {
+        DecodeResult.Layout l = r.layout();
+        Table t = new Table("decode step of " + r.model(), List.of(Column.number("layer", "layer", "", 6, 0),
+                Column.text("kind", "kind", 6), Column.number("start_ms", "start", "(ms)", 10, 4),
+                Column.number("end_ms", "end", "(ms)", 10, 4), Column.number("compute_ms", "compute", "(ms)", 10, 4),
+                Column.number("comm_ms", "comm", "(ms)", 10, 4)),
+                Map.of("command", "decode", "model", r.model(), "system", r.system()));
+        t.note(String.format(Locale.ROOT, "%s on %s (%s): tp %d, pp %d, ep %d, dp %d = %d GPUs; batch %d, context %d, %s;"
+                        + " all-reduce %s, overlap %s, CUDA graphs %s", r.model(), r.system(), r.gpu(), l.tp(), l.pp(), l.ep(), l.dp(),
+                l.gpus(), l.batch(), l.context(), l.dtype(), l.allreduce(), l.overlap(), l.cudaGraphs() ? "on" : "off"));
+        t.note(String.format(Locale.ROOT, "memory per GPU: %.1f GiB of %.1f (weights %.1f, KV cache %.1f, buffers %.1f, reserve 1.0)",
+                gib(r.memoryBytesPerGpu()), gib(r.hbmBytesPerGpu()), gib(r.weightsBytesPerGpu()), gib(r.kvBytesPerGpu()),
+                gib(r.buffersBytesPerGpu())));
+        for (String w : r.warnings()) {
+            t.note("warning: " + w);
+        }
+        for (DecodeResult.Layer layer : r.layers()) {
+            t.row(layer.index(), layer.moe() ? "moe" : "dense", layer.startMs(), layer.endMs(), layer.computeMs(), layer.commMs());
+        }
+        t.footnote(String.format(Locale.ROOT, "inter-token latency %.3f ms: %.1f tokens/s, %.1f per GPU, %.1f per user",
+                r.itlMs(), r.tokensPerS(), r.tokensPerSPerGpu(), r.tokensPerSPerUser()));
+        t.footnote(String.format(Locale.ROOT, "compute %.3f ms, communication %.3f ms (bandwidth %.3f, latency %.3f), exposed %.3f ms;"
+                        + " %.1f MiB of messages per GPU", r.computeMs(), r.commMs(), r.commBandwidthTermMs(), r.commLatencyTermMs(),
+                r.exposedCommMs(), r.commBytesPerGpu() / 1048576.0));
+        return t;
+    }
+
+    private static double gib(double bytes) {
+        return bytes / (1L << 30);
+    }
+}

@@ -1,0 +1,131 @@
+package dev.collsim.scenarios.decode;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.collsim.topologies.catalog.GpuModel;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * What a decode step costs, in the keys {@code decode --format json} writes. Times in ms from the
+ * step's start; bytes per GPU. {@code comm_bytes_per_gpu} counts each collective's message (its
+ * buffer, as nccl-tests' size does), not what its algorithm moves over the wires.
+ */
+public record DecodeResult(
+        String model, String system, String gpu, Layout layout,
+        @JsonProperty("itl_ms") double itlMs,
+        @JsonProperty("tokens_per_s") double tokensPerS,
+        @JsonProperty("tokens_per_s_per_gpu") double tokensPerSPerGpu,
+        @JsonProperty("tokens_per_s_per_user") double tokensPerSPerUser,
+        @JsonProperty("compute_ms") double computeMs,
+        @JsonProperty("comm_ms") double commMs,
+        @JsonProperty("exposed_comm_ms") double exposedCommMs,
+        @JsonProperty("comm_bytes_per_gpu") long commBytesPerGpu,
+        @JsonProperty("comm_bandwidth_term_ms") double commBandwidthTermMs,
+        @JsonProperty("comm_latency_term_ms") double commLatencyTermMs,
+        @JsonProperty("weights_bytes_per_gpu") double weightsBytesPerGpu,
+        @JsonProperty("kv_bytes_per_gpu") double kvBytesPerGpu,
+        @JsonProperty("buffers_bytes_per_gpu") double buffersBytesPerGpu,
+        @JsonProperty("memory_bytes_per_gpu") double memoryBytesPerGpu,
+        @JsonProperty("hbm_bytes_per_gpu") double hbmBytesPerGpu,
+        List<String> warnings,
+        @JsonProperty("before_layers") List<Span> beforeLayers,
+        List<Layer> layers,
+        @JsonProperty("after_layers") List<Span> afterLayers) {
+
+    public record Layout(int tp, int pp, int ep, int dp, int gpus, int batch, int context, String dtype, String allreduce,
+                         String overlap, @JsonProperty("cuda_graphs") boolean cudaGraphs) {}
+
+    /** One kernel: compute or a collective, on its stream, for one micro-batch. */
+    public record Span(String name, String kind, int stream, @JsonProperty("micro_batch") int microBatch,
+                       @JsonProperty("start_ms") double startMs, @JsonProperty("end_ms") double endMs, long bytes) {}
+
+    public record Layer(int index, boolean moe, @JsonProperty("start_ms") double startMs, @JsonProperty("end_ms") double endMs,
+                        @JsonProperty("compute_ms") double computeMs, @JsonProperty("comm_ms") double commMs, List<Span> spans) {}
+
+    static DecodeResult of(DecodeSpec spec, GpuModel gpu, MemoryPlan memory, List<Op> ops, List<String> warnings) {
+        ModelConfig m = spec.model();
+        double itl = ops.stream().mapToDouble(o -> o.end).max().orElse(0) / 1000;
+        double compute = 0;
+        double comm = 0;
+        double latency = 0;
+        long bytes = 0;
+        List<double[]> computeIntervals = new ArrayList<>();
+        List<double[]> commIntervals = new ArrayList<>();
+        List<Span> before = new ArrayList<>();
+        List<Span> after = new ArrayList<>();
+        List<List<Span>> perLayer = new ArrayList<>();
+        for (int l = 0; l < m.layers(); l++) {
+            perLayer.add(new ArrayList<>());
+        }
+        for (Op o : ops) {
+            double d = (o.end - o.start) / 1000;
+            if (o.kind == Op.Kind.COMM) {
+                comm += d;
+                latency += o.latencyMicros / 1000;
+                bytes += o.bytes;
+                commIntervals.add(new double[] {o.start, o.end});
+            } else {
+                compute += d;
+                computeIntervals.add(new double[] {o.start, o.end});
+            }
+            Span s = new Span(o.name, o.kind.name().toLowerCase(java.util.Locale.ROOT), o.stream, o.microBatch, o.start / 1000,
+                    o.end / 1000, o.bytes);
+            (o.layer < 0 ? before : o.layer >= m.layers() ? after : perLayer.get(o.layer)).add(s);
+        }
+        List<Layer> layers = new ArrayList<>();
+        for (int l = 0; l < m.layers(); l++) {
+            List<Span> spans = perLayer.get(l);
+            layers.add(new Layer(l, m.isMoe(l), spans.stream().mapToDouble(Span::startMs).min().orElse(0),
+                    spans.stream().mapToDouble(Span::endMs).max().orElse(0),
+                    spans.stream().filter(s -> s.kind().equals("compute")).mapToDouble(s -> s.endMs() - s.startMs()).sum(),
+                    spans.stream().filter(s -> s.kind().equals("comm")).mapToDouble(s -> s.endMs() - s.startMs()).sum(), spans));
+        }
+        double exposed = (covered(commIntervals) - overlap(commIntervals, computeIntervals)) / 1000;
+        double tokensPerS = spec.batch() * spec.dp() / (itl / 1000);
+        Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.gpus(), spec.batch(), spec.context(),
+                spec.precision().label(), spec.allReduce().label(), spec.overlap().label(), spec.cudaGraphs());
+        return new DecodeResult(m.name(), spec.system(), gpu.label(), layout, itl, tokensPerS, tokensPerS / spec.gpus(),
+                1000 / itl, compute, comm, exposed, bytes, comm - latency, latency, memory.weightsBytes(), memory.kvBytes(),
+                memory.buffersBytes(), memory.total(), memory.capacityBytes(), List.copyOf(warnings), before, layers, after);
+    }
+
+    /** Total length of the union of intervals. */
+    private static double covered(List<double[]> intervals) {
+        return merge(intervals).stream().mapToDouble(i -> i[1] - i[0]).sum();
+    }
+
+    /** Length of the time covered by both sets of intervals. */
+    private static double overlap(List<double[]> a, List<double[]> b) {
+        List<double[]> x = merge(a);
+        List<double[]> y = merge(b);
+        double sum = 0;
+        int i = 0;
+        int j = 0;
+        while (i < x.size() && j < y.size()) {
+            double lo = Math.max(x.get(i)[0], y.get(j)[0]);
+            double hi = Math.min(x.get(i)[1], y.get(j)[1]);
+            sum += Math.max(0, hi - lo);
+            if (x.get(i)[1] < y.get(j)[1]) {
+                i++;
+            } else {
+                j++;
+            }
+        }
+        return sum;
+    }
+
+    private static List<double[]> merge(List<double[]> intervals) {
+        List<double[]> sorted = new ArrayList<>(intervals);
+        sorted.sort(Comparator.comparingDouble(i -> i[0]));
+        List<double[]> out = new ArrayList<>();
+        for (double[] i : sorted) {
+            if (!out.isEmpty() && i[0] <= out.get(out.size() - 1)[1]) {
+                out.get(out.size() - 1)[1] = Math.max(out.get(out.size() - 1)[1], i[1]);
+            } else {
+                out.add(new double[] {i[0], i[1]});
+            }
+        }
+        return out;
+    }
+}

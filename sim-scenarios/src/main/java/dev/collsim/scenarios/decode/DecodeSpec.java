@@ -1,0 +1,58 @@
+package dev.collsim.scenarios.decode;
+
+import dev.collsim.core.input.InputException;
+
+/**
+ * One decode step to simulate.
+ *
+ * @param tp      tensor-parallel ranks: attention heads and MLP columns split over them, two all-reduces per layer
+ * @param pp      pipeline stages, the layers split evenly, activations sent between stages
+ * @param ep      expert-parallel ranks for MoE layers (1: experts split over the TP ranks instead); it
+ *                must be tp x dp, every attention rank holding experts/ep experts
+ * @param dp      data-parallel replicas of the attention (and of everything when ep is 1)
+ * @param batch   sequences decoding together in each replica, one token each per step
+ * @param context tokens already in each sequence's KV cache
+ */
+public record DecodeSpec(ModelConfig model, String system, String network, Integer nodes, int tp, int pp, int ep, int dp,
+                         int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs) {
+    public DecodeSpec {
+        positive("--tp", tp);
+        positive("--pp", pp);
+        positive("--ep", ep);
+        positive("--dp", dp);
+        positive("--batch", batch);
+        positive("--context", context);
+        if (nodes != null) {
+            positive("--nodes", nodes);
+        }
+        if (model.heads() % tp != 0) {
+            throw new InputException("--tp " + tp + ": " + model.name() + "'s " + model.heads()
+                    + " attention heads do not split evenly over " + tp + " ranks");
+        }
+        if (pp > model.layers()) {
+            throw new InputException("--pp " + pp + ": " + model.name() + " has only " + model.layers() + " layers");
+        }
+        if (ep > 1 && model.experts() == 0) {
+            throw new InputException("--ep " + ep + ": " + model.name() + " is dense; expert parallelism needs an MoE model");
+        }
+        if (ep > 1 && ep != tp * dp) {
+            throw new InputException("--ep " + ep + ": expected tp x dp = " + tp * dp + " (every attention rank holds experts)");
+        }
+        if (ep > model.experts() && model.experts() > 0) {
+            throw new InputException("--ep " + ep + ": " + model.name() + " has only " + model.experts() + " experts");
+        }
+        if (overlap == Overlap.TWO_BATCH && batch < 2) {
+            throw new InputException("--overlap two-batch splits the batch in two; --batch " + batch + " cannot be split");
+        }
+    }
+
+    private static void positive(String flag, int v) {
+        if (v < 1) {
+            throw new InputException(flag + " " + v + ": expected 1 or more");
+        }
+    }
+
+    public int gpus() {
+        return tp * pp * dp;
+    }
+}

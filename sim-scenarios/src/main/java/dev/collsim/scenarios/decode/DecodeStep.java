@@ -1,0 +1,290 @@
+package dev.collsim.scenarios.decode;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.topologies.catalog.GpuModel;
+import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.systems.SystemPreset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One decode step of a model on a system, layer by layer, as one GPU of the first TP group sees it:
+ * every kernel timed by the roofline, every collective simulated on its group's GPUs, all of them
+ * scheduled on streams as {@code --overlap} issues them. All GPUs of a stage do the same work, so one
+ * stands for them; with pipeline stages the step follows one micro-batch through every stage.
+ */
+public final class DecodeStep {
+    /** Tiles a fused GEMM and its collective are cut into. */
+    static final int FUSED_TILES = 4;
+
+    private final DecodeSpec spec;
+    private final ModelConfig m;
+    private final SystemPreset preset;
+    private final GpuModel gpu;
+    private final KernelCosts k;
+    private final CommModel comm;
+    private final List<Op> ops = new ArrayList<>();
+    private final List<String> warnings = new ArrayList<>();
+    private final int commStream;
+
+    private DecodeStep(DecodeSpec spec) {
+        this.spec = spec;
+        this.m = spec.model();
+        this.preset = SystemPreset.byName(spec.system());
+        this.gpu = preset.gpu();
+        this.k = new KernelCosts(gpu.roofline(), spec.precision(), spec.cudaGraphs());
+        NetworkPreset network = spec.network() == null ? null : NetworkPreset.byName(spec.network());
+        this.comm = new CommModel(preset, network, spec.allReduce());
+        this.commStream = spec.overlap() == Overlap.NONE ? 0 : 1;
+    }
+
+    /** Simulates the step. */
+    public static DecodeResult run(DecodeSpec spec) {
+        return new DecodeStep(spec).simulate();
+    }
+
+    private DecodeResult simulate() {
+        checkPlacement();
+        MemoryPlan memory = MemoryPlan.of(spec, gpu, spec.tp() > 1 ? comm.group(spec.tp()).ring().channels() : 0, spec.ep());
+        if (!memory.fits()) {
+            throw memory.error(spec, gpu.label(), suggestion());
+        }
+        warn("TP", spec.tp());
+        if (spec.ep() > 1) {
+            warn("EP", spec.ep());
+        }
+        int micro = spec.overlap() == Overlap.TWO_BATCH ? 2 : 1;
+        int[] tokens = new int[micro];
+        for (int b = 0; b < micro; b++) {
+            tokens[b] = spec.batch() / micro + (b < spec.batch() % micro ? 1 : 0);
+        }
+        Op[] last = new Op[micro];
+        for (int b = 0; b < micro; b++) {
+            last[b] = compute("embed", -1, b, 0, (double) tokens[b] * m.hidden() * Precision.ACTIVATION_BYTES * 2, last[b]);
+        }
+        for (int l = 0; l < m.layers(); l++) {
+            layer(l, tokens, last);
+            int stage = l * spec.pp() / m.layers();
+            int next = (l + 1) * spec.pp() / m.layers();
+            if (l + 1 < m.layers() && next != stage) {
+                for (int b = 0; b < micro; b++) {
+                    long bytes = (long) tokens[b] * m.hidden() * Precision.ACTIVATION_BYTES;
+                    last[b] = collective("send_to_stage" + next, l, b, comm.stageSend(spec.tp() * spec.pp() <= preset.gpusPerNode(), bytes),
+                            bytes, last[b]);
+                }
+            }
+        }
+        for (int b = 0; b < micro; b++) {
+            int t = tokens[b];
+            last[b] = compute("final_norm", m.layers(), b, 0, norm(t), last[b]);
+            double head = (double) m.vocab() * m.hidden() / spec.tp();
+            last[b] = compute("lm_head", m.layers(), b, 2 * t * head, head * spec.precision().bytesPerParam(), last[b]);
+            if (spec.tp() > 1) {
+                long logits = (long) t * m.vocab() * Precision.ACTIVATION_BYTES;
+                last[b] = collective("logits_all_gather", m.layers(), b, comm.allGather(spec.tp(), logits), logits / spec.tp(), last[b]);
+            }
+            last[b] = compute("sample", m.layers(), b, 0, (double) t * m.vocab() * 4, last[b]);
+        }
+        StreamScheduler.run(ops, gpu.roofline().sms(), 2);
+        return DecodeResult.of(spec, gpu, memory, ops, warnings);
+    }
+
+    /** The layer's kernels for every micro-batch, issued so that one's collective can run under the other's compute. */
+    private void layer(int l, int[] tokens, Op[] last) {
+        int micro = tokens.length;
+        Op[] attnOut = new Op[micro];
+        for (int b = 0; b < micro; b++) {
+            attnOut[b] = attention(l, b, tokens[b], last[b]);
+        }
+        Op[] reduced = new Op[micro];
+        for (int b = 0; b < micro; b++) {
+            reduced[b] = tpReduce("attn_all_reduce", l, b, tokens[b], attnOut[b]);
+        }
+        for (int b = 0; b < micro; b++) {
+            last[b] = m.isMoe(l) ? moe(l, b, tokens[b], reduced[b]) : mlp(l, b, tokens[b], reduced[b]);
+        }
+    }
+
+    private Op attention(int l, int b, int t, Op after) {
+        Op op = compute("attn_norm", l, b, 0, norm(t), after);
+        double qPerRank = (double) m.heads() / spec.tp();
+        double bpp = spec.precision().bytesPerParam();
+        double qkv;
+        double attnFlops;
+        double cacheBytes;
+        double outParams;
+        if (m.mla() == null) {
+            double kvPerRank = Math.max(1.0, (double) m.kvHeads() / spec.tp());
+            qkv = (double) m.hidden() * (qPerRank + 2 * kvPerRank) * m.headDim();
+            attnFlops = 4.0 * t * spec.context() * qPerRank * m.headDim();
+            cacheBytes = (double) t * spec.context() * 2 * kvPerRank * m.headDim() * spec.precision().kvBytes();
+            outParams = qPerRank * m.headDim() * m.hidden();
+        } else {
+            ModelConfig.Mla a = m.mla();
+            qkv = (a.qLoraRank() > 0 ? (double) m.hidden() * a.qLoraRank() + a.qLoraRank() * qPerRank * (a.nopeHeadDim() + a.ropeHeadDim())
+                    : m.hidden() * qPerRank * (a.nopeHeadDim() + a.ropeHeadDim()))
+                    + (double) m.hidden() * (a.kvLoraRank() + a.ropeHeadDim())
+                    + a.kvLoraRank() * qPerRank * (a.nopeHeadDim() + a.vHeadDim());
+            // Absorbed MLA: scores against the latent and rope key, values from the latent.
+            attnFlops = 2.0 * t * spec.context() * qPerRank * (2.0 * a.kvLoraRank() + a.ropeHeadDim());
+            cacheBytes = (double) t * spec.context() * (a.kvLoraRank() + a.ropeHeadDim()) * spec.precision().kvBytes();
+            outParams = qPerRank * a.vHeadDim() * m.hidden();
+        }
+        op = compute("qkv_proj", l, b, 2 * t * qkv, qkv * bpp, op);
+        op = compute("attention", l, b, attnFlops, cacheBytes, op);
+        return gemmThenReduce("o_proj", l, b, t, outParams, op);
+    }
+
+    private Op mlp(int l, int b, int t, Op after) {
+        double inner = (double) m.intermediate() / spec.tp();
+        Op op = compute("mlp_norm", l, b, 0, norm(t), after);
+        op = compute("gate_up_proj", l, b, 4.0 * t * m.hidden() * inner, 2 * m.hidden() * inner * spec.precision().bytesPerParam(), op);
+        op = compute("act", l, b, 0, 3.0 * t * inner * Precision.ACTIVATION_BYTES, op);
+        Op down = gemmThenReduce("down_proj", l, b, t, inner * m.hidden(), op);
+        return tpReduce("mlp_all_reduce", l, b, t, down);
+    }
+
+    /**
+     * Router, then either experts split over the TP ranks (every expert a slice on every rank, an
+     * all-reduce after) or experts spread over the EP ranks (a dispatch and a combine all-to-all).
+     * Routing is uniform: of E experts, those that get at least one of the T x k picks are read.
+     */
+    private Op moe(int l, int b, int t, Op after) {
+        double bpp = spec.precision().bytesPerParam();
+        double expert = m.mlpParams(m.moeIntermediate());
+        Op op = compute("mlp_norm", l, b, 0, norm(t), after);
+        op = compute("router", l, b, 2.0 * t * m.hidden() * m.experts(), (double) m.hidden() * m.experts() * bpp, op);
+        if (spec.ep() == 1) {
+            double active = m.experts() * (1 - Math.pow(1 - (double) m.expertsPerToken() / m.experts(), t));
+            op = compute("experts", l, b, 2.0 * t * m.expertsPerToken() * expert / spec.tp(), active * expert / spec.tp() * bpp, op);
+            if (m.sharedExperts() > 0) {
+                double shared = m.sharedExperts() * expert / spec.tp();
+                op = compute("shared_experts", l, b, 2.0 * t * shared, shared * bpp, op);
+            }
+            return tpReduce("moe_all_reduce", l, b, t, op);
+        }
+        // Each rank of the replica's TP group takes 1/tp of its tokens to the experts.
+        double local = Math.ceil((double) t / spec.tp());
+        double global = (double) t * spec.dp();
+        long dispatch = (long) (local * m.expertsPerToken() * m.hidden() * spec.precision().dispatchBytes());
+        op = collective("dispatch", l, b, comm.allToAll(spec.ep(), dispatch), dispatch, op);
+        double perRank = (double) m.experts() / spec.ep();
+        double active = perRank * (1 - Math.pow(1 - (double) m.expertsPerToken() / m.experts(), global));
+        double arriving = global * m.expertsPerToken() / spec.ep();
+        op = compute("experts", l, b, 2.0 * arriving * expert, active * expert * bpp, op);
+        if (m.sharedExperts() > 0) {
+            double shared = m.sharedExperts() * expert;
+            op = compute("shared_experts", l, b, 2.0 * local * shared, shared * bpp, op);
+        }
+        long combine = (long) (local * m.expertsPerToken() * m.hidden() * Precision.ACTIVATION_BYTES);
+        op = collective("combine", l, b, comm.allToAll(spec.ep(), combine), combine, op);
+        if (spec.tp() > 1) {
+            long gathered = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
+            op = collective("moe_all_gather", l, b, comm.allGather(spec.tp(), gathered), gathered / spec.tp(), op);
+        }
+        return op;
+    }
+
+    /**
+     * A GEMM whose output the TP group then reduces. With {@code --overlap fused} it runs in tiles in
+     * one kernel, each tile's share of the reduction leaving as the tile ends (its bandwidth share of
+     * the collective); the collective's fixed latency is paid once, after the last tile, as the fused
+     * kernel's final barrier.
+     */
+    private Op gemmThenReduce(String name, int l, int b, int t, double params, Op after) {
+        double flops = 2.0 * t * params;
+        double bytes = params * spec.precision().bytesPerParam();
+        if (spec.overlap() != Overlap.FUSED || spec.tp() == 1) {
+            return compute(name, l, b, flops, bytes, after);
+        }
+        double whole = k.micros(flops, bytes) - k.launchMicros();
+        long message = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
+        CommModel.Cost full = comm.allReduce(spec.tp(), message);
+        CommModel.Cost tile = comm.allReduce(spec.tp(), Math.max(16, message / FUSED_TILES));
+        double tileBandwidth = tile.micros() - tile.latencyMicros();
+        Op gemm = after;
+        Op[] reductions = new Op[FUSED_TILES];
+        for (int i = 0; i < FUSED_TILES; i++) {
+            boolean lastTile = i == FUSED_TILES - 1;
+            double micros = whole / FUSED_TILES + (i == 0 ? k.launchMicros() : 0);
+            gemm = add(new Op(name + "[" + i + "]", l, b, Op.Kind.COMPUTE, 0, micros, 0, 0, 0).after(gemm));
+            reductions[i] = add(new Op(name + "_all_reduce[" + i + "]", l, b, Op.Kind.COMM, 1,
+                    tileBandwidth + (lastTile ? full.latencyMicros() : 0), tile.sms(), message / FUSED_TILES,
+                    lastTile ? full.latencyMicros() : 0).after(gemm));
+        }
+        return add(new Op(name + "_reduced", l, b, Op.Kind.COMPUTE, 0, 0, 0, 0, 0).after(reductions));
+    }
+
+    /** The TP group's all-reduce of the activations, unless fused into the GEMM before it (or there is no TP group). */
+    private Op tpReduce(String name, int l, int b, int t, Op after) {
+        if (spec.tp() == 1 || (spec.overlap() == Overlap.FUSED && !name.equals("moe_all_reduce"))) {
+            return after;
+        }
+        long bytes = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
+        return collective(name, l, b, comm.allReduce(spec.tp(), bytes), bytes, after);
+    }
+
+    private double norm(int t) {
+        return 2.0 * t * m.hidden() * Precision.ACTIVATION_BYTES;
+    }
+
+    private Op compute(String name, int layer, int b, double flops, double bytes, Op after) {
+        return add(new Op(name, layer, b, Op.Kind.COMPUTE, 0, k.micros(flops, bytes), 0, 0, 0).after(after));
+    }
+
+    private Op collective(String name, int layer, int b, CommModel.Cost c, long bytes, Op after) {
+        return add(new Op(name, layer, b, Op.Kind.COMM, commStream, c.micros() + k.launchMicros(), c.sms(), bytes,
+                c.latencyMicros() + k.launchMicros()).after(after));
+    }
+
+    private Op add(Op op) {
+        ops.add(op);
+        return op;
+    }
+
+    private void checkPlacement() {
+        int perNode = preset.gpusPerNode();
+        int needed = (spec.gpus() + perNode - 1) / perNode;
+        if (spec.nodes() != null && spec.nodes() < needed) {
+            throw new InputException(String.format(Locale.ROOT, "--nodes %d: tp %d x pp %d x dp %d = %d GPUs need %d node(s) of %s",
+                    spec.nodes(), spec.tp(), spec.pp(), spec.dp(), spec.gpus(), needed, preset.id()));
+        }
+        if (preset.pcieServer() != null && needed > 1) {
+            throw new InputException(String.format(Locale.ROOT, "tp %d x pp %d x dp %d = %d GPUs: %s is one server of %d GPUs",
+                    spec.tp(), spec.pp(), spec.dp(), spec.gpus(), preset.id(), perNode));
+        }
+    }
+
+    /** The design rule: keep TP (and EP) inside an NVLink domain. */
+    private void warn(String what, int size) {
+        List<String> crossed = comm.crossings(size);
+        if (!crossed.isEmpty()) {
+            warnings.add(what + " group of " + size + " GPUs crosses " + String.join(" and ", crossed)
+                    + ": its collectives run far slower than inside an NVLink domain");
+        }
+    }
+
+    /** A layout that would fit: more pipeline stages, or else FP8 weights. */
+    private String suggestion() {
+        for (int pp = spec.pp() * 2; pp <= Math.min(64, m.layers()); pp *= 2) {
+            DecodeSpec more = withPp(pp);
+            if (MemoryPlan.of(more, gpu, 0, spec.ep()).fits()) {
+                return "--pp " + pp + " would fit (" + more.gpus() + " GPUs)";
+            }
+        }
+        if (spec.precision() == Precision.BF16) {
+            DecodeSpec fp8 = new DecodeSpec(m, spec.system(), spec.network(), spec.nodes(), spec.tp(), spec.pp(), spec.ep(), spec.dp(),
+                    spec.batch(), spec.context(), Precision.FP8, spec.allReduce(), spec.overlap(), spec.cudaGraphs());
+            if (MemoryPlan.of(fp8, gpu, 0, spec.ep()).fits()) {
+                return "--dtype fp8 would fit";
+            }
+        }
+        return "try a smaller --batch or --context, or more GPUs";
+    }
+
+    private DecodeSpec withPp(int pp) {
+        return new DecodeSpec(m, spec.system(), spec.network(), null, spec.tp(), pp, spec.ep(), spec.dp(), spec.batch(),
+                spec.context(), spec.precision(), spec.allReduce(), spec.overlap(), spec.cudaGraphs());
+    }
+}

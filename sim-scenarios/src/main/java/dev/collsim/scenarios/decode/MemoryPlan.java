@@ -1,0 +1,71 @@
+package dev.collsim.scenarios.decode;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.topologies.catalog.GpuModel;
+import java.util.Locale;
+
+/**
+ * What one GPU must hold: its share of the weights (the busiest pipeline stage's), its share of the
+ * KV cache, communication buffers and a fixed reserve.
+ *
+ * <p>Communication buffers: NCCL keeps, per channel and peer, a buffer for each protocol (Simple 4
+ * MiB, LL128 about 4.5 MiB, LL 256 KiB); the TP group's ring has two peers per channel, the EP
+ * group's alltoall one per rank. The reserve (1 GiB) stands for the CUDA context, cuBLAS workspace and
+ * activations: an assumption, not a measurement.
+ */
+record MemoryPlan(double weightsBytes, double kvBytes, double buffersBytes, double reserveBytes, double capacityBytes) {
+    static final double NCCL_BUFFERS_PER_CHANNEL_PEER = (4.0 + 4.5 + 0.25) * (1 << 20);
+    static final double RESERVE = 1L << 30;
+
+    static MemoryPlan of(DecodeSpec spec, GpuModel gpu, int tpChannels, int epPeers) {
+        ModelConfig m = spec.model();
+        double bpp = spec.precision().bytesPerParam();
+        double weights = 0;
+        double kv = 0;
+        int kvShards = m.mla() != null ? 1 : Math.min(spec.tp(), m.kvHeads());
+        // The first stage holds the embedding and the last the LM head: with one stage, both.
+        for (int stage = 0; stage < spec.pp(); stage++) {
+            double w = (stage == 0 ? 1 : 0) * (double) m.vocab() * m.hidden() / spec.tp()
+                    + (stage == spec.pp() - 1 ? 1 : 0) * (double) m.vocab() * m.hidden() / spec.tp();
+            int layers = 0;
+            for (int l = stage * m.layers() / spec.pp(); l < (stage + 1) * m.layers() / spec.pp(); l++) {
+                layers++;
+                w += m.attentionParams() / spec.tp();
+                if (m.isMoe(l)) {
+                    double experts = (double) m.experts() * m.mlpParams(m.moeIntermediate());
+                    w += spec.ep() > 1 ? experts / spec.ep() : experts / spec.tp();
+                    w += m.sharedExperts() * m.mlpParams(m.moeIntermediate()) / (spec.ep() > 1 ? 1 : spec.tp());
+                    w += (double) m.hidden() * m.experts();
+                } else {
+                    w += m.mlpParams(m.intermediate()) / spec.tp();
+                }
+            }
+            weights = Math.max(weights, w * bpp);
+            kv = Math.max(kv, (double) spec.batch() * spec.context() * layers * m.kvElementsPerToken() / kvShards * spec.precision().kvBytes());
+        }
+        double buffers = spec.tp() > 1 ? tpChannels * 2 * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
+        buffers += spec.ep() > 1 ? epPeers * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
+        return new MemoryPlan(weights, kv, buffers, RESERVE, gpu.roofline().hbmBytes());
+    }
+
+    double total() {
+        return weightsBytes + kvBytes + buffersBytes + reserveBytes;
+    }
+
+    boolean fits() {
+        return total() <= capacityBytes;
+    }
+
+    /** The one-line error when it does not fit, with a layout that would. */
+    InputException error(DecodeSpec spec, String gpuName, String suggestion) {
+        return new InputException(String.format(Locale.ROOT,
+                "%s in %s with tp %d, pp %d, batch %d, context %d needs %.1f GiB per GPU (weights %.1f, KV cache %.1f,"
+                        + " buffers %.1f, reserve %.1f) but a %s has %.1f GiB; %s",
+                spec.model().name(), spec.precision().label(), spec.tp(), spec.pp(), spec.batch(), spec.context(), gib(total()),
+                gib(weightsBytes), gib(kvBytes), gib(buffersBytes), gib(reserveBytes), gpuName, gib(capacityBytes), suggestion));
+    }
+
+    static double gib(double bytes) {
+        return bytes / (1L << 30);
+    }
+}

@@ -1,0 +1,165 @@
+package dev.collsim.scenarios.decode;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.collsim.core.input.InputException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A transformer's shape as a Hugging Face {@code config.json} gives it: what the decode step needs
+ * (sizes of the projections, experts, the KV cache per token). The catalogue's models are such files
+ * too, bundled under {@code models/}. Keys the step does not need are ignored, as any config has many.
+ *
+ * @param experts          routed experts per MoE layer; 0 for a dense model
+ * @param moeIntermediate  one expert's intermediate size (Mixtral's is its {@code intermediate_size})
+ * @param firstDenseLayers layers before the first MoE layer ({@code first_k_dense_replace})
+ * @param mla              DeepSeek's multi-head latent attention, or null for grouped-query attention
+ */
+public record ModelConfig(String name, int hidden, int layers, int heads, int kvHeads, int headDim, int intermediate, int vocab,
+                          int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, int firstDenseLayers, Mla mla) {
+
+    /** Multi-head latent attention's ranks: queries and keys/values pass through low-rank projections; the cache holds the latent. */
+    public record Mla(int qLoraRank, int kvLoraRank, int ropeHeadDim, int nopeHeadDim, int vHeadDim) {}
+
+    public static final List<String> CATALOGUE = List.of("llama-3-8b", "llama-3-70b", "llama-3.1-405b", "mixtral-8x7b",
+            "mixtral-8x22b", "deepseek-v3", "qwen3-235b-a22b");
+
+    /** A catalogue model by name, or a {@code config.json} by path. */
+    public static ModelConfig load(String nameOrPath) {
+        if (CATALOGUE.contains(nameOrPath)) {
+            try (InputStream in = ModelConfig.class.getResourceAsStream("/models/" + nameOrPath + ".json")) {
+                return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), nameOrPath);
+            } catch (IOException e) {
+                throw new IllegalStateException("the bundled model " + nameOrPath + " is missing", e);
+            }
+        }
+        Path path = Path.of(nameOrPath);
+        if (!nameOrPath.endsWith(".json") && !Files.exists(path)) {
+            throw new InputException("--model '" + nameOrPath + "': not a catalogue model (" + String.join(", ", CATALOGUE)
+                    + ") nor a config.json file");
+        }
+        try {
+            return parse(Files.readString(path), nameOrPath);
+        } catch (IOException e) {
+            throw new InputException(nameOrPath + ": cannot read (" + e.getMessage() + ")");
+        }
+    }
+
+    static ModelConfig parse(String text, String file) {
+        JsonNode root;
+        try {
+            root = new ObjectMapper().readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new InputException(file + ":" + e.getLocation().getLineNr() + ": not valid JSON (" + e.getOriginalMessage() + ")");
+        }
+        if (root == null || !root.isObject()) {
+            throw new InputException(file + ":1: expected a JSON object (a Hugging Face config.json)");
+        }
+        Fields f = new Fields(root, text, file);
+        int hidden = f.required("hidden_size");
+        int heads = f.required("num_attention_heads");
+        int experts = f.optional("num_local_experts", f.optional("n_routed_experts", f.optional("num_experts", 0)));
+        int intermediate = f.required("intermediate_size");
+        Mla mla = root.has("kv_lora_rank") ? new Mla(f.optional("q_lora_rank", 0), f.required("kv_lora_rank"),
+                f.required("qk_rope_head_dim"), f.required("qk_nope_head_dim"), f.required("v_head_dim")) : null;
+        int perToken = experts > 0 ? f.required("num_experts_per_tok") : 0;
+        if (perToken > experts) {
+            throw f.error("num_experts_per_tok", "expected at most the " + experts + " experts");
+        }
+        if (hidden % heads != 0 && !root.has("head_dim") && mla == null) {
+            throw f.error("num_attention_heads", "does not divide hidden_size " + hidden + "; give head_dim");
+        }
+        int kvHeads = f.optional("num_key_value_heads", heads);
+        if (heads % kvHeads != 0) {
+            throw f.error("num_key_value_heads", "expected a divisor of num_attention_heads " + heads);
+        }
+        int layers = f.required("num_hidden_layers");
+        int firstDense = f.optional("first_k_dense_replace", 0);
+        if (firstDense > layers) {
+            throw f.error("first_k_dense_replace", "expected at most num_hidden_layers " + layers);
+        }
+        String name = Path.of(file).getFileName().toString().replaceFirst("\\.json$", "");
+        return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optional("head_dim", hidden / heads), intermediate,
+                f.required("vocab_size"), experts, perToken, experts > 0 ? f.optional("moe_intermediate_size", intermediate) : 0,
+                f.optional("n_shared_experts", 0), experts > 0 ? firstDense : layers, mla);
+    }
+
+    public boolean isMoe(int layer) {
+        return experts > 0 && layer >= firstDenseLayers;
+    }
+
+    /** Parameters of one layer's attention: the projections in and out. */
+    public double attentionParams() {
+        if (mla == null) {
+            return (double) hidden * (heads + 2L * kvHeads) * headDim + (double) heads * headDim * hidden;
+        }
+        double q = mla.qLoraRank() > 0
+                ? (double) hidden * mla.qLoraRank() + (double) mla.qLoraRank() * heads * (mla.nopeHeadDim() + mla.ropeHeadDim())
+                : (double) hidden * heads * (mla.nopeHeadDim() + mla.ropeHeadDim());
+        double kv = (double) hidden * (mla.kvLoraRank() + mla.ropeHeadDim())
+                + (double) mla.kvLoraRank() * heads * (mla.nopeHeadDim() + mla.vHeadDim());
+        return q + kv + (double) heads * mla.vHeadDim() * hidden;
+    }
+
+    /** Elements the KV cache holds per token and layer: keys and values of every KV head, or MLA's latent and rope key. */
+    public double kvElementsPerToken() {
+        return mla == null ? 2.0 * kvHeads * headDim : mla.kvLoraRank() + mla.ropeHeadDim();
+    }
+
+    /** Gate, up and down projections of a gated MLP of {@code inner} intermediate size. */
+    public double mlpParams(int inner) {
+        return 3.0 * hidden * inner;
+    }
+
+    public double totalParams() {
+        double sum = 2.0 * vocab * hidden;
+        for (int l = 0; l < layers; l++) {
+            sum += attentionParams() + (isMoe(l)
+                    ? (experts + sharedExperts) * mlpParams(moeIntermediate) + (double) hidden * experts
+                    : mlpParams(intermediate));
+        }
+        return sum;
+    }
+
+    /** Reads fields, each error naming the file, the key's line and what was expected. */
+    private record Fields(JsonNode root, String text, String file) {
+        int required(String key) {
+            if (!root.has(key)) {
+                throw new InputException(file + ": missing '" + key + "'; expected a positive integer");
+            }
+            return positive(key);
+        }
+
+        int optional(String key, int otherwise) {
+            return root.has(key) && !root.get(key).isNull() ? positiveOrZero(key) : otherwise;
+        }
+
+        private int positive(String key) {
+            int v = positiveOrZero(key);
+            if (v == 0) {
+                throw error(key, "expected a positive integer, got 0");
+            }
+            return v;
+        }
+
+        private int positiveOrZero(String key) {
+            JsonNode v = root.get(key);
+            if (!v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() < 0) {
+                throw error(key, "expected a non-negative integer, got " + v);
+            }
+            return v.intValue();
+        }
+
+        InputException error(String key, String problem) {
+            int at = text.indexOf("\"" + key + "\"");
+            int line = at < 0 ? 1 : (int) text.substring(0, at).chars().filter(c -> c == '\n').count() + 1;
+            return new InputException(file + ":" + line + ": " + key + ": " + problem);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.collsim.scenarios.decode;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One kernel of the decode step on one GPU: compute, or a collective, on a stream; it starts when
+ * the kernel before it on its stream and everything it depends on have ended. Its time is what it
+ * takes alone; a compute kernel that shares the GPU with a collective gets fewer SMs and runs longer.
+ */
+final class Op {
+    enum Kind { COMPUTE, COMM }
+
+    final String name;
+    final int layer;
+    final int microBatch;
+    final Kind kind;
+    final int stream;
+    final double micros;
+    final int sms;
+    final long bytes;
+    final double latencyMicros;
+    final List<Op> deps = new ArrayList<>();
+    double start = Double.NaN;
+    double end = Double.NaN;
+
+    /**
+     * @param layer         the layer it belongs to; -1 before the first, {@code layers} after the last
+     * @param stream        0 for compute; collectives go on stream 1 when they may overlap, else 0
+     * @param sms           SMs a collective's kernel holds while it runs (one per channel or block)
+     * @param bytes         a collective's message per GPU
+     * @param latencyMicros the part of a collective's time that does not shrink with its size
+     */
+    Op(String name, int layer, int microBatch, Kind kind, int stream, double micros, int sms, long bytes, double latencyMicros) {
+        this.name = name;
+        this.layer = layer;
+        this.microBatch = microBatch;
+        this.kind = kind;
+        this.stream = stream;
+        this.micros = micros;
+        this.sms = sms;
+        this.bytes = bytes;
+        this.latencyMicros = latencyMicros;
+    }
+
+    Op after(Op... others) {
+        for (Op o : others) {
+            if (o != null) {
+                deps.add(o);
+            }
+        }
+        return this;
+    }
+}

@@ -1,0 +1,72 @@
+package dev.collsim.scenarios.decode;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.core.input.InputException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ModelConfigTest {
+    /** The catalogue's parameter counts come out at the models' published sizes. */
+    @Test
+    void catalogueModelsHaveTheirPublishedSizes() {
+        Map<String, Double> billions = Map.of("llama-3-8b", 8.03, "llama-3-70b", 70.6, "llama-3.1-405b", 405.9,
+                "mixtral-8x7b", 46.7, "mixtral-8x22b", 140.6, "deepseek-v3", 671.0, "qwen3-235b-a22b", 235.1);
+        assertEquals(ModelConfig.CATALOGUE.size(), billions.size());
+        for (String name : ModelConfig.CATALOGUE) {
+            double params = ModelConfig.load(name).totalParams() / 1e9;
+            assertEquals(billions.get(name), params, billions.get(name) * 0.02, name);
+        }
+    }
+
+    @Test
+    void deepseekHasLatentAttentionAndDenseFirstLayers() {
+        ModelConfig ds = ModelConfig.load("deepseek-v3");
+        assertNotNull(ds.mla());
+        assertEquals(576, ds.kvElementsPerToken(), 1e-9, "512 latent + 64 rope per token and layer");
+        assertTrue(!ds.isMoe(2) && ds.isMoe(3));
+        ModelConfig llama = ModelConfig.load("llama-3-70b");
+        assertNull(llama.mla());
+        assertEquals(2 * 8 * 128, llama.kvElementsPerToken(), 1e-9);
+    }
+
+    @Test
+    void aHuggingFaceConfigReadsLikeTheCatalogue(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("config.json");
+        Files.writeString(file, "{\"architectures\": [\"MixtralForCausalLM\"], \"hidden_size\": 4096, \"num_hidden_layers\": 32,\n"
+                + " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 32000,\n"
+                + " \"num_local_experts\": 8, \"num_experts_per_tok\": 2, \"rope_theta\": 1000000.0}\n");
+        ModelConfig m = ModelConfig.load(file.toString());
+        assertEquals(ModelConfig.load("mixtral-8x7b").totalParams(), m.totalParams(), 1);
+        assertEquals(8, m.experts());
+    }
+
+    @Test
+    void badConfigsNameTheFileTheLineAndTheField(@TempDir Path dir) throws Exception {
+        String[][] cases = {
+            {"{\"hidden_size\": 4096, \"num_attention_heads\": 32, \"intermediate_size\": 10, \"vocab_size\": 10,\n \"num_hidden_layers\": -1}",
+                ":2: num_hidden_layers: expected a non-negative integer, got -1"},
+            {"{\"hidden_size\": 4096}", ": missing 'num_attention_heads'"},
+            {"{\"hidden_size\": \"big\"}", ":1: hidden_size: expected a non-negative integer, got \"big\""},
+            {"{\"hidden_size\": 4096, \"num_attention_heads\": 32,\n\"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 2,"
+                    + "\n\"num_key_value_heads\": 5}", ":3: num_key_value_heads: expected a divisor of num_attention_heads 32"},
+            {"{\"hidden_size\": 4096,", ": not valid JSON"},
+            {"[1, 2]", ":1: expected a JSON object"},
+        };
+        for (String[] c : cases) {
+            Path file = dir.resolve("bad.json");
+            Files.writeString(file, c[0]);
+            InputException e = assertThrows(InputException.class, () -> ModelConfig.load(file.toString()), c[0]);
+            assertTrue(e.getMessage().startsWith(file.toString()) && e.getMessage().contains(c[1]), e.getMessage());
+        }
+        InputException unknown = assertThrows(InputException.class, () -> ModelConfig.load("llama-9"));
+        assertTrue(unknown.getMessage().contains("not a catalogue model"), unknown.getMessage());
+    }
+}
