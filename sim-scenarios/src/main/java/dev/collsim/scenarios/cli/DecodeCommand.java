@@ -44,6 +44,9 @@ public final class DecodeCommand implements Callable<Integer> {
     @Option(names = "--nodes", paramLabel = "N", description = "nodes (default: as many as the layout needs)")
     Integer nodes;
 
+    @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node in use (default: all), e.g. 1 to put a TP group across nodes")
+    Integer gpusPerNode;
+
     @Option(names = "--tp", paramLabel = "T", defaultValue = "1", description = "tensor-parallel ranks (default: ${DEFAULT-VALUE})")
     int tp;
 
@@ -78,15 +81,35 @@ public final class DecodeCommand implements Callable<Integer> {
     @Option(names = "--trace", paramLabel = "FILE", description = "also write the step as a Perfetto (Chrome trace-event) JSON file")
     Path trace;
 
+    @Option(names = "--fabrics", paramLabel = "SYSTEM[@G],...", split = ",",
+            description = "run the same step on each system (G GPUs per node in use, e.g. hgx-h100@1 for TP across nodes)"
+                    + " and print one row each: the communication's bandwidth and latency terms")
+    java.util.List<String> fabrics;
+
     @Mixin
     OutputOptions output;
 
     @Override
     public Integer call() {
-        DecodeSpec decode = new DecodeSpec(ModelConfig.load(model), system, network, nodes, tp, pp, ep, dp, batch, context,
-                Precision.fromName(dtype), AllReduceKind.fromName(allReduce), Overlap.fromName(overlap),
-                BenchCommand.onOff("--cuda-graphs", cudaGraphs));
+        ModelConfig config = ModelConfig.load(model);
         ReportFormat format = output.reportFormat();
+        if (fabrics != null) {
+            if (trace != null) {
+                throw new InputException("--trace follows one step; leave it out with --fabrics");
+            }
+            java.util.List<DecodeResult> results = new java.util.ArrayList<>();
+            for (String entry : fabrics) {
+                String[] parts = entry.split("@", -1);
+                if (parts.length > 2 || (parts.length == 2 && !parts[1].matches("[1-9][0-9]{0,3}"))) {
+                    throw new InputException("--fabrics '" + entry + "': expected SYSTEM or SYSTEM@GPUS_PER_NODE, e.g. hgx-h100@1");
+                }
+                Integer perNode = parts.length == 2 ? Integer.valueOf(parts[1]) : null;
+                results.add(DecodeStep.run(spec(config, parts[0], perNode)));
+            }
+            output.emit(format.render(DecodeReport.fabrics(results)), spec.commandLine().getOut());
+            return 0;
+        }
+        DecodeSpec decode = spec(config, system, gpusPerNode);
         DecodeResult result = DecodeStep.run(decode);
         String text = format == ReportFormat.JSON ? json(result) : format.render(DecodeReport.table(result));
         if (trace != null) {
@@ -94,6 +117,11 @@ public final class DecodeCommand implements Callable<Integer> {
         }
         output.emit(text, spec.commandLine().getOut());
         return 0;
+    }
+
+    private DecodeSpec spec(ModelConfig config, String systemName, Integer perNode) {
+        return new DecodeSpec(config, systemName, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
+                AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), BenchCommand.onOff("--cuda-graphs", cudaGraphs));
     }
 
     static String json(Object value) {

@@ -2,6 +2,8 @@ package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
+import dev.collsim.core.collective.Schedule;
+import dev.collsim.core.collective.TransferKind;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
@@ -22,17 +24,22 @@ import java.util.Map;
  * one node when G fits, else on G / (GPUs per node) whole nodes.
  */
 final class CommModel {
-    /** A collective's cost: its time, the part of it that does not shrink with size, and the SMs its kernel holds. */
-    record Cost(double micros, double latencyMicros, int sms, String algorithm) {}
+    /**
+     * A collective's cost: its time, the part of it that does not shrink with size, the SMs its
+     * kernel holds, and the data one GPU sends (over links, or up to the switch for in-switch reductions).
+     */
+    record Cost(double micros, double latencyMicros, int sms, long bytesSent, AlgorithmId algorithm) {}
 
     private final SystemPreset preset;
+    private final int gpusPerNode;
     private final NetworkPreset network;
     private final AllReduceKind allReduce;
     private final Map<Integer, Communicator> groups = new HashMap<>();
     private final Map<String, Cost> costs = new HashMap<>();
 
-    CommModel(SystemPreset preset, NetworkPreset network, AllReduceKind allReduce) {
+    CommModel(SystemPreset preset, int gpusPerNode, NetworkPreset network, AllReduceKind allReduce) {
         this.preset = preset;
+        this.gpusPerNode = gpusPerNode;
         this.network = network;
         this.allReduce = allReduce;
     }
@@ -40,10 +47,10 @@ final class CommModel {
     /** The communicator of a group of {@code size} GPUs placed as tightly as the system allows. */
     Communicator group(int size) {
         return groups.computeIfAbsent(size, g -> {
-            int perNode = preset.gpusPerNode();
+            int perNode = gpusPerNode;
             if (g > perNode && g % perNode != 0) {
                 throw new InputException("a group of " + g + " GPUs on " + preset.id() + " (" + perNode
-                        + " per node) must fit in one node or fill whole nodes");
+                        + " per node in use) must fit in one node or fill whole nodes");
             }
             Communicator c = preset.build(g <= perNode ? 1 : g / perNode, Math.min(g, perNode), network, WhatIf.NONE);
             return c.withoutCollNet();
@@ -55,6 +62,13 @@ final class CommModel {
         return cost(CollectiveOp.ALL_REDUCE, tp, bytes);
     }
 
+    /** A slice of a fused all-reduce: the same kernel as the whole message's, on a smaller piece. */
+    Cost allReduceSlice(int tp, long bytes, Cost whole) {
+        String key = "slice/" + whole.algorithm() + "/" + tp + "/" + bytes;
+        return costs.computeIfAbsent(key, k -> simulate(group(tp), CollectiveOp.ALL_REDUCE, Math.max(1, bytes),
+                whole.algorithm().custom() ? EnumSet.of(whole.algorithm()) : ncclAlgos()));
+    }
+
     /** An all-gather whose output is {@code bytes} on each of {@code n} GPUs. */
     Cost allGather(int n, long bytes) {
         return cost(CollectiveOp.ALL_GATHER, n, bytes);
@@ -63,6 +77,16 @@ final class CommModel {
     /** An expert-parallel dispatch or combine: {@code bytes} leave each of {@code n} GPUs, spread over all of them. */
     Cost allToAll(int n, long bytes) {
         return cost(CollectiveOp.ALL_TO_ALL, n, bytes);
+    }
+
+    /**
+     * A gather to the group's first GPU, as vLLM gathers the logits: the first GPU's inbound links
+     * carry every other shard, so it costs a send of (n - 1) shards between two GPUs placed as the
+     * group is; each GPU sends one shard.
+     */
+    Cost gatherToFirst(int n, long shardBytes) {
+        Cost inbound = stageSend(n <= gpusPerNode, (n - 1) * shardBytes);
+        return new Cost(inbound.micros(), inbound.latencyMicros(), inbound.sms(), shardBytes, inbound.algorithm());
     }
 
     /** Activations from one pipeline stage to the next: inside a node when both stages fit in one, else across two. */
@@ -123,7 +147,19 @@ final class CommModel {
         long smallest = op.sizeIsTotal() ? c.nRanks() * 2L : 2;
         Plan tiny = NcclPlanner.plan(c, op, smallest, 0, EnumSet.of(plan.algo()), protos, 0);
         double latency = Math.min(micros, c.simulate(tiny, null, false).durationPicos() / 1e6);
-        return new Cost(micros, latency, plan.request().channels(), plan.algo().label() + "/" + plan.request().protocol().label());
+        return new Cost(micros, latency, plan.request().channels(), bytesSent(c.schedule(plan), c.nNodes()), plan.algo());
+    }
+
+    private static long bytesSent(Schedule s, int nodes) {
+        long sum = s.bytesSentBy(0);
+        for (int t = 0; t < s.transferCount() && nodes == 1; t++) {
+            TransferKind kind = s.kind(t);
+            if (kind == TransferKind.SWITCH_ALLREDUCE || kind == TransferKind.SWITCH_REDUCE
+                    || (kind == TransferKind.SWITCH_MULTICAST && s.src(t) == 0)) {
+                sum += s.bytes(t);
+            }
+        }
+        return sum;
     }
 
     /** Where a group of GPUs crosses something slower than NVLink, for the layout warnings; empty if nowhere. */

@@ -31,9 +31,34 @@ public final class DecodeReport {
         }
         t.footnote(String.format(Locale.ROOT, "inter-token latency %.3f ms: %.1f tokens/s, %.1f per GPU, %.1f per user",
                 r.itlMs(), r.tokensPerS(), r.tokensPerSPerGpu(), r.tokensPerSPerUser()));
-        t.footnote(String.format(Locale.ROOT, "compute %.3f ms, communication %.3f ms (bandwidth %.3f, latency %.3f), exposed %.3f ms;"
-                        + " %.1f MiB of messages per GPU", r.computeMs(), r.commMs(), r.commBandwidthTermMs(), r.commLatencyTermMs(),
-                r.exposedCommMs(), r.commBytesPerGpu() / 1048576.0));
+        t.footnote(String.format(Locale.ROOT, "compute %.3f ms (the weights alone take %.3f ms at HBM's peak), communication %.3f ms"
+                        + " (bandwidth %.3f, latency %.3f), exposed %.3f ms; %.1f MB sent per GPU", r.computeMs(), r.weightsReadMs(),
+                r.commMs(), r.commBandwidthTermMs(), r.commLatencyTermMs(), r.exposedCommMs(), r.commBytesPerGpu() / 1e6));
+        return t;
+    }
+
+    /**
+     * The same step on several fabrics, one row each: the communication's bandwidth and latency terms,
+     * and each as a share of the time the weights take at HBM's peak (the seeds' "overhead").
+     */
+    public static Table fabrics(List<DecodeResult> results) {
+        DecodeResult first = results.get(0);
+        Table t = new Table("decode step of " + first.model() + " on several fabrics", List.of(Column.text("system", "system", 18),
+                Column.text("tp_path", "TP group over", 30), Column.number("itl_ms", "ITL", "(ms)", 8, 3),
+                Column.number("weights_read_ms", "weights at HBM peak", "(ms)", 20, 3),
+                Column.number("comm_mb", "sent per GPU", "(MB)", 13, 1),
+                Column.number("bandwidth_ms", "bandwidth term", "(ms)", 15, 3), Column.number("bandwidth_pct", "bandwidth", "(%)", 10, 1),
+                Column.number("latency_ms", "latency term", "(ms)", 13, 3), Column.number("latency_pct", "latency", "(%)", 8, 1),
+                Column.number("exposed_ms", "exposed", "(ms)", 8, 3)),
+                Map.of("command", "decode --fabrics", "model", first.model()));
+        DecodeResult.Layout l = first.layout();
+        t.note(String.format(Locale.ROOT, "%s, tp %d, pp %d, batch %d, context %d, %s, all-reduce %s, overlap %s; %% of the weights' time at HBM peak",
+                first.model(), l.tp(), l.pp(), l.batch(), l.context(), l.dtype(), l.allreduce(), l.overlap()));
+        for (DecodeResult r : results) {
+            t.row(r.system(), r.tpPath(), r.itlMs(), r.weightsReadMs(), r.commBytesPerGpu() / 1e6, r.commBandwidthTermMs(),
+                    100 * r.commBandwidthTermMs() / r.weightsReadMs(), r.commLatencyTermMs(), 100 * r.commLatencyTermMs() / r.weightsReadMs(),
+                    r.exposedCommMs());
+        }
         return t;
     }
 

@@ -8,11 +8,13 @@ import java.util.List;
 
 /**
  * What a decode step costs, in the keys {@code decode --format json} writes. Times in ms from the
- * step's start; bytes per GPU. {@code comm_bytes_per_gpu} counts each collective's message (its
- * buffer, as nccl-tests' size does), not what its algorithm moves over the wires.
+ * step's start; bytes per GPU. {@code comm_bytes_per_gpu} is the data one GPU sends in the step's
+ * collectives, as their algorithms move it (a ring or two-shot all-reduce of S bytes on n GPUs sends
+ * 2 (n-1)/n S, a one-shot (n-1) S); {@code weights_read_ms} is the weights' bytes at HBM's peak rate.
  */
 public record DecodeResult(
         String model, String system, String gpu, Layout layout,
+        @JsonProperty("tp_path") String tpPath,
         @JsonProperty("itl_ms") double itlMs,
         @JsonProperty("tokens_per_s") double tokensPerS,
         @JsonProperty("tokens_per_s_per_gpu") double tokensPerSPerGpu,
@@ -24,6 +26,7 @@ public record DecodeResult(
         @JsonProperty("comm_bandwidth_term_ms") double commBandwidthTermMs,
         @JsonProperty("comm_latency_term_ms") double commLatencyTermMs,
         @JsonProperty("weights_bytes_per_gpu") double weightsBytesPerGpu,
+        @JsonProperty("weights_read_ms") double weightsReadMs,
         @JsonProperty("kv_bytes_per_gpu") double kvBytesPerGpu,
         @JsonProperty("buffers_bytes_per_gpu") double buffersBytesPerGpu,
         @JsonProperty("memory_bytes_per_gpu") double memoryBytesPerGpu,
@@ -43,7 +46,10 @@ public record DecodeResult(
     public record Layer(int index, boolean moe, @JsonProperty("start_ms") double startMs, @JsonProperty("end_ms") double endMs,
                         @JsonProperty("compute_ms") double computeMs, @JsonProperty("comm_ms") double commMs, List<Span> spans) {}
 
-    static DecodeResult of(DecodeSpec spec, GpuModel gpu, MemoryPlan memory, List<Op> ops, List<String> warnings) {
+    /**
+     * @param tpPath what the TP group's collectives cross: NVLink, PCIe, a CPU socket link, the network
+     */
+    static DecodeResult of(DecodeSpec spec, GpuModel gpu, String tpPath, MemoryPlan memory, List<Op> ops, List<String> warnings) {
         ModelConfig m = spec.model();
         double itl = ops.stream().mapToDouble(o -> o.end).max().orElse(0) / 1000;
         double compute = 0;
@@ -85,8 +91,9 @@ public record DecodeResult(
         double tokensPerS = spec.batch() * spec.dp() / (itl / 1000);
         Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.gpus(), spec.batch(), spec.context(),
                 spec.precision().label(), spec.allReduce().label(), spec.overlap().label(), spec.cudaGraphs());
-        return new DecodeResult(m.name(), spec.system(), gpu.label(), layout, itl, tokensPerS, tokensPerS / spec.gpus(),
-                1000 / itl, compute, comm, exposed, bytes, comm - latency, latency, memory.weightsBytes(), memory.kvBytes(),
+        return new DecodeResult(m.name(), spec.system(), gpu.label(), layout, tpPath, itl, tokensPerS, tokensPerS / spec.gpus(),
+                1000 / itl, compute, comm, exposed, bytes, comm - latency, latency, memory.weightsBytes(),
+                memory.weightsBytes() / gpu.roofline().hbmBytesPerSecond() * 1000, memory.kvBytes(),
                 memory.buffersBytes(), memory.total(), memory.capacityBytes(), List.copyOf(warnings), before, layers, after);
     }
 

@@ -5,6 +5,7 @@ import dev.collsim.core.input.InputException;
 /**
  * One decode step to simulate.
  *
+ * @param gpusPerNode GPUs of each node in use (null: all), so groups can be spread over more nodes
  * @param tp      tensor-parallel ranks: attention heads and MLP columns split over them, two all-reduces per layer
  * @param pp      pipeline stages, the layers split evenly, activations sent between stages
  * @param ep      expert-parallel ranks for MoE layers (1: experts split over the TP ranks instead); it
@@ -13,7 +14,7 @@ import dev.collsim.core.input.InputException;
  * @param batch   sequences decoding together in each replica, one token each per step
  * @param context tokens already in each sequence's KV cache
  */
-public record DecodeSpec(ModelConfig model, String system, String network, Integer nodes, int tp, int pp, int ep, int dp,
+public record DecodeSpec(ModelConfig model, String system, String network, Integer nodes, Integer gpusPerNode, int tp, int pp, int ep, int dp,
                          int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs) {
     public DecodeSpec {
         positive("--tp", tp);
@@ -24,6 +25,9 @@ public record DecodeSpec(ModelConfig model, String system, String network, Integ
         positive("--context", context);
         if (nodes != null) {
             positive("--nodes", nodes);
+        }
+        if (gpusPerNode != null) {
+            positive("--gpus-per-node", gpusPerNode);
         }
         if (model.heads() % tp != 0) {
             throw new InputException("--tp " + tp + ": " + model.name() + "'s " + model.heads()

@@ -25,8 +25,11 @@ public final class DecodeStep {
     private final KernelCosts k;
     private final CommModel comm;
     private final List<Op> ops = new ArrayList<>();
+    /** Per micro-batch, the ops built but not yet issued; {@link #issue} interleaves them. */
+    private final List<List<Op>> pending = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
     private final int commStream;
+    private final int gpusPerNode;
 
     private DecodeStep(DecodeSpec spec) {
         this.spec = spec;
@@ -35,7 +38,8 @@ public final class DecodeStep {
         this.gpu = preset.gpu();
         this.k = new KernelCosts(gpu.roofline(), spec.precision(), spec.cudaGraphs());
         NetworkPreset network = spec.network() == null ? null : NetworkPreset.byName(spec.network());
-        this.comm = new CommModel(preset, network, spec.allReduce());
+        this.gpusPerNode = preset.gpusPerNode(spec.gpusPerNode());
+        this.comm = new CommModel(preset, gpusPerNode, network, spec.allReduce());
         this.commStream = spec.overlap() == Overlap.NONE ? 0 : 1;
     }
 
@@ -61,8 +65,12 @@ public final class DecodeStep {
         }
         Op[] last = new Op[micro];
         for (int b = 0; b < micro; b++) {
+            pending.add(new ArrayList<>());
+        }
+        for (int b = 0; b < micro; b++) {
             last[b] = compute("embed", -1, b, 0, (double) tokens[b] * m.hidden() * Precision.ACTIVATION_BYTES * 2, last[b]);
         }
+        issue();
         for (int l = 0; l < m.layers(); l++) {
             layer(l, tokens, last);
             int stage = l * spec.pp() / m.layers();
@@ -70,10 +78,10 @@ public final class DecodeStep {
             if (l + 1 < m.layers() && next != stage) {
                 for (int b = 0; b < micro; b++) {
                     long bytes = (long) tokens[b] * m.hidden() * Precision.ACTIVATION_BYTES;
-                    last[b] = collective("send_to_stage" + next, l, b, comm.stageSend(spec.tp() * spec.pp() <= preset.gpusPerNode(), bytes),
-                            bytes, last[b]);
+                    last[b] = collective("send_to_stage" + next, l, b, comm.stageSend(spec.tp() * spec.pp() <= gpusPerNode, bytes), last[b]);
                 }
             }
+            issue();
         }
         for (int b = 0; b < micro; b++) {
             int t = tokens[b];
@@ -81,13 +89,16 @@ public final class DecodeStep {
             double head = (double) m.vocab() * m.hidden() / spec.tp();
             last[b] = compute("lm_head", m.layers(), b, 2 * t * head, head * spec.precision().bytesPerParam(), last[b]);
             if (spec.tp() > 1) {
-                long logits = (long) t * m.vocab() * Precision.ACTIVATION_BYTES;
-                last[b] = collective("logits_all_gather", m.layers(), b, comm.allGather(spec.tp(), logits), logits / spec.tp(), last[b]);
+                long shard = (long) t * m.vocab() / spec.tp() * Precision.ACTIVATION_BYTES;
+                last[b] = collective("logits_gather", m.layers(), b, comm.gatherToFirst(spec.tp(), shard), last[b]);
             }
             last[b] = compute("sample", m.layers(), b, 0, (double) t * m.vocab() * 4, last[b]);
         }
+        issue();
         StreamScheduler.run(ops, gpu.roofline().sms(), 2);
-        return DecodeResult.of(spec, gpu, memory, ops, warnings);
+        List<String> tpCrossings = spec.tp() > 1 ? comm.crossings(spec.tp()) : List.of();
+        String tpPath = spec.tp() == 1 ? "none" : tpCrossings.isEmpty() ? "NVLink" : String.join(" and ", tpCrossings);
+        return DecodeResult.of(spec, gpu, tpPath, memory, ops, warnings);
     }
 
     /** The layer's kernels for every micro-batch, issued so that one's collective can run under the other's compute. */
@@ -168,7 +179,7 @@ public final class DecodeStep {
         double local = Math.ceil((double) t / spec.tp());
         double global = (double) t * spec.dp();
         long dispatch = (long) (local * m.expertsPerToken() * m.hidden() * spec.precision().dispatchBytes());
-        op = collective("dispatch", l, b, comm.allToAll(spec.ep(), dispatch), dispatch, op);
+        op = collective("dispatch", l, b, comm.allToAll(spec.ep(), dispatch), op);
         double perRank = (double) m.experts() / spec.ep();
         double active = perRank * (1 - Math.pow(1 - (double) m.expertsPerToken() / m.experts(), global));
         double arriving = global * m.expertsPerToken() / spec.ep();
@@ -178,10 +189,10 @@ public final class DecodeStep {
             op = compute("shared_experts", l, b, 2.0 * local * shared, shared * bpp, op);
         }
         long combine = (long) (local * m.expertsPerToken() * m.hidden() * Precision.ACTIVATION_BYTES);
-        op = collective("combine", l, b, comm.allToAll(spec.ep(), combine), combine, op);
+        op = collective("combine", l, b, comm.allToAll(spec.ep(), combine), op);
         if (spec.tp() > 1) {
             long gathered = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
-            op = collective("moe_all_gather", l, b, comm.allGather(spec.tp(), gathered), gathered / spec.tp(), op);
+            op = collective("moe_all_gather", l, b, comm.allGather(spec.tp(), gathered), op);
         }
         return op;
     }
@@ -201,7 +212,7 @@ public final class DecodeStep {
         double whole = k.micros(flops, bytes) - k.launchMicros();
         long message = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
         CommModel.Cost full = comm.allReduce(spec.tp(), message);
-        CommModel.Cost tile = comm.allReduce(spec.tp(), Math.max(16, message / FUSED_TILES));
+        CommModel.Cost tile = comm.allReduceSlice(spec.tp(), Math.max(16, message / FUSED_TILES), full);
         double tileBandwidth = tile.micros() - tile.latencyMicros();
         Op gemm = after;
         Op[] reductions = new Op[FUSED_TILES];
@@ -210,7 +221,7 @@ public final class DecodeStep {
             double micros = whole / FUSED_TILES + (i == 0 ? k.launchMicros() : 0);
             gemm = add(new Op(name + "[" + i + "]", l, b, Op.Kind.COMPUTE, 0, micros, 0, 0, 0).after(gemm));
             reductions[i] = add(new Op(name + "_all_reduce[" + i + "]", l, b, Op.Kind.COMM, 1,
-                    tileBandwidth + (lastTile ? full.latencyMicros() : 0), tile.sms(), message / FUSED_TILES,
+                    tileBandwidth + (lastTile ? full.latencyMicros() : 0), tile.sms(), tile.bytesSent(),
                     lastTile ? full.latencyMicros() : 0).after(gemm));
         }
         return add(new Op(name + "_reduced", l, b, Op.Kind.COMPUTE, 0, 0, 0, 0, 0).after(reductions));
@@ -222,7 +233,7 @@ public final class DecodeStep {
             return after;
         }
         long bytes = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
-        return collective(name, l, b, comm.allReduce(spec.tp(), bytes), bytes, after);
+        return collective(name, l, b, comm.allReduce(spec.tp(), bytes), after);
     }
 
     private double norm(int t) {
@@ -233,18 +244,43 @@ public final class DecodeStep {
         return add(new Op(name, layer, b, Op.Kind.COMPUTE, 0, k.micros(flops, bytes), 0, 0, 0).after(after));
     }
 
-    private Op collective(String name, int layer, int b, CommModel.Cost c, long bytes, Op after) {
-        return add(new Op(name, layer, b, Op.Kind.COMM, commStream, c.micros() + k.launchMicros(), c.sms(), bytes,
+    private Op collective(String name, int layer, int b, CommModel.Cost c, Op after) {
+        return add(new Op(name, layer, b, Op.Kind.COMM, commStream, c.micros() + k.launchMicros(), c.sms(), c.bytesSent(),
                 c.latencyMicros() + k.launchMicros()).after(after));
     }
 
     private Op add(Op op) {
-        ops.add(op);
+        pending.get(op.microBatch).add(op);
         return op;
     }
 
+    /**
+     * Issues the pending ops in stages: each micro-batch's ops up to and including its next
+     * collective, then the next micro-batch's, and so on, as SGLang's two-batch overlap yields at each
+     * communication. On FIFO streams that lets one micro-batch compute while the other's collective runs.
+     */
+    private void issue() {
+        boolean left = true;
+        int[] at = new int[pending.size()];
+        while (left) {
+            left = false;
+            for (int b = 0; b < pending.size(); b++) {
+                List<Op> list = pending.get(b);
+                while (at[b] < list.size()) {
+                    Op op = list.get(at[b]++);
+                    ops.add(op);
+                    if (op.kind == Op.Kind.COMM) {
+                        break;
+                    }
+                }
+                left |= at[b] < list.size();
+            }
+        }
+        pending.forEach(List::clear);
+    }
+
     private void checkPlacement() {
-        int perNode = preset.gpusPerNode();
+        int perNode = gpusPerNode;
         int needed = (spec.gpus() + perNode - 1) / perNode;
         if (spec.nodes() != null && spec.nodes() < needed) {
             throw new InputException(String.format(Locale.ROOT, "--nodes %d: tp %d x pp %d x dp %d = %d GPUs need %d node(s) of %s",
@@ -274,7 +310,7 @@ public final class DecodeStep {
             }
         }
         if (spec.precision() == Precision.BF16) {
-            DecodeSpec fp8 = new DecodeSpec(m, spec.system(), spec.network(), spec.nodes(), spec.tp(), spec.pp(), spec.ep(), spec.dp(),
+            DecodeSpec fp8 = new DecodeSpec(m, spec.system(), spec.network(), spec.nodes(), spec.gpusPerNode(), spec.tp(), spec.pp(), spec.ep(), spec.dp(),
                     spec.batch(), spec.context(), Precision.FP8, spec.allReduce(), spec.overlap(), spec.cudaGraphs());
             if (MemoryPlan.of(fp8, gpu, 0, spec.ep()).fits()) {
                 return "--dtype fp8 would fit";
@@ -284,7 +320,7 @@ public final class DecodeStep {
     }
 
     private DecodeSpec withPp(int pp) {
-        return new DecodeSpec(m, spec.system(), spec.network(), null, spec.tp(), pp, spec.ep(), spec.dp(), spec.batch(),
+        return new DecodeSpec(m, spec.system(), spec.network(), null, spec.gpusPerNode(), spec.tp(), pp, spec.ep(), spec.dp(), spec.batch(),
                 spec.context(), spec.precision(), spec.allReduce(), spec.overlap(), spec.cudaGraphs());
     }
 }

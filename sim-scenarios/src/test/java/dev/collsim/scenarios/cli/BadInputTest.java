@@ -49,7 +49,7 @@ class BadInputTest {
         "decode --model llama-3-8b --pp 33              | --pp 33: llama-3-8b has only 32 layers",
         "decode --model llama-3-8b --tp 16 --nodes 1    | --nodes 1: tp 16 x pp 1 x dp 1 = 16 GPUs need 2 node(s)",
         "decode --model llama-3-8b --tp 3               | --tp 3: llama-3-8b's 32 attention heads do not split evenly over 3 ranks",
-        "decode --model deepseek-v3 --dp 12 --ep 12 --dtype fp8 | a group of 12 GPUs on hgx-h100 (8 per node) must fit in one node or fill whole nodes",
+        "decode --model deepseek-v3 --dp 12 --ep 12 --dtype fp8 | a group of 12 GPUs on hgx-h100 (8 per node in use) must fit in one node or fill whole nodes",
         "decode --model llama-3.1-405b --tp 8 --batch 32 | needs 103.",
         "decode --model llama-3-8b --cuda-graphs maybe  | --cuda-graphs 'maybe': expected on or off",
         "decode --model llama-3-8b --tp 8 --allreduce nvls --system dgx-a100 | --allreduce nvls: dgx-a100 has no NVLink SHARP",

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class DecodeStepTest {
     private static DecodeSpec spec(String model, String system, int tp, int batch, Overlap overlap) {
-        return new DecodeSpec(ModelConfig.load(model), system, null, null, tp, 1, 1, 1, batch, 4096, Precision.BF16,
+        return new DecodeSpec(ModelConfig.load(model), system, null, null, null, tp, 1, 1, 1, batch, 4096, Precision.BF16,
                 AllReduceKind.AUTO, overlap, true);
     }
 
@@ -39,7 +39,7 @@ class DecodeStepTest {
         assertEquals(hgx.commMs(), hgx.exposedCommMs(), 1e-6, "one stream: every collective is exposed");
         assertEquals(hgx.itlMs(), hgx.computeMs() + hgx.commMs(), 1e-6);
         assertTrue(hgx.warnings().isEmpty(), hgx.warnings().toString());
-        DecodeResult pcie = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-8b"), "pcie-l40s-8x", null, null, 8, 1, 1, 1, 32,
+        DecodeResult pcie = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-8b"), "pcie-l40s-8x", null, null, null, 8, 1, 1, 1, 32,
                 4096, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true));
         assertTrue(pcie.warnings().get(0).contains("PCIe and a CPU socket link"), pcie.warnings().toString());
         DecodeResult nvlink8b = DecodeStep.run(spec("llama-3-8b", "hgx-h100", 8, 32, Overlap.NONE));
@@ -63,15 +63,61 @@ class DecodeStepTest {
     /** A fused GEMM and all-reduce overlaps tiles: less exposed than on one stream, and a collective takes SMs from the GEMM. */
     @Test
     void fusedOverlapRunsTheCollectiveUnderTheGemm() {
-        DecodeResult none = DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 256, Overlap.NONE));
-        DecodeResult fused = DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 256, Overlap.FUSED));
+        DecodeResult none = DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 32, Overlap.NONE));
+        DecodeResult fused = DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 32, Overlap.FUSED));
+        assertEquals(none.commBytesPerGpu(), fused.commBytesPerGpu(), none.commBytesPerGpu() * 0.01, "the tiles run the same kernel");
         assertTrue(fused.exposedCommMs() < none.exposedCommMs(), fused.exposedCommMs() + " vs " + none.exposedCommMs());
         assertTrue(fused.computeMs() > none.computeMs(), "the GEMM tiles share SMs with the collective");
     }
 
+    /** On an MoE model over 8 expert-parallel GPUs, one micro-batch's dispatch and combine run under the other's experts. */
+    @Test
+    void twoBatchOverlapHidesTheExpertAllToAlls() {
+        DecodeSpec none = new DecodeSpec(ModelConfig.load("mixtral-8x7b"), "hgx-h100", null, null, null, 1, 1, 8, 8, 64, 4096,
+                Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true);
+        DecodeSpec two = new DecodeSpec(none.model(), "hgx-h100", null, null, null, 1, 1, 8, 8, 64, 4096, Precision.BF16,
+                AllReduceKind.AUTO, Overlap.TWO_BATCH, true);
+        DecodeResult a = DecodeStep.run(none);
+        DecodeResult b = DecodeStep.run(two);
+        assertTrue(b.exposedCommMs() < 0.2 * a.exposedCommMs(), b.exposedCommMs() + " vs " + a.exposedCommMs());
+        assertTimelineHolds(b);
+    }
+
+    /** The streams' rules, checked on every kernel of a schedule: one kernel at a time per stream, each after what it needs. */
+    @Test
+    void everyTimelineKeepsTheStreamRules() {
+        for (Overlap o : Overlap.values()) {
+            assertTimelineHolds(DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 32, o)));
+        }
+    }
+
+    private static void assertTimelineHolds(DecodeResult r) {
+        java.util.List<DecodeResult.Span> all = new java.util.ArrayList<>(r.beforeLayers());
+        r.layers().forEach(l -> all.addAll(l.spans()));
+        all.addAll(r.afterLayers());
+        for (int stream = 0; stream < 2; stream++) {
+            int s = stream;
+            var spans = all.stream().filter(x -> x.stream() == s).sorted(java.util.Comparator.comparingDouble(DecodeResult.Span::startMs)).toList();
+            for (int i = 1; i < spans.size(); i++) {
+                assertTrue(spans.get(i).startMs() >= spans.get(i - 1).endMs() - 1e-12, "stream " + s + " overlaps at " + spans.get(i));
+            }
+        }
+        // Within a micro-batch, a layer starts after the one before it ends its last kernel of that micro-batch.
+        for (int l = 1; l < r.layers().size(); l++) {
+            for (int b = 0; b < 2; b++) {
+                int mb = b;
+                double prevEnd = r.layers().get(l - 1).spans().stream().filter(x -> x.microBatch() == mb)
+                        .mapToDouble(DecodeResult.Span::endMs).max().orElse(0);
+                double start = r.layers().get(l).spans().stream().filter(x -> x.microBatch() == mb)
+                        .mapToDouble(DecodeResult.Span::startMs).min().orElse(Double.MAX_VALUE);
+                assertTrue(start >= prevEnd - 1e-12, "layer " + l + " micro-batch " + b + " starts before the last ends");
+            }
+        }
+    }
+
     @Test
     void expertParallelMoeDispatchesAndCombines() {
-        DecodeResult r = DecodeStep.run(new DecodeSpec(ModelConfig.load("deepseek-v3"), "gb200-nvl72", null, null, 1, 1, 72, 72, 64, 4096,
+        DecodeResult r = DecodeStep.run(new DecodeSpec(ModelConfig.load("deepseek-v3"), "gb200-nvl72", null, null, null, 1, 1, 72, 72, 64, 4096,
                 Precision.FP8, AllReduceKind.AUTO, Overlap.NONE, true));
         assertFalse(r.layers().get(2).moe());
         var moe = r.layers().get(3).spans().stream().map(DecodeResult.Span::name).toList();
@@ -83,7 +129,7 @@ class DecodeStepTest {
     @Test
     void pipelineStagesSendActivationsAndSplitTheWeights() {
         DecodeSpec one = spec("llama-3-70b", "hgx-h100", 4, 8, Overlap.NONE);
-        DecodeSpec two = new DecodeSpec(one.model(), "hgx-h100", null, null, 4, 2, 1, 1, 8, 4096, Precision.BF16, AllReduceKind.AUTO,
+        DecodeSpec two = new DecodeSpec(one.model(), "hgx-h100", null, null, null, 4, 2, 1, 1, 8, 4096, Precision.BF16, AllReduceKind.AUTO,
                 Overlap.NONE, true);
         DecodeResult r1 = DecodeStep.run(one);
         DecodeResult r2 = DecodeStep.run(two);
