@@ -38,6 +38,9 @@ public final class DecodeCommand implements Callable<Integer> {
     @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "a preset system (default: ${DEFAULT-VALUE})")
     String system;
 
+    @Option(names = "--topology", paramLabel = "FILE", description = "a topology file (docs/topology-format.md) instead of --system")
+    String topology;
+
     @Option(names = "--network", paramLabel = "NAME", description = "between nodes (default: the system's)")
     String network;
 
@@ -92,6 +95,9 @@ public final class DecodeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ModelConfig config = ModelConfig.load(model);
+        if (topology != null && (fabrics != null || network != null || gpusPerNode != null)) {
+            throw new InputException("--topology describes the whole system; leave out --fabrics, --network and --gpus-per-node");
+        }
         ReportFormat format = output.reportFormat();
         if (fabrics != null) {
             if (trace != null) {
@@ -120,7 +126,8 @@ public final class DecodeCommand implements Callable<Integer> {
     }
 
     private DecodeSpec spec(ModelConfig config, String systemName, Integer perNode) {
-        return new DecodeSpec(config, systemName, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
+        String name = topology != null ? java.nio.file.Path.of(topology).getFileName().toString() : systemName;
+        return new DecodeSpec(config, name, topology, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
                 AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), BenchCommand.onOff("--cuda-graphs", cudaGraphs));
     }
 

@@ -39,7 +39,7 @@ public final class DemoCommand implements Callable<Integer> {
         out.println();
         out.println("# and one decode step of Llama-3-70B on the same box, TP 8, 32 sequences of 4096 tokens:");
         out.println("# what `collsim decode --model llama-3-70b --system hgx-h100 --tp 8 --batch 32 --context 4096` prints, in short");
-        DecodeResult step = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-70b"), "hgx-h100", null, null, null, 8, 1, 1, 1, 32, 4096,
+        DecodeResult step = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-70b"), "hgx-h100", null, null, null, null, 8, 1, 1, 1, 32, 4096,
                 Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true));
         Table table = DecodeReport.table(step);
         out.print(String.join("\n", table.preamble().stream().map(l -> "# " + l).toList()) + "\n");

@@ -10,9 +10,6 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.core.nccl.Plan;
-import dev.collsim.topologies.catalog.NetworkPreset;
-import dev.collsim.topologies.systems.SystemPreset;
-import dev.collsim.topologies.systems.WhatIf;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -30,31 +27,19 @@ final class CommModel {
      */
     record Cost(double micros, double latencyMicros, int sms, long bytesSent, AlgorithmId algorithm) {}
 
-    private final SystemPreset preset;
-    private final int gpusPerNode;
-    private final NetworkPreset network;
+    private final Machine machine;
     private final AllReduceKind allReduce;
     private final Map<Integer, Communicator> groups = new HashMap<>();
     private final Map<String, Cost> costs = new HashMap<>();
 
-    CommModel(SystemPreset preset, int gpusPerNode, NetworkPreset network, AllReduceKind allReduce) {
-        this.preset = preset;
-        this.gpusPerNode = gpusPerNode;
-        this.network = network;
+    CommModel(Machine machine, AllReduceKind allReduce) {
+        this.machine = machine;
         this.allReduce = allReduce;
     }
 
     /** The communicator of a group of {@code size} GPUs placed as tightly as the system allows. */
     Communicator group(int size) {
-        return groups.computeIfAbsent(size, g -> {
-            int perNode = gpusPerNode;
-            if (g > perNode && g % perNode != 0) {
-                throw new InputException("a group of " + g + " GPUs on " + preset.id() + " (" + perNode
-                        + " per node in use) must fit in one node or fill whole nodes");
-            }
-            Communicator c = preset.build(g <= perNode ? 1 : g / perNode, Math.min(g, perNode), network, WhatIf.NONE);
-            return c.withoutCollNet();
-        });
+        return groups.computeIfAbsent(size, machine::group);
     }
 
     /** A TP all-reduce of {@code bytes} with the kernel {@code --allreduce} asks for. */
@@ -85,7 +70,7 @@ final class CommModel {
      * group is; each GPU sends one shard.
      */
     Cost gatherToFirst(int n, long shardBytes) {
-        Cost inbound = stageSend(n <= gpusPerNode, (n - 1) * shardBytes);
+        Cost inbound = stageSend(n <= machine.gpusPerNode(), (n - 1) * shardBytes);
         return new Cost(inbound.micros(), inbound.latencyMicros(), inbound.sms(), shardBytes, inbound.algorithm());
     }
 
@@ -93,9 +78,7 @@ final class CommModel {
     Cost stageSend(boolean sameNode, long bytes) {
         String key = "p2p/" + sameNode + "/" + bytes;
         return costs.computeIfAbsent(key, k -> {
-            Communicator c = sameNode ? group(2)
-                    : preset.build(2, 1, network, WhatIf.NONE).withoutCollNet();
-            return simulate(c, CollectiveOp.SEND_RECV, bytes, EnumSet.allOf(AlgorithmId.class));
+            return simulate(machine.pair(sameNode), CollectiveOp.SEND_RECV, bytes, EnumSet.allOf(AlgorithmId.class));
         });
     }
 
@@ -117,7 +100,7 @@ final class CommModel {
             case TWOSHOT -> EnumSet.of(AlgorithmId.TWOSHOT);
             case NVLS -> {
                 if (c.nvlsGraph() == null) {
-                    throw new InputException("--allreduce nvls: " + preset.id() + " has no NVLink SHARP for a group of " + c.nRanks());
+                    throw new InputException("--allreduce nvls: " + machine.name() + " has no NVLink SHARP for a group of " + c.nRanks());
                 }
                 yield EnumSet.of(AlgorithmId.NVLS);
             }

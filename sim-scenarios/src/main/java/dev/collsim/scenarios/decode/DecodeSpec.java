@@ -5,6 +5,8 @@ import dev.collsim.core.input.InputException;
 /**
  * One decode step to simulate.
  *
+ * @param system  a preset's name, or the name the result reports for {@code topology}
+ * @param topology a topology file to run on instead of the preset, or null
  * @param gpusPerNode GPUs of each node in use (null: all), so groups can be spread over more nodes
  * @param tp      tensor-parallel ranks: attention heads and MLP columns split over them, two all-reduces per layer
  * @param pp      pipeline stages, the layers split evenly, activations sent between stages
@@ -14,7 +16,7 @@ import dev.collsim.core.input.InputException;
  * @param batch   sequences decoding together in each replica, one token each per step
  * @param context tokens already in each sequence's KV cache
  */
-public record DecodeSpec(ModelConfig model, String system, String network, Integer nodes, Integer gpusPerNode, int tp, int pp, int ep, int dp,
+public record DecodeSpec(ModelConfig model, String system, String topology, String network, Integer nodes, Integer gpusPerNode, int tp, int pp, int ep, int dp,
                          int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs) {
     public DecodeSpec {
         positive("--tp", tp);

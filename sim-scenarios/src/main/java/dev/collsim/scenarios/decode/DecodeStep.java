@@ -2,8 +2,6 @@ package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.topologies.catalog.GpuModel;
-import dev.collsim.topologies.catalog.NetworkPreset;
-import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -20,7 +18,7 @@ public final class DecodeStep {
 
     private final DecodeSpec spec;
     private final ModelConfig m;
-    private final SystemPreset preset;
+    private final Machine machine;
     private final GpuModel gpu;
     private final KernelCosts k;
     private final CommModel comm;
@@ -34,12 +32,11 @@ public final class DecodeStep {
     private DecodeStep(DecodeSpec spec) {
         this.spec = spec;
         this.m = spec.model();
-        this.preset = SystemPreset.byName(spec.system());
-        this.gpu = preset.gpu();
+        this.machine = Machine.of(spec);
+        this.gpu = machine.gpu();
         this.k = new KernelCosts(gpu.roofline(), spec.precision(), spec.cudaGraphs());
-        NetworkPreset network = spec.network() == null ? null : NetworkPreset.byName(spec.network());
-        this.gpusPerNode = preset.gpusPerNode(spec.gpusPerNode());
-        this.comm = new CommModel(preset, gpusPerNode, network, spec.allReduce());
+        this.gpusPerNode = machine.gpusPerNode();
+        this.comm = new CommModel(machine, spec.allReduce());
         this.commStream = spec.overlap() == Overlap.NONE ? 0 : 1;
     }
 
@@ -280,15 +277,14 @@ public final class DecodeStep {
     }
 
     private void checkPlacement() {
-        int perNode = gpusPerNode;
-        int needed = (spec.gpus() + perNode - 1) / perNode;
+        int needed = (spec.gpus() + gpusPerNode - 1) / gpusPerNode;
         if (spec.nodes() != null && spec.nodes() < needed) {
             throw new InputException(String.format(Locale.ROOT, "--nodes %d: tp %d x pp %d x dp %d = %d GPUs need %d node(s) of %s",
-                    spec.nodes(), spec.tp(), spec.pp(), spec.dp(), spec.gpus(), needed, preset.id()));
+                    spec.nodes(), spec.tp(), spec.pp(), spec.dp(), spec.gpus(), needed, machine.name()));
         }
-        if (preset.pcieServer() != null && needed > 1) {
-            throw new InputException(String.format(Locale.ROOT, "tp %d x pp %d x dp %d = %d GPUs: %s is one server of %d GPUs",
-                    spec.tp(), spec.pp(), spec.dp(), spec.gpus(), preset.id(), perNode));
+        if (needed > machine.maxNodes()) {
+            throw new InputException(String.format(Locale.ROOT, "tp %d x pp %d x dp %d = %d GPUs: %s has %d node(s) of %d GPUs",
+                    spec.tp(), spec.pp(), spec.dp(), spec.gpus(), machine.name(), machine.maxNodes(), gpusPerNode));
         }
     }
 
@@ -310,7 +306,7 @@ public final class DecodeStep {
             }
         }
         if (spec.precision() == Precision.BF16) {
-            DecodeSpec fp8 = new DecodeSpec(m, spec.system(), spec.network(), spec.nodes(), spec.gpusPerNode(), spec.tp(), spec.pp(), spec.ep(), spec.dp(),
+            DecodeSpec fp8 = new DecodeSpec(m, spec.system(), spec.topology(), spec.network(), spec.nodes(), spec.gpusPerNode(), spec.tp(), spec.pp(), spec.ep(), spec.dp(),
                     spec.batch(), spec.context(), Precision.FP8, spec.allReduce(), spec.overlap(), spec.cudaGraphs());
             if (MemoryPlan.of(fp8, gpu, 0, spec.ep()).fits()) {
                 return "--dtype fp8 would fit";
@@ -320,7 +316,7 @@ public final class DecodeStep {
     }
 
     private DecodeSpec withPp(int pp) {
-        return new DecodeSpec(m, spec.system(), spec.network(), null, spec.gpusPerNode(), spec.tp(), pp, spec.ep(), spec.dp(), spec.batch(),
+        return new DecodeSpec(m, spec.system(), spec.topology(), spec.network(), null, spec.gpusPerNode(), spec.tp(), pp, spec.ep(), spec.dp(), spec.batch(),
                 spec.context(), spec.precision(), spec.allReduce(), spec.overlap(), spec.cudaGraphs());
     }
 }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class DecodeStepTest {
     private static DecodeSpec spec(String model, String system, int tp, int batch, Overlap overlap) {
-        return new DecodeSpec(ModelConfig.load(model), system, null, null, null, tp, 1, 1, 1, batch, 4096, Precision.BF16,
+        return new DecodeSpec(ModelConfig.load(model), system, null, null, null, null, tp, 1, 1, 1, batch, 4096, Precision.BF16,
                 AllReduceKind.AUTO, overlap, true);
     }
 
@@ -39,7 +39,7 @@ class DecodeStepTest {
         assertEquals(hgx.commMs(), hgx.exposedCommMs(), 1e-6, "one stream: every collective is exposed");
         assertEquals(hgx.itlMs(), hgx.computeMs() + hgx.commMs(), 1e-6);
         assertTrue(hgx.warnings().isEmpty(), hgx.warnings().toString());
-        DecodeResult pcie = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-8b"), "pcie-l40s-8x", null, null, null, 8, 1, 1, 1, 32,
+        DecodeResult pcie = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-8b"), "pcie-l40s-8x", null, null, null, null, 8, 1, 1, 1, 32,
                 4096, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true));
         assertTrue(pcie.warnings().get(0).contains("PCIe and a CPU socket link"), pcie.warnings().toString());
         DecodeResult nvlink8b = DecodeStep.run(spec("llama-3-8b", "hgx-h100", 8, 32, Overlap.NONE));
@@ -73,9 +73,9 @@ class DecodeStepTest {
     /** On an MoE model over 8 expert-parallel GPUs, one micro-batch's dispatch and combine run under the other's experts. */
     @Test
     void twoBatchOverlapHidesTheExpertAllToAlls() {
-        DecodeSpec none = new DecodeSpec(ModelConfig.load("mixtral-8x7b"), "hgx-h100", null, null, null, 1, 1, 8, 8, 64, 4096,
+        DecodeSpec none = new DecodeSpec(ModelConfig.load("mixtral-8x7b"), "hgx-h100", null, null, null, null, 1, 1, 8, 8, 64, 4096,
                 Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true);
-        DecodeSpec two = new DecodeSpec(none.model(), "hgx-h100", null, null, null, 1, 1, 8, 8, 64, 4096, Precision.BF16,
+        DecodeSpec two = new DecodeSpec(none.model(), "hgx-h100", null, null, null, null, 1, 1, 8, 8, 64, 4096, Precision.BF16,
                 AllReduceKind.AUTO, Overlap.TWO_BATCH, true);
         DecodeResult a = DecodeStep.run(none);
         DecodeResult b = DecodeStep.run(two);
@@ -117,7 +117,7 @@ class DecodeStepTest {
 
     @Test
     void expertParallelMoeDispatchesAndCombines() {
-        DecodeResult r = DecodeStep.run(new DecodeSpec(ModelConfig.load("deepseek-v3"), "gb200-nvl72", null, null, null, 1, 1, 72, 72, 64, 4096,
+        DecodeResult r = DecodeStep.run(new DecodeSpec(ModelConfig.load("deepseek-v3"), "gb200-nvl72", null, null, null, null, 1, 1, 72, 72, 64, 4096,
                 Precision.FP8, AllReduceKind.AUTO, Overlap.NONE, true));
         assertFalse(r.layers().get(2).moe());
         var moe = r.layers().get(3).spans().stream().map(DecodeResult.Span::name).toList();
@@ -129,7 +129,7 @@ class DecodeStepTest {
     @Test
     void pipelineStagesSendActivationsAndSplitTheWeights() {
         DecodeSpec one = spec("llama-3-70b", "hgx-h100", 4, 8, Overlap.NONE);
-        DecodeSpec two = new DecodeSpec(one.model(), "hgx-h100", null, null, null, 4, 2, 1, 1, 8, 4096, Precision.BF16, AllReduceKind.AUTO,
+        DecodeSpec two = new DecodeSpec(one.model(), "hgx-h100", null, null, null, null, 4, 2, 1, 1, 8, 4096, Precision.BF16, AllReduceKind.AUTO,
                 Overlap.NONE, true);
         DecodeResult r1 = DecodeStep.run(one);
         DecodeResult r2 = DecodeStep.run(two);
@@ -142,6 +142,35 @@ class DecodeStepTest {
     void aLayoutThatDoesNotFitSaysWhatWould() {
         InputException e = assertThrows(InputException.class, () -> DecodeStep.run(spec("llama-3.1-405b", "hgx-h100", 8, 32, Overlap.NONE)));
         assertTrue(e.getMessage().contains("needs 103.") && e.getMessage().contains("--pp 2 would fit"), e.getMessage());
+    }
+
+    private static DecodeSpec onFile(String file, int tp, int dp, int batch) {
+        return new DecodeSpec(ModelConfig.load("llama-3-8b"), file, "../topologies/" + file, null, null, null, tp, 1, 1, dp, batch, 4096,
+                Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true);
+    }
+
+    /** A topology file runs the step as the preset it describes does. */
+    @Test
+    void aTopologyFileRunsLikeItsPreset() {
+        DecodeResult file = DecodeStep.run(onFile("hgx-h100.yaml", 8, 1, 32));
+        DecodeResult preset = DecodeStep.run(spec("llama-3-8b", "hgx-h100", 8, 32, Overlap.NONE));
+        assertEquals(preset.itlMs(), file.itlMs(), 1e-9);
+        assertEquals(preset.commBytesPerGpu(), file.commBytesPerGpu());
+    }
+
+    /**
+     * The seeds' 4-GPU box, NVLink pairs joined through the CPUs: TP=4 crosses the socket link and is
+     * warned about; TP=2 inside each pair with DP=2 gives more tokens per GPU, as the seeds advise.
+     */
+    @Test
+    void onTheSeedsBoxTpStaysInsideTheNvlinkPair() {
+        DecodeResult tp4 = DecodeStep.run(onFile("nvlink-pairs-4gpu.yaml", 4, 1, 8));
+        DecodeResult tp2 = DecodeStep.run(onFile("nvlink-pairs-4gpu.yaml", 2, 2, 8));
+        assertTrue(tp4.warnings().get(0).contains("a CPU socket link"), tp4.warnings().toString());
+        assertTrue(tp2.warnings().isEmpty(), tp2.warnings().toString());
+        assertTrue(tp2.tokensPerSPerGpu() > 1.2 * tp4.tokensPerSPerGpu(), tp2.tokensPerSPerGpu() + " vs " + tp4.tokensPerSPerGpu());
+        InputException tooMany = assertThrows(InputException.class, () -> DecodeStep.run(onFile("nvlink-pairs-4gpu.yaml", 4, 2, 8)));
+        assertTrue(tooMany.getMessage().contains("has 1 node(s) of 4 GPUs"), tooMany.getMessage());
     }
 
     @Test

@@ -9,7 +9,7 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.topologies.catalog.GpuModel;
-import dev.collsim.topologies.systems.FabricCommunicator;
+import dev.collsim.topologies.systems.FabricSystem;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -45,14 +45,23 @@ public final class TopologyFile {
     private TopologyFile() {}
 
     public static Communicator load(Path path) {
+        return loadSystem(path).communicator();
+    }
+
+    /** The file's system, checked: its communicator builds. */
+    public static FabricSystem loadSystem(Path path) {
         try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
-            return read(reader, path.toString());
+            return readSystem(reader, path.toString());
         } catch (IOException e) {
             throw new InputException(path + ": cannot read (" + e.getMessage() + ")");
         }
     }
 
     public static Communicator read(Reader reader, String file) {
+        return readSystem(reader, file).communicator();
+    }
+
+    public static FabricSystem readSystem(Reader reader, String file) {
         Node root;
         try {
             LoaderOptions options = new LoaderOptions();
@@ -70,7 +79,7 @@ public final class TopologyFile {
         return build(new Doc(file, root, ""), file);
     }
 
-    private static Communicator build(Doc top, String file) {
+    private static FabricSystem build(Doc top, String file) {
         Map<String, Doc> f = top.fields(TOP);
         Doc version = Doc.required(f, "version", top);
         if (version.integer() != 1) {
@@ -149,15 +158,17 @@ public final class TopologyFile {
             throw where.error(e.getMessage());
         }
         boolean p2p = !f.containsKey("p2p") || f.get("p2p").bool();
+        FabricSystem system = system(name, gpu, fabric, gpus, gpuNodes, deviceLine, p2p);
         try {
-            return communicator(name, gpu, fabric, gpus, gpuNodes, deviceLine, p2p);
+            system.communicator();
         } catch (InputException e) {
             throw f.containsKey("p2p") ? f.get("p2p").error(e.getMessage()) : e;
         }
+        return system;
     }
 
-    private static Communicator communicator(String name, GpuModel gpu, Fabric fabric, List<Integer> gpus,
-                                             List<Integer> gpuNodes, Map<String, Doc> deviceLine, boolean p2p) {
+    private static FabricSystem system(String name, GpuModel gpu, Fabric fabric, List<Integer> gpus,
+                                       List<Integer> gpuNodes, Map<String, Doc> deviceLine, boolean p2p) {
         int n = gpus.size();
         int nodes = gpuNodes.stream().mapToInt(Integer::intValue).max().orElse(0) + 1;
         int[] perNode = new int[nodes];
@@ -181,7 +192,7 @@ public final class TopologyFile {
             ranks[r] = gpus.get(order[r]);
             rankNodes[r] = gpuNodes.get(order[r]);
         }
-        return FabricCommunicator.build(name, gpu, fabric, ranks, rankNodes, p2p);
+        return new FabricSystem(name, gpu, fabric, ranks, rankNodes, p2p);
     }
 
     private static int device(Doc ref, Map<String, Integer> ids) {

@@ -1,0 +1,135 @@
+package dev.collsim.scenarios.decode;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.Communicator;
+import dev.collsim.topologies.catalog.GpuModel;
+import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.systems.FabricSystem;
+import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
+import java.util.stream.IntStream;
+
+/**
+ * Where a decode step runs: a preset (as many nodes as the layout needs) or a topology file (its
+ * nodes and no more). Groups of GPUs are placed as tightly as it allows: inside one node when they
+ * fit, else on whole nodes, the first ranks first.
+ */
+abstract class Machine {
+    abstract String name();
+
+    abstract GpuModel gpu();
+
+    abstract int gpusPerNode();
+
+    /** Nodes it has, or {@link Integer#MAX_VALUE} for a preset that grows with the layout. */
+    abstract int maxNodes();
+
+    /** A group of {@code size} GPUs; {@code size} fits in a node or is a multiple of it. */
+    abstract Communicator group(int size);
+
+    /** Two GPUs: of one node, or the first GPUs of two nodes. */
+    abstract Communicator pair(boolean sameNode);
+
+    static Machine of(DecodeSpec spec) {
+        if (spec.topology() != null) {
+            return new File(dev.collsim.topologies.file.TopologyFile.loadSystem(java.nio.file.Path.of(spec.topology())));
+        }
+        SystemPreset preset = SystemPreset.byName(spec.system());
+        return new Preset(preset, preset.gpusPerNode(spec.gpusPerNode()), spec.network() == null ? null : NetworkPreset.byName(spec.network()));
+    }
+
+    void checkGroup(int size) {
+        if (size > gpusPerNode() && size % gpusPerNode() != 0) {
+            throw new InputException("a group of " + size + " GPUs on " + name() + " (" + gpusPerNode()
+                    + " per node in use) must fit in one node or fill whole nodes");
+        }
+    }
+
+    private static final class Preset extends Machine {
+        private final SystemPreset preset;
+        private final int perNode;
+        private final NetworkPreset network;
+
+        Preset(SystemPreset preset, int perNode, NetworkPreset network) {
+            this.preset = preset;
+            this.perNode = perNode;
+            this.network = network;
+        }
+
+        @Override
+        String name() {
+            return preset.id();
+        }
+
+        @Override
+        GpuModel gpu() {
+            return preset.gpu();
+        }
+
+        @Override
+        int gpusPerNode() {
+            return perNode;
+        }
+
+        @Override
+        int maxNodes() {
+            return preset.pcieServer() != null ? 1 : Integer.MAX_VALUE;
+        }
+
+        @Override
+        Communicator group(int size) {
+            checkGroup(size);
+            return preset.build(size <= perNode ? 1 : size / perNode, Math.min(size, perNode), network, WhatIf.NONE).withoutCollNet();
+        }
+
+        @Override
+        Communicator pair(boolean sameNode) {
+            return sameNode ? group(2) : preset.build(2, 1, network, WhatIf.NONE).withoutCollNet();
+        }
+    }
+
+    private static final class File extends Machine {
+        private final FabricSystem system;
+
+        File(FabricSystem system) {
+            this.system = system;
+        }
+
+        @Override
+        String name() {
+            return system.name();
+        }
+
+        @Override
+        GpuModel gpu() {
+            return system.gpu();
+        }
+
+        @Override
+        int gpusPerNode() {
+            return system.gpusPerNode();
+        }
+
+        @Override
+        int maxNodes() {
+            return system.nodes();
+        }
+
+        @Override
+        Communicator group(int size) {
+            checkGroup(size);
+            if (size > system.ranks().length) {
+                throw new InputException("a group of " + size + " GPUs: " + name() + " has " + system.ranks().length);
+            }
+            return system.of(IntStream.range(0, size).toArray());
+        }
+
+        @Override
+        Communicator pair(boolean sameNode) {
+            if (!sameNode && system.nodes() < 2) {
+                throw new InputException(name() + " has one node; pipeline stages across nodes need two");
+            }
+            return system.of(0, sameNode ? 1 : gpusPerNode());
+        }
+    }
+}
