@@ -11,16 +11,17 @@ import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.core.nccl.Plan;
 import java.util.EnumSet;
-import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The decode step's collectives, each simulated chunk by chunk on its group's GPUs of the system
  * (cached by group, operation and size, as every layer repeats them). A group of G GPUs sits inside
- * one node when G fits, else on G / (GPUs per node) whole nodes.
+ * one node when G fits, else on G / (GPUs per node) whole nodes. Safe to share between threads and
+ * between steps on the same machine ({@link Cache}), as a layout search does.
  */
-final class CommModel {
+public final class CommModel {
     /**
      * A collective's cost: its time, the part of it that does not shrink with size, the SMs its
      * kernel holds, and the data one GPU sends (over links, or up to the switch for in-switch reductions).
@@ -29,8 +30,18 @@ final class CommModel {
 
     private final Machine machine;
     private final AllReduceKind allReduce;
-    private final Map<Integer, Communicator> groups = new HashMap<>();
-    private final Map<String, Cost> costs = new HashMap<>();
+    private final Map<Integer, Communicator> groups = new ConcurrentHashMap<>();
+    private final Map<String, Cost> costs = new ConcurrentHashMap<>();
+
+    /** Collective costs shared between decode steps on the same machine and all-reduce kind. */
+    public static final class Cache {
+        private final Map<String, CommModel> models = new ConcurrentHashMap<>();
+
+        CommModel forSpec(DecodeSpec spec, java.util.function.Supplier<Machine> machine) {
+            String key = spec.system() + "|" + spec.topology() + "|" + spec.network() + "|" + spec.gpusPerNode() + "|" + spec.allReduce();
+            return models.computeIfAbsent(key, k -> new CommModel(machine.get(), spec.allReduce()));
+        }
+    }
 
     CommModel(Machine machine, AllReduceKind allReduce) {
         this.machine = machine;

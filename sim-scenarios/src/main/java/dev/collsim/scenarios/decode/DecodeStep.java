@@ -29,20 +29,31 @@ public final class DecodeStep {
     private final int commStream;
     private final int gpusPerNode;
 
-    private DecodeStep(DecodeSpec spec) {
+    private DecodeStep(DecodeSpec spec, CommModel.Cache cache) {
         this.spec = spec;
         this.m = spec.model();
         this.machine = Machine.of(spec);
         this.gpu = machine.gpu();
         this.k = new KernelCosts(gpu.roofline(), spec.precision(), spec.cudaGraphs());
         this.gpusPerNode = machine.gpusPerNode();
-        this.comm = new CommModel(machine, spec.allReduce());
+        this.comm = cache.forSpec(spec, () -> machine);
         this.commStream = spec.overlap() == Overlap.NONE ? 0 : 1;
     }
 
     /** Simulates the step. */
     public static DecodeResult run(DecodeSpec spec) {
-        return new DecodeStep(spec).simulate();
+        return run(spec, new CommModel.Cache());
+    }
+
+    /** Simulates the step, reusing collectives already simulated for other steps on the same machine. */
+    public static DecodeResult run(DecodeSpec spec, CommModel.Cache cache) {
+        return new DecodeStep(spec, cache).simulate();
+    }
+
+    /** Whether the layout's weights and KV cache could fit in the GPUs' memory (buffers aside); cheap, simulates nothing. */
+    public static boolean fits(DecodeSpec spec) {
+        GpuModel gpu = Machine.of(spec).gpu();
+        return MemoryPlan.of(spec, gpu, 0, spec.ep()).fits();
     }
 
     private DecodeResult simulate() {

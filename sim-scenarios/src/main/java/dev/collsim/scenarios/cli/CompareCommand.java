@@ -1,0 +1,74 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.TimeSpan;
+import dev.collsim.reports.ReportFormat;
+import dev.collsim.scenarios.compare.Comparison;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Precision;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code collsim compare}: systems against an inter-token latency target for one model. */
+@Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Searches every layout of a model on N GPUs of each system (TP, PP, DP, EP, batch, overlap) that fits in",
+            "memory, simulates each decode step, and prints each system's Pareto frontier of tokens/s per GPU against",
+            "tokens/s per user and the best layout within the latency target."})
+public final class CompareCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--model", paramLabel = "NAME|config.json", required = true, description = "a catalogue model or a config.json")
+    String model;
+
+    @Option(names = "--system", paramLabel = "NAME", required = true, description = "a preset system; give two or more")
+    List<String> systems;
+
+    @Option(names = "--gpus", paramLabel = "N", defaultValue = "72", description = "GPUs of each system (default: ${DEFAULT-VALUE})")
+    int gpus;
+
+    @Option(names = "--context", paramLabel = "TOKENS", defaultValue = "4096", description = "tokens in each sequence's KV cache (default: ${DEFAULT-VALUE})")
+    int context;
+
+    @Option(names = "--itl-slo", paramLabel = "TIME", defaultValue = "50ms", description = "inter-token latency target (default: ${DEFAULT-VALUE})")
+    String itlSlo;
+
+    @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
+    String dtype;
+
+    @Option(names = "--threads", paramLabel = "T", description = "layouts simulated at once (default: the cores)")
+    Integer threads;
+
+    @Mixin
+    OutputOptions output;
+
+    @Override
+    public Integer call() {
+        if (gpus < 1) {
+            throw new InputException("--gpus " + gpus + ": expected 1 or more");
+        }
+        if (context < 1) {
+            throw new InputException("--context " + context + ": expected 1 or more");
+        }
+        int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        if (t < 1) {
+            throw new InputException("--threads " + t + ": expected 1 or more");
+        }
+        double slo = Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)).picos() / 1e9;
+        if (!(slo > 0)) {
+            throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");
+        }
+        Comparison c = Comparison.run(ModelConfig.load(model), systems, gpus, context, Precision.fromName(dtype), slo, t);
+        ReportFormat format = output.reportFormat();
+        String text = format == ReportFormat.JSON ? DecodeCommand.json(c)
+                : c.tables().stream().map(format::render).collect(Collectors.joining(format == ReportFormat.TABLE ? "\n" : ""));
+        output.emit(text, spec.commandLine().getOut());
+        return 0;
+    }
+}

@@ -1,0 +1,105 @@
+package dev.collsim.scenarios.compare;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.collsim.reports.Column;
+import dev.collsim.reports.Table;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Precision;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Systems compared for one model on the same number of GPUs: each one's Pareto frontier of tokens/s
+ * per GPU against tokens/s per user, and the layout that gives the most tokens/s per GPU within the
+ * inter-token latency target, with where its time goes.
+ */
+public record Comparison(String model, int gpus, int context, String dtype, @JsonProperty("itl_slo_ms") double itlSloMs,
+                         List<SystemResult> systems) {
+
+    /** One system's search: how many layouts fit and ran, the frontier, and the best within the SLO (null if none meets it). */
+    public record SystemResult(String system, int layouts, List<Row> frontier, Row best) {}
+
+    /** A layout and what its decode step gives. */
+    public record Row(String layout, int tp, int pp, int dp, int ep, int batch, String overlap,
+                      @JsonProperty("itl_ms") double itlMs,
+                      @JsonProperty("tokens_per_s_per_user") double tokensPerSPerUser,
+                      @JsonProperty("tokens_per_s_per_gpu") double tokensPerSPerGpu,
+                      @JsonProperty("compute_ms") double computeMs,
+                      @JsonProperty("comm_ms") double commMs,
+                      @JsonProperty("exposed_comm_ms") double exposedCommMs,
+                      @JsonProperty("comm_bandwidth_term_ms") double commBandwidthTermMs,
+                      @JsonProperty("comm_latency_term_ms") double commLatencyTermMs,
+                      @JsonProperty("memory_gib_per_gpu") double memoryGibPerGpu) {
+        static Row of(LayoutSearch.Point p) {
+            var s = p.spec();
+            var r = p.result();
+            return new Row(p.label(), s.tp(), s.pp(), s.dp(), s.ep(), s.batch(), s.overlap().label(), r.itlMs(), r.tokensPerSPerUser(),
+                    r.tokensPerSPerGpu(), r.computeMs(), r.commMs(), r.exposedCommMs(), r.commBandwidthTermMs(), r.commLatencyTermMs(),
+                    r.memoryBytesPerGpu() / (1L << 30));
+        }
+    }
+
+    public static Comparison run(ModelConfig m, List<String> systems, int gpus, int context, Precision precision, double sloMs,
+                                 int threads) {
+        List<SystemResult> out = new ArrayList<>();
+        for (String system : systems) {
+            List<LayoutSearch.Point> points = LayoutSearch.run(m, system, gpus, context, precision, threads);
+            List<Row> frontier = LayoutSearch.pareto(points).stream().map(Row::of).toList();
+            Row best = points.stream().filter(p -> p.result().itlMs() <= sloMs)
+                    .max(Comparator.comparingDouble((LayoutSearch.Point p) -> p.result().tokensPerSPerGpu())
+                            .thenComparingDouble(p -> p.result().tokensPerSPerUser()))
+                    .map(Row::of).orElse(null);
+            out.add(new SystemResult(system, points.size(), frontier, best));
+        }
+        return new Comparison(m.name(), gpus, context, precision.label(), sloMs, out);
+    }
+
+    /** The frontiers, then the winners side by side. */
+    public List<Table> tables() {
+        List<Table> tables = new ArrayList<>();
+        for (SystemResult s : systems) {
+            Table t = new Table("Pareto frontier of " + s.system(), rowColumns("layout"), Map.of("command", "compare", "system", s.system()));
+            t.note(String.format(Locale.ROOT, "%s on %d GPUs of %s, context %d, %s: %d layouts fit and ran; these are the ones no other"
+                    + " beats on both tokens/s per GPU and per user", model, gpus, s.system(), context, dtype, s.layouts()));
+            s.frontier().forEach(r -> t.row(rowCells(r.layout(), r)));
+            tables.add(t);
+        }
+        List<Column> columns = new ArrayList<>(rowColumns("system"));
+        columns.add(1, Column.text("layout", "layout", 24));
+        columns.add(Column.number("vs_first", "per GPU vs first", "(x)", 16, 2));
+        Table best = new Table("Best layout within the SLO", columns, Map.of("command", "compare", "model", model));
+        best.note(String.format(Locale.ROOT, "%s, %d GPUs, context %d, %s: the most tokens/s per GPU with an inter-token latency of at most"
+                + " %.1f ms", model, gpus, context, dtype, itlSloMs));
+        Row first = systems.get(0).best();
+        for (SystemResult s : systems) {
+            Row r = s.best();
+            if (r == null) {
+                best.footnote(s.system() + ": no layout meets the SLO");
+                continue;
+            }
+            List<Object> cells = new ArrayList<>(List.of(rowCells(s.system(), r)));
+            cells.add(1, r.layout());
+            cells.add(first == null ? Double.NaN : r.tokensPerSPerGpu() / first.tokensPerSPerGpu());
+            best.row(cells.toArray());
+        }
+        tables.add(best);
+        return tables;
+    }
+
+    private static List<Column> rowColumns(String first) {
+        return new ArrayList<>(List.of(Column.text(first, first, first.equals("layout") ? 24 : 14), Column.number("batch", "batch", "", 6, 0),
+                Column.number("itl_ms", "ITL", "(ms)", 9, 2), Column.number("tok_s_user", "tok/s/user", "", 11, 1),
+                Column.number("tok_s_gpu", "tok/s/GPU", "", 10, 1), Column.number("compute_ms", "compute", "(ms)", 9, 2),
+                Column.number("comm_ms", "comm", "(ms)", 8, 2), Column.number("exposed_ms", "exposed", "(ms)", 8, 2),
+                Column.number("bandwidth_ms", "bandwidth", "(ms)", 10, 2), Column.number("latency_ms", "latency", "(ms)", 8, 2),
+                Column.number("memory_gib", "memory", "(GiB)", 8, 1)));
+    }
+
+    private static Object[] rowCells(String first, Row r) {
+        return new Object[] {first, r.batch(), r.itlMs(), r.tokensPerSPerUser(), r.tokensPerSPerGpu(), r.computeMs(), r.commMs(),
+            r.exposedCommMs(), r.commBandwidthTermMs(), r.commLatencyTermMs(), r.memoryGibPerGpu()};
+    }
+}

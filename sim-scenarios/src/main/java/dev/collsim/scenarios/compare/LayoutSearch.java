@@ -1,0 +1,123 @@
+package dev.collsim.scenarios.compare;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.decode.AllReduceKind;
+import dev.collsim.scenarios.decode.CommModel;
+import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.DecodeSpec;
+import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Overlap;
+import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.topologies.systems.SystemPreset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Every layout of a model on up to a number of GPUs of one system that fits in memory: tensor and
+ * pipeline parallelism (TP dividing the attention heads) with as many data-parallel replicas as the
+ * GPUs hold (so tokens/s per GPU counts the GPUs a layout uses), expert
+ * parallelism over all attention ranks for MoE models, batches from 1 to 512 sequences per replica,
+ * and two-batch overlap where experts are spread; each one simulated as a decode step.
+ */
+public final class LayoutSearch {
+    static final int[] BATCHES = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+
+    private LayoutSearch() {}
+
+    /** One simulated layout. */
+    public record Point(DecodeSpec spec, DecodeResult result) {
+        String label() {
+            return "tp" + spec.tp() + " pp" + spec.pp() + " dp" + spec.dp() + (spec.ep() > 1 ? " ep" + spec.ep() : "")
+                    + (spec.overlap() == Overlap.NONE ? "" : " " + spec.overlap().label());
+        }
+    }
+
+    /** The layouts to try, in a fixed order. */
+    static List<DecodeSpec> candidates(ModelConfig m, String system, int gpus, int context, Precision precision) {
+        SystemPreset preset = SystemPreset.byName(system);
+        if (preset.pcieServer() != null && gpus > preset.gpusPerNode()) {
+            throw new InputException("--gpus " + gpus + ": " + system + " is one server of " + preset.gpusPerNode() + " GPUs");
+        }
+        List<DecodeSpec> out = new ArrayList<>();
+        for (int tp = 1; tp <= gpus; tp++) {
+            if (m.heads() % tp != 0) {
+                continue;
+            }
+            for (int pp = 1; pp <= gpus / tp && pp <= m.layers(); pp = pp < 4 ? pp + 1 : pp * 2) {
+                int dp = gpus / tp / pp;
+                List<Integer> eps = new ArrayList<>(List.of(1));
+                if (m.experts() > 0 && tp * dp > 1 && tp * dp <= m.experts()) {
+                    eps.add(tp * dp);
+                }
+                for (int ep : eps) {
+                    for (int batch : BATCHES) {
+                        for (Overlap overlap : ep > 1 && batch > 1 ? List.of(Overlap.NONE, Overlap.TWO_BATCH) : List.of(Overlap.NONE)) {
+                            out.add(new DecodeSpec(m, system, null, null, null, null, tp, pp, ep, dp, batch, context, precision,
+                                    AllReduceKind.AUTO, overlap, true));
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Simulates every candidate that fits, on {@code threads} threads; the result's order does not depend on them. */
+    public static List<Point> run(ModelConfig m, String system, int gpus, int context, Precision precision, int threads) {
+        List<DecodeSpec> specs = candidates(m, system, gpus, context, precision).stream().filter(DecodeStep::fits).toList();
+        CommModel.Cache cache = new CommModel.Cache();
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+        try {
+            List<Future<Point>> futures = new ArrayList<>();
+            for (DecodeSpec s : specs) {
+                futures.add(pool.submit(() -> simulate(s, cache)));
+            }
+            List<Point> points = new ArrayList<>();
+            for (Future<Point> f : futures) {
+                Point p = f.get();
+                if (p != null) {
+                    points.add(p);
+                }
+            }
+            return points;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** A layout the machine cannot place or hold is not a candidate: null. */
+    private static Point simulate(DecodeSpec s, CommModel.Cache cache) {
+        try {
+            return new Point(s, DecodeStep.run(s, cache));
+        } catch (InputException e) {
+            return null;
+        }
+    }
+
+    /** The points no other point beats on both tokens/s per GPU and tokens/s per user, by tokens/s per user. */
+    public static List<Point> pareto(List<Point> points) {
+        List<Point> sorted = new ArrayList<>(points);
+        sorted.sort(Comparator.comparingDouble((Point p) -> -p.result().tokensPerSPerUser())
+                .thenComparingDouble(p -> -p.result().tokensPerSPerGpu()));
+        List<Point> frontier = new ArrayList<>();
+        double best = Double.NEGATIVE_INFINITY;
+        for (Point p : sorted) {
+            if (p.result().tokensPerSPerGpu() > best) {
+                frontier.add(p);
+                best = p.result().tokensPerSPerGpu();
+            }
+        }
+        return frontier;
+    }
+}

@@ -1,0 +1,54 @@
+package dev.collsim.scenarios.compare;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Precision;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ComparisonTest {
+    private static final ModelConfig LLAMA_70B = ModelConfig.load("llama-3-70b");
+
+    /** No frontier point is beaten on both axes by any layout that ran, and the frontier trades one for the other. */
+    @Test
+    void theFrontierIsNotDominated() {
+        List<LayoutSearch.Point> points = LayoutSearch.run(LLAMA_70B, "hgx-h100", 16, 2048, Precision.FP8, 2);
+        List<LayoutSearch.Point> frontier = LayoutSearch.pareto(points);
+        assertFalse(frontier.isEmpty());
+        for (LayoutSearch.Point f : frontier) {
+            for (LayoutSearch.Point p : points) {
+                boolean beaten = p.result().tokensPerSPerGpu() > f.result().tokensPerSPerGpu()
+                        && p.result().tokensPerSPerUser() > f.result().tokensPerSPerUser();
+                assertFalse(beaten, p.label() + " beats " + f.label());
+            }
+        }
+        for (int i = 1; i < frontier.size(); i++) {
+            assertTrue(frontier.get(i).result().tokensPerSPerUser() <= frontier.get(i - 1).result().tokensPerSPerUser());
+            assertTrue(frontier.get(i).result().tokensPerSPerGpu() > frontier.get(i - 1).result().tokensPerSPerGpu());
+        }
+    }
+
+    /** The winner meets the SLO and nothing that meets it gives more per GPU; a tighter SLO costs throughput. */
+    @Test
+    void theBestLayoutMeetsTheSlo() {
+        Comparison loose = Comparison.run(LLAMA_70B, List.of("hgx-h100"), 16, 2048, Precision.FP8, 100, 2);
+        Comparison tight = Comparison.run(LLAMA_70B, List.of("hgx-h100"), 16, 2048, Precision.FP8, 15, 2);
+        Comparison.Row a = loose.systems().get(0).best();
+        Comparison.Row b = tight.systems().get(0).best();
+        assertNotNull(a);
+        assertNotNull(b);
+        assertTrue(a.itlMs() <= 100 && b.itlMs() <= 15);
+        assertTrue(b.tokensPerSPerGpu() < a.tokensPerSPerGpu());
+    }
+
+    /** The layouts run on several threads; the answer is the same as on one. */
+    @Test
+    void threadsDoNotChangeTheAnswer() {
+        assertEquals(Comparison.run(LLAMA_70B, List.of("hgx-h100"), 8, 2048, Precision.FP8, 50, 1),
+                Comparison.run(LLAMA_70B, List.of("hgx-h100"), 8, 2048, Precision.FP8, 50, 2));
+    }
+}
