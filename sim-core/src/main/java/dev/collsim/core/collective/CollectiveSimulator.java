@@ -22,6 +22,14 @@ public final class CollectiveSimulator {
     public static RunResult run(Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankSharp, HostMemory host, Schedule schedule,
                                 ProtocolCosts costs, NvlsCosts nvls, NvlsCosts sharp, TimeSpan launchLatency,
                                 TransferObserver observer, boolean checkCapacity) {
+        return run(fabric, rankDevices, rankSwitches, rankSharp, host, schedule, costs, nvls, sharp, launchLatency, observer,
+                checkCapacity, null);
+    }
+
+    /** As above, each point-to-point step's latency scaled by a factor drawn per transfer (null: none). */
+    public static RunResult run(Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankSharp, HostMemory host, Schedule schedule,
+                                ProtocolCosts costs, NvlsCosts nvls, NvlsCosts sharp, TimeSpan launchLatency,
+                                TransferObserver observer, boolean checkCapacity, java.util.function.DoubleSupplier stepJitter) {
         Engine engine = new Engine(1024);
         double[] rates = new double[fabric.links().size()];
         for (int l = 0; l < rates.length; l++) {
@@ -32,6 +40,7 @@ public final class CollectiveSimulator {
         ScheduleRunner runner = new ScheduleRunner(engine, network, fabric, rankDevices, rankSwitches, rankSharp);
         runner.setObserver(observer);
         runner.setHostStaging(host);
+        runner.setStepJitter(stepJitter);
         return runner.run(schedule, costs, nvls, sharp, launchLatency);
     }
 }

@@ -78,6 +78,7 @@ public final class ScheduleRunner implements FlowListener {
     private int[] fusedHead;
     private int[] fusedNext;
     private ChannelGates gates;
+    private java.util.function.DoubleSupplier stepJitter;
     private final IndexedEvent legEndHandler = this::transferred;
     private final IndexedEvent offerReadHandler = this::offerRead;
     private final IndexedEvent networkLegHandler = this::startNetworkLeg;
@@ -102,6 +103,14 @@ public final class ScheduleRunner implements FlowListener {
 
     public void setObserver(TransferObserver observer) {
         this.observer = observer;
+    }
+
+    /**
+     * Scales each point-to-point step's latency (its route and the receiver's notification) by a
+     * factor drawn per transfer, for stochastic runs; null: none.
+     */
+    public void setStepJitter(java.util.function.DoubleSupplier factor) {
+        this.stepJitter = factor;
     }
 
     /** Stages the transfers GPUs cannot make directly through host memory; null: none. */
@@ -367,12 +376,16 @@ public final class ScheduleRunner implements FlowListener {
             case NETWORK_ALLREDUCE -> sharp.stepOverhead().picos();
             case LOCAL_COPY -> 0;
         };
-        long visibleAt = freeAt + routeLatency + switch (kind) {
+        long stepLatency = routeLatency + switch (kind) {
             case P2P -> notifyLatency;
             case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> nvls.notifyLatency().picos();
             case NETWORK_ALLREDUCE -> sharp.notifyLatency().picos();
             case LOCAL_COPY -> 0;
         };
+        if (stepJitter != null && kind == TransferKind.P2P) {
+            stepLatency = Math.round(stepLatency * stepJitter.getAsDouble());
+        }
+        long visibleAt = freeAt + stepLatency;
         delivered[t] = visibleAt;
         last = Math.max(last, visibleAt);
         done++;

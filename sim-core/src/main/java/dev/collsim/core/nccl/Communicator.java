@@ -176,16 +176,29 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
      * the inference engines' kernels after their own, shorter one.
      */
     public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity) {
+        return simulate(plan, observer, checkCapacity, 1, null);
+    }
+
+    /**
+     * As above, for a stochastic run: the launch latency scaled by {@code launchFactor}, and each
+     * point-to-point step's latency by a factor {@code stepJitter} draws per transfer (null: none).
+     */
+    public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity, double launchFactor,
+                              java.util.function.DoubleSupplier stepJitter) {
         if (plan.algo().custom()) {
             return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule(plan), customCosts.perBlock(),
-                    nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), null, customCosts.launchLatency(), observer,
-                    checkCapacity);
+                    nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), null, scaled(customCosts.launchLatency(), launchFactor),
+                    observer, checkCapacity, stepJitter);
         }
         Protocol proto = plan.request().protocol();
         TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
                 ? nvlsCosts.launchLatency()
                 : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
         return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule(plan), protocolCosts.get(proto),
-                nvlsCosts, sharpCosts, launch, observer, checkCapacity);
+                nvlsCosts, sharpCosts, scaled(launch, launchFactor), observer, checkCapacity, stepJitter);
+    }
+
+    private static TimeSpan scaled(TimeSpan t, double factor) {
+        return factor == 1 ? t : new TimeSpan(Math.round(t.picos() * factor));
     }
 }

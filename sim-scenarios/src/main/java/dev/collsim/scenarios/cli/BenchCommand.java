@@ -17,8 +17,10 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.TopologyFile;
 import java.nio.file.Path;
+import dev.collsim.scenarios.stochastic.Replications;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
+import dev.collsim.reports.ReportFormat;
 import dev.collsim.reports.Table;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -97,6 +99,9 @@ public final class BenchCommand implements Callable<Integer> {
     WhatIfOptions whatIf;
 
     @Mixin
+    StochasticOptions stochastic;
+
+    @Mixin
     OutputOptions output;
 
     @Override
@@ -104,6 +109,15 @@ public final class BenchCommand implements Callable<Integer> {
         BenchSpec benchSpec = spec(op, system.system, system.topology, system.nodes, system.gpusPerNode, system.network,
                 whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread, dataType, redop, root, algo, proto, channels,
                 nvls, collnet);
+        if (stochastic.active()) {
+            if (links || explainChoice) {
+                throw new InputException("--replications summarises many runs; leave out --links and --explain-choice");
+            }
+            Replications.Result r = Replications.bench(benchSpec, stochastic.spec(), stochastic.seed, stochastic.replications);
+            ReportFormat format = output.reportFormat();
+            output.emit(format == ReportFormat.JSON ? DecodeCommand.json(r) : format.render(r.table()), spec.commandLine().getOut());
+            return 0;
+        }
         String description = system.topology != null ? "from " + system.topology : SystemPreset.byName(benchSpec.system()).description();
         Table table = explainChoice ? ChoiceTable.of(benchSpec)
                 : links ? LinkTable.of(benchSpec)

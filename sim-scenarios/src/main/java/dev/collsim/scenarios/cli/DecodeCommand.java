@@ -14,6 +14,7 @@ import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.TraceWriter;
+import dev.collsim.scenarios.stochastic.Replications;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -90,6 +91,9 @@ public final class DecodeCommand implements Callable<Integer> {
     java.util.List<String> fabrics;
 
     @Mixin
+    StochasticOptions stochastic;
+
+    @Mixin
     OutputOptions output;
 
     @Override
@@ -116,6 +120,14 @@ public final class DecodeCommand implements Callable<Integer> {
             return 0;
         }
         DecodeSpec decode = spec(config, system, gpusPerNode);
+        if (stochastic.active()) {
+            if (trace != null || fabrics != null) {
+                throw new InputException("--replications summarises many steps; leave out --trace and --fabrics");
+            }
+            Replications.Result r = Replications.decode(decode, stochastic.spec(), stochastic.seed, stochastic.replications);
+            output.emit(format == ReportFormat.JSON ? json(r) : format.render(r.table()), spec.commandLine().getOut());
+            return 0;
+        }
         DecodeResult result = DecodeStep.run(decode);
         String text = format == ReportFormat.JSON ? json(result) : format.render(DecodeReport.table(result));
         if (trace != null) {

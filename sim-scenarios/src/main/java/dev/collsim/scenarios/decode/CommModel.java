@@ -30,6 +30,7 @@ public final class CommModel {
 
     private final Machine machine;
     private final AllReduceKind allReduce;
+    private final dev.collsim.scenarios.stochastic.Variability noise;
     private final Map<Integer, Communicator> groups = new ConcurrentHashMap<>();
     private final Map<String, Cost> costs = new ConcurrentHashMap<>();
 
@@ -44,8 +45,14 @@ public final class CommModel {
     }
 
     CommModel(Machine machine, AllReduceKind allReduce) {
+        this(machine, allReduce, null);
+    }
+
+    /** With {@code noise}, each distinct collective is simulated once with its draws (launch and step jitter). */
+    CommModel(Machine machine, AllReduceKind allReduce, dev.collsim.scenarios.stochastic.Variability noise) {
         this.machine = machine;
         this.allReduce = allReduce;
+        this.noise = noise;
     }
 
     /** The communicator of a group of {@code size} GPUs placed as tightly as the system allows. */
@@ -134,10 +141,11 @@ public final class CommModel {
     }
 
     /** Simulates the collective, and again at its smallest size for the part of its time that is latency. */
-    private static Cost simulate(Communicator c, CollectiveOp op, long bytes, EnumSet<AlgorithmId> algos) {
+    private Cost simulate(Communicator c, CollectiveOp op, long bytes, EnumSet<AlgorithmId> algos) {
         EnumSet<Protocol> protos = EnumSet.allOf(Protocol.class);
         Plan plan = NcclPlanner.plan(c, op, bytes, 0, algos, protos, 0);
-        double micros = c.simulate(plan, null, false).durationPicos() / 1e6;
+        double micros = (noise == null ? c.simulate(plan, null, false)
+                : c.simulate(plan, null, false, noise.launchFactor(), noise.stepJitter())).durationPicos() / 1e6;
         long smallest = op.sizeIsTotal() ? c.nRanks() * 2L : 2;
         Plan tiny = NcclPlanner.plan(c, op, smallest, 0, EnumSet.of(plan.algo()), protos, 0);
         double latency = Math.min(micros, c.simulate(tiny, null, false).durationPicos() / 1e6);

@@ -28,15 +28,22 @@ public final class DecodeStep {
     private final List<String> warnings = new ArrayList<>();
     private final int commStream;
     private final int gpusPerNode;
+    private final dev.collsim.scenarios.stochastic.Variability noise;
+    private final int stragglerStage;
 
-    private DecodeStep(DecodeSpec spec, CommModel.Cache cache) {
+    private DecodeStep(DecodeSpec spec, CommModel.Cache cache, dev.collsim.scenarios.stochastic.Variability noise) {
         this.spec = spec;
         this.m = spec.model();
         this.machine = Machine.of(spec);
         this.gpu = machine.gpu();
         this.k = new KernelCosts(gpu.roofline(), spec.precision(), spec.cudaGraphs());
         this.gpusPerNode = machine.gpusPerNode();
-        this.comm = cache.forSpec(spec, () -> machine);
+        this.noise = noise;
+        boolean jitter = noise != null && (noise.spec().launchCv() > 0 || noise.spec().stepCv() > 0);
+        this.comm = jitter ? new CommModel(machine, spec.allReduce(), noise) : cache.forSpec(spec, () -> machine);
+        // The step follows replica 0, whose stage s holds GPUs s*tp .. s*tp+tp-1: a straggler there slows that stage.
+        int straggler = noise == null ? -1 : noise.straggler(spec.gpus());
+        this.stragglerStage = straggler >= 0 && straggler < spec.tp() * spec.pp() ? straggler / spec.tp() : -1;
         this.commStream = spec.overlap() == Overlap.NONE ? 0 : 1;
     }
 
@@ -47,7 +54,16 @@ public final class DecodeStep {
 
     /** Simulates the step, reusing collectives already simulated for other steps on the same machine. */
     public static DecodeResult run(DecodeSpec spec, CommModel.Cache cache) {
-        return new DecodeStep(spec, cache).simulate();
+        return new DecodeStep(spec, cache, null).simulate();
+    }
+
+    /**
+     * One replication of a stochastic step: kernel launches and collective steps jittered, and a
+     * straggler (drawn or named) slowing the stage of replica 0 it sits in; collectives are simulated
+     * afresh with this replication's draws unless only a straggler varies.
+     */
+    public static DecodeResult run(DecodeSpec spec, CommModel.Cache cache, dev.collsim.scenarios.stochastic.Variability noise) {
+        return new DecodeStep(spec, cache, noise).simulate();
     }
 
     /** Whether the layout's weights and KV cache could fit in the GPUs' memory (buffers aside); cheap, simulates nothing. */
@@ -217,7 +233,7 @@ public final class DecodeStep {
         if (spec.overlap() != Overlap.FUSED || spec.tp() == 1) {
             return compute(name, l, b, flops, bytes, after);
         }
-        double whole = k.micros(flops, bytes) - k.launchMicros();
+        double whole = k.workMicros(flops, bytes) * slowdown(l);
         long message = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
         CommModel.Cost full = comm.allReduce(spec.tp(), message);
         CommModel.Cost tile = comm.allReduceSlice(spec.tp(), Math.max(16, message / FUSED_TILES), full);
@@ -226,7 +242,7 @@ public final class DecodeStep {
         Op[] reductions = new Op[FUSED_TILES];
         for (int i = 0; i < FUSED_TILES; i++) {
             boolean lastTile = i == FUSED_TILES - 1;
-            double micros = whole / FUSED_TILES + (i == 0 ? k.launchMicros() : 0);
+            double micros = whole / FUSED_TILES + (i == 0 ? launch() : 0);
             gemm = add(new Op(name + "[" + i + "]", l, b, Op.Kind.COMPUTE, 0, micros, 0, 0, 0).after(gemm));
             reductions[i] = add(new Op(name + "_all_reduce[" + i + "]", l, b, Op.Kind.COMM, 1,
                     tileBandwidth + (lastTile ? full.latencyMicros() : 0), tile.sms(), tile.bytesSent(),
@@ -249,12 +265,28 @@ public final class DecodeStep {
     }
 
     private Op compute(String name, int layer, int b, double flops, double bytes, Op after) {
-        return add(new Op(name, layer, b, Op.Kind.COMPUTE, 0, k.micros(flops, bytes), 0, 0, 0).after(after));
+        return add(new Op(name, layer, b, Op.Kind.COMPUTE, 0, launch() + k.workMicros(flops, bytes) * slowdown(layer), 0, 0, 0)
+                .after(after));
     }
 
     private Op collective(String name, int layer, int b, CommModel.Cost c, Op after) {
-        return add(new Op(name, layer, b, Op.Kind.COMM, commStream, c.micros() + k.launchMicros(), c.sms(), c.bytesSent(),
-                c.latencyMicros() + k.launchMicros()).after(after));
+        double launch = launch();
+        return add(new Op(name, layer, b, Op.Kind.COMM, commStream, c.micros() + launch, c.sms(), c.bytesSent(),
+                c.latencyMicros() + launch).after(after));
+    }
+
+    /** A kernel launch, jittered in a stochastic run. */
+    private double launch() {
+        return k.launchMicros() * (noise == null ? 1 : noise.launchFactor());
+    }
+
+    /** The straggler's factor for a layer's kernels if its stage holds the straggler, else 1. */
+    private double slowdown(int layer) {
+        if (stragglerStage < 0) {
+            return 1;
+        }
+        int stage = layer < 0 ? 0 : layer >= m.layers() ? spec.pp() - 1 : layer * spec.pp() / m.layers();
+        return stage == stragglerStage ? noise.spec().stragglerFactor() : 1;
     }
 
     private Op add(Op op) {

@@ -22,8 +22,13 @@ public record KernelCosts(GpuModel.Roofline gpu, Precision precision, boolean cu
 
     /** A kernel of {@code flops} at the weight format's tensor rate that moves {@code bytes} through HBM, in us. */
     public double micros(double flops, double bytes) {
+        return launchMicros() + workMicros(flops, bytes);
+    }
+
+    /** The kernel's time without its launch. */
+    public double workMicros(double flops, double bytes) {
         double math = flops / (gpu.tflops(precision.bits()) * 1e12 * COMPUTE_EFFICIENCY);
         double memory = bytes / (gpu.hbmBytesPerSecond() * MEMORY_EFFICIENCY);
-        return launchMicros() + Math.max(math, memory) * 1e6;
+        return Math.max(math, memory) * 1e6;
     }
 }

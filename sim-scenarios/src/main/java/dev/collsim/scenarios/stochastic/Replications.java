@@ -1,0 +1,122 @@
+package dev.collsim.scenarios.stochastic;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.collsim.core.collective.CollectiveOp;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.nccl.Plan;
+import dev.collsim.reports.Column;
+import dev.collsim.reports.Table;
+import dev.collsim.scenarios.bench.Bench;
+import dev.collsim.scenarios.bench.BenchSpec;
+import dev.collsim.scenarios.decode.CommModel;
+import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.DecodeSpec;
+import dev.collsim.scenarios.decode.DecodeStep;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Stochastic runs: R replications of a bench sweep or a decode step, replication r drawing from
+ * substream r of every source, summarised per quantity.
+ */
+public final class Replications {
+    private Replications() {}
+
+    /** What a stochastic run reports: each quantity's summary, by name, in a fixed order. */
+    public record Result(String what, int replications, long seed, @JsonProperty("launch_jitter") double launchJitter,
+                         @JsonProperty("step_jitter") double stepJitter, double straggler,
+                         @JsonProperty("straggler_gpu") int stragglerGpu, Map<String, Summary> quantities) {
+
+        public Table table() {
+            Table t = new Table("replications of " + what, List.of(Column.text("quantity", "quantity", 26),
+                    Column.number("mean", "mean", "", 12, 4), Column.number("p50", "P50", "", 12, 4),
+                    Column.number("p99", "P99", "", 12, 4), Column.number("ci95", "95% CI +/-", "", 12, 4),
+                    Column.number("min", "min", "", 12, 4), Column.number("max", "max", "", 12, 4)),
+                    Map.of("command", "replications", "what", what));
+            t.note(String.format(Locale.ROOT, "%s: %d replications, seed %d; launch jitter cv %.3g, step jitter cv %.3g, straggler %s",
+                    what, replications, seed, launchJitter, stepJitter,
+                    straggler > 1 ? straggler + "x on " + (stragglerGpu >= 0 ? "GPU " + stragglerGpu : "a GPU drawn per replication") : "none"));
+            quantities.forEach((name, s) -> t.row(name, s.mean(), s.p50(), s.p99(), s.ci95HalfWidth(), s.min(), s.max()));
+            return t;
+        }
+    }
+
+    /**
+     * R decode steps of replica 0, as its users see them: a drawn straggler slows them only when it
+     * lands on one of replica 0's GPUs. (The system's throughput is not summarised: the other
+     * replicas are not followed.)
+     */
+    public static Result decode(DecodeSpec spec, Variability.Spec vs, long seed, int r) {
+        check(r);
+        Variability v = new Variability(vs, seed);
+        CommModel.Cache cache = new CommModel.Cache();
+        double[][] q = new double[3][r];
+        for (int i = 0; i < r; i++) {
+            v.nextReplication();
+            DecodeResult d = DecodeStep.run(spec, cache, v);
+            q[0][i] = d.itlMs();
+            q[1][i] = d.tokensPerSPerUser();
+            q[2][i] = d.exposedCommMs();
+        }
+        Map<String, Summary> out = new LinkedHashMap<>();
+        String[] names = {"itl_ms", "tokens_per_s_per_user", "exposed_comm_ms"};
+        for (int k = 0; k < names.length; k++) {
+            out.put(names[k], Summary.of(q[k]));
+        }
+        return result("decode " + spec.model().name() + " on " + spec.system(), r, seed, vs, out);
+    }
+
+    /** R replications of a bench sweep: each size's time and bus bandwidth. */
+    public static Result bench(BenchSpec spec, Variability.Spec vs, long seed, int r) {
+        check(r);
+        if (vs.stragglerFactor() > 1) {
+            throw new InputException("--straggler slows a GPU's kernels in decode; bench has none (use --step-jitter or --launch-jitter)");
+        }
+        Variability v = new Variability(vs, seed);
+        Communicator comm = Bench.communicator(spec);
+        List<Long> sizes = new ArrayList<>();
+        List<Plan> plans = new ArrayList<>();
+        for (long requested : spec.sizes().sizes()) {
+            long bytes = Bench.roundedSize(spec, comm.nRanks(), requested);
+            if (bytes > 0) {
+                sizes.add(bytes);
+                plans.add(Bench.plan(spec, comm, bytes));
+            }
+        }
+        double[][] times = new double[sizes.size()][r];
+        for (int i = 0; i < r; i++) {
+            v.nextReplication();
+            for (int k = 0; k < sizes.size(); k++) {
+                Plan plan = plans.get(k);
+                long device = comm.simulate(plan, null, false, v.launchFactor(), v.stepJitter()).durationPicos();
+                times[k][i] = comm.hostLaunch().iterationPicos(device, spec.gpusPerThread(), plan.request().channels()) / 1e6;
+            }
+        }
+        Map<String, Summary> out = new LinkedHashMap<>();
+        CollectiveOp op = spec.op();
+        for (int k = 0; k < sizes.size(); k++) {
+            long bytes = sizes.get(k);
+            double[] busbw = new double[r];
+            for (int i = 0; i < r; i++) {
+                busbw[i] = bytes / (times[k][i] * 1e3) * op.busBandwidthFactor(comm.nRanks());
+            }
+            out.put(bytes + " B time_us", Summary.of(times[k]));
+            out.put(bytes + " B busbw_GBps", Summary.of(busbw));
+        }
+        return result("bench " + op.ncclName() + " on " + spec.system(), r, seed, vs, out);
+    }
+
+    private static Result result(String what, int r, long seed, Variability.Spec vs, Map<String, Summary> q) {
+        return new Result(what, r, seed, vs.launchCv(), vs.stepCv(), vs.stragglerFactor(), vs.stragglerGpu(), q);
+    }
+
+    private static void check(int r) {
+        if (r < 1 || r > 100_000) {
+            throw new InputException("--replications " + r + ": expected 1 to 100000");
+        }
+    }
+}

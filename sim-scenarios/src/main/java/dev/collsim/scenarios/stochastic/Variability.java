@@ -1,0 +1,124 @@
+package dev.collsim.scenarios.stochastic;
+
+import dev.collsim.core.input.InputException;
+import java.util.function.DoubleSupplier;
+import umontreal.ssj.probdist.LognormalDist;
+import umontreal.ssj.rng.MRG32k3a;
+import umontreal.ssj.rng.RandomStream;
+import umontreal.ssj.randvar.UniformIntGen;
+
+/**
+ * What varies between replications of a stochastic run, each source drawing from its own SSJ
+ * MRG32k3a stream, one substream per replication: so a seed gives the same draws whatever else
+ * changes, and a source turned on or off does not shift the others.
+ *
+ * <ul>
+ *   <li>kernel-launch jitter: every launch latency times a lognormal factor of mean 1 and the given
+ *       coefficient of variation;</li>
+ *   <li>step jitter: every point-to-point step's latency (route and notification) likewise, drawn per transfer;</li>
+ *   <li>a straggler: one GPU, named or drawn uniformly per replication, whose kernels run {@code factor} times slower.</li>
+ * </ul>
+ */
+public final class Variability {
+    /**
+     * @param launchCv        coefficient of variation of launch latencies (0: none)
+     * @param stepCv          coefficient of variation of step latencies (0: none)
+     * @param stragglerFactor how much slower the straggler's kernels run (1: no straggler)
+     * @param stragglerGpu    the straggler, or -1 to draw one per replication
+     */
+    public record Spec(double launchCv, double stepCv, double stragglerFactor, int stragglerGpu) {
+        public static final Spec NONE = new Spec(0, 0, 1, -1);
+
+        public Spec {
+            check("--launch-jitter", launchCv);
+            check("--step-jitter", stepCv);
+            if (!(stragglerFactor >= 1) || Double.isInfinite(stragglerFactor)) {
+                throw new InputException("--straggler " + stragglerFactor + ": expected a slowdown factor of at least 1, e.g. 1.5");
+            }
+        }
+
+        private static void check(String flag, double cv) {
+            if (!(cv >= 0) || cv > 10) {
+                throw new InputException(flag + " " + cv + ": expected a coefficient of variation from 0 to 10");
+            }
+        }
+
+        public boolean stochastic() {
+            return launchCv > 0 || stepCv > 0 || stragglerFactor > 1;
+        }
+    }
+
+    private final Spec spec;
+    private final RandomStream launch;
+    private final RandomStream step;
+    private final RandomStream straggler;
+
+    public Variability(Spec spec, long seed) {
+        this.spec = spec;
+        // The package seed is SSJ's global state: set it and create the streams in one step.
+        synchronized (MRG32k3a.class) {
+            MRG32k3a.setPackageSeed(seedOf(seed));
+            launch = new MRG32k3a("launch");
+            step = new MRG32k3a("step");
+            straggler = new MRG32k3a("straggler");
+        }
+    }
+
+    /** Six seed words from one number, each in the ranges MRG32k3a requires (below its moduli, not all zero). */
+    private static long[] seedOf(long seed) {
+        long[] words = new long[6];
+        long x = seed;
+        for (int i = 0; i < 6; i++) {
+            x += 0x9E3779B97F4A7C15L;
+            long z = x;
+            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+            z ^= z >>> 31;
+            words[i] = 1 + Long.remainderUnsigned(z, i < 3 ? 4294967086L : 4294944442L);
+        }
+        return words;
+    }
+
+    public Spec spec() {
+        return spec;
+    }
+
+    /** Moves every source to its next substream: call once before each replication. */
+    public void nextReplication() {
+        launch.resetNextSubstream();
+        step.resetNextSubstream();
+        straggler.resetNextSubstream();
+    }
+
+    /** A launch latency's factor. */
+    public double launchFactor() {
+        return lognormal(launch, spec.launchCv());
+    }
+
+    /** Factors for step latencies, one per call, or null when steps do not vary. */
+    public DoubleSupplier stepJitter() {
+        return spec.stepCv() > 0 ? () -> lognormal(step, spec.stepCv()) : null;
+    }
+
+    /** This replication's straggler among {@code gpus} GPUs, or -1 when there is none. */
+    public int straggler(int gpus) {
+        if (spec.stragglerFactor() <= 1) {
+            return -1;
+        }
+        if (spec.stragglerGpu() >= 0) {
+            if (spec.stragglerGpu() >= gpus) {
+                throw new InputException("--straggler ..@" + spec.stragglerGpu() + ": there are only " + gpus + " GPUs (0 to " + (gpus - 1) + ")");
+            }
+            return spec.stragglerGpu();
+        }
+        return UniformIntGen.nextInt(straggler, 0, gpus - 1);
+    }
+
+    private static double lognormal(RandomStream s, double cv) {
+        if (cv == 0) {
+            return 1;
+        }
+        double sigma2 = Math.log(1 + cv * cv);
+        return LognormalDist.inverseF(-sigma2 / 2, Math.sqrt(sigma2), s.nextDouble());
+    }
+}
