@@ -14,12 +14,35 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
  * A strict view of a parsed YAML (or JSON) node that remembers where it came from, so that every
- * error names the file, the line and the field.
+ * error names the file, the line and the field. Topology files and scenario files read through it.
  */
-final class Doc {
+public final class Doc {
     private final String file;
     private final Node node;
     private final String path;
+
+    /** The document in {@code reader}: duplicate keys refused, syntax errors named by line. */
+    public static Doc parse(java.io.Reader reader, String file, String expected) {
+        Node root;
+        try {
+            org.yaml.snakeyaml.LoaderOptions options = new org.yaml.snakeyaml.LoaderOptions();
+            options.setAllowDuplicateKeys(false);
+            root = new org.yaml.snakeyaml.Yaml(options).compose(reader);
+        } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {
+            int line = e.getProblemMark() == null ? 0 : e.getProblemMark().getLine() + 1;
+            throw new InputException(file + ":" + line + ": not valid YAML or JSON (" + firstLine(e.getProblem()) + ")");
+        } catch (org.yaml.snakeyaml.error.YAMLException e) {
+            throw new InputException(file + ": not valid YAML or JSON (" + firstLine(e.getMessage()) + ")");
+        }
+        if (root == null) {
+            throw new InputException(file + ":1: empty file; expected " + expected);
+        }
+        return new Doc(file, root, "");
+    }
+
+    private static String firstLine(String s) {
+        return s == null ? "" : s.split("\n", 2)[0].trim();
+    }
 
     Doc(String file, Node node, String path) {
         this.file = file;
@@ -27,18 +50,18 @@ final class Doc {
         this.path = path;
     }
 
-    int line() {
+    public int line() {
         return node.getStartMark().getLine() + 1;
     }
 
-    InputException error(String problem) {
+    public InputException error(String problem) {
         return new InputException(file + ":" + line() + ": " + path + ": " + problem);
     }
 
-    /** The fields of a mapping, each checked against the allowed names. */
-    Map<String, Doc> fields(Set<String> allowed) {
+    /** The fields of a mapping, each checked against the allowed names (null: any name, checked by the caller). */
+    public Map<String, Doc> fields(Set<String> allowed) {
         if (!(node instanceof MappingNode map)) {
-            throw error("expected a mapping of " + String.join(", ", allowed));
+            throw error(allowed == null ? "expected a mapping" : "expected a mapping of " + String.join(", ", allowed));
         }
         Map<String, Doc> out = new LinkedHashMap<>();
         for (NodeTuple t : map.getValue()) {
@@ -47,7 +70,7 @@ final class Doc {
             }
             String name = key.getValue();
             Doc value = new Doc(file, t.getValueNode(), path.isEmpty() ? name : path + "." + name);
-            if (!allowed.contains(name)) {
+            if (allowed != null && !allowed.contains(name)) {
                 throw new Doc(file, key, value.path).error("unknown field; expected one of " + String.join(", ", allowed));
             }
             if (out.put(name, value) != null) {
@@ -57,7 +80,7 @@ final class Doc {
         return out;
     }
 
-    static Doc required(Map<String, Doc> fields, String name, Doc parent) {
+    public static Doc required(Map<String, Doc> fields, String name, Doc parent) {
         Doc d = fields.get(name);
         if (d == null) {
             throw parent.error("missing field '" + name + "'");
@@ -65,7 +88,11 @@ final class Doc {
         return d;
     }
 
-    List<Doc> list() {
+    public boolean isList() {
+        return node instanceof SequenceNode;
+    }
+
+    public List<Doc> list() {
         if (!(node instanceof SequenceNode seq)) {
             throw error("expected a list");
         }
@@ -76,14 +103,14 @@ final class Doc {
         return out;
     }
 
-    String text() {
+    public String text() {
         if (!(node instanceof ScalarNode s) || s.getValue().isBlank()) {
             throw error("expected a value");
         }
         return s.getValue().trim();
     }
 
-    int integer() {
+    public int integer() {
         try {
             return Integer.parseInt(text());
         } catch (NumberFormatException e) {
@@ -91,7 +118,7 @@ final class Doc {
         }
     }
 
-    boolean bool() {
+    public boolean bool() {
         return switch (text()) {
             case "true", "yes", "on" -> true;
             case "false", "no", "off" -> false;
@@ -100,7 +127,7 @@ final class Doc {
     }
 
     /** Parses the value with a parser that throws the project's errors, and adds where. */
-    <T> T parse(java.util.function.Function<String, T> parser) {
+    public <T> T parse(java.util.function.Function<String, T> parser) {
         try {
             return parser.apply(text());
         } catch (InputException e) {

@@ -25,11 +25,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.error.MarkedYAMLException;
-import org.yaml.snakeyaml.error.YAMLException;
-import org.yaml.snakeyaml.nodes.Node;
 
 /**
  * The project's topology format (YAML, or JSON, which is YAML too), version 1, documented in
@@ -62,21 +57,7 @@ public final class TopologyFile {
     }
 
     public static FabricSystem readSystem(Reader reader, String file) {
-        Node root;
-        try {
-            LoaderOptions options = new LoaderOptions();
-            options.setAllowDuplicateKeys(false);
-            root = new Yaml(options).compose(reader);
-        } catch (MarkedYAMLException e) {
-            int line = e.getProblemMark() == null ? 0 : e.getProblemMark().getLine() + 1;
-            throw new InputException(file + ":" + line + ": not valid YAML or JSON (" + firstLine(e.getProblem()) + ")");
-        } catch (YAMLException e) {
-            throw new InputException(file + ": not valid YAML or JSON (" + firstLine(e.getMessage()) + ")");
-        }
-        if (root == null) {
-            throw new InputException(file + ":1: empty file; expected a topology with version, gpu, devices and links");
-        }
-        return build(new Doc(file, root, ""), file);
+        return build(Doc.parse(reader, file, "a topology with version, gpu, devices and links"), file);
     }
 
     private static FabricSystem build(Doc top, String file) {
@@ -218,9 +199,5 @@ public final class TopologyFile {
         } catch (IllegalArgumentException e) {
             throw d.error("unknown capability '" + d.text() + "'; expected nvls or sharp");
         }
-    }
-
-    private static String firstLine(String s) {
-        return s == null ? "" : s.split("\n", 2)[0].trim();
     }
 }

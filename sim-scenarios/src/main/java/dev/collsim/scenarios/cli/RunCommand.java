@@ -1,0 +1,35 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.scenarios.scenario.Scenario;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code collsim run FILE}: reproduces the run a scenario file captures. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Runs a scenario file (docs/scenario-format.md): a bench, decode, compare, explain or sweep with all its options.")
+public final class RunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "FILE", description = "a scenario file, YAML or JSON")
+    Path file;
+
+    @Override
+    public Integer call() {
+        Scenario scenario = Scenarios.load(file);
+        List<String> args = new ArrayList<>();
+        if (scenario.isSweep()) {
+            args.addAll(List.of("sweep", file.toString()));
+        } else {
+            args.add(scenario.command());
+            args.addAll(scenario.args());
+        }
+        return Main.execute(args.toArray(String[]::new), spec.commandLine().getOut(), spec.commandLine().getErr());
+    }
+}

@@ -1,0 +1,36 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.scenario.Scenario;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine;
+
+/** Scenario files against the command line: which options a command has, and running one in-process. */
+final class Scenarios {
+    private Scenarios() {}
+
+    static Scenario load(Path file) {
+        CommandLine cl = new CommandLine(new Main());
+        return Scenario.load(file, (command, option) -> {
+            CommandLine sub = cl.getSubcommands().get(command);
+            return sub != null && sub.getCommandSpec().findOption("--" + option) != null;
+        });
+    }
+
+    /** Runs a command line in this process: its standard output, or the command's own error as an InputException. */
+    static String run(List<String> args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.execute(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
+        if (code == Main.BAD_INPUT) {
+            throw new InputException(err.toString().strip().replaceFirst("^collsim: ", ""));
+        }
+        if (code != 0) {
+            throw new IllegalStateException(err.toString().strip());
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,63 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.scenario.Scenario;
+import dev.collsim.scenarios.sweep.Sweep;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code collsim sweep FILE}: every point of a sweep scenario, resumable and shardable. */
+@Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Runs every point of a sweep scenario (docs/scenario-format.md) on all cores, appending one row per point",
+            "to PREFIX.csv and PREFIX.jsonl as it goes; run it again after an interruption and it goes on where it stopped."})
+public final class SweepCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "FILE", description = "a scenario file whose command is sweep")
+    Path file;
+
+    @Option(names = "--out", paramLabel = "PREFIX", description = "results go to PREFIX.csv and PREFIX.jsonl (default: the scenario's name, with the shard)")
+    String out;
+
+    @Option(names = "--shard", paramLabel = "i/N", description = "run the i-th of N disjoint slices (0 <= i < N), e.g. $SLURM_ARRAY_TASK_ID/8")
+    String shard;
+
+    @Option(names = "--threads", paramLabel = "T", description = "points run at once (default: the cores)")
+    Integer threads;
+
+    @Override
+    public Integer call() {
+        Scenario scenario = Scenarios.load(file);
+        if (!scenario.isSweep()) {
+            throw new InputException(file + ": its command is " + scenario.command() + ", not sweep; run it with 'collsim run'");
+        }
+        int i = 0;
+        int n = 1;
+        if (shard != null) {
+            String[] parts = shard.split("/", -1);
+            if (parts.length != 2 || !parts[0].matches("\\d{1,6}") || !parts[1].matches("\\d{1,6}")) {
+                throw new InputException("--shard '" + shard + "': expected i/N, e.g. 0/4");
+            }
+            i = Integer.parseInt(parts[0]);
+            n = Integer.parseInt(parts[1]);
+        }
+        int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        if (t < 1) {
+            throw new InputException("--threads " + t + ": expected 1 or more");
+        }
+        String prefix = out != null ? out : scenario.name() + (shard == null ? "" : ".shard-" + i + "-of-" + n);
+        Sweep sweep = new Sweep(scenario);
+        var err = spec.commandLine().getErr();
+        int ran = sweep.run(Path.of(prefix), i, n, t, Scenarios::run, Sweep.bar(err));
+        spec.commandLine().getOut().printf("%s: %d of %d points run now; results in %s.csv and %s.jsonl%n", file, ran,
+                sweep.size(), prefix, prefix);
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+}

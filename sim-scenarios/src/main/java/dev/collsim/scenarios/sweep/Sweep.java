@@ -1,0 +1,205 @@
+package dev.collsim.scenarios.sweep;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.scenario.Scenario;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+
+/**
+ * Runs every point of a sweep (the product of its axes, the first axis slowest) and appends its row
+ * to a CSV file and a JSON Lines file as it goes, in point order, so that:
+ * <ul>
+ *   <li>an interrupted sweep resumes: rows already written are kept and their points skipped (a last
+ *       line cut short is dropped and redone);</li>
+ *   <li>{@code --shard i/N} runs the points whose number is i modulo N, for a cluster scheduler's
+ *       array jobs, and merging the shards gives the whole sweep's rows, row for row.</li>
+ * </ul>
+ * A point runs its command in-process with {@code --format json}; a point the command refuses (a
+ * layout that does not fit, say) is a row with its error, not the end of the sweep.
+ */
+public final class Sweep {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The result columns of each command, after {@code point} and the axes. */
+    static final Map<String, List<String>> RESULTS = Map.of(
+            "bench", List.of("size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algo", "proto", "channels"),
+            "decode", List.of("itl_ms", "tokens_per_s", "tokens_per_s_per_gpu", "tokens_per_s_per_user", "compute_ms", "comm_ms",
+                    "exposed_comm_ms", "comm_bytes_per_gpu"));
+
+    private final Scenario scenario;
+    private final List<List<String>> points;
+
+    public Sweep(Scenario scenario) {
+        if (!scenario.isSweep()) {
+            throw new IllegalArgumentException("not a sweep");
+        }
+        this.scenario = scenario;
+        this.points = product(new ArrayList<>(scenario.axes().values()));
+    }
+
+    public int size() {
+        return points.size();
+    }
+
+    /** The header: point, the axes, the command's results, error. */
+    public List<String> columns() {
+        List<String> c = new ArrayList<>(List.of("point"));
+        c.addAll(scenario.axes().keySet());
+        c.addAll(RESULTS.get(scenario.command()));
+        c.add("error");
+        return c;
+    }
+
+    /** The command line of point {@code i}. */
+    public List<String> args(int i) {
+        List<String> args = new ArrayList<>(List.of(scenario.command()));
+        args.addAll(scenario.args());
+        int k = 0;
+        for (String axis : scenario.axes().keySet()) {
+            args.addAll(Scenario.arg(scenario.command(), axis, points.get(i).get(k++)));
+        }
+        args.addAll(List.of("--format", "json"));
+        return args;
+    }
+
+    /**
+     * Runs the shard's points not yet in {@code prefix}.csv / .jsonl, {@code threads} at a time.
+     *
+     * @param runner   runs a command line in-process: its JSON output, or throws the command's InputException
+     * @param progress told (done, total) after each point
+     * @return points run now
+     */
+    public int run(Path prefix, int shard, int shards, int threads, Function<List<String>, String> runner,
+                   java.util.function.BiConsumer<Integer, Integer> progress) {
+        if (shards < 1 || shard < 0 || shard >= shards) {
+            throw new InputException("--shard " + shard + "/" + shards + ": expected i/N with 0 <= i < N");
+        }
+        Path csv = Path.of(prefix + ".csv");
+        Path jsonl = Path.of(prefix + ".jsonl");
+        String header = String.join(",", columns());
+        int doneBefore = Math.min(ResultFile.completeRows(csv, header), ResultFile.completeRows(jsonl, null));
+        ResultFile.keep(csv, header, doneBefore);
+        ResultFile.keep(jsonl, null, doneBefore);
+        List<Integer> mine = new ArrayList<>();
+        for (int i = shard; i < points.size(); i += shards) {
+            mine.add(i);
+        }
+        List<Integer> todo = mine.subList(Math.min(doneBefore, mine.size()), mine.size());
+        boolean newFile = !Files.exists(csv) || csv.toFile().length() == 0;
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+        try (BufferedWriter c = Files.newBufferedWriter(csv, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+             BufferedWriter j = Files.newBufferedWriter(jsonl, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+            if (newFile) {
+                c.write(header + "\n");
+                c.flush();
+            }
+            List<Future<ObjectNode>> futures = new ArrayList<>();
+            for (int i : todo) {
+                futures.add(pool.submit(() -> row(i, runner)));
+            }
+            int done = doneBefore;
+            for (Future<ObjectNode> f : futures) {
+                ObjectNode row = f.get();
+                // One line per point, flushed before the next: an interruption loses at most the points in flight.
+                c.write(csvLine(row) + "\n");
+                c.flush();
+                j.write(JSON.writeValueAsString(row) + "\n");
+                j.flush();
+                progress.accept(++done, mine.size());
+            }
+            return todo.size();
+        } catch (IOException e) {
+            throw new InputException(prefix + ": cannot write the results (" + e.getMessage() + ")");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** A point's row: its axes and the command's results, or the error the command gave for it. */
+    private ObjectNode row(int i, Function<List<String>, String> runner) {
+        ObjectNode row = JSON.createObjectNode();
+        row.put("point", i);
+        int k = 0;
+        for (String axis : scenario.axes().keySet()) {
+            row.put(axis, points.get(i).get(k++));
+        }
+        JsonNode result;
+        try {
+            result = JSON.readTree(runner.apply(args(i)));
+        } catch (InputException e) {
+            RESULTS.get(scenario.command()).forEach(row::putNull);
+            row.put("error", e.getMessage());
+            return row;
+        } catch (IOException e) {
+            throw new IllegalStateException("point " + i + " printed something that is not JSON", e);
+        }
+        if (scenario.command().equals("bench")) {
+            if (result.get("rows").size() != 1) {
+                throw new InputException("a bench sweep's point runs one size: give 'size' as an option or an axis");
+            }
+            result = result.get("rows").get(0);
+        }
+        for (String key : RESULTS.get(scenario.command())) {
+            row.set(key, result.get(key));
+        }
+        row.putNull("error");
+        return row;
+    }
+
+    private String csvLine(ObjectNode row) {
+        List<String> cells = new ArrayList<>();
+        for (String column : columns()) {
+            JsonNode v = row.get(column);
+            String text = v == null || v.isNull() ? "" : v.asText();
+            cells.add(text.contains(",") || text.contains("\"") ? "\"" + text.replace("\"", "\"\"") + "\"" : text);
+        }
+        return String.join(",", cells);
+    }
+
+    private static List<List<String>> product(List<List<String>> axes) {
+        List<List<String>> out = new ArrayList<>();
+        out.add(List.of());
+        for (List<String> axis : axes) {
+            List<List<String>> next = new ArrayList<>();
+            for (List<String> prefix : out) {
+                for (String v : axis) {
+                    List<String> p = new ArrayList<>(prefix);
+                    p.add(v);
+                    next.add(p);
+                }
+            }
+            out = next;
+        }
+        return out;
+    }
+
+    /** Progress on one line of standard error: a bar, done of total. */
+    public static java.util.function.BiConsumer<Integer, Integer> bar(PrintWriter err) {
+        return (done, total) -> {
+            int width = 30;
+            int filled = total == 0 ? width : done * width / total;
+            err.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total + (done.equals(total) ? "\n" : ""));
+            err.flush();
+        };
+    }
+}

@@ -1,0 +1,114 @@
+package dev.collsim.scenarios.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.scenarios.sweep.Sweep;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Sweeps resume after an interruption without recomputing a point, and shards merge into the whole. */
+class SweepTest {
+    private static final String SWEEP = """
+            version: 1
+            name: small
+            command: sweep
+            sweep:
+              command: bench
+              axes:
+                scale: ["nvlink=0.5", "nvlink=1", "nvlink=2"]
+                size: [64K, 1M, 16M, 64M]
+            options:
+              op: all_reduce
+              gpus-per-node: 4
+            """;
+
+    private static Sweep sweep(Path dir) throws Exception {
+        Path file = dir.resolve("small.yaml");
+        Files.writeString(file, SWEEP);
+        return new Sweep(Scenarios.load(file));
+    }
+
+    private static final class Interrupt extends RuntimeException {
+        Interrupt() {
+            super("killed", null, false, false);
+        }
+    }
+
+    @Test
+    void anInterruptedSweepResumesWithoutRecomputingAPoint(@TempDir Path dir) throws Exception {
+        Sweep s = sweep(dir);
+        assertEquals(12, s.size());
+        Path whole = dir.resolve("whole");
+        s.run(whole, 0, 1, 2, Scenarios::run, (d, t) -> { });
+
+        Path cut = dir.resolve("cut");
+        AtomicInteger calls = new AtomicInteger();
+        Function<List<String>, String> dying = args -> {
+            if (calls.incrementAndGet() > 5) {
+                throw new Interrupt();
+            }
+            return Scenarios.run(args);
+        };
+        assertThrows(Interrupt.class, () -> s.run(cut, 0, 1, 1, dying, (d, t) -> { }));
+        // The process died while writing the next row: a line cut short.
+        Files.writeString(Path.of(cut + ".csv"), "5,nvlink=1,1M,104", java.nio.file.StandardOpenOption.APPEND);
+        long written = Files.readAllLines(Path.of(cut + ".jsonl")).size();
+        assertEquals(5, written);
+
+        AtomicInteger again = new AtomicInteger();
+        int ran = s.run(cut, 0, 1, 2, args -> {
+            again.incrementAndGet();
+            return Scenarios.run(args);
+        }, (d, t) -> { });
+        assertEquals(7, ran);
+        assertEquals(7, again.get(), "only the points not written run again");
+        assertEquals(Files.readString(Path.of(whole + ".csv")), Files.readString(Path.of(cut + ".csv")));
+        assertEquals(Files.readString(Path.of(whole + ".jsonl")), Files.readString(Path.of(cut + ".jsonl")));
+        assertEquals(0, s.run(cut, 0, 1, 2, args -> { throw new AssertionError("nothing left to run"); }, (d, t) -> { }));
+    }
+
+    @Test
+    void fourShardsMergedEqualTheWholeSweepRowForRow(@TempDir Path dir) throws Exception {
+        Sweep s = sweep(dir);
+        Path whole = dir.resolve("whole");
+        s.run(whole, 0, 1, 2, Scenarios::run, (d, t) -> { });
+        for (String ext : List.of(".csv", ".jsonl")) {
+            String[] args = new String[4 + 2];
+            for (int i = 0; i < 4; i++) {
+                Path shard = dir.resolve("shard" + i);
+                if (ext.equals(".csv")) {
+                    s.run(shard, i, 4, 1, Scenarios::run, (d, t) -> { });
+                }
+                args[i] = shard + ext;
+            }
+            args[4] = "-O";
+            args[5] = dir.resolve("merged" + ext).toString();
+            String[] all = new String[args.length + 1];
+            all[0] = "merge";
+            System.arraycopy(args, 0, all, 1, args.length);
+            CliRunner r = CliRunner.run(all);
+            assertEquals(0, r.code(), r.err());
+            assertEquals(Files.readString(Path.of(whole + ext)), Files.readString(dir.resolve("merged" + ext)), ext);
+        }
+    }
+
+    @Test
+    void theSweepCommandShowsProgressAndWritesBothFiles(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("small.yaml");
+        Files.writeString(file, SWEEP);
+        String prefix = dir.resolve("out").toString();
+        CliRunner r = CliRunner.run("sweep", file.toString(), "--out", prefix, "--shard", "1/3");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.err().contains("] 4/4"), r.err());
+        List<String> rows = Files.readAllLines(Path.of(prefix + ".csv"));
+        assertEquals(5, rows.size());
+        assertTrue(rows.get(1).startsWith("1,") && rows.get(2).startsWith("4,"), rows.toString());
+    }
+}
