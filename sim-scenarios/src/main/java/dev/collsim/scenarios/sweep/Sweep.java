@@ -35,11 +35,17 @@ import java.util.function.Function;
 public final class Sweep {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** The result columns of each command, after {@code point} and the axes. */
+    /**
+     * The result columns of each command, after {@code point} and the axes. With {@code replications}
+     * among the options, the main quantity (bench: the time, decode: the inter-token latency) is the
+     * mean over replications, with its P99 and 95 % interval in the last two columns; the columns a
+     * stochastic run does not summarise stay empty.
+     */
     static final Map<String, List<String>> RESULTS = Map.of(
-            "bench", List.of("size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algo", "proto", "channels"),
+            "bench", List.of("size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algo", "proto", "channels", "time_us_p99",
+                    "time_us_ci95"),
             "decode", List.of("itl_ms", "tokens_per_s", "tokens_per_s_per_gpu", "tokens_per_s_per_user", "compute_ms", "comm_ms",
-                    "exposed_comm_ms", "comm_bytes_per_gpu"));
+                    "exposed_comm_ms", "comm_bytes_per_gpu", "itl_ms_p99", "itl_ms_ci95"));
 
     private final Scenario scenario;
     private final List<List<String>> points;
@@ -153,6 +159,9 @@ public final class Sweep {
         } catch (IOException e) {
             throw new IllegalStateException("point " + i + " printed something that is not JSON", e);
         }
+        if (result.has("quantities")) {
+            return stochasticRow(row, result.get("quantities"));
+        }
         if (scenario.command().equals("bench")) {
             if (result.get("rows").size() != 1) {
                 throw new InputException("a bench sweep's point runs one size: give 'size' as an option or an axis");
@@ -161,6 +170,33 @@ public final class Sweep {
         }
         for (String key : RESULTS.get(scenario.command())) {
             row.set(key, result.get(key));
+        }
+        row.putNull("error");
+        return row;
+    }
+
+    /** A replicated point: each summarised quantity's mean in its column, the main one's P99 and interval too. */
+    private ObjectNode stochasticRow(ObjectNode row, JsonNode quantities) {
+        RESULTS.get(scenario.command()).forEach(row::putNull);
+        boolean bench = scenario.command().equals("bench");
+        var names = quantities.fieldNames();
+        while (names.hasNext()) {
+            String name = names.next();
+            JsonNode q = quantities.get(name);
+            String column = bench ? name.replaceFirst("^\\d+ B ", "") : name;
+            if (bench && quantities.size() != 2) {
+                throw new InputException("a bench sweep's point runs one size: give 'size' as an option or an axis");
+            }
+            if (bench) {
+                row.put("size_bytes", Long.parseLong(name.substring(0, name.indexOf(' '))));
+            }
+            if (row.has(column)) {
+                row.set(column, q.get("mean"));
+            }
+            if (column.equals(bench ? "time_us" : "itl_ms")) {
+                row.set(column + "_p99", q.get("p99"));
+                row.set(column + "_ci95", q.get("ci95_half_width"));
+            }
         }
         row.putNull("error");
         return row;

@@ -111,4 +111,19 @@ class SweepTest {
         assertEquals(5, rows.size());
         assertTrue(rows.get(1).startsWith("1,") && rows.get(2).startsWith("4,"), rows.toString());
     }
+
+    /** A sweep's points may be stochastic: the row holds the mean and the tail of the main quantity. */
+    @Test
+    void replicatedPointsReportTheirTail(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("st.yaml");
+        Files.writeString(file, "version: 1\ncommand: sweep\nsweep:\n  command: decode\n  axes:\n    batch: [8]\noptions:\n"
+                + "  model: llama-3-8b\n  tp: 8\n  dp: 9\n  nodes: 9\n  replications: 40\n  straggler: \"1.5\"\n");
+        Path prefix = dir.resolve("st");
+        new Sweep(Scenarios.load(file)).run(prefix, 0, 1, 1, Scenarios::run, (d, t) -> { });
+        String[] header = Files.readAllLines(Path.of(prefix + ".csv")).get(0).split(",");
+        String[] row = Files.readAllLines(Path.of(prefix + ".csv")).get(1).split(",", -1);
+        int mean = java.util.Arrays.asList(header).indexOf("itl_ms");
+        int p99 = java.util.Arrays.asList(header).indexOf("itl_ms_p99");
+        assertTrue(Double.parseDouble(row[p99]) > Double.parseDouble(row[mean]), String.join(",", row));
+    }
 }
