@@ -23,13 +23,17 @@ public final class CollectiveSimulator {
                                 ProtocolCosts costs, NvlsCosts nvls, NvlsCosts sharp, TimeSpan launchLatency,
                                 TransferObserver observer, boolean checkCapacity) {
         return run(fabric, rankDevices, rankSwitches, rankSharp, host, schedule, costs, nvls, sharp, launchLatency, observer,
-                checkCapacity, null);
+                checkCapacity, null, null);
     }
 
-    /** As above, each point-to-point step's latency scaled by a factor drawn per transfer (null: none). */
+    /**
+     * As above, each point-to-point step's latency scaled by a factor drawn per transfer (null: none),
+     * and some links down for a while (null: none).
+     */
     public static RunResult run(Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankSharp, HostMemory host, Schedule schedule,
                                 ProtocolCosts costs, NvlsCosts nvls, NvlsCosts sharp, TimeSpan launchLatency,
-                                TransferObserver observer, boolean checkCapacity, java.util.function.DoubleSupplier stepJitter) {
+                                TransferObserver observer, boolean checkCapacity, java.util.function.DoubleSupplier stepJitter,
+                                Outage outage) {
         Engine engine = new Engine(1024);
         double[] rates = new double[fabric.links().size()];
         for (int l = 0; l < rates.length; l++) {
@@ -41,6 +45,19 @@ public final class CollectiveSimulator {
         runner.setObserver(observer);
         runner.setHostStaging(host);
         runner.setStepJitter(stepJitter);
+        if (outage != null) {
+            long start = engine.now() + outage.startPicos();
+            engine.schedule(start, () -> {
+                for (int l : outage.links()) {
+                    network.setCapacity(l, rates[l] * Outage.DOWN_FRACTION);
+                }
+            });
+            engine.schedule(start + outage.durationPicos(), () -> {
+                for (int l : outage.links()) {
+                    network.setCapacity(l, rates[l]);
+                }
+            });
+        }
         return runner.run(schedule, costs, nvls, sharp, launchLatency);
     }
 }

@@ -22,7 +22,7 @@ public record LinkEdit(String a, String b, double factor) {
         return factor == 0;
     }
 
-    boolean joins(String x, String y) {
+    public boolean joins(String x, String y) {
         return a.equals(x) && b.equals(y) || a.equals(y) && b.equals(x);
     }
 

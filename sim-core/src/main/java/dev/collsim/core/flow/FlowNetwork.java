@@ -118,6 +118,18 @@ public final class FlowNetwork {
         return linkBytesCarried[link];
     }
 
+    /**
+     * Changes a link's capacity from now on (a link degraded, or nearly down for a while and then
+     * back); the flows that share its component are re-rated at this instant.
+     */
+    public void setCapacity(int link, double bytesPerSecond) {
+        if (!(bytesPerSecond > 0) || Double.isInfinite(bytesPerSecond)) {
+            throw new IllegalArgumentException("link " + link + " capacity " + bytesPerSecond + " B/s");
+        }
+        capacity[link] = bytesPerSecond;
+        markDirty(link);
+    }
+
     /** Current rate of a flow in bytes per second (0 until the instant it started is resolved). */
     public double rate(int flow) {
         return rate[flow];
@@ -267,7 +279,8 @@ public final class FlowNetwork {
             remaining[f] = Math.max(0, remaining[f] - sent);
             lastUpdate[f] = now;
             rate[f] = r;
-            long dt = (long) Math.ceil(remaining[f] / r * TimeSpan.PICOS_PER_SECOND);
+            // A link taken nearly down leaves its flows crawling: their end is far away, not past the clock's range.
+            long dt = (long) Math.min(Math.ceil(remaining[f] / r * TimeSpan.PICOS_PER_SECOND), Long.MAX_VALUE / 4.0);
             engine.setTimer(timer[f], now + dt);
         }
         if (checkCapacity) {

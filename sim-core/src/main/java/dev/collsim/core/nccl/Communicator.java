@@ -176,26 +176,33 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
      * the inference engines' kernels after their own, shorter one.
      */
     public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity) {
-        return simulate(plan, observer, checkCapacity, 1, null);
+        return simulate(plan, observer, checkCapacity, 1, null, null);
     }
 
     /**
-     * As above, for a stochastic run: the launch latency scaled by {@code launchFactor}, and each
-     * point-to-point step's latency by a factor {@code stepJitter} draws per transfer (null: none).
+     * As above, for a stochastic run: the launch latency scaled by {@code launchFactor}, each
+     * point-to-point step's latency by a factor {@code stepJitter} draws per transfer (null: none),
+     * and some links down for a while (null: none).
      */
     public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity, double launchFactor,
-                              java.util.function.DoubleSupplier stepJitter) {
+                              java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
         if (plan.algo().custom()) {
             return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule(plan), customCosts.perBlock(),
                     nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), null, scaled(customCosts.launchLatency(), launchFactor),
-                    observer, checkCapacity, stepJitter);
+                    observer, checkCapacity, stepJitter, outage);
         }
         Protocol proto = plan.request().protocol();
         TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
                 ? nvlsCosts.launchLatency()
                 : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
         return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule(plan), protocolCosts.get(proto),
-                nvlsCosts, sharpCosts, scaled(launch, launchFactor), observer, checkCapacity, stepJitter);
+                nvlsCosts, sharpCosts, scaled(launch, launchFactor), observer, checkCapacity, stepJitter, outage);
+    }
+
+    /** The links (both directions) of the connection between two devices, by name; empty if they are not joined. */
+    public int[] connection(String a, String b) {
+        return fabric.links().stream().filter(l -> new LinkEdit(a, b, 0).joins(fabric.device(l.from()).name(),
+                fabric.device(l.to()).name())).mapToInt(dev.collsim.core.fabric.Link::id).toArray();
     }
 
     private static TimeSpan scaled(TimeSpan t, double factor) {

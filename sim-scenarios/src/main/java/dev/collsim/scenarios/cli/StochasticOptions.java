@@ -24,11 +24,15 @@ final class StochasticOptions {
             description = "one GPU's kernels F times slower: GPU named, or drawn per replication (decode)")
     String straggler;
 
+    @Option(names = "--outage", paramLabel = "A:B@START+DURATION",
+            description = "a connection down for a while in each collective (bench), e.g. n0.nic3:leaf3@10us+50us; random-nic@... draws a NIC per replication")
+    String outage;
+
     /** Whether the run is stochastic; the knobs without --replications are an error. */
     boolean active() {
         Variability.Spec spec = spec();
         if (replications == null && spec.stochastic()) {
-            throw new InputException("--launch-jitter, --step-jitter and --straggler vary between replications; give --replications R");
+            throw new InputException("--launch-jitter, --step-jitter, --straggler and --outage vary between replications; give --replications R");
         }
         return replications != null;
     }
@@ -48,6 +52,18 @@ final class StochasticOptions {
                 throw new InputException("--straggler '" + straggler + "': expected a factor, optionally @GPU, e.g. 1.5 or 1.5@3");
             }
         }
-        return new Variability.Spec(launchJitter, stepJitter, factor, gpu);
+        String connection = null;
+        long start = 0;
+        long duration = 0;
+        if (outage != null) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("([^@]+)@([^+]+)\\+(.+)").matcher(outage);
+            if (!m.matches()) {
+                throw new InputException("--outage '" + outage + "': expected A:B@START+DURATION, e.g. n0.nic3:leaf3@10us+50us");
+            }
+            connection = m.group(1).trim();
+            start = Flags.parse("--outage", () -> dev.collsim.core.units.TimeSpan.parse(m.group(2).trim())).picos();
+            duration = Flags.parse("--outage", () -> dev.collsim.core.units.TimeSpan.parse(m.group(3).trim())).picos();
+        }
+        return new Variability.Spec(launchJitter, stepJitter, factor, gpu, connection, start, duration);
     }
 }

@@ -145,7 +145,7 @@ public final class CommModel {
         EnumSet<Protocol> protos = EnumSet.allOf(Protocol.class);
         Plan plan = NcclPlanner.plan(c, op, bytes, 0, algos, protos, 0);
         double micros = (noise == null ? c.simulate(plan, null, false)
-                : c.simulate(plan, null, false, noise.launchFactor(), noise.stepJitter())).durationPicos() / 1e6;
+                : c.simulate(plan, null, false, noise.launchFactor(), noise.stepJitter(), null)).durationPicos() / 1e6;
         long smallest = op.sizeIsTotal() ? c.nRanks() * 2L : 2;
         Plan tiny = NcclPlanner.plan(c, op, smallest, 0, EnumSet.of(plan.algo()), protos, 0);
         double latency = Math.min(micros, c.simulate(tiny, null, false).durationPicos() / 1e6);

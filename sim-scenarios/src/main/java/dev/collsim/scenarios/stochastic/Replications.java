@@ -29,7 +29,7 @@ public final class Replications {
     /** What a stochastic run reports: each quantity's summary, by name, in a fixed order. */
     public record Result(String what, int replications, long seed, @JsonProperty("launch_jitter") double launchJitter,
                          @JsonProperty("step_jitter") double stepJitter, double straggler,
-                         @JsonProperty("straggler_gpu") int stragglerGpu, Map<String, Summary> quantities) {
+                         @JsonProperty("straggler_gpu") int stragglerGpu, String outage, Map<String, Summary> quantities) {
 
         public Table table() {
             Table t = new Table("replications of " + what, List.of(Column.text("quantity", "quantity", 26),
@@ -39,7 +39,8 @@ public final class Replications {
                     Map.of("command", "replications", "what", what));
             t.note(String.format(Locale.ROOT, "%s: %d replications, seed %d; launch jitter cv %.3g, step jitter cv %.3g, straggler %s",
                     what, replications, seed, launchJitter, stepJitter,
-                    straggler > 1 ? straggler + "x on " + (stragglerGpu >= 0 ? "GPU " + stragglerGpu : "a GPU drawn per replication") : "none"));
+                    straggler > 1 ? straggler + "x on " + (stragglerGpu >= 0 ? "GPU " + stragglerGpu : "a GPU drawn per replication") : "none")
+                    + (outage == null ? "" : "; outage " + outage));
             quantities.forEach((name, s) -> t.row(name, s.mean(), s.p50(), s.p99(), s.ci95HalfWidth(), s.min(), s.max()));
             return t;
         }
@@ -52,6 +53,9 @@ public final class Replications {
      */
     public static Result decode(DecodeSpec spec, Variability.Spec vs, long seed, int r) {
         check(r);
+        if (vs.outage() != null) {
+            throw new InputException("--outage takes a link down during a bench collective; decode's collectives are not timed against it");
+        }
         Variability v = new Variability(vs, seed);
         CommModel.Cache cache = new CommModel.Cache();
         double[][] q = new double[3][r];
@@ -92,7 +96,7 @@ public final class Replications {
             v.nextReplication();
             for (int k = 0; k < sizes.size(); k++) {
                 Plan plan = plans.get(k);
-                long device = comm.simulate(plan, null, false, v.launchFactor(), v.stepJitter()).durationPicos();
+                long device = comm.simulate(plan, null, false, v.launchFactor(), v.stepJitter(), v.outage(comm)).durationPicos();
                 times[k][i] = comm.hostLaunch().iterationPicos(device, spec.gpusPerThread(), plan.request().channels()) / 1e6;
             }
         }
@@ -111,7 +115,9 @@ public final class Replications {
     }
 
     private static Result result(String what, int r, long seed, Variability.Spec vs, Map<String, Summary> q) {
-        return new Result(what, r, seed, vs.launchCv(), vs.stepCv(), vs.stragglerFactor(), vs.stragglerGpu(), q);
+        String outage = vs.outage() == null ? null : vs.outage() + " down from " + vs.outageStartPicos() / 1e6 + " us for "
+                + vs.outageDurationPicos() / 1e6 + " us";
+        return new Result(what, r, seed, vs.launchCv(), vs.stepCv(), vs.stragglerFactor(), vs.stragglerGpu(), outage, q);
     }
 
     private static void check(int r) {

@@ -16,7 +16,8 @@ import umontreal.ssj.randvar.UniformIntGen;
  *   <li>kernel-launch jitter: every launch latency times a lognormal factor of mean 1 and the given
  *       coefficient of variation;</li>
  *   <li>step jitter: every point-to-point step's latency (route and notification) likewise, drawn per transfer;</li>
- *   <li>a straggler: one GPU, named or drawn uniformly per replication, whose kernels run {@code factor} times slower.</li>
+ *   <li>a straggler: one GPU, named or drawn uniformly per replication, whose kernels run {@code factor} times slower;</li>
+ *   <li>an outage (bench): one connection, named or a NIC's drawn per replication, down for a time.</li>
  * </ul>
  */
 public final class Variability {
@@ -25,9 +26,19 @@ public final class Variability {
      * @param stepCv          coefficient of variation of step latencies (0: none)
      * @param stragglerFactor how much slower the straggler's kernels run (1: no straggler)
      * @param stragglerGpu    the straggler, or -1 to draw one per replication
+     * @param outage          the connection that goes down ({@code A:B}, or {@code random-nic} for a NIC's
+     *                        link to its switch drawn per replication), or null for none
+     * @param outageStartPicos  when it goes down, from the start of each collective
+     * @param outageDurationPicos for how long
      */
-    public record Spec(double launchCv, double stepCv, double stragglerFactor, int stragglerGpu) {
+    public record Spec(double launchCv, double stepCv, double stragglerFactor, int stragglerGpu, String outage, long outageStartPicos,
+                       long outageDurationPicos) {
         public static final Spec NONE = new Spec(0, 0, 1, -1);
+        public static final String RANDOM_NIC = "random-nic";
+
+        public Spec(double launchCv, double stepCv, double stragglerFactor, int stragglerGpu) {
+            this(launchCv, stepCv, stragglerFactor, stragglerGpu, null, 0, 0);
+        }
 
         public Spec {
             check("--launch-jitter", launchCv);
@@ -44,7 +55,7 @@ public final class Variability {
         }
 
         public boolean stochastic() {
-            return launchCv > 0 || stepCv > 0 || stragglerFactor > 1;
+            return launchCv > 0 || stepCv > 0 || stragglerFactor > 1 || outage != null;
         }
     }
 
@@ -52,6 +63,7 @@ public final class Variability {
     private final RandomStream launch;
     private final RandomStream step;
     private final RandomStream straggler;
+    private final RandomStream outage;
 
     public Variability(Spec spec, long seed) {
         this.spec = spec;
@@ -61,6 +73,7 @@ public final class Variability {
             launch = new MRG32k3a("launch");
             step = new MRG32k3a("step");
             straggler = new MRG32k3a("straggler");
+            outage = new MRG32k3a("outage");
         }
     }
 
@@ -88,6 +101,38 @@ public final class Variability {
         launch.resetNextSubstream();
         step.resetNextSubstream();
         straggler.resetNextSubstream();
+        outage.resetNextSubstream();
+    }
+
+    /** This replication's outage on the communicator's fabric, or null when there is none. */
+    public dev.collsim.core.collective.Outage outage(dev.collsim.core.nccl.Communicator comm) {
+        if (spec.outage() == null) {
+            return null;
+        }
+        int[] links;
+        if (spec.outage().equals(Spec.RANDOM_NIC)) {
+            var fabric = comm.fabric();
+            java.util.List<int[]> nics = new java.util.ArrayList<>();
+            for (var d : fabric.devicesOfKind(dev.collsim.core.fabric.DeviceKind.NIC)) {
+                for (int l : fabric.outLinks(d.id())) {
+                    var peer = fabric.device(fabric.link(l).to());
+                    if (peer.kind() == dev.collsim.core.fabric.DeviceKind.NETWORK_SWITCH) {
+                        nics.add(comm.connection(d.name(), peer.name()));
+                    }
+                }
+            }
+            if (nics.isEmpty()) {
+                throw new InputException("--outage random-nic: " + comm.name() + " has no NIC (one node?)");
+            }
+            links = nics.get(UniformIntGen.nextInt(outage, 0, nics.size() - 1));
+        } else {
+            String[] ends = spec.outage().split(":", -1);
+            links = ends.length == 2 ? comm.connection(ends[0], ends[1]) : new int[0];
+            if (links.length == 0) {
+                throw new InputException("--outage " + spec.outage() + ": no connection joins these devices (bench --links names them)");
+            }
+        }
+        return new dev.collsim.core.collective.Outage(links, spec.outageStartPicos(), spec.outageDurationPicos());
     }
 
     /** A launch latency's factor. */

@@ -61,6 +61,22 @@ class WhatIfTest {
         assertTrue(withFlag < 12.5 * 0.94 && withFlag > 12.5 * 0.94 * 0.8, "the 100 Gb/s NIC bounds the ring: " + withFlag);
     }
 
+    /** A NIC's link down for 500 us in the middle of a rail-aligned ring: every ring waits on it, so the collective takes about that much longer. */
+    @Test
+    void anOutageHoldsTheRingForItsDuration() throws Exception {
+        String[] ring = {"bench", "all_reduce", "--nodes", "2", "--algo", "ring", "-b", "256M", "-e", "256M", "--replications", "1",
+            "--format", "json"};
+        double healthy = meanTime(CliRunner.run(ring));
+        double down = meanTime(CliRunner.run(concat(ring, "--outage", "n0.nic3:leaf3@100us+500us")));
+        assertEquals(500, down - healthy, 25);
+    }
+
+    private static double meanTime(CliRunner r) throws Exception {
+        assertEquals(0, r.code(), r.err());
+        var q = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out()).get("quantities");
+        return q.get(q.fieldNames().next()).get("mean").asDouble();
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, all, a.length, b.length);
