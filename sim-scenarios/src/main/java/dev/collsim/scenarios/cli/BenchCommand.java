@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import dev.collsim.scenarios.stochastic.Replications;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
-import dev.collsim.reports.ReportFormat;
 import dev.collsim.reports.Table;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -114,8 +113,7 @@ public final class BenchCommand implements Callable<Integer> {
                 throw new InputException("--replications summarises many runs; leave out --links and --explain-choice");
             }
             Replications.Result r = Replications.bench(benchSpec, stochastic.spec(), stochastic.seed, stochastic.replications);
-            ReportFormat format = output.reportFormat();
-            output.emit(format == ReportFormat.JSON ? DecodeCommand.json(r) : format.render(r.table()), spec.commandLine().getOut());
+            output.emit(r, r.table(), spec.commandLine().getOut());
             return 0;
         }
         String description = system.topology != null ? "from " + system.topology : SystemPreset.byName(benchSpec.system()).description();

@@ -66,7 +66,7 @@ public final class CompareCommand implements Callable<Integer> {
         }
         Comparison c = Comparison.run(ModelConfig.load(model), systems, gpus, context, Precision.fromName(dtype), slo, t);
         ReportFormat format = output.reportFormat();
-        String text = format == ReportFormat.JSON ? DecodeCommand.json(c)
+        String text = format == ReportFormat.JSON ? OutputOptions.json(c)
                 : c.tables().stream().map(format::render).collect(Collectors.joining(format == ReportFormat.TABLE ? "\n" : ""));
         output.emit(text, spec.commandLine().getOut());
         return 0;

@@ -1,10 +1,7 @@
 package dev.collsim.scenarios.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.collsim.core.input.InputException;
 import dev.collsim.reports.AtomicFiles;
-import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.DecodeReport;
 import dev.collsim.scenarios.decode.DecodeResult;
@@ -102,7 +99,10 @@ public final class DecodeCommand implements Callable<Integer> {
         if (topology != null && (fabrics != null || network != null || gpusPerNode != null)) {
             throw new InputException("--topology describes the whole system; leave out --fabrics, --network and --gpus-per-node");
         }
-        ReportFormat format = output.reportFormat();
+        boolean replicated = stochastic.active();
+        if (replicated && (trace != null || fabrics != null)) {
+            throw new InputException("--replications summarises many steps; leave out --trace and --fabrics");
+        }
         if (fabrics != null) {
             if (trace != null) {
                 throw new InputException("--trace follows one step; leave it out with --fabrics");
@@ -116,24 +116,20 @@ public final class DecodeCommand implements Callable<Integer> {
                 Integer perNode = parts.length == 2 ? Integer.valueOf(parts[1]) : null;
                 results.add(DecodeStep.run(spec(config, parts[0], perNode)));
             }
-            output.emit(format.render(DecodeReport.fabrics(results)), spec.commandLine().getOut());
+            output.emit(output.reportFormat().render(DecodeReport.fabrics(results)), spec.commandLine().getOut());
             return 0;
         }
         DecodeSpec decode = spec(config, system, gpusPerNode);
-        if (stochastic.active()) {
-            if (trace != null || fabrics != null) {
-                throw new InputException("--replications summarises many steps; leave out --trace and --fabrics");
-            }
+        if (replicated) {
             Replications.Result r = Replications.decode(decode, stochastic.spec(), stochastic.seed, stochastic.replications);
-            output.emit(format == ReportFormat.JSON ? json(r) : format.render(r.table()), spec.commandLine().getOut());
+            output.emit(r, r.table(), spec.commandLine().getOut());
             return 0;
         }
         DecodeResult result = DecodeStep.run(decode);
-        String text = format == ReportFormat.JSON ? json(result) : format.render(DecodeReport.table(result));
         if (trace != null) {
             AtomicFiles.write(trace, TraceWriter.json(result));
         }
-        output.emit(text, spec.commandLine().getOut());
+        output.emit(result, DecodeReport.table(result), spec.commandLine().getOut());
         return 0;
     }
 
@@ -141,13 +137,5 @@ public final class DecodeCommand implements Callable<Integer> {
         String name = topology != null ? java.nio.file.Path.of(topology).getFileName().toString() : systemName;
         return new DecodeSpec(config, name, topology, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
                 AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), BenchCommand.onOff("--cuda-graphs", cudaGraphs));
-    }
-
-    static String json(Object value) {
-        try {
-            return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(value) + "\n";
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -20,6 +20,22 @@ final class OutputOptions {
         return ReportFormat.fromName(format);
     }
 
+    /** A result that has its own JSON shape: that shape for {@code --format json}, else its table in the format. */
+    void emit(Object result, dev.collsim.reports.Table table, PrintWriter out) {
+        ReportFormat format = reportFormat();
+        emit(format == ReportFormat.JSON ? json(result) : format.render(table), out);
+    }
+
+    /** Jackson's indented JSON of a record, with a final newline. */
+    static String json(Object value) {
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
+                    .writeValueAsString(value) + "\n";
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     void emit(String text, PrintWriter out) {
         if (output == null) {
             out.print(text);
