@@ -20,6 +20,12 @@ public final class AtomicFiles {
             tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
             Files.writeString(tmp, content, StandardCharsets.UTF_8);
             try {
+                // A temporary file is private to its owner; the output is an ordinary file.
+                Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+            } catch (UnsupportedOperationException ignored) {
+                // not a POSIX file system: the default permissions stand
+            }
+            try {
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);

@@ -17,7 +17,11 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.TopologyFile;
 import java.nio.file.Path;
+import dev.collsim.reports.HtmlReport;
+import dev.collsim.scenarios.bench.BenchReport;
+import dev.collsim.scenarios.bench.BenchRow;
 import dev.collsim.scenarios.stochastic.Replications;
+import java.util.List;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import dev.collsim.reports.Table;
@@ -117,10 +121,18 @@ public final class BenchCommand implements Callable<Integer> {
             return 0;
         }
         String description = system.topology != null ? "from " + system.topology : SystemPreset.byName(benchSpec.system()).description();
-        Table table = explainChoice ? ChoiceTable.of(benchSpec)
-                : links ? LinkTable.of(benchSpec)
-                : BenchTable.of(benchSpec, description, Bench.run(benchSpec));
-        output.emit(output.reportFormat().render(table), spec.commandLine().getOut());
+        if (explainChoice || links) {
+            output.emit(output.reportFormat().render(explainChoice ? ChoiceTable.of(benchSpec) : LinkTable.of(benchSpec)),
+                    spec.commandLine().getOut());
+            return 0;
+        }
+        List<BenchRow> rows = Bench.run(benchSpec);
+        output.writeReport(() -> {
+            HtmlReport report = new HtmlReport("collsim bench " + benchSpec.op().ncclName());
+            BenchReport.add(report, benchSpec, description, rows);
+            return report;
+        });
+        output.emit(output.reportFormat().render(BenchTable.of(benchSpec, description, rows)), spec.commandLine().getOut());
         return 0;
     }
 

@@ -129,6 +129,11 @@ public final class DecodeCommand implements Callable<Integer> {
         if (trace != null) {
             AtomicFiles.write(trace, TraceWriter.json(result));
         }
+        output.writeReport(() -> {
+            dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport("collsim decode " + result.model());
+            dev.collsim.scenarios.decode.DecodeHtml.add(report, result);
+            return report;
+        });
         output.emit(result, DecodeReport.table(result), spec.commandLine().getOut());
         return 0;
     }

@@ -1,6 +1,13 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.reports.AtomicFiles;
+import dev.collsim.reports.HtmlReport;
 import dev.collsim.reports.ReportFormat;
+import dev.collsim.scenarios.bench.BenchReport;
+import dev.collsim.scenarios.bench.BenchRow;
+import dev.collsim.scenarios.decode.DecodeHtml;
+import java.nio.file.Path;
+import java.util.List;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.DecodeReport;
@@ -24,8 +31,11 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code collsim demo}: the built-in main job, an nccl-tests sweep of ring all_reduce and a decode step on an HGX H100. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Runs the built-in example: all_reduce from 8 B to 8 GiB on an 8-GPU HGX H100, as nccl-tests would,"
-                + " then one decode step of Llama-3-70B on it.")
+                + " then one decode step of Llama-3-70B on it; writes an HTML report of both to collsim-report/demo.html.")
 public final class DemoCommand implements Callable<Integer> {
+    /** Where the demo writes its HTML report, in the working directory. */
+    static final String REPORT_DIR = "collsim-report";
+
     @Spec
     CommandSpec spec;
 
@@ -35,7 +45,8 @@ public final class DemoCommand implements Callable<Integer> {
         BenchSpec bench = BenchCommand.spec("all_reduce", "hgx-h100", null, 1, null, null, WhatIf.NONE, "8", "8G", 2, "1M", 1, "float", "sum", 0,
                 "ring", "auto", null, "on", "off");
         out.println("# collsim demo: what `collsim bench all_reduce --system hgx-h100 --algo ring -b 8 -e 8G -f 2` prints");
-        out.print(ReportFormat.TABLE.render(BenchTable.of(bench, SystemPreset.HGX_H100.description(), Bench.run(bench))));
+        List<BenchRow> rows = Bench.run(bench);
+        out.print(ReportFormat.TABLE.render(BenchTable.of(bench, SystemPreset.HGX_H100.description(), rows)));
         out.println();
         out.println("# and one decode step of Llama-3-70B on the same box, TP 8, 32 sequences of 4096 tokens:");
         out.println("# what `collsim decode --model llama-3-70b --system hgx-h100 --tp 8 --batch 32 --context 4096` prints, in short");
@@ -44,6 +55,13 @@ public final class DemoCommand implements Callable<Integer> {
         Table table = DecodeReport.table(step);
         out.print(String.join("\n", table.preamble().stream().map(l -> "# " + l).toList()) + "\n");
         table.footer().forEach(l -> out.println("# " + l));
+        out.println();
+        HtmlReport report = new HtmlReport("collsim demo");
+        BenchReport.add(report, bench, SystemPreset.HGX_H100.description(), rows);
+        DecodeHtml.add(report, step);
+        Path html = Path.of(REPORT_DIR, "demo.html").toAbsolutePath();
+        AtomicFiles.write(html, report.render());
+        out.println("Report with charts (opens offline): " + html);
         out.println();
         out.println("What to try next:");
         out.println("  collsim bench all_gather --system hgx-b200 -b 1M -e 1G -f 4      another GPU generation, another collective");

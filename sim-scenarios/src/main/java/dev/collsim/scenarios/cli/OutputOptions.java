@@ -16,6 +16,20 @@ final class OutputOptions {
             description = "write to FILE (atomically: all or nothing) instead of standard output")
     Path output;
 
+    @Option(names = "--report", paramLabel = "FILE.html",
+            description = "also write a self-contained HTML report with charts (opens offline)")
+    Path report;
+
+    /** Writes the HTML report if one was asked for (atomically). */
+    void writeReport(java.util.function.Supplier<dev.collsim.reports.HtmlReport> build) {
+        if (report != null) {
+            if (!report.toString().endsWith(".html")) {
+                throw new dev.collsim.core.input.InputException("--report " + report + ": expected a file ending in .html");
+            }
+            AtomicFiles.write(report, build.get().render());
+        }
+    }
+
     ReportFormat reportFormat() {
         return ReportFormat.fromName(format);
     }

@@ -1,0 +1,130 @@
+package dev.collsim.reports;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One self-contained HTML page: headings, text, tables and ECharts charts, with ECharts itself
+ * inlined from its WebJar so the page opens offline. Each chart is an ECharts option (plain JSON).
+ * The page records what it rendered in an element with id {@code collsim-status}: how many charts
+ * drew something and any script error, which the browser test reads.
+ */
+public final class HtmlReport {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String ECHARTS = "/META-INF/resources/webjars/echarts/5.3.1/dist/echarts.min.js";
+
+    private final String title;
+    private final List<String> body = new ArrayList<>();
+    private final List<ObjectNode> charts = new ArrayList<>();
+
+    public HtmlReport(String title) {
+        this.title = title;
+    }
+
+    public static ObjectMapper json() {
+        return JSON;
+    }
+
+    public HtmlReport heading(String text) {
+        body.add("<h2>" + escape(text) + "</h2>");
+        return this;
+    }
+
+    public HtmlReport text(String text) {
+        body.add("<p>" + escape(text) + "</p>");
+        return this;
+    }
+
+    /** A chart of the given ECharts option, {@code height} pixels tall. */
+    public HtmlReport chart(ObjectNode option, int height) {
+        body.add("<div class=\"chart\" id=\"chart" + charts.size() + "\" style=\"height:" + height + "px\"></div>");
+        charts.add(option);
+        return this;
+    }
+
+    /** A table: its notes as a paragraph, then its rows. */
+    public HtmlReport table(Table t) {
+        StringBuilder sb = new StringBuilder();
+        for (String note : t.preamble()) {
+            sb.append("<p class=\"note\">").append(escape(note)).append("</p>");
+        }
+        sb.append("<table><tr>");
+        for (Column c : t.columns()) {
+            sb.append("<th>").append(escape(c.title())).append(c.unit().isEmpty() ? "" : " " + escape(c.unit())).append("</th>");
+        }
+        sb.append("</tr>");
+        for (List<Object> row : t.rows()) {
+            sb.append("<tr>");
+            for (int i = 0; i < row.size(); i++) {
+                sb.append("<td>").append(escape(Cells.human(row.get(i), t.columns().get(i)))).append("</td>");
+            }
+            sb.append("</tr>");
+        }
+        sb.append("</table>");
+        for (String note : t.footer()) {
+            sb.append("<p class=\"note\">").append(escape(note)).append("</p>");
+        }
+        body.add(sb.toString());
+        return this;
+    }
+
+    /** Raw HTML and script of a section that needs its own behaviour (the teaching view's step-through). */
+    public HtmlReport raw(String html) {
+        body.add(html);
+        return this;
+    }
+
+    public String render() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(escape(title)).append("</title>\n");
+        sb.append("<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;font-size:13px}"
+                + "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}p.note{color:#555;font-size:13px;margin:2px 0}"
+                + ".chart{width:100%;margin:1em 0}</style>\n");
+        sb.append("<script>window.collsimErrors=[];window.addEventListener('error',function(e){window.collsimErrors.push(String(e.message));});</script>\n");
+        sb.append("<script>").append(echarts()).append("</script>\n</head><body>\n");
+        sb.append("<h1>").append(escape(title)).append("</h1>\n");
+        body.forEach(b -> sb.append(b).append('\n'));
+        sb.append("<div id=\"collsim-status\"></div>\n<script>\n(function(){\nvar options=");
+        try {
+            sb.append(JSON.writeValueAsString(charts));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        sb.append(";\nfunction gantt(params,api){var y=api.coord([api.value(1),api.value(0)]);var e=api.coord([api.value(2),api.value(0)]);"
+                + "var h=api.size([0,1])[1]*0.6;return {type:'rect',shape:echarts.graphic.clipRectByRect({x:y[0],y:y[1]-h/2,"
+                + "width:Math.max(1,e[0]-y[0]),height:h},{x:params.coordSys.x,y:params.coordSys.y,width:params.coordSys.width,"
+                + "height:params.coordSys.height}),style:api.style()};}\n");
+        sb.append("var drawn=0;\nwindow.collsimCharts=[];\noptions.forEach(function(o,i){try{if(o.collsimGantt){o.series.forEach(function(s){"
+                + "s.renderItem=gantt;});delete o.collsimGantt;}o.animation=false;var c=echarts.init(document.getElementById('chart'+i),"
+                + "null,{renderer:'canvas'});c.setOption(o);window.collsimCharts.push(c);var opt=c.getOption();"
+                + "var points=(opt.series||[]).reduce(function(n,s){return n+((s.data&&s.data.length)||0);},0);"
+                + "if(points>0&&document.getElementById('chart'+i).querySelector('canvas')){drawn++;}}"
+                + "catch(e){window.collsimErrors.push(String(e));}});\n"
+                + "var s=document.getElementById('collsim-status');s.setAttribute('data-charts',String(options.length));"
+                + "s.setAttribute('data-drawn',String(drawn));s.setAttribute('data-errors',window.collsimErrors.join(' | '));\n"
+                + "s.textContent='charts drawn: '+drawn+' of '+options.length+(window.collsimErrors.length?'; errors: '+window.collsimErrors.join(' | '):'');\n"
+                + "})();\n</script>\n</body></html>\n");
+        return sb.toString();
+    }
+
+    private static String echarts() {
+        try (InputStream in = HtmlReport.class.getResourceAsStream(ECHARTS)) {
+            if (in == null) {
+                throw new IllegalStateException("ECharts is missing from the class path (" + ECHARTS + ")");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("</script", "<\\/script");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}

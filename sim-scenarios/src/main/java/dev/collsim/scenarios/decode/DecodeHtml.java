@@ -1,0 +1,88 @@
+package dev.collsim.scenarios.decode;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.collsim.reports.HtmlReport;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A decode step in the HTML report: the first layers' kernels on the GPU's two streams (so overlap
+ * shows), every layer's compute and communication, and where the step's time goes.
+ */
+public final class DecodeHtml {
+    /** Layers the timeline shows: enough to see the pattern, few enough to read the kernels. */
+    static final int TIMELINE_LAYERS = 3;
+
+    private DecodeHtml() {}
+
+    public static void add(HtmlReport report, DecodeResult r) {
+        DecodeResult.Layout l = r.layout();
+        report.heading("decode step of " + r.model() + " on " + r.system());
+        report.text(String.format(Locale.ROOT, "tp %d, pp %d, ep %d, dp %d, batch %d, context %d, %s, overlap %s: inter-token latency"
+                        + " %.3f ms, %.1f tokens/s per GPU, %.1f per user", l.tp(), l.pp(), l.ep(), l.dp(), l.batch(), l.context(), l.dtype(),
+                l.overlap(), r.itlMs(), r.tokensPerSPerGpu(), r.tokensPerSPerUser()));
+        report.chart(timeline(r), 260);
+        report.chart(layers(r), 360);
+        report.chart(breakdown(r), 320);
+        report.table(DecodeReport.table(r));
+    }
+
+    private static ObjectNode timeline(DecodeResult r) {
+        ObjectNode o = HtmlReport.json().createObjectNode();
+        o.put("collsimGantt", true);
+        o.putObject("title").put("text", "the first " + TIMELINE_LAYERS + " layers on the GPU's streams (ms)").put("left", "center");
+        o.putObject("tooltip").put("trigger", "item");
+        o.putObject("grid").put("left", 150).put("right", 30).put("top", 50);
+        o.putObject("xAxis").put("type", "value").put("scale", true).put("name", "ms");
+        ArrayNode cats = o.putObject("yAxis").put("type", "category").putArray("data");
+        cats.add("compute stream").add("communication stream");
+        ArrayNode series = o.putArray("series");
+        for (String kind : List.of("compute", "comm")) {
+            ObjectNode s = series.addObject().put("type", "custom").put("name", kind);
+            s.putObject("encode").putArray("x").add(1).add(2);
+            s.withObject("/encode").put("y", 0);
+            ArrayNode data = s.putArray("data");
+            for (DecodeResult.Layer layer : r.layers().subList(0, Math.min(TIMELINE_LAYERS, r.layers().size()))) {
+                for (DecodeResult.Span span : layer.spans()) {
+                    if (span.kind().equals(kind)) {
+                        ObjectNode item = data.addObject();
+                        item.put("name", "layer " + layer.index() + " " + span.name() + (span.microBatch() > 0 ? " (micro-batch 1)" : ""));
+                        item.putArray("value").add(span.stream()).add(span.startMs()).add(span.endMs());
+                    }
+                }
+            }
+        }
+        return o;
+    }
+
+    private static ObjectNode layers(DecodeResult r) {
+        ObjectNode o = HtmlReport.json().createObjectNode();
+        o.putObject("title").put("text", "compute and communication per layer (ms)").put("left", "center");
+        o.putObject("tooltip").put("trigger", "axis");
+        o.putObject("legend").put("top", 28);
+        o.putObject("grid").put("top", 70).put("left", 60).put("right", 30);
+        ArrayNode x = o.putObject("xAxis").put("type", "category").put("name", "layer").putArray("data");
+        o.putObject("yAxis").put("type", "value").put("name", "ms");
+        ArrayNode series = o.putArray("series");
+        ArrayNode compute = series.addObject().put("name", "compute").put("type", "bar").put("stack", "t").putArray("data");
+        ArrayNode comm = series.addObject().put("name", "communication").put("type", "bar").put("stack", "t").putArray("data");
+        for (DecodeResult.Layer layer : r.layers()) {
+            x.add(layer.index());
+            compute.add(layer.computeMs());
+            comm.add(layer.commMs());
+        }
+        return o;
+    }
+
+    private static ObjectNode breakdown(DecodeResult r) {
+        ObjectNode o = HtmlReport.json().createObjectNode();
+        o.putObject("title").put("text", "where the step's time goes (ms)").put("left", "center");
+        o.putObject("tooltip").put("trigger", "item");
+        ArrayNode data = o.putArray("series").addObject().put("type", "pie").put("radius", "60%").putArray("data");
+        data.addObject().put("name", "compute").put("value", r.computeMs());
+        data.addObject().put("name", "communication, exposed").put("value", r.exposedCommMs());
+        data.addObject().put("name", "communication under compute").put("value", Math.max(0, r.commMs() - r.exposedCommMs()));
+        return o;
+    }
+}

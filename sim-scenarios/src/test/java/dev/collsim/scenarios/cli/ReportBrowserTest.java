@@ -1,0 +1,82 @@
+package dev.collsim.scenarios.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Each kind of HTML report opened in headless Chromium: no script error, every chart drew something.
+ * Screenshots go to target/screenshots/ for people to look at. .ci/run installs Debian's chromium and
+ * sets COLLSIM_REQUIRE_BROWSER, so there the test cannot be skipped; elsewhere it runs where chromium is.
+ */
+class ReportBrowserTest {
+    private static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium"));
+    private static final Pattern STATUS = Pattern.compile(
+            "<div id=\"collsim-status\" data-charts=\"(\\d+)\" data-drawn=\"(\\d+)\" data-errors=\"([^\"]*)\"");
+
+    @BeforeAll
+    static void needsChromium() {
+        boolean present = Files.isExecutable(CHROMIUM);
+        if (System.getenv("COLLSIM_REQUIRE_BROWSER") != null) {
+            assertTrue(present, CHROMIUM + " is missing, and COLLSIM_REQUIRE_BROWSER says the browser test must run");
+        }
+        Assumptions.assumeTrue(present, "no " + CHROMIUM + ": the browser test is skipped here");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"bench", "decode", "demo"})
+    void reportRendersInChromium(String kind) throws Exception {
+        Path dir = Path.of("target/reports").toAbsolutePath();
+        Files.createDirectories(dir);
+        Path html = dir.resolve(kind + ".html");
+        switch (kind) {
+            case "bench" -> run("bench", "all_reduce", "-b", "8", "-e", "1G", "-f", "4", "--report", html.toString());
+            case "decode" -> run("decode", "--model", "llama-3-70b", "--tp", "8", "--batch", "32", "--overlap", "two-batch",
+                    "--report", html.toString());
+            default -> {
+                // The demo writes its report into the working directory's collsim-report/.
+                run("demo");
+                Files.copy(Path.of(DemoCommand.REPORT_DIR, "demo.html"), html, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        String dom = chromium(List.of("--dump-dom", html.toUri().toString()));
+        Matcher m = STATUS.matcher(dom);
+        assertTrue(m.find(), "no status element in the rendered page:\n" + dom.substring(0, Math.min(400, dom.length())));
+        int charts = Integer.parseInt(m.group(1));
+        assertTrue(charts > 0, "no chart in the " + kind + " report");
+        assertEquals("", m.group(3), "script errors");
+        assertEquals(charts, Integer.parseInt(m.group(2)), "charts that drew something");
+        Path png = Path.of("target/screenshots").toAbsolutePath().resolve(kind + ".png");
+        Files.createDirectories(png.getParent());
+        chromium(List.of("--hide-scrollbars", "--window-size=1280,1600", "--screenshot=" + png, html.toUri().toString()));
+        assertTrue(Files.size(png) > 10_000, "screenshot " + png + " is nearly empty");
+    }
+
+    private static void run(String... args) {
+        CliRunner r = CliRunner.run(args);
+        assertEquals(0, r.code(), r.err());
+    }
+
+    private static String chromium(List<String> args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-dev-shm-usage", "--no-first-run", "--user-data-dir=" + Files.createTempDirectory("chromium")));
+        command.addAll(args);
+        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "chromium did not finish");
+        return new String(out, StandardCharsets.UTF_8);
+    }
+}
