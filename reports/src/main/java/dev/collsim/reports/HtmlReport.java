@@ -48,6 +48,11 @@ public final class HtmlReport {
         return this;
     }
 
+    /** Charts added so far: the next chart's index in {@code window.collsimCharts}. */
+    public int chartCount() {
+        return charts.size();
+    }
+
     /** A table: its notes as a paragraph, then its rows. */
     public HtmlReport table(Table t) {
         StringBuilder sb = new StringBuilder();
@@ -106,9 +111,12 @@ public final class HtmlReport {
                 + "var points=(opt.series||[]).reduce(function(n,s){return n+((s.data&&s.data.length)||0);},0);"
                 + "if(points>0&&document.getElementById('chart'+i).querySelector('canvas')){drawn++;}}"
                 + "catch(e){window.collsimErrors.push(String(e));}});\n"
-                + "var s=document.getElementById('collsim-status');s.setAttribute('data-charts',String(options.length));"
-                + "s.setAttribute('data-drawn',String(drawn));s.setAttribute('data-errors',window.collsimErrors.join(' | '));\n"
-                + "s.textContent='charts drawn: '+drawn+' of '+options.length+(window.collsimErrors.length?'; errors: '+window.collsimErrors.join(' | '):'');\n"
+                + "function status(){var s=document.getElementById('collsim-status');s.setAttribute('data-charts',String(options.length));"
+                + "s.setAttribute('data-drawn',String(drawn));s.setAttribute('data-errors',window.collsimErrors.join(' | '));"
+                + "s.textContent='charts drawn: '+drawn+' of '+options.length+(window.collsimErrors.length?'; errors: '"
+                + "+window.collsimErrors.join(' | '):'');}\n"
+                // Again once the page's own load handlers (the step-through's) have run, with any error they raised.
+                + "status();window.addEventListener('load',status);\n"
                 + "})();\n</script>\n</body></html>\n");
         return sb.toString();
     }

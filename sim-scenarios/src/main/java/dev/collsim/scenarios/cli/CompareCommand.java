@@ -65,6 +65,11 @@ public final class CompareCommand implements Callable<Integer> {
             throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");
         }
         Comparison c = Comparison.run(ModelConfig.load(model), systems, gpus, context, Precision.fromName(dtype), slo, t);
+        output.writeReport(() -> {
+            dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport("collsim compare " + c.model());
+            dev.collsim.scenarios.compare.CompareHtml.add(report, c);
+            return report;
+        });
         ReportFormat format = output.reportFormat();
         String text = format == ReportFormat.JSON ? OutputOptions.json(c)
                 : c.tables().stream().map(format::render).collect(Collectors.joining(format == ReportFormat.TABLE ? "\n" : ""));

@@ -85,7 +85,13 @@ public final class ExplainCommand implements Callable<Integer> {
             throw new InputException("the schedule has " + run.result().schedule().transferCount() + " transfers, more than "
                     + MAX_ROWS + " lines; use a smaller --size, fewer --ranks or --channels 1");
         }
-        output.emit(output.reportFormat().render(Explain.table(run)), spec.commandLine().getOut());
+        dev.collsim.reports.Table table = Explain.table(run);
+        output.writeReport(() -> {
+            dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport(table.title());
+            dev.collsim.scenarios.explain.ExplainHtml.add(report, table);
+            return report;
+        });
+        output.emit(output.reportFormat().render(table), spec.commandLine().getOut());
         return 0;
     }
 }

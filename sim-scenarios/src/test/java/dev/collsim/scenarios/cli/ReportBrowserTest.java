@@ -37,7 +37,7 @@ class ReportBrowserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bench", "decode", "demo"})
+    @ValueSource(strings = {"bench", "decode", "compare", "explain", "demo"})
     void reportRendersInChromium(String kind) throws Exception {
         Path dir = Path.of("target/reports").toAbsolutePath();
         Files.createDirectories(dir);
@@ -46,6 +46,9 @@ class ReportBrowserTest {
             case "bench" -> run("bench", "all_reduce", "-b", "8", "-e", "1G", "-f", "4", "--report", html.toString());
             case "decode" -> run("decode", "--model", "llama-3-70b", "--tp", "8", "--batch", "32", "--overlap", "two-batch",
                     "--report", html.toString());
+            case "compare" -> run("compare", "--model", "llama-3-70b", "--system", "hgx-h100", "--system", "hgx-h200", "--gpus", "16",
+                    "--itl-slo", "30ms", "--dtype", "fp8", "--report", html.toString());
+            case "explain" -> run("explain", "all_reduce", "--ranks", "4", "--channels", "1", "--report", html.toString());
             default -> {
                 // The demo writes its report into the working directory's collsim-report/.
                 run("demo");

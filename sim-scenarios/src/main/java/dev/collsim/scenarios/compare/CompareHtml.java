@@ -1,0 +1,51 @@
+package dev.collsim.scenarios.compare;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.collsim.reports.HtmlReport;
+import java.util.List;
+import java.util.Locale;
+
+/** A comparison in the HTML report: each system's Pareto frontier, the latency target as a line, the winners' table. */
+public final class CompareHtml {
+    private CompareHtml() {}
+
+    public static void add(HtmlReport report, Comparison c) {
+        report.heading(c.model() + " on " + c.gpus() + " GPUs");
+        report.text(String.format(Locale.ROOT, "context %d, %s; the latency target %.1f ms between tokens is %.1f tokens/s per user:"
+                + " layouts right of the dashed line meet it", c.context(), c.dtype(), c.itlSloMs(), 1000 / c.itlSloMs()));
+        report.chart(frontiers(c), 460);
+        List<dev.collsim.reports.Table> tables = c.tables();
+        report.table(tables.get(tables.size() - 1));
+        for (dev.collsim.reports.Table t : tables.subList(0, tables.size() - 1)) {
+            report.table(t);
+        }
+    }
+
+    private static ObjectNode frontiers(Comparison c) {
+        ObjectNode o = HtmlReport.json().createObjectNode();
+        o.putObject("title").put("text", "Pareto frontiers: tokens/s per GPU against tokens/s per user").put("left", "center");
+        o.putObject("tooltip").put("trigger", "item");
+        o.putObject("legend").put("top", 28);
+        o.putObject("grid").put("top", 70).put("left", 70).put("right", 40);
+        o.putObject("xAxis").put("type", "value").put("name", "tokens/s per user").put("nameLocation", "middle").put("nameGap", 28);
+        o.putObject("yAxis").put("type", "value").put("name", "tokens/s per GPU");
+        ArrayNode series = o.putArray("series");
+        boolean first = true;
+        for (Comparison.SystemResult s : c.systems()) {
+            ObjectNode line = series.addObject().put("name", s.system()).put("type", "line").put("showSymbol", true);
+            ArrayNode data = line.putArray("data");
+            for (Comparison.Row r : s.frontier()) {
+                ObjectNode item = data.addObject().put("name", r.layout() + ", batch " + r.batch());
+                item.putArray("value").add(r.tokensPerSPerUser()).add(r.tokensPerSPerGpu());
+            }
+            if (first) {
+                ObjectNode mark = line.putObject("markLine").put("symbol", "none");
+                mark.putObject("lineStyle").put("type", "dashed");
+                mark.putArray("data").addObject().put("name", "target").put("xAxis", 1000 / c.itlSloMs());
+                first = false;
+            }
+        }
+        return o;
+    }
+}
