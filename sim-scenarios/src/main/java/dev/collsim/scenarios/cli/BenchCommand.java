@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.bench.BenchReport;
 import dev.collsim.scenarios.bench.BenchRow;
+import dev.collsim.scenarios.bench.BenchTrace;
 import dev.collsim.scenarios.stochastic.Replications;
 import java.util.List;
 import dev.collsim.topologies.systems.SystemPreset;
@@ -98,6 +99,10 @@ public final class BenchCommand implements Callable<Integer> {
             description = "print NCCL's cost-model prediction for every candidate algorithm and protocol beside the choice, instead of the table")
     boolean explainChoice;
 
+    @Option(names = "--trace", paramLabel = "FILE.json",
+            description = "also write the largest size's collective as a Perfetto (Chrome trace-event) file: GPUs, channels, transfers, link use")
+    java.nio.file.Path trace;
+
     @Mixin
     WhatIfOptions whatIf;
 
@@ -127,6 +132,11 @@ public final class BenchCommand implements Callable<Integer> {
             return 0;
         }
         List<BenchRow> rows = Bench.run(benchSpec);
+        if (trace != null && !rows.isEmpty()) {
+            var comm = Bench.communicator(benchSpec);
+            long largest = rows.get(rows.size() - 1).sizeBytes();
+            dev.collsim.reports.AtomicFiles.write(trace, BenchTrace.json(comm, Bench.plan(benchSpec, comm, largest)));
+        }
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim bench " + benchSpec.op().ncclName());
             BenchReport.add(report, benchSpec, description, rows);

@@ -1,0 +1,80 @@
+package dev.collsim.scenarios.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Chrome trace-event files Perfetto loads: slices complete, flows paired, counters in time order. */
+class TraceStructureTest {
+    @Test
+    void benchTrace(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("bench.json");
+        CliRunner r = CliRunner.run("bench", "all_reduce", "--gpus-per-node", "4", "-b", "1M", "-e", "1M", "--algo", "ring",
+                "--trace", trace.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode events = check(trace);
+        long counters = 0;
+        long flows = 0;
+        for (JsonNode e : events) {
+            counters += e.get("ph").asText().equals("C") ? 1 : 0;
+            flows += e.get("ph").asText().equals("s") ? 1 : 0;
+        }
+        assertTrue(counters > 0 && flows > 0, counters + " counters, " + flows + " flows");
+    }
+
+    @Test
+    void decodeTrace(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("decode.json");
+        CliRunner r = CliRunner.run("decode", "--model", "llama-3-8b", "--tp", "4", "--batch", "8", "--overlap", "two-batch",
+                "--trace", trace.toString());
+        assertEquals(0, r.code(), r.err());
+        check(trace);
+    }
+
+    /** Every slice has pid, tid, ts and dur (dur >= 0); every flow start has one end, not before it; each counter track moves forward. */
+    private static JsonNode check(Path trace) throws Exception {
+        JsonNode events = new ObjectMapper().readTree(Files.readString(trace)).get("traceEvents");
+        assertTrue(events.size() > 0);
+        Map<Long, double[]> flows = new HashMap<>();
+        Map<String, Double> counterTime = new HashMap<>();
+        for (JsonNode e : events) {
+            String ph = e.get("ph").asText();
+            switch (ph) {
+                case "X" -> {
+                    for (String key : List.of("name", "pid", "tid", "ts", "dur")) {
+                        assertTrue(e.has(key), key + " missing in " + e);
+                    }
+                    assertTrue(e.get("dur").asDouble() >= 0, e.toString());
+                }
+                case "s", "f" -> {
+                    double[] pair = flows.computeIfAbsent(e.get("id").asLong(), k -> new double[] {Double.NaN, Double.NaN});
+                    int i = ph.equals("s") ? 0 : 1;
+                    assertTrue(Double.isNaN(pair[i]), "flow " + e.get("id") + " has two " + ph + " events");
+                    pair[i] = e.get("ts").asDouble();
+                }
+                case "C" -> {
+                    String track = e.get("pid").asText() + "/" + e.get("name").asText();
+                    double ts = e.get("ts").asDouble();
+                    assertTrue(ts > counterTime.getOrDefault(track, Double.NEGATIVE_INFINITY), "counter " + track + " goes back at " + ts);
+                    counterTime.put(track, ts);
+                }
+                case "M" -> assertTrue(e.has("pid") && e.get("args").has("name"), e.toString());
+                default -> throw new AssertionError("unexpected phase " + ph);
+            }
+        }
+        for (Map.Entry<Long, double[]> f : flows.entrySet()) {
+            double[] p = f.getValue();
+            assertTrue(!Double.isNaN(p[0]) && !Double.isNaN(p[1]) && p[1] >= p[0], "flow " + f.getKey() + " is not paired in time order");
+        }
+        return events;
+    }
+}
