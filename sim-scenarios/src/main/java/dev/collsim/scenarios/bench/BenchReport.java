@@ -12,14 +12,20 @@ public final class BenchReport {
     private BenchReport() {}
 
     public static void add(HtmlReport report, BenchSpec spec, String description, List<BenchRow> rows) {
-        report.heading(spec.op().ncclName() + " on " + spec.system());
-        report.text(description);
-        report.chart(chart("time per iteration (us)", rows, true, true), 380);
-        report.chart(chart("bus bandwidth (GB/s)", rows, false, false), 380);
-        report.table(BenchTable.of(spec, description, rows));
+        add(report, spec, description, rows, null);
     }
 
-    private static ObjectNode chart(String title, List<BenchRow> rows, boolean time, boolean logY) {
+    /** With measured times (size to us, or null), drawn as points beside the simulated curves, and the error per size in the table. */
+    public static void add(HtmlReport report, BenchSpec spec, String description, List<BenchRow> rows, Map<Long, Double> measured) {
+        report.heading(spec.op().ncclName() + " on " + spec.system());
+        report.text(description);
+        report.chart(chart("time per iteration (us)", rows, true, true, measured, spec), 380);
+        report.chart(chart("bus bandwidth (GB/s)", rows, false, false, measured, spec), 380);
+        report.table(BenchTable.of(spec, description, rows, measured));
+    }
+
+    private static ObjectNode chart(String title, List<BenchRow> rows, boolean time, boolean logY, Map<Long, Double> measured,
+                                    BenchSpec spec) {
         ObjectNode o = HtmlReport.json().createObjectNode();
         o.putObject("title").put("text", title).put("left", "center");
         o.putObject("tooltip").put("trigger", "axis");
@@ -37,6 +43,16 @@ public final class BenchReport {
                 return s.putArray("data");
             });
             data.addArray().add(r.sizeBytes()).add(time ? r.timeMicros() : r.busBwGBps());
+        }
+        if (measured != null && !rows.isEmpty()) {
+            // busbw from the measured time: the same factor the simulated row has (size and ranks are the same).
+            ArrayNode data = all.addObject().put("name", "measured").put("type", "scatter").put("symbolSize", 7).putArray("data");
+            for (BenchRow r : rows) {
+                Double m = measured.get(r.sizeBytes());
+                if (m != null) {
+                    data.addArray().add(r.sizeBytes()).add(time ? m : r.busBwGBps() * r.timeMicros() / m);
+                }
+            }
         }
         return o;
     }

@@ -25,6 +25,14 @@ public final class BenchTable {
     private BenchTable() {}
 
     public static Table of(BenchSpec spec, String systemDescription, List<BenchRow> rows) {
+        return of(spec, systemDescription, rows, null);
+    }
+
+    /**
+     * With measured times (size to us; null: none), two more columns: the measured time where the
+     * measurement has the size, and the simulation's error, (simulated - measured) / measured.
+     */
+    public static Table of(BenchSpec spec, String systemDescription, List<BenchRow> rows, java.util.Map<Long, Double> measured) {
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("command", "bench");
         meta.put("op", spec.op().ncclName());
@@ -32,7 +40,13 @@ public final class BenchTable {
         meta.put("nodes", spec.nodes());
         meta.put("ranks", spec.nodes() * spec.gpusPerNode());
         meta.put("gpus_per_thread", spec.gpusPerThread());
-        Table t = new Table("collsim bench " + spec.op().ncclName(), COLUMNS, meta);
+        List<Column> columns = COLUMNS;
+        if (measured != null) {
+            columns = new java.util.ArrayList<>(COLUMNS);
+            columns.add(Column.number("measured_us", "measured", "(us)", 9, 2));
+            columns.add(Column.number("error_pct", "error", "(%)", 7, 1));
+        }
+        Table t = new Table("collsim bench " + spec.op().ncclName(), columns, meta);
         t.note("collsim bench " + spec.op().ncclName() + ": simulated nccl-tests " + spec.op().ncclName() + "_perf");
         t.note("system " + spec.system() + " (" + systemDescription + "), " + spec.nodes() + " node(s) x " + spec.gpusPerNode()
                 + " GPUs" + (spec.nodes() > 1 ? " over " + spec.network() : "") + ", -g "
@@ -40,9 +54,19 @@ public final class BenchTable {
         t.note("time = steady-state time per iteration; algbw = size/time, busbw as nccl-tests defines it (GB = 1e9 B)");
         t.note("");
         double busSum = 0;
+        if (measured != null) {
+            t.note("measured = the given measurement's out-of-place time at that size (blank where it has none); error = (time - measured) / measured");
+        }
         for (BenchRow r : rows) {
-            t.row(r.sizeBytes(), r.count(), r.type(), r.redop(), r.root(), r.timeMicros(), r.algBwGBps(), r.busBwGBps(),
-                    r.algo(), r.proto(), r.channels());
+            if (measured == null) {
+                t.row(r.sizeBytes(), r.count(), r.type(), r.redop(), r.root(), r.timeMicros(), r.algBwGBps(), r.busBwGBps(),
+                        r.algo(), r.proto(), r.channels());
+            } else {
+                Double m = measured.get(r.sizeBytes());
+                t.row(r.sizeBytes(), r.count(), r.type(), r.redop(), r.root(), r.timeMicros(), r.algBwGBps(), r.busBwGBps(),
+                        r.algo(), r.proto(), r.channels(), m == null ? Double.NaN : m,
+                        m == null ? Double.NaN : 100 * (r.timeMicros() - m) / m);
+            }
             busSum += r.busBwGBps();
         }
         if (!rows.isEmpty()) {

@@ -99,6 +99,10 @@ public final class BenchCommand implements Callable<Integer> {
             description = "print NCCL's cost-model prediction for every candidate algorithm and protocol beside the choice, instead of the table")
     boolean explainChoice;
 
+    @Option(names = "--measured", paramLabel = "FILE",
+            description = "measured times to compare with: nccl-tests' output, or a CSV shaped like the calibration set")
+    java.nio.file.Path measured;
+
     @Option(names = "--trace", paramLabel = "FILE.json",
             description = "also write the largest size's collective as a Perfetto (Chrome trace-event) file: GPUs, channels, transfers, link use")
     java.nio.file.Path trace;
@@ -131,6 +135,8 @@ public final class BenchCommand implements Callable<Integer> {
                     spec.commandLine().getOut());
             return 0;
         }
+        java.util.Map<Long, Double> measuredTimes = measured == null ? null
+                : dev.collsim.scenarios.validate.Measured.read(measured, benchSpec.op());
         List<BenchRow> rows = Bench.run(benchSpec);
         if (trace != null && !rows.isEmpty()) {
             var comm = Bench.communicator(benchSpec);
@@ -139,10 +145,10 @@ public final class BenchCommand implements Callable<Integer> {
         }
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim bench " + benchSpec.op().ncclName());
-            BenchReport.add(report, benchSpec, description, rows);
+            BenchReport.add(report, benchSpec, description, rows, measuredTimes);
             return report;
         });
-        output.emit(output.reportFormat().render(BenchTable.of(benchSpec, description, rows)), spec.commandLine().getOut());
+        output.emit(output.reportFormat().render(BenchTable.of(benchSpec, description, rows, measuredTimes)), spec.commandLine().getOut());
         return 0;
     }
 

@@ -71,6 +71,8 @@ class BadInputTest {
         "bench all_reduce --outage random-nic@0us+1us --replications 2 | --outage random-nic: hgx-h100 has no NIC",
         "decode --model llama-3-8b --outage random-nic@0us+1us --replications 2 | --outage takes a link down during a bench collective",
         "decode --model llama-3-8b --fabrics hgx-h100 --replications 2 | --replications summarises many steps",
+        "bench all_reduce --measured /nonexistent.txt    | /nonexistent.txt: cannot read",
+        "bench all_reduce --report out.txt              | --report out.txt: expected a file ending in .html",
         "bench all_reduce --straggler 2 --replications 2 | --straggler slows a GPU's kernels in decode",
         "compare --model llama-3-8b                     | Missing required option: '--system",
         "decode --model llama-3-8b --fabrics hgx-h100@x | --fabrics 'hgx-h100@x': expected SYSTEM or SYSTEM@GPUS_PER_NODE",

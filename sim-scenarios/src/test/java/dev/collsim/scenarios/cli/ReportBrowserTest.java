@@ -43,7 +43,8 @@ class ReportBrowserTest {
         Files.createDirectories(dir);
         Path html = dir.resolve(kind + ".html");
         switch (kind) {
-            case "bench" -> run("bench", "all_reduce", "-b", "8", "-e", "1G", "-f", "4", "--report", html.toString());
+            case "bench" -> run("bench", "all_reduce", "-b", "8", "-e", "1G", "-f", "4", "-g", "8", "--report", html.toString(),
+                    "--measured", "src/test/resources/logs/all_reduce_perf.txt");
             case "decode" -> run("decode", "--model", "llama-3-70b", "--tp", "8", "--batch", "32", "--overlap", "two-batch",
                     "--report", html.toString());
             case "compare" -> run("compare", "--model", "llama-3-70b", "--system", "hgx-h100", "--system", "hgx-h200", "--gpus", "16",
