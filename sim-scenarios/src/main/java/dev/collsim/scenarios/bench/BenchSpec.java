@@ -40,4 +40,10 @@ public record BenchSpec(CollectiveOp op, String system, String topology, int nod
             throw new InputException("--channels " + channels + ": expected 1 to 64 (NCCL's MAXCHANNELS), or leave it out");
         }
     }
+
+    /** The same run on the system changed by other what-if knobs. */
+    public BenchSpec withWhatIf(WhatIf other) {
+        return new BenchSpec(op, system, topology, nodes, gpusPerNode, network, other, gpusPerThread, type, redop, root, sizes, algos,
+                protocols, channels, nvls, collNet);
+    }
 }

@@ -37,6 +37,9 @@ final class WhatIfOptions {
             description = "scale one connection's rate, named by its two devices (see --links), e.g. n0.gpu3:n0.pcie3=0.5 for PCIe x8")
     String degrade;
 
+    @Option(names = "--overrides", paramLabel = "FILE", description = "rate and latency factors fitted by collsim calibrate (multiplied with --scale)")
+    java.nio.file.Path overrides;
+
     @Option(names = "--link-down", paramLabel = "A:B,...", description = "take connections down, e.g. n0.nic3:leaf3")
     String linkDown;
 
@@ -47,8 +50,32 @@ final class WhatIfOptions {
             throw new dev.collsim.core.input.InputException("--nics-per-gpu " + nicsPerGpu + ": expected 1 or more");
         }
         return new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), spines, BenchCommand.onOff("--gdr", gdr),
-                WhatIf.parseScales("--scale", scale),
-                WhatIf.parseScales("--scale-latency", scaleLatency), linkEdits());
+                combined(WhatIf.parseScales("--scale", scale), "scale"),
+                combined(WhatIf.parseScales("--scale-latency", scaleLatency), "scale-latency"), linkEdits());
+    }
+
+    /** The command line's factors times the override file's (its field {@code field}: CLASS=F,...). */
+    private java.util.Map<WhatIf.LinkClass, Double> combined(java.util.Map<WhatIf.LinkClass, Double> given, String field) {
+        if (overrides == null) {
+            return given;
+        }
+        java.util.Map<String, dev.collsim.topologies.file.Doc> f;
+        try (java.io.Reader r = java.nio.file.Files.newBufferedReader(overrides)) {
+            dev.collsim.topologies.file.Doc top = dev.collsim.topologies.file.Doc.parse(r, overrides.toString(),
+                    "an override file from collsim calibrate");
+            f = top.fields(java.util.Set.of("version", "scale", "scale-latency"));
+            if (dev.collsim.topologies.file.Doc.required(f, "version", top).integer() != 1) {
+                throw f.get("version").error("expected 1");
+            }
+        } catch (java.io.IOException e) {
+            throw new dev.collsim.core.input.InputException(overrides + ": cannot read (" + e.getMessage() + ")");
+        }
+        java.util.Map<WhatIf.LinkClass, Double> out = new java.util.EnumMap<>(WhatIf.LinkClass.class);
+        out.putAll(given);
+        if (f.containsKey(field)) {
+            f.get(field).parse(text -> WhatIf.parseScales(field, text)).forEach((c, v) -> out.merge(c, v, (a, b) -> a * b));
+        }
+        return out;
     }
 
     private List<LinkEdit> linkEdits() {

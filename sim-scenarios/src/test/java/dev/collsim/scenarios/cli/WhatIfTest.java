@@ -97,6 +97,17 @@ class WhatIfTest {
         assertEquals(eight, busbw(bench("alltoall", "--spines", "8")), 1e-9, "the hash is deterministic");
     }
 
+    /** NVLink's latency scaled above the network's is a slower node, not an error (it once made a negative time). */
+    @Test
+    void nvlinkLatencyMayExceedTheNetworks() {
+        String[] base = {"bench", "all_reduce", "-b", "1K", "-e", "1K", "--algo", "ring", "--format", "csv"};
+        CliRunner r = CliRunner.run(concat(base, "--scale-latency", "nvlink=4"));
+        assertEquals(0, r.code(), r.err());
+        double slow = Double.parseDouble(r.out().lines().skip(1).findFirst().orElseThrow().split(",")[5]);
+        double normal = Double.parseDouble(CliRunner.run(base).out().lines().skip(1).findFirst().orElseThrow().split(",")[5]);
+        assertTrue(slow > normal, slow + " vs " + normal);
+    }
+
     @Test
     void slowerNvlinkSlowsANode() {
         String[] node = {"bench", "all_reduce", "--algo", "ring", "-b", "8G", "-e", "8G", "--format", "csv"};

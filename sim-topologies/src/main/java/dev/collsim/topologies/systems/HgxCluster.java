@@ -128,6 +128,7 @@ public final class HgxCluster {
             }
         }
         Fabric fabric = b.build();
+        // A network step costs what its route adds over an NVLink step's, none if NVLink's latency is scaled above it.
         long nvlinkRoute = 2 * nvlinkHop.picos();
         long netRoute = 4 * pcieHop.picos() + 2 * netHop.picos();
         RingGraph ring = nodes == 1
@@ -147,10 +148,10 @@ public final class HgxCluster {
         }
         return new Communicator(name, fabric, ranks, switches, rankNodes, ringOrders(nodes, gpusPerNode),
                 nodes > 1 ? network.latencyInterMicros() : 0, gpu.arch(), LinkType.NVLINK, ring, nvlsGraph,
-                ProtocolCostCatalog.costs(gpu.arch(), new TimeSpan(netRoute - nvlinkRoute),
+                ProtocolCostCatalog.costs(gpu.arch(), new TimeSpan(Math.max(0, netRoute - nvlinkRoute)),
                         TimeSpan.ofMicros(nodes > 1 ? network.latencyInterMicros() : 0)),
                 nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, sharp,
-                sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), new TimeSpan(netRoute - nvlinkRoute)),
+                sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), new TimeSpan(Math.max(0, netRoute - nvlinkRoute))),
                 ProtocolCostCatalog.CUSTOM_KERNELS,
                 ProtocolCostCatalog.HOST_LAUNCH, rankHost == null ? null : HostMemory.of(null, rankHost));
     }

@@ -1,0 +1,90 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.reports.AtomicFiles;
+import dev.collsim.reports.Column;
+import dev.collsim.reports.Table;
+import dev.collsim.scenarios.bench.BenchSpec;
+import dev.collsim.scenarios.validate.Calibration;
+import dev.collsim.scenarios.validate.Measured;
+import dev.collsim.topologies.systems.WhatIf;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code collsim calibrate}: fits a link class's rate and latency to your own nccl-tests logs. */
+@Command(name = "calibrate", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Fits the rate and latency of one link class (NVLink on one node, the network across nodes) to measured",
+            "nccl-tests runs by least squares, prints the fit and its residuals, and writes an override file that --overrides loads."})
+public final class CalibrateCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "LOG", arity = "1..*", description = "nccl-tests outputs (or calibration-shaped CSVs) of the operation")
+    List<Path> logs;
+
+    @Option(names = "--op", paramLabel = "OP", defaultValue = "all_reduce", description = "the operation the logs measured (default: ${DEFAULT-VALUE})")
+    String op;
+
+    @Option(names = "--class", paramLabel = "CLASS", description = "the link class to fit: nvlink, pcie or network (default: nvlink on one node, network across)")
+    String linkClass;
+
+    @Mixin
+    SystemOptions system;
+
+    @Option(names = {"-g", "--ngpus"}, paramLabel = "G", defaultValue = "1", description = "GPUs per host thread in the logs' runs (default: ${DEFAULT-VALUE})")
+    int gpusPerThread;
+
+    @Option(names = {"-d", "--datatype"}, paramLabel = "TYPE", defaultValue = "float", description = "data type of the runs (default: ${DEFAULT-VALUE})")
+    String dataType;
+
+    @Option(names = "--algo", paramLabel = "LIST", defaultValue = "auto", description = "algorithms the runs allowed (default: ${DEFAULT-VALUE})")
+    String algo;
+
+    @Option(names = {"-O", "--output"}, paramLabel = "FILE", description = "write the override file here (atomically)")
+    Path output;
+
+    @Override
+    public Integer call() {
+        TreeMap<Long, Double> measured = new TreeMap<>();
+        for (Path log : logs) {
+            measured.putAll(Measured.read(log, dev.collsim.core.collective.CollectiveOp.fromName(op)));
+        }
+        String min = String.valueOf(measured.firstKey());
+        BenchSpec bench = BenchCommand.spec(op, system.system, system.topology, system.nodes, system.gpusPerNode, system.network,
+                WhatIf.NONE, min, min, 1, "1", gpusPerThread, dataType, "sum", 0, algo, "auto", null, "on", "off");
+        WhatIf.LinkClass c = linkClass != null ? WhatIf.parseScales("--class", linkClass + "=1").keySet().iterator().next()
+                : bench.nodes() > 1 ? WhatIf.LinkClass.NETWORK : WhatIf.LinkClass.NVLINK;
+        Calibration.Fit fit = Calibration.fit(bench, measured, c);
+        Table t = new Table("collsim calibrate", List.of(Column.number("size_bytes", "size", "(B)", 12, 0),
+                Column.number("measured_us", "measured", "(us)", 10, 2), Column.number("before_us", "model", "(us)", 10, 2),
+                Column.number("before_pct", "error", "(%)", 7, 1), Column.number("after_us", "fitted", "(us)", 10, 2),
+                Column.number("after_pct", "error", "(%)", 7, 1)), Map.of("command", "calibrate"));
+        String cls = c.name().toLowerCase(Locale.ROOT);
+        t.note(String.format(Locale.ROOT, "%s on %s: %d measured sizes from %d file(s); fitted %s rate x %.4f and latency x %.4f"
+                + " (%d simulations of the sweep)", op, bench.system(), measured.size(), logs.size(), cls, fit.rateFactor(),
+                fit.latencyFactor(), fit.evaluations()));
+        for (Calibration.Point p : fit.points()) {
+            t.row(p.sizeBytes(), p.measuredUs(), p.beforeUs(), 100 * (p.beforeUs() - p.measuredUs()) / p.measuredUs(), p.afterUs(),
+                    100 * (p.afterUs() - p.measuredUs()) / p.measuredUs());
+        }
+        t.footnote(String.format(Locale.ROOT, "rms error %.1f %% with the model's constants, %.1f %% fitted%s", fit.rmsBeforePct(),
+                fit.rmsAfterPct(), output == null ? "; -O FILE writes the override file" : "; overrides in " + output
+                        + " (load with --overrides " + output + ")"));
+        if (output != null) {
+            AtomicFiles.write(output, fit.overrides(String.join(", ", logs.stream().map(Path::toString).toList())));
+        }
+        spec.commandLine().getOut().print(dev.collsim.reports.ReportFormat.TABLE.render(t));
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+}
