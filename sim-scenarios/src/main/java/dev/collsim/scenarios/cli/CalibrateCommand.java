@@ -50,8 +50,11 @@ public final class CalibrateCommand implements Callable<Integer> {
     @Option(names = "--algo", paramLabel = "LIST", defaultValue = "auto", description = "algorithms the runs allowed (default: ${DEFAULT-VALUE})")
     String algo;
 
-    @Option(names = {"-O", "--output"}, paramLabel = "FILE", description = "write the override file here (atomically)")
+    @Option(names = "--overrides-out", paramLabel = "FILE", description = "write the override file here (atomically)")
     Path output;
+
+    @Mixin
+    OutputOptions table;
 
     @Override
     public Integer call() {
@@ -78,13 +81,12 @@ public final class CalibrateCommand implements Callable<Integer> {
                     100 * (p.afterUs() - p.measuredUs()) / p.measuredUs());
         }
         t.footnote(String.format(Locale.ROOT, "rms error %.1f %% with the model's constants, %.1f %% fitted%s", fit.rmsBeforePct(),
-                fit.rmsAfterPct(), output == null ? "; -O FILE writes the override file" : "; overrides in " + output
+                fit.rmsAfterPct(), output == null ? "; --overrides-out FILE writes the override file" : "; overrides in " + output
                         + " (load with --overrides " + output + ")"));
         if (output != null) {
             AtomicFiles.write(output, fit.overrides(String.join(", ", logs.stream().map(Path::toString).toList())));
         }
-        spec.commandLine().getOut().print(dev.collsim.reports.ReportFormat.TABLE.render(t));
-        spec.commandLine().getOut().flush();
+        table.emit(table.reportFormat().render(t), spec.commandLine().getOut());
         return 0;
     }
 }

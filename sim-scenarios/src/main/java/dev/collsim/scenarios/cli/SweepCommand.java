@@ -31,6 +31,9 @@ public final class SweepCommand implements Callable<Integer> {
     @Option(names = "--threads", paramLabel = "T", description = "points run at once (default: the cores)")
     Integer threads;
 
+    @Option(names = "--report", paramLabel = "FILE.html", description = "also write an HTML report of the results (lines, and a heat map for two axes)")
+    Path report;
+
     @Override
     public Integer call() {
         Scenario scenario = Scenarios.load(file);
@@ -55,6 +58,14 @@ public final class SweepCommand implements Callable<Integer> {
         Sweep sweep = new Sweep(scenario);
         var err = spec.commandLine().getErr();
         int ran = sweep.run(Path.of(prefix), i, n, t, Scenarios::run, Sweep.bar(err));
+        if (report != null) {
+            if (!report.toString().endsWith(".html")) {
+                throw new InputException("--report " + report + ": expected a file ending in .html");
+            }
+            dev.collsim.reports.HtmlReport html = new dev.collsim.reports.HtmlReport("collsim sweep " + scenario.name());
+            dev.collsim.scenarios.sweep.SweepHtml.add(html, scenario, Path.of(prefix + ".jsonl"));
+            dev.collsim.reports.AtomicFiles.write(report, html.render());
+        }
         spec.commandLine().getOut().printf("%s: %d of %d points run now; results in %s.csv and %s.jsonl%n", file, ran,
                 sweep.size(), prefix, prefix);
         spec.commandLine().getOut().flush();

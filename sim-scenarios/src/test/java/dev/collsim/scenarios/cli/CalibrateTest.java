@@ -26,7 +26,7 @@ class CalibrateTest {
         Path measured = dir.resolve("slow.csv");
         Files.writeString(measured, csv.toString());
         Path over = dir.resolve("over.yaml");
-        CliRunner fit = CliRunner.run("calibrate", measured.toString(), "--algo", "ring", "-O", over.toString());
+        CliRunner fit = CliRunner.run("calibrate", measured.toString(), "--algo", "ring", "--overrides-out", over.toString());
         assertEquals(0, fit.code(), fit.err());
         Matcher m = Pattern.compile("scale: \"nvlink=([0-9.]+)\"").matcher(Files.readString(over));
         assertTrue(m.find(), Files.readString(over));

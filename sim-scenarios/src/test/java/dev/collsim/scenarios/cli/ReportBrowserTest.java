@@ -37,7 +37,7 @@ class ReportBrowserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bench", "decode", "compare", "explain", "demo"})
+    @ValueSource(strings = {"bench", "decode", "compare", "explain", "sweep", "demo"})
     void reportRendersInChromium(String kind) throws Exception {
         Path dir = Path.of("target/reports").toAbsolutePath();
         Files.createDirectories(dir);
@@ -50,6 +50,14 @@ class ReportBrowserTest {
             case "compare" -> run("compare", "--model", "llama-3-70b", "--system", "hgx-h100", "--system", "hgx-h200", "--gpus", "16",
                     "--itl-slo", "30ms", "--dtype", "fp8", "--report", html.toString());
             case "explain" -> run("explain", "all_reduce", "--ranks", "4", "--channels", "1", "--report", html.toString());
+            case "sweep" -> {
+                Path scenario = dir.resolve("sweep.yaml");
+                Files.writeString(scenario, "version: 1\ncommand: sweep\nsweep:\n  command: bench\n  axes:\n"
+                        + "    scale: [\"nvlink=0.5\", \"nvlink=1\"]\n    size: [64K, 1M, 16M]\noptions:\n  op: all_reduce\n");
+                Files.deleteIfExists(dir.resolve("sweep-out.csv"));
+                Files.deleteIfExists(dir.resolve("sweep-out.jsonl"));
+                run("sweep", scenario.toString(), "--out", dir.resolve("sweep-out").toString(), "--report", html.toString());
+            }
             default -> {
                 // The demo writes its report into the working directory's collsim-report/.
                 run("demo");
