@@ -1,5 +1,7 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.input.InputException;
+
 import dev.collsim.scenarios.validate.CalibrationRow;
 import dev.collsim.scenarios.validate.CalibrationSet;
 import dev.collsim.scenarios.validate.Validation;
@@ -15,7 +17,8 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim validate}: the simulator's error against the measured calibration set. */
 @Command(name = "validate", mixinStandardHelpOptions = true,
-        description = "Simulates every measured nccl-tests line of the calibration set that the model covers and prints the error per data set.")
+        description = {"Simulates every measured nccl-tests line of the calibration set that the model covers, and of any log given",
+            "(run on --system), and prints the error per data set."})
 public final class ValidateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -27,13 +30,53 @@ public final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--detail", description = "also list every measured line with its simulated time")
     boolean detail;
 
+    @picocli.CommandLine.Parameters(paramLabel = "LOG", arity = "0..*",
+            description = "your own nccl-tests outputs (or calibration-shaped CSVs) to add, each a data set run on the system below")
+    List<Path> logs = List.of();
+
+    @Option(names = "--op", paramLabel = "OP", defaultValue = "all_reduce", description = "the operation the logs measured (default: ${DEFAULT-VALUE})")
+    String op;
+
+    @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "the system the logs ran on (default: ${DEFAULT-VALUE})")
+    String system;
+
+    @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "its nodes (default: ${DEFAULT-VALUE})")
+    int nodes;
+
+    @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node the logs used (default: all)")
+    Integer gpusPerNode;
+
+    @Option(names = "--network", paramLabel = "NAME", description = "the network between nodes (default: the system's)")
+    String network;
+
+    @Option(names = {"-g", "--ngpus"}, paramLabel = "G", defaultValue = "1", description = "GPUs per host thread in the logs' runs (default: ${DEFAULT-VALUE})")
+    int gpusPerThread;
+
+    @Option(names = "--algo", paramLabel = "LIST", defaultValue = "auto", description = "algorithms the logs' runs allowed, as NCCL_ALGO (default: ${DEFAULT-VALUE})")
+    String algo;
+
     @Mixin
     OutputOptions output;
 
     @Override
     public Integer call() {
-        List<CalibrationRow> rows = calibration == null ? CalibrationSet.bundled() : CalibrationSet.file(calibration);
-        Validation v = Validation.run(rows, CalibrationSet.setups());
+        List<CalibrationRow> rows = new java.util.ArrayList<>(calibration == null ? CalibrationSet.bundled() : CalibrationSet.file(calibration));
+        java.util.Map<String, dev.collsim.scenarios.validate.DatasetSetup> setups = new java.util.LinkedHashMap<>(CalibrationSet.setups());
+        dev.collsim.core.collective.CollectiveOp operation = dev.collsim.core.collective.CollectiveOp.fromName(op);
+        for (Path log : logs) {
+            String id = log.getFileName().toString();
+            if (setups.containsKey(id)) {
+                throw new InputException(log + ": a data set of that name is already in the calibration set; rename the file");
+            }
+            int perNode = dev.collsim.topologies.systems.SystemPreset.byName(system).gpusPerNode(gpusPerNode);
+            setups.put(id, new dev.collsim.scenarios.validate.DatasetSetup(id, system, nodes, perNode, network, gpusPerThread,
+                    algo, null));
+            int line = 0;
+            for (var m : dev.collsim.scenarios.validate.Measured.read(log, operation).entrySet()) {
+                rows.add(new CalibrationRow(id, operation.ncclName(), "float", m.getKey(), m.getValue(), ++line));
+            }
+        }
+        Validation v = Validation.run(rows, setups);
         ReportFormat format = output.reportFormat();
         StringBuilder text = new StringBuilder();
         if (format == ReportFormat.MARKDOWN) {
