@@ -20,7 +20,9 @@ import java.util.TreeMap;
  * per GPU with a thread per channel, a slice per transfer on its sender's channel (bytes, peer, channel,
  * protocol, step), a flow arrow from each send to its arrival on the receiver's channel, and a counter
  * track per link that carried data, its utilisation over time (each transfer's wire bytes spread evenly
- * over its time in flight, so a step's latency shows as lower use). Timestamps in us.
+ * over its time in flight, so a step's latency shows as lower use). Timestamps in us. A flow's start
+ * and end events share the category, process, thread and timestamp of the slices they bind to (the
+ * send, and a zero-length arrival slice), which is how trace viewers pair them.
  */
 public final class BenchTrace {
     private static final int LINK_PIDS = 100_000;
@@ -57,9 +59,9 @@ public final class BenchTrace {
             if (p2p) {
                 events.addObject().put("name", "arrival from GPU " + src).put("cat", "transfer").put("ph", "X").put("pid", s.dst(t) + 1)
                         .put("tid", s.channel(t) + 1).put("ts", end).put("dur", 0.001);
-                events.addObject().put("name", "data").put("cat", "flow").put("ph", "s").put("id", t).put("pid", src + 1)
+                events.addObject().put("name", "data").put("cat", "transfer").put("ph", "s").put("id", t).put("pid", src + 1)
                         .put("tid", s.channel(t) + 1).put("ts", start);
-                events.addObject().put("name", "data").put("cat", "flow").put("ph", "f").put("bp", "e").put("id", t)
+                events.addObject().put("name", "data").put("cat", "transfer").put("ph", "f").put("bp", "e").put("id", t)
                         .put("pid", s.dst(t) + 1).put("tid", s.channel(t) + 1).put("ts", end);
                 if (end > start && s.bytes(t) > 0) {
                     double rate = s.bytes(t) * wire / ((end - start) / 1e6);
