@@ -20,8 +20,11 @@ final class OutputOptions {
             description = "also write a self-contained HTML report with charts (opens offline)")
     Path report;
 
+    private boolean reportHandled;
+
     /** Writes the HTML report if one was asked for (atomically). */
     void writeReport(java.util.function.Supplier<dev.collsim.reports.HtmlReport> build) {
+        reportHandled = true;
         if (report != null) {
             if (!report.toString().endsWith(".html")) {
                 throw new dev.collsim.core.input.InputException("--report " + report + ": expected a file ending in .html");
@@ -51,6 +54,10 @@ final class OutputOptions {
     }
 
     void emit(String text, PrintWriter out) {
+        if (report != null && !reportHandled) {
+            throw new dev.collsim.core.input.InputException("--report: this run has no HTML report (bench, decode, compare, explain"
+                    + " and sweep have one; not with --links, --explain-choice or --replications)");
+        }
         if (output == null) {
             out.print(text);
             out.flush();

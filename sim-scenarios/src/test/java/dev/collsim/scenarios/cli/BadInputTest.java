@@ -75,6 +75,8 @@ class BadInputTest {
         "calibrate src/test/resources/logs/empty.txt    | no measured all_reduce line",
         "bench all_reduce --overrides /nonexistent.yaml | /nonexistent.yaml: cannot read",
         "bench all_reduce --measured /nonexistent.txt    | /nonexistent.txt: cannot read",
+        "topo show --report out.html                    | --report: this run has no HTML report",
+        "bench all_reduce --links --report out.html     | --report: this run has no HTML report",
         "bench all_reduce --report out.txt              | --report out.txt: expected a file ending in .html",
         "bench all_reduce --straggler 2 --replications 2 | --straggler slows a GPU's kernels in decode",
         "compare --model llama-3-8b                     | Missing required option: '--system",
