@@ -51,7 +51,8 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         }
     }
 
-    static ModelConfig parse(String text, String file) {
+    /** A config.json's text; {@code file} names it in errors. */
+    public static ModelConfig parse(String text, String file) {
         JsonNode root;
         try {
             root = new ObjectMapper().readTree(text);
