@@ -52,6 +52,41 @@ public final class Bench {
         return rows;
     }
 
+    /** Simulated transfers per second this machine manages on large schedules (a 1,024-rank ring: 33.5 M in 73 s). */
+    public static final double TRANSFERS_PER_SECOND = 4e5;
+    /** Memory one transfer of a schedule holds, with its dependencies (docs/performance.md). */
+    public static final double BYTES_PER_TRANSFER = 150;
+    /** Above this estimate a run needs --force. */
+    public static final double LONG_RUN_SECONDS = 300;
+
+    /**
+     * About how many transfers the run's schedules hold, without building them: a ring moves each
+     * channel's share in loops of n chunks, 2(n-1) steps of n transfers each (two slices a chunk for
+     * Simple); other algorithms move each rank's data in steps of one protocol step.
+     */
+    public static double estimateTransfers(BenchSpec spec, Communicator comm) {
+        double total = 0;
+        int n = comm.nRanks();
+        for (long requested : spec.sizes().sizes()) {
+            long bytes = roundedSize(spec, n, requested);
+            if (bytes == 0) {
+                continue;
+            }
+            Plan plan = plan(spec, comm, bytes);
+            int channels = plan.request().channels();
+            long step = plan.request().protocol().stepDataBytes();
+            if (plan.algo() == dev.collsim.core.nccl.AlgorithmId.RING) {
+                boolean simple = plan.request().protocol() == dev.collsim.core.collective.Protocol.SIMPLE;
+                long chunk = step * (simple ? 4 : 1);
+                double loops = Math.max(1, Math.ceil((double) bytes / channels / ((double) n * chunk)));
+                total += channels * loops * 2.0 * (n - 1) * n * (simple ? 2 : 1);
+            } else {
+                total += (double) n * Math.max(channels, Math.ceil(2.0 * bytes / step));
+            }
+        }
+        return total;
+    }
+
     /** Bytes nccl-tests moves for a requested size: whole elements, and for all_gather and reduce_scatter a multiple of the ranks. */
     public static long roundedSize(BenchSpec spec, int nRanks, long requestedSize) {
         int elem = spec.type().bytes();

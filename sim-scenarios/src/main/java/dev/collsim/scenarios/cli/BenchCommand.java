@@ -99,6 +99,9 @@ public final class BenchCommand implements Callable<Integer> {
             description = "print NCCL's cost-model prediction for every candidate algorithm and protocol beside the choice, instead of the table")
     boolean explainChoice;
 
+    @Option(names = "--force", description = "run even when the estimate says the simulation would take more than five minutes")
+    boolean force;
+
     @Option(names = "--measured", paramLabel = "FILE",
             description = "measured times to compare with: nccl-tests' output, or a CSV shaped like the calibration set")
     java.nio.file.Path measured;
@@ -137,6 +140,16 @@ public final class BenchCommand implements Callable<Integer> {
         }
         java.util.Map<Long, Double> measuredTimes = measured == null ? null
                 : dev.collsim.scenarios.validate.Measured.read(measured, benchSpec.op());
+        if (!force) {
+            double transfers = Bench.estimateTransfers(benchSpec, Bench.communicator(benchSpec));
+            double seconds = transfers / Bench.TRANSFERS_PER_SECOND;
+            if (seconds > Bench.LONG_RUN_SECONDS) {
+                throw new InputException(String.format(java.util.Locale.ROOT, "this run would simulate about %.0f million transfers:"
+                                + " roughly %.0f minutes and %.0f GB of memory on a machine like this one; add --force to run it,"
+                                + " or try fewer --channels, a smaller size or fewer nodes", transfers / 1e6, seconds / 60,
+                        transfers * Bench.BYTES_PER_TRANSFER / 1e9));
+            }
+        }
         List<BenchRow> rows = Bench.run(benchSpec);
         if (trace != null && !rows.isEmpty()) {
             var comm = Bench.communicator(benchSpec);

@@ -89,6 +89,8 @@ class BadInputTest {
         "bench all_reduce --collnet maybe               | --collnet 'maybe': expected on or off",
         "bench all_reduce --nic-bw 400                  | --nic-bw: '400' has no unit",
         "bench all_reduce --oversubscription 0:1        | --oversubscription '0:1': expected a ratio",
+        "bench all_reduce --nodes 256 -b 4G -e 4G --algo ring | this run would simulate about",
+        "bench all_reduce --oversubscription :          | --oversubscription ':': expected a ratio such as 2:1",
         "bench all_reduce --oversubscription 1:2        | --oversubscription: expected a ratio of at least 1:1",
         "bench all_reduce --spines 0                    | --spines 0: expected 1 or more",
         "bench all_reduce --gdr sometimes               | --gdr 'sometimes': expected on or off",

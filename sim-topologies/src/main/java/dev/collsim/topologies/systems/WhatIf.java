@@ -85,11 +85,14 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
 
     /** Parses {@code 2:1} (or {@code 2}) into 2.0. */
     public static double parseRatio(String flag, String text) {
-        String[] parts = text.trim().split(":");
+        String[] parts = text.trim().split(":", -1);
         try {
+            if (parts.length > 2) {
+                throw new NumberFormatException();
+            }
             double a = Double.parseDouble(parts[0]);
             double b = parts.length == 2 ? Double.parseDouble(parts[1]) : 1;
-            if (parts.length > 2 || !(a > 0) || !(b > 0)) {
+            if (!(a > 0) || !(b > 0) || Double.isInfinite(a) || Double.isInfinite(b)) {
                 throw new NumberFormatException();
             }
             return a / b;
