@@ -2,6 +2,7 @@ package dev.collsim.scenarios.bench;
 
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.RunResult;
+import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.core.nccl.Plan;
@@ -41,7 +42,11 @@ public final class Bench {
     }
 
     public static List<BenchRow> run(BenchSpec spec) {
-        Communicator comm = communicator(spec);
+        return run(spec, communicator(spec));
+    }
+
+    /** The sweep on a communicator already built for the spec (building one can take long on large fabrics). */
+    public static List<BenchRow> run(BenchSpec spec, Communicator comm) {
         List<BenchRow> rows = new ArrayList<>();
         for (long size : spec.sizes().sizes()) {
             BenchRow row = runOne(spec, comm, size);
@@ -53,11 +58,11 @@ public final class Bench {
     }
 
     /** Simulated transfers per second this machine manages on large schedules (a 1,024-rank ring: 33.5 M in 73 s). */
-    public static final double TRANSFERS_PER_SECOND = 4e5;
+    static final double TRANSFERS_PER_SECOND = 4e5;
     /** Memory one transfer of a schedule holds, with its dependencies (docs/performance.md). */
-    public static final double BYTES_PER_TRANSFER = 150;
+    static final double BYTES_PER_TRANSFER = 150;
     /** Above this estimate a run needs --force. */
-    public static final double LONG_RUN_SECONDS = 300;
+    static final double LONG_RUN_SECONDS = 300;
 
     /**
      * About how many transfers the run's schedules hold, without building them: a ring moves each
@@ -98,8 +103,32 @@ public final class Bench {
         return NcclPlanner.plan(comm, spec.op(), bytes, spec.root(), spec.algos(), spec.protocols(), spec.channels());
     }
 
+    /**
+     * Refuses a run whose schedules would take longer than {@link #LONG_RUN_SECONDS} to simulate,
+     * with the estimate of transfers, time and memory.
+     */
+    public static void checkNotTooLong(BenchSpec spec, Communicator comm) {
+        double transfers = estimateTransfers(spec, comm);
+        double seconds = transfers / TRANSFERS_PER_SECOND;
+        if (seconds > LONG_RUN_SECONDS) {
+            throw new InputException(String.format(java.util.Locale.ROOT, "this run would simulate about %.0f million transfers:"
+                            + " roughly %.0f minutes and %.0f GB of memory on a machine like this one; add --force to run it,"
+                            + " or try fewer --channels, a smaller size or fewer nodes", transfers / 1e6, seconds / 60,
+                    transfers * BYTES_PER_TRANSFER / 1e9));
+        }
+    }
+
     /** One size; null when nccl-tests' rounding leaves no element to move. */
     public static BenchRow runOne(BenchSpec spec, Communicator comm, long requestedSize) {
+        return runOne(spec, comm, requestedSize, 1, null, null);
+    }
+
+    /**
+     * One size of a stochastic replication: the launch latency scaled, step latencies drawn by
+     * {@code stepJitter} and links down for a while (each null for none).
+     */
+    public static BenchRow runOne(BenchSpec spec, Communicator comm, long requestedSize, double launchFactor,
+                                  java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
         CollectiveOp op = spec.op();
         int n = comm.nRanks();
         long bytes = roundedSize(spec, n, requestedSize);
@@ -109,7 +138,7 @@ public final class Bench {
         long count = op.sizeIsTotal() ? bytes / spec.type().bytes() / n : bytes / spec.type().bytes();
         int root = op.rooted() ? spec.root() : -1;
         Plan plan = plan(spec, comm, bytes);
-        RunResult result = comm.simulate(plan, null, false);
+        RunResult result = comm.simulate(plan, null, false, launchFactor, stepJitter, outage);
         int channels = plan.request().channels();
         long picos = comm.hostLaunch().iterationPicos(result.durationPicos(), spec.gpusPerThread(), channels);
         double micros = picos / 1e6;

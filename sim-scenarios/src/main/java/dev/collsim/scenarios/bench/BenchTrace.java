@@ -1,8 +1,5 @@
 package dev.collsim.scenarios.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.collective.Schedule;
 import dev.collsim.core.collective.TransferKind;
@@ -10,6 +7,7 @@ import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.Plan;
+import dev.collsim.reports.TraceEvents;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,9 +18,8 @@ import java.util.TreeMap;
  * per GPU with a thread per channel, a slice per transfer on its sender's channel (bytes, peer, channel,
  * protocol, step), a flow arrow from each send to its arrival on the receiver's channel, and a counter
  * track per link that carried data, its utilisation over time (each transfer's wire bytes spread evenly
- * over its time in flight, so a step's latency shows as lower use). Timestamps in us. A flow's start
- * and end events share the category, process, thread and timestamp of the slices they bind to (the
- * send, and a zero-length arrival slice), which is how trace viewers pair them.
+ * over its time in flight, so a step's latency shows as lower use). Timestamps in us; each flow
+ * ends on a short arrival slice on the receiver's channel, for the viewer to bind it to.
  */
 public final class BenchTrace {
     private static final int LINK_PIDS = 100_000;
@@ -33,14 +30,12 @@ public final class BenchTrace {
         RunResult run = comm.simulate(plan, null, false);
         Schedule s = run.schedule();
         Fabric f = comm.fabric();
-        ObjectMapper mapper = new ObjectMapper();
-        ObjectNode root = mapper.createObjectNode();
-        ArrayNode events = root.putArray("traceEvents");
+        TraceEvents trace = new TraceEvents();
         String proto = plan.request().protocol().label();
         for (int r = 0; r < comm.nRanks(); r++) {
-            meta(events, "process_name", r + 1, 0, "GPU " + r + " (" + f.device(comm.rankDevices()[r]).name() + ")");
+            trace.processName(r + 1, "GPU " + r + " (" + f.device(comm.rankDevices()[r]).name() + ")");
             for (int c = 0; c < plan.request().channels(); c++) {
-                meta(events, "thread_name", r + 1, c + 1, "channel " + c);
+                trace.threadName(r + 1, c + 1, "channel " + c);
             }
         }
         double wire = 1 / plan.request().protocol().wireEfficiency();
@@ -50,19 +45,14 @@ public final class BenchTrace {
             double end = run.deliveredPicos()[t] / 1e6;
             boolean p2p = s.kind(t) == TransferKind.P2P;
             int src = s.src(t) == Schedule.ALL ? 0 : s.src(t);
+            int tid = s.channel(t) + 1;
             String peer = s.dst(t) == Schedule.ALL ? "all" : "GPU " + s.dst(t);
-            ObjectNode e = events.addObject().put("name", p2p ? (s.reduces(t) ? "reduce to " : "send to ") + peer : s.kind(t).name().toLowerCase())
-                    .put("cat", "transfer").put("ph", "X").put("pid", src + 1).put("tid", s.channel(t) + 1).put("ts", start)
-                    .put("dur", Math.max(0, end - start));
-            e.putObject("args").put("bytes", s.bytes(t)).put("peer", peer).put("channel", s.channel(t)).put("protocol", proto)
+            trace.slice(p2p ? (s.reduces(t) ? "reduce to " : "send to ") + peer : s.kind(t).name().toLowerCase(), "transfer", src + 1, tid,
+                    start, end - start).put("bytes", s.bytes(t)).put("peer", peer).put("channel", s.channel(t)).put("protocol", proto)
                     .put("step", s.step(t));
             if (p2p) {
-                events.addObject().put("name", "arrival from GPU " + src).put("cat", "transfer").put("ph", "X").put("pid", s.dst(t) + 1)
-                        .put("tid", s.channel(t) + 1).put("ts", end).put("dur", 0.001);
-                events.addObject().put("name", "data").put("cat", "transfer").put("ph", "s").put("id", t).put("pid", src + 1)
-                        .put("tid", s.channel(t) + 1).put("ts", start);
-                events.addObject().put("name", "data").put("cat", "transfer").put("ph", "f").put("bp", "e").put("id", t)
-                        .put("pid", s.dst(t) + 1).put("tid", s.channel(t) + 1).put("ts", end);
+                trace.slice("arrival from GPU " + src, "transfer", s.dst(t) + 1, tid, end, 0.001);
+                trace.flow(t, "transfer", src + 1, tid, start, s.dst(t) + 1, tid, end);
                 if (end > start && s.bytes(t) > 0) {
                     double rate = s.bytes(t) * wire / ((end - start) / 1e6);
                     for (int l : f.route(comm.rankDevices()[src], comm.rankDevices()[s.dst(t)]).links()) {
@@ -75,9 +65,9 @@ public final class BenchTrace {
         }
         for (Map.Entry<Integer, List<double[]>> e : linkRates.entrySet()) {
             Link link = f.link(e.getKey());
-            String name = f.device(link.from()).name() + " -> " + f.device(link.to()).name();
+            String name = f.device(link.from()).name() + " -> " + f.device(link.to()).name() + " utilisation (%)";
             int pid = LINK_PIDS + link.from();
-            meta(events, "process_name", pid, 0, f.device(link.from()).name() + " (links)");
+            trace.processName(pid, f.device(link.from()).name() + " (links)");
             List<double[]> changes = e.getValue();
             changes.sort((a, b) -> Double.compare(a[0], b[0]));
             double level = 0;
@@ -86,20 +76,9 @@ public final class BenchTrace {
                 if (i + 1 < changes.size() && changes.get(i + 1)[0] == changes.get(i)[0]) {
                     continue;
                 }
-                events.addObject().put("name", name + " utilisation (%)").put("ph", "C").put("pid", pid).put("ts", changes.get(i)[0])
-                        .putObject("args").put("percent", Math.max(0, 100 * level / link.rate().bytesPerSecond()));
+                trace.counter(name, pid, changes.get(i)[0], "percent", Math.max(0, 100 * level / link.rate().bytesPerSecond()));
             }
         }
-        root.put("displayTimeUnit", "ns");
-        try {
-            return mapper.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void meta(ArrayNode events, String what, int pid, int tid, String name) {
-        ObjectNode e = events.addObject().put("name", what).put("ph", "M").put("pid", pid).put("tid", tid);
-        e.putObject("args").put("name", name);
+        return trace.render("ns");
     }
 }

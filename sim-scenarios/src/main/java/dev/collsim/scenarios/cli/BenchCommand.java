@@ -140,19 +140,12 @@ public final class BenchCommand implements Callable<Integer> {
         }
         java.util.Map<Long, Double> measuredTimes = measured == null ? null
                 : dev.collsim.scenarios.validate.Measured.read(measured, benchSpec.op());
+        Communicator comm = Bench.communicator(benchSpec);
         if (!force) {
-            double transfers = Bench.estimateTransfers(benchSpec, Bench.communicator(benchSpec));
-            double seconds = transfers / Bench.TRANSFERS_PER_SECOND;
-            if (seconds > Bench.LONG_RUN_SECONDS) {
-                throw new InputException(String.format(java.util.Locale.ROOT, "this run would simulate about %.0f million transfers:"
-                                + " roughly %.0f minutes and %.0f GB of memory on a machine like this one; add --force to run it,"
-                                + " or try fewer --channels, a smaller size or fewer nodes", transfers / 1e6, seconds / 60,
-                        transfers * Bench.BYTES_PER_TRANSFER / 1e9));
-            }
+            Bench.checkNotTooLong(benchSpec, comm);
         }
-        List<BenchRow> rows = Bench.run(benchSpec);
+        List<BenchRow> rows = Bench.run(benchSpec, comm);
         if (trace != null && !rows.isEmpty()) {
-            var comm = Bench.communicator(benchSpec);
             long largest = rows.get(rows.size() - 1).sizeBytes();
             dev.collsim.reports.AtomicFiles.write(trace, BenchTrace.json(comm, Bench.plan(benchSpec, comm, largest)));
         }

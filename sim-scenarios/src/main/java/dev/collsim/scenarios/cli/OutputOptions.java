@@ -26,11 +26,16 @@ final class OutputOptions {
     void writeReport(java.util.function.Supplier<dev.collsim.reports.HtmlReport> build) {
         reportHandled = true;
         if (report != null) {
-            if (!report.toString().endsWith(".html")) {
-                throw new dev.collsim.core.input.InputException("--report " + report + ": expected a file ending in .html");
-            }
-            AtomicFiles.write(report, build.get().render());
+            writeHtml(report, build);
         }
+    }
+
+    /** Writes an HTML report (atomically) to a file that must end in .html. */
+    static void writeHtml(Path file, java.util.function.Supplier<dev.collsim.reports.HtmlReport> build) {
+        if (!file.toString().endsWith(".html")) {
+            throw new dev.collsim.core.input.InputException("--report " + file + ": expected a file ending in .html");
+        }
+        AtomicFiles.write(file, build.get().render());
     }
 
     ReportFormat reportFormat() {

@@ -59,12 +59,11 @@ public final class SweepCommand implements Callable<Integer> {
         var err = spec.commandLine().getErr();
         int ran = sweep.run(Path.of(prefix), i, n, t, Scenarios::run, Sweep.bar(err));
         if (report != null) {
-            if (!report.toString().endsWith(".html")) {
-                throw new InputException("--report " + report + ": expected a file ending in .html");
-            }
-            dev.collsim.reports.HtmlReport html = new dev.collsim.reports.HtmlReport("collsim sweep " + scenario.name());
-            dev.collsim.scenarios.sweep.SweepHtml.add(html, scenario, Path.of(prefix + ".jsonl"));
-            dev.collsim.reports.AtomicFiles.write(report, html.render());
+            OutputOptions.writeHtml(report, () -> {
+                dev.collsim.reports.HtmlReport html = new dev.collsim.reports.HtmlReport("collsim sweep " + scenario.name());
+                dev.collsim.scenarios.sweep.SweepHtml.add(html, scenario, Path.of(prefix + ".jsonl"));
+                return html;
+            });
         }
         spec.commandLine().getOut().printf("%s: %d of %d points run now; results in %s.csv and %s.jsonl%n", file, ran,
                 sweep.size(), prefix, prefix);

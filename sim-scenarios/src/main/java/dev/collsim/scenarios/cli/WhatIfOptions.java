@@ -2,6 +2,7 @@ package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.units.Rate;
+import dev.collsim.scenarios.validate.Calibration;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,33 +50,14 @@ final class WhatIfOptions {
         if (nicsPerGpu != null && nicsPerGpu < 1) {
             throw new dev.collsim.core.input.InputException("--nics-per-gpu " + nicsPerGpu + ": expected 1 or more");
         }
-        return new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), spines, BenchCommand.onOff("--gdr", gdr),
-                combined(WhatIf.parseScales("--scale", scale), "scale"),
-                combined(WhatIf.parseScales("--scale-latency", scaleLatency), "scale-latency"), linkEdits());
-    }
-
-    /** The command line's factors times the override file's (its field {@code field}: CLASS=F,...). */
-    private java.util.Map<WhatIf.LinkClass, Double> combined(java.util.Map<WhatIf.LinkClass, Double> given, String field) {
+        WhatIf knobs = new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), spines,
+                BenchCommand.onOff("--gdr", gdr), WhatIf.parseScales("--scale", scale), WhatIf.parseScales("--scale-latency", scaleLatency),
+                linkEdits());
         if (overrides == null) {
-            return given;
+            return knobs;
         }
-        java.util.Map<String, dev.collsim.topologies.file.Doc> f;
-        try (java.io.Reader r = java.nio.file.Files.newBufferedReader(overrides)) {
-            dev.collsim.topologies.file.Doc top = dev.collsim.topologies.file.Doc.parse(r, overrides.toString(),
-                    "an override file from collsim calibrate");
-            f = top.fields(java.util.Set.of("version", "scale", "scale-latency"));
-            if (dev.collsim.topologies.file.Doc.required(f, "version", top).integer() != 1) {
-                throw f.get("version").error("expected 1");
-            }
-        } catch (java.io.IOException e) {
-            throw new dev.collsim.core.input.InputException(overrides + ": cannot read (" + e.getMessage() + ")");
-        }
-        java.util.Map<WhatIf.LinkClass, Double> out = new java.util.EnumMap<>(WhatIf.LinkClass.class);
-        out.putAll(given);
-        if (f.containsKey(field)) {
-            f.get(field).parse(text -> WhatIf.parseScales(field, text)).forEach((c, v) -> out.merge(c, v, (a, b) -> a * b));
-        }
-        return out;
+        Calibration.Overrides fitted = Calibration.readOverrides(overrides);
+        return knobs.scaledBy(fitted.rates(), fitted.latencies());
     }
 
     private List<LinkEdit> linkEdits() {

@@ -61,4 +61,16 @@ public record DecodeSpec(ModelConfig model, String system, String topology, Stri
     public int gpus() {
         return tp * pp * dp;
     }
+
+    /** The same step over {@code stages} pipeline stages, on as many nodes as that needs. */
+    public DecodeSpec withPp(int stages) {
+        return new DecodeSpec(model, system, topology, network, null, gpusPerNode, tp, stages, ep, dp, batch, context, precision, allReduce,
+                overlap, cudaGraphs);
+    }
+
+    /** The same step with weights in another format. */
+    public DecodeSpec withPrecision(Precision other) {
+        return new DecodeSpec(model, system, topology, network, nodes, gpusPerNode, tp, pp, ep, dp, batch, context, other, allReduce,
+                overlap, cudaGraphs);
+    }
 }

@@ -4,10 +4,10 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
-import dev.collsim.core.nccl.Plan;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.bench.Bench;
+import dev.collsim.scenarios.bench.BenchRow;
 import dev.collsim.scenarios.bench.BenchSpec;
 import dev.collsim.scenarios.decode.CommModel;
 import dev.collsim.scenarios.decode.DecodeResult;
@@ -82,35 +82,25 @@ public final class Replications {
         }
         Variability v = new Variability(vs, seed);
         Communicator comm = Bench.communicator(spec);
-        List<Long> sizes = new ArrayList<>();
-        List<Plan> plans = new ArrayList<>();
-        for (long requested : spec.sizes().sizes()) {
-            long bytes = Bench.roundedSize(spec, comm.nRanks(), requested);
-            if (bytes > 0) {
-                sizes.add(bytes);
-                plans.add(Bench.plan(spec, comm, bytes));
-            }
-        }
+        List<Long> sizes = spec.sizes().sizes().stream().filter(s -> Bench.roundedSize(spec, comm.nRanks(), s) > 0).toList();
         double[][] times = new double[sizes.size()][r];
+        double[][] busbw = new double[sizes.size()][r];
+        long[] bytes = new long[sizes.size()];
         for (int i = 0; i < r; i++) {
             v.nextReplication();
             for (int k = 0; k < sizes.size(); k++) {
-                Plan plan = plans.get(k);
-                long device = comm.simulate(plan, null, false, v.launchFactor(), v.stepJitter(), v.outage(comm)).durationPicos();
-                times[k][i] = comm.hostLaunch().iterationPicos(device, spec.gpusPerThread(), plan.request().channels()) / 1e6;
+                BenchRow row = Bench.runOne(spec, comm, sizes.get(k), v.launchFactor(), v.stepJitter(), v.outage(comm));
+                times[k][i] = row.timeMicros();
+                busbw[k][i] = row.busBwGBps();
+                bytes[k] = row.sizeBytes();
             }
         }
         Map<String, Summary> out = new LinkedHashMap<>();
-        CollectiveOp op = spec.op();
         for (int k = 0; k < sizes.size(); k++) {
-            long bytes = sizes.get(k);
-            double[] busbw = new double[r];
-            for (int i = 0; i < r; i++) {
-                busbw[i] = bytes / (times[k][i] * 1e3) * op.busBandwidthFactor(comm.nRanks());
-            }
-            out.put(bytes + " B time_us", Summary.of(times[k]));
-            out.put(bytes + " B busbw_GBps", Summary.of(busbw));
+            out.put(bytes[k] + " B time_us", Summary.of(times[k]));
+            out.put(bytes[k] + " B busbw_GBps", Summary.of(busbw[k]));
         }
+        CollectiveOp op = spec.op();
         return result("bench " + op.ncclName() + " on " + spec.system(), r, seed, vs, out);
     }
 

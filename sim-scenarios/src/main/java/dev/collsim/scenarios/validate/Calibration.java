@@ -5,9 +5,9 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.scenarios.bench.BenchRow;
 import dev.collsim.scenarios.bench.BenchSpec;
+import dev.collsim.topologies.file.Doc;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -49,6 +49,27 @@ public final class Calibration {
         }
     }
 
+    /** An override file's factors, as {@link Fit#overrides} writes them. */
+    public record Overrides(Map<WhatIf.LinkClass, Double> rates, Map<WhatIf.LinkClass, Double> latencies) {}
+
+    /** Reads an override file: version 1, {@code scale} and {@code scale-latency} as CLASS=F,...; errors name the file and line. */
+    public static Overrides readOverrides(java.nio.file.Path file) {
+        try (java.io.Reader r = java.nio.file.Files.newBufferedReader(file)) {
+            Doc top = Doc.parse(r, file.toString(), "an override file from collsim calibrate");
+            Map<String, Doc> f = top.fields(java.util.Set.of("version", "scale", "scale-latency"));
+            if (Doc.required(f, "version", top).integer() != 1) {
+                throw f.get("version").error("expected 1");
+            }
+            return new Overrides(scales(f, "scale"), scales(f, "scale-latency"));
+        } catch (java.io.IOException e) {
+            throw new InputException(file + ": cannot read (" + e.getMessage() + ")");
+        }
+    }
+
+    private static Map<WhatIf.LinkClass, Double> scales(Map<String, Doc> f, String field) {
+        return f.containsKey(field) ? f.get(field).parse(text -> WhatIf.parseScales(field, text)) : Map.of();
+    }
+
     public static Fit fit(BenchSpec base, TreeMap<Long, Double> measured, WhatIf.LinkClass linkClass) {
         double[] before = simulate(base, measured, linkClass, 1, 1);
         int[] evals = {0};
@@ -72,15 +93,7 @@ public final class Calibration {
 
     /** Simulated times at the measured sizes with the class's rate and latency scaled, on top of the run's own knobs. */
     private static double[] simulate(BenchSpec base, TreeMap<Long, Double> measured, WhatIf.LinkClass c, double rate, double latency) {
-        WhatIf w = base.whatIf();
-        Map<WhatIf.LinkClass, Double> rates = new EnumMap<>(WhatIf.LinkClass.class);
-        rates.putAll(w.rateScale());
-        rates.merge(c, rate, (a, b) -> a * b);
-        Map<WhatIf.LinkClass, Double> latencies = new EnumMap<>(WhatIf.LinkClass.class);
-        latencies.putAll(w.latencyScale());
-        latencies.merge(c, latency, (a, b) -> a * b);
-        BenchSpec spec = base.withWhatIf(new WhatIf(w.nicLineRate(), w.nicsPerGpu(), w.oversubscription(), w.spines(), w.gpuDirect(),
-                rates, latencies, w.linkEdits()));
+        BenchSpec spec = base.withWhatIf(base.whatIf().scaledBy(Map.of(c, rate), Map.of(c, latency)));
         Communicator comm = Bench.communicator(spec);
         double[] out = new double[measured.size()];
         int i = 0;

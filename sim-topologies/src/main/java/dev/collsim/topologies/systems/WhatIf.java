@@ -48,6 +48,17 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
         linkEdits = List.copyOf(linkEdits);
     }
 
+    /** These knobs with each class's rate and latency factors multiplied by the given ones (fitted constants, say). */
+    public WhatIf scaledBy(Map<LinkClass, Double> rates, Map<LinkClass, Double> latencies) {
+        Map<LinkClass, Double> r = new EnumMap<>(LinkClass.class);
+        r.putAll(rateScale);
+        rates.forEach((c, v) -> r.merge(c, v, (a, b) -> a * b));
+        Map<LinkClass, Double> l = new EnumMap<>(LinkClass.class);
+        l.putAll(latencyScale);
+        latencies.forEach((c, v) -> l.merge(c, v, (a, b) -> a * b));
+        return new WhatIf(nicLineRate, nicsPerGpu, oversubscription, spines, gpuDirect, r, l, linkEdits);
+    }
+
     /** Whether any knob that only a preset system has is set (everything but the link edits). */
     public boolean changesPreset() {
         return !new WhatIf(nicLineRate, nicsPerGpu, oversubscription, spines, gpuDirect, rateScale, latencyScale, List.of()).equals(NONE);
