@@ -145,27 +145,12 @@ public final class DecodeStep {
         Op op = compute("attn_norm", l, b, 0, norm(t), after);
         double qPerRank = (double) m.heads() / spec.tp();
         double bpp = spec.precision().bytesPerParam();
-        double qkv;
-        double attnFlops;
-        double cacheBytes;
-        double outParams;
-        if (m.mla() == null) {
-            double kvPerRank = Math.max(1.0, (double) m.kvHeads() / spec.tp());
-            qkv = (double) m.hidden() * (qPerRank + 2 * kvPerRank) * m.headDim();
-            attnFlops = 4.0 * t * spec.context() * qPerRank * m.headDim();
-            cacheBytes = (double) t * spec.context() * 2 * kvPerRank * m.headDim() * spec.precision().kvBytes();
-            outParams = qPerRank * m.headDim() * m.hidden();
-        } else {
-            ModelConfig.Mla a = m.mla();
-            qkv = (a.qLoraRank() > 0 ? (double) m.hidden() * a.qLoraRank() + a.qLoraRank() * qPerRank * (a.nopeHeadDim() + a.ropeHeadDim())
-                    : m.hidden() * qPerRank * (a.nopeHeadDim() + a.ropeHeadDim()))
-                    + (double) m.hidden() * (a.kvLoraRank() + a.ropeHeadDim())
-                    + a.kvLoraRank() * qPerRank * (a.nopeHeadDim() + a.vHeadDim());
-            // Absorbed MLA: scores against the latent and rope key, values from the latent.
-            attnFlops = 2.0 * t * spec.context() * qPerRank * (2.0 * a.kvLoraRank() + a.ropeHeadDim());
-            cacheBytes = (double) t * spec.context() * (a.kvLoraRank() + a.ropeHeadDim()) * spec.precision().kvBytes();
-            outParams = qPerRank * a.vHeadDim() * m.hidden();
-        }
+        double qkv = m.qkvParamsPerRank(spec.tp());
+        double outParams = m.outParamsPerRank(spec.tp());
+        double cacheBytes = (double) t * spec.context() * m.kvElementsPerTokenPerRank(spec.tp()) * spec.precision().kvBytes();
+        // Scores and values over the cache; MLA's absorbed form scores against the latent and rope key.
+        double attnFlops = m.mla() == null ? 4.0 * t * spec.context() * qPerRank * m.headDim()
+                : 2.0 * t * spec.context() * qPerRank * (2.0 * m.mla().kvLoraRank() + m.mla().ropeHeadDim());
         op = compute("qkv_proj", l, b, 2 * t * qkv, qkv * bpp, op);
         op = compute("attention", l, b, attnFlops, cacheBytes, op);
         return gemmThenReduce("o_proj", l, b, t, outParams, op);
@@ -343,23 +328,14 @@ public final class DecodeStep {
     /** A layout that would fit: more pipeline stages, or else FP8 weights. */
     private String suggestion() {
         for (int pp = spec.pp() * 2; pp <= Math.min(64, m.layers()); pp *= 2) {
-            DecodeSpec more = withPp(pp);
+            DecodeSpec more = spec.withPp(pp);
             if (MemoryPlan.of(more, gpu, 0, spec.ep()).fits()) {
                 return "--pp " + pp + " would fit (" + more.gpus() + " GPUs)";
             }
         }
-        if (spec.precision() == Precision.BF16) {
-            DecodeSpec fp8 = new DecodeSpec(m, spec.system(), spec.topology(), spec.network(), spec.nodes(), spec.gpusPerNode(), spec.tp(), spec.pp(), spec.ep(), spec.dp(),
-                    spec.batch(), spec.context(), Precision.FP8, spec.allReduce(), spec.overlap(), spec.cudaGraphs());
-            if (MemoryPlan.of(fp8, gpu, 0, spec.ep()).fits()) {
-                return "--dtype fp8 would fit";
-            }
+        if (spec.precision() == Precision.BF16 && MemoryPlan.of(spec.withPrecision(Precision.FP8), gpu, 0, spec.ep()).fits()) {
+            return "--dtype fp8 would fit";
         }
         return "try a smaller --batch or --context, or more GPUs";
-    }
-
-    private DecodeSpec withPp(int pp) {
-        return new DecodeSpec(m, spec.system(), spec.topology(), spec.network(), null, spec.gpusPerNode(), spec.tp(), pp, spec.ep(), spec.dp(), spec.batch(),
-                spec.context(), spec.precision(), spec.allReduce(), spec.overlap(), spec.cudaGraphs());
     }
 }

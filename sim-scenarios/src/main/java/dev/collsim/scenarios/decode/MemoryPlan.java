@@ -22,7 +22,6 @@ record MemoryPlan(double weightsBytes, double kvBytes, double buffersBytes, doub
         double bpp = spec.precision().bytesPerParam();
         double weights = 0;
         double kv = 0;
-        int kvShards = m.mla() != null ? 1 : Math.min(spec.tp(), m.kvHeads());
         // The first stage holds the embedding and the last the LM head: with one stage, both.
         for (int stage = 0; stage < spec.pp(); stage++) {
             double w = (stage == 0 ? 1 : 0) * (double) m.vocab() * m.hidden() / spec.tp()
@@ -30,7 +29,7 @@ record MemoryPlan(double weightsBytes, double kvBytes, double buffersBytes, doub
             int layers = 0;
             for (int l = stage * m.layers() / spec.pp(); l < (stage + 1) * m.layers() / spec.pp(); l++) {
                 layers++;
-                w += m.attentionParams() / spec.tp();
+                w += m.qkvParamsPerRank(spec.tp()) + m.outParamsPerRank(spec.tp());
                 if (m.isMoe(l)) {
                     double experts = (double) m.experts() * m.mlpParams(m.moeIntermediate());
                     w += spec.ep() > 1 ? experts / spec.ep() : experts / spec.tp();
@@ -41,7 +40,7 @@ record MemoryPlan(double weightsBytes, double kvBytes, double buffersBytes, doub
                 }
             }
             weights = Math.max(weights, w * bpp);
-            kv = Math.max(kv, (double) spec.batch() * spec.context() * layers * m.kvElementsPerToken() / kvShards * spec.precision().kvBytes());
+            kv = Math.max(kv, (double) spec.batch() * spec.context() * layers * m.kvElementsPerTokenPerRank(spec.tp()) * spec.precision().kvBytes());
         }
         double buffers = spec.tp() > 1 ? tpChannels * 2 * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
         buffers += spec.ep() > 1 ? epPeers * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;

@@ -97,20 +97,38 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
 
     /** Parameters of one layer's attention: the projections in and out. */
     public double attentionParams() {
+        return qkvParamsPerRank(1) + outParamsPerRank(1);
+    }
+
+    /**
+     * The query, key and value projections one of {@code tp} ranks holds: heads split over the ranks,
+     * KV heads too until there are fewer than ranks (then each rank keeps one), MLA's down-projections
+     * on every rank.
+     */
+    public double qkvParamsPerRank(int tp) {
+        double q = (double) heads / tp;
         if (mla == null) {
-            return (double) hidden * (heads + 2L * kvHeads) * headDim + (double) heads * headDim * hidden;
+            return (double) hidden * (q + 2 * Math.max(1.0, (double) kvHeads / tp)) * headDim;
         }
-        double q = mla.qLoraRank() > 0
-                ? (double) hidden * mla.qLoraRank() + (double) mla.qLoraRank() * heads * (mla.nopeHeadDim() + mla.ropeHeadDim())
-                : (double) hidden * heads * (mla.nopeHeadDim() + mla.ropeHeadDim());
-        double kv = (double) hidden * (mla.kvLoraRank() + mla.ropeHeadDim())
-                + (double) mla.kvLoraRank() * heads * (mla.nopeHeadDim() + mla.vHeadDim());
-        return q + kv + (double) heads * mla.vHeadDim() * hidden;
+        double qPath = mla.qLoraRank() > 0
+                ? (double) hidden * mla.qLoraRank() + mla.qLoraRank() * q * (mla.nopeHeadDim() + mla.ropeHeadDim())
+                : hidden * q * (mla.nopeHeadDim() + mla.ropeHeadDim());
+        return qPath + (double) hidden * (mla.kvLoraRank() + mla.ropeHeadDim()) + mla.kvLoraRank() * q * (mla.nopeHeadDim() + mla.vHeadDim());
+    }
+
+    /** The output projection one of {@code tp} ranks holds. */
+    public double outParamsPerRank(int tp) {
+        return (double) heads / tp * (mla == null ? headDim : mla.vHeadDim()) * hidden;
     }
 
     /** Elements the KV cache holds per token and layer: keys and values of every KV head, or MLA's latent and rope key. */
     public double kvElementsPerToken() {
-        return mla == null ? 2.0 * kvHeads * headDim : mla.kvLoraRank() + mla.ropeHeadDim();
+        return kvElementsPerTokenPerRank(1);
+    }
+
+    /** The KV cache's elements per token and layer on one of {@code tp} ranks (MLA's latent is on every rank). */
+    public double kvElementsPerTokenPerRank(int tp) {
+        return mla == null ? 2.0 * Math.max(1.0, (double) kvHeads / tp) * headDim : mla.kvLoraRank() + mla.ropeHeadDim();
     }
 
     /** Gate, up and down projections of a gated MLP of {@code inner} intermediate size. */
