@@ -35,32 +35,42 @@ class FuzzForAWhileTest {
         long end = System.nanoTime() + seconds * 1_000_000_000L;
         long cases = 0;
         while (System.nanoTime() < end) {
-            StringBuilder sb = new StringBuilder();
-            int n = r.nextInt(40);
-            for (int i = 0; i < n; i++) {
-                sb.append(r.nextInt(10) == 0 ? String.valueOf((char) r.nextInt(128)) : T[r.nextInt(T.length)]);
-            }
-            String text = sb.toString();
+            String text = randomText(r);
             try {
-                only(() -> Rate.parse(text));
-                only(() -> TimeSpan.parse(text));
-                only(() -> DataSize.parse(text));
-                only(() -> WhatIf.parseScales("--scale", text));
-                only(() -> WhatIf.parseRatio("--o", text));
-                only(() -> WhatIf.parseLinkEdits("--d", text, false));
-                only(() -> TopologyFile.read(new StringReader(text), "f.yaml"));
-                only(() -> ModelConfig.parse(text, "f.json"));
-                only(() -> Scenario.read(new StringReader(text), "f.yaml", (c, o) -> o.equals("system")));
-                only(() -> NcclXmlImport.toYaml("<system>" + text + "</system>", "f.xml",
-                        new NcclXmlImport.Options(null, null, null, Rate.gigabytesPerSecond(40))));
-                only(() -> TopoMatrixImport.toYaml(List.of(text.split("\n")), "f.txt", GpuModel.H100_SXM,
-                        new TopoMatrixImport.Rates(Rate.gigabytesPerSecond(20), Rate.gigabytesPerSecond(27), Rate.gigabytesPerSecond(40))));
+                parseAll(text);
             } catch (RuntimeException | StackOverflowError e) {
                 throw new AssertionError("input " + text.replace("\n", "\\n") + " -> " + e, e);
             }
             cases++;
         }
         System.out.println("fuzz: " + cases + " inputs, each through 11 parsers, in " + seconds + " s");
+    }
+
+    /** A soup of the inputs' own tokens and random characters, up to 40 pieces. */
+    static String randomText(Random r) {
+        StringBuilder sb = new StringBuilder();
+        int n = r.nextInt(40);
+        for (int i = 0; i < n; i++) {
+            sb.append(r.nextInt(10) == 0 ? String.valueOf((char) r.nextInt(128)) : T[r.nextInt(T.length)]);
+        }
+        return sb.toString();
+    }
+
+    /** The text through every parser of user input, each allowed to throw only InputException. */
+    static void parseAll(String text) {
+        only(() -> Rate.parse(text));
+        only(() -> TimeSpan.parse(text));
+        only(() -> DataSize.parse(text));
+        only(() -> WhatIf.parseScales("--scale", text));
+        only(() -> WhatIf.parseRatio("--o", text));
+        only(() -> WhatIf.parseLinkEdits("--d", text, false));
+        only(() -> TopologyFile.read(new StringReader(text), "f.yaml"));
+        only(() -> ModelConfig.parse(text, "f.json"));
+        only(() -> Scenario.read(new StringReader(text), "f.yaml", (c, o) -> o.equals("system")));
+        only(() -> NcclXmlImport.toYaml("<system>" + text + "</system>", "f.xml",
+                new NcclXmlImport.Options(null, null, null, Rate.gigabytesPerSecond(40))));
+        only(() -> TopoMatrixImport.toYaml(List.of(text.split("\n")), "f.txt", GpuModel.H100_SXM,
+                new TopoMatrixImport.Rates(Rate.gigabytesPerSecond(20), Rate.gigabytesPerSecond(27), Rate.gigabytesPerSecond(40))));
     }
 
     private static void only(Runnable parse) {
