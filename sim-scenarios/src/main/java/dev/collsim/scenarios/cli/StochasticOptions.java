@@ -6,7 +6,7 @@ import picocli.CommandLine.Option;
 
 /** {@code --replications}, {@code --seed} and the sources of variability, shared by bench and decode. */
 final class StochasticOptions {
-    @Option(names = "--replications", paramLabel = "R", description = "run R replications and print mean, P50, P99 and a 95% confidence interval")
+    @Option(names = "--replications", paramLabel = "R", description = "run R replications and print mean, P50, P99 and a 95%% confidence interval")
     Integer replications;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "1", description = "seed of the random streams (default: ${DEFAULT-VALUE})")
