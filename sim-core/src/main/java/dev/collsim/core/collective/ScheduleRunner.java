@@ -57,6 +57,8 @@ public final class ScheduleRunner implements FlowListener {
     private long netLatency;
     private NvlsCosts nvls;
     private NvlsCosts sharp;
+    /** Not yet: a transfer that has not started or not arrived. */
+    private static final long NEVER = Long.MIN_VALUE;
     private int[] legsLeft;
     private long[] legLatency;
     private Route[] routes;
@@ -130,7 +132,7 @@ public final class ScheduleRunner implements FlowListener {
      * @param nvlsCosts     costs of NVLS operations, or null if the schedule has none
      * @param sharpCosts    costs of in-network (SHARP) all-reduces, or null if the schedule has none
      * @param launchLatency time from the start until the kernels begin work
-     * @throws IllegalStateException if some transfer can never start (a dependency cycle)
+     * @throws CollectiveStalledException if some transfer can never arrive (a dependency cycle)
      */
     public RunResult run(Schedule s, ProtocolCosts protocolCosts, NvlsCosts nvlsCosts, NvlsCosts sharpCosts,
                          TimeSpan launchLatency) {
@@ -155,6 +157,8 @@ public final class ScheduleRunner implements FlowListener {
         readyAt = new long[n];
         started = new long[n];
         delivered = new long[n];
+        Arrays.fill(started, NEVER);
+        Arrays.fill(delivered, NEVER);
         done = 0;
         last = origin;
         prepareStaging(s);
@@ -168,7 +172,7 @@ public final class ScheduleRunner implements FlowListener {
         }
         engine.run();
         if (done != n) {
-            throw new IllegalStateException(stallMessage());
+            throw stalled();
         }
         for (int t = 0; t < n; t++) {
             started[t] -= origin;
@@ -624,15 +628,58 @@ public final class ScheduleRunner implements FlowListener {
         }
     }
 
-    private String stallMessage() {
+    /** The transfers that never arrived, the ranks left waiting for them, and why the first one never did. */
+    private CollectiveStalledException stalled() {
         int n = schedule.transferCount();
+        java.util.BitSet waiting = new java.util.BitSet();
+        int missing = -1;
         for (int t = 0; t < n; t++) {
-            if (pending[t] > 0) {
-                return "collective stalled: " + (n - done) + " of " + n + " transfers never ran; e.g. transfer " + t
-                        + " (rank " + schedule.src(t) + " -> " + schedule.dst(t) + ", channel " + schedule.channel(t)
-                        + ", step " + schedule.step(t) + ") still waits for " + pending[t] + " dependencies";
+            if (delivered[t] != NEVER) {
+                continue;
+            }
+            waiting.set(schedule.dst(t) == Schedule.ALL ? schedule.src(t) : schedule.dst(t));
+            boolean betterExample = missing < 0 || (started[t] != NEVER && started[missing] == NEVER);
+            if (betterExample) {
+                missing = t;
             }
         }
-        return "collective stalled: " + (n - done) + " of " + n + " transfers never finished";
+        int[] ranks = waiting.stream().toArray();
+        String why;
+        if (started[missing] != NEVER) {
+            why = "started at " + micros(started[missing]) + " and never arrived";
+        } else {
+            int before = undeliveredPredecessor(missing);
+            why = "never started: it waits for " + pending[missing] + " transfer(s) that never arrive"
+                    + (before < 0 ? "" : ", e.g. " + describe(before) + (pending[before] > 0 ? ", itself waiting" : ""))
+                    + " (a dependency cycle)";
+        }
+        String message = schedule.request().op().ncclName() + " (" + schedule.algorithm() + ", " + schedule.request().nRanks()
+                + " ranks) stalled at " + micros(Math.max(last, engine.now())) + ": " + (n - done) + " of " + n
+                + " transfers never arrived; ranks " + waiting.stream().mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(", "))
+                + " wait for data; " + describe(missing) + " " + why;
+        return new CollectiveStalledException(message, ranks, missing);
+    }
+
+    private int undeliveredPredecessor(int t) {
+        int n = schedule.transferCount();
+        for (int p = 0; p < n; p++) {
+            for (int i = schedule.successorsFrom(p), to = schedule.successorsTo(p); i < to; i++) {
+                if (schedule.successorEntry(i) >>> 1 == t && delivered[p] == NEVER) {
+                    return p;
+                }
+            }
+        }
+        return -1;
+    }
+
+    private String describe(int t) {
+        String to = schedule.dst(t) == Schedule.ALL ? "all" : "rank " + schedule.dst(t);
+        String from = schedule.src(t) == Schedule.ALL ? "all" : "rank " + schedule.src(t);
+        return "transfer " + t + " (" + from + " -> " + to + ", channel " + schedule.channel(t) + ", step "
+                + schedule.step(t) + ")";
+    }
+
+    private String micros(long picos) {
+        return String.format(java.util.Locale.ROOT, "%.3f us", (picos - origin) / 1e6);
     }
 }

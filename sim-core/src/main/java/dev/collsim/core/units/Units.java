@@ -56,6 +56,9 @@ public final class Units {
         }
     }
 
+    /** A thousand times the fastest link modelled: a larger rate is a typo, and products of it overflow. */
+    private static final double MAX_RATE = 1e15;
+
     public static Rate parseRate(String text) {
         Quantity q = quantity(text, "rate", RATE_HELP);
         Double factor = RATE_UNITS.get(q.unit);
@@ -65,6 +68,9 @@ public final class Units {
         double value = q.value.doubleValue() * factor;
         if (!(value > 0) || Double.isInfinite(value)) {
             throw new InputException("'" + text.trim() + "' must be a positive, finite rate");
+        }
+        if (value > MAX_RATE) {
+            throw new InputException("'" + text.trim() + "' is beyond any link; expected at most 1PB/s");
         }
         return new Rate(value);
     }

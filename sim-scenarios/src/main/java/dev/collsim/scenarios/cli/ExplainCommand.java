@@ -66,7 +66,11 @@ public final class ExplainCommand implements Callable<Integer> {
             ranks = comm.nRanks();
         } else {
             SystemPreset preset = SystemPreset.byName(system);
-            comm = preset.build(1, preset.gpusPerNode(ranks), null, WhatIf.NONE);
+            if (ranks < 1 || ranks > preset.gpusPerNode()) {
+                throw new InputException("--ranks " + ranks + ": explain runs on one " + preset.id() + " node of "
+                        + preset.gpusPerNode() + " GPUs; expected 1 to " + preset.gpusPerNode());
+            }
+            comm = preset.build(1, ranks, null, WhatIf.NONE);
         }
         long bytes = Flags.parse("--size", () -> DataSize.parse(size)).bytes();
         if (collective.sizeIsTotal()) {

@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.collective.CollectiveStalledException;
 import dev.collsim.core.input.InputException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -35,15 +36,19 @@ public final class Main implements Runnable {
         cl.setOut(out);
         cl.setErr(err);
         cl.setParameterExceptionHandler((ex, ignored) -> {
-            String command = ex.getCommandLine().getCommandName();
-            err.println("collsim: " + firstLine(ex.getMessage()) + " (see 'collsim " + ("collsim".equals(command) ? "" : command + " ")
-                    + "--help')");
+            err.println("collsim: " + firstLine(ex.getMessage()) + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName()
+                    + " --help')");
             return BAD_INPUT;
         });
         cl.setExecutionExceptionHandler((ex, commandLine, parsed) -> {
             if (ex instanceof InputException) {
                 err.println("collsim: " + firstLine(ex.getMessage()));
                 return BAD_INPUT;
+            }
+            if (ex instanceof CollectiveStalledException) {
+                // A diagnosis, not a crash: which ranks wait and for what.
+                err.println("collsim: " + firstLine(ex.getMessage()) + " (please report it)");
+                return 1;
             }
             if (System.getenv("COLLSIM_DEBUG") != null) {
                 ex.printStackTrace(err);

@@ -1,6 +1,9 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.input.InputException;
 import dev.collsim.scenarios.scenario.Scenario;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +33,14 @@ public final class RunCommand implements Callable<Integer> {
             args.add(scenario.command());
             args.addAll(scenario.args());
         }
-        return Main.execute(args.toArray(String[]::new), spec.commandLine().getOut(), spec.commandLine().getErr());
+        StringWriter err = new StringWriter();
+        int code = Main.execute(args.toArray(String[]::new), spec.commandLine().getOut(), new PrintWriter(err));
+        String message = err.toString().strip().replaceFirst("^collsim: ", "");
+        if (code == Main.BAD_INPUT) {
+            // The command's complaint is about a value in the file: say which file.
+            throw new InputException(message.startsWith(file.toString()) ? message : file + ": options: " + message);
+        }
+        spec.commandLine().getErr().print(err);
+        return code;
     }
 }

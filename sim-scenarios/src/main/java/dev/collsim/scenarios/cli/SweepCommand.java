@@ -55,9 +55,20 @@ public final class SweepCommand implements Callable<Integer> {
             throw new InputException("--threads " + t + ": expected 1 or more");
         }
         String prefix = out != null ? out : scenario.name() + (shard == null ? "" : ".shard-" + i + "-of-" + n);
-        Sweep sweep = new Sweep(scenario);
-        var err = spec.commandLine().getErr();
-        int ran = sweep.run(Path.of(prefix), i, n, t, Scenarios::run, Sweep.bar(err));
+        Sweep sweep;
+        try {
+            sweep = new Sweep(scenario);
+        } catch (InputException e) {
+            throw new InputException(file + ": " + e.getMessage());
+        }
+        // The bar is for a person at a terminal; in a log its carriage returns are noise.
+        var progress = System.console() != null ? Sweep.bar(spec.commandLine().getErr()) : (java.util.function.BiConsumer<Integer, Integer>) (d, total) -> { };
+        int ran;
+        try {
+            ran = sweep.run(Path.of(prefix), i, n, t, Scenarios::run, progress);
+        } catch (InputException e) {
+            throw new InputException(e.getMessage().startsWith(file.toString()) ? e.getMessage() : file + ": " + e.getMessage());
+        }
         if (report != null) {
             OutputOptions.writeHtml(report, () -> {
                 dev.collsim.reports.HtmlReport html = new dev.collsim.reports.HtmlReport("collsim sweep " + scenario.name());

@@ -1,10 +1,10 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.input.TextFile;
 import dev.collsim.core.fabric.Device;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
-import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.units.Rate;
 import dev.collsim.reports.AtomicFiles;
@@ -19,9 +19,7 @@ import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import dev.collsim.topologies.view.TopoMatrix;
-import java.io.IOException;
 import java.io.StringReader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -201,12 +199,7 @@ public final class TopoCommand implements Runnable {
 
         @Override
         public Integer call() {
-            String text;
-            try {
-                text = Files.readString(file);
-            } catch (IOException e) {
-                throw new InputException(file + ": cannot read (" + e.getMessage() + ")");
-            }
+            String text = TextFile.read(file);
             GpuModel model = gpu == null ? null : Flags.parse("--gpu", () -> GpuModel.byName(gpu));
             Rate nvlink = rate("--nvlink-rate", nvlinkRate);
             Rate pcie = rate("--pcie-rate", pcieRate);

@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.decode;
 
+import dev.collsim.core.input.TextFile;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -44,20 +45,22 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
             throw new InputException("--model '" + nameOrPath + "': not a catalogue model (" + String.join(", ", CATALOGUE)
                     + ") nor a config.json file");
         }
-        try {
-            return parse(Files.readString(path), nameOrPath);
-        } catch (IOException e) {
-            throw new InputException(nameOrPath + ": cannot read (" + e.getMessage() + ")");
-        }
+        return parse(TextFile.read(path, nameOrPath), nameOrPath);
     }
 
     /** A config.json's text; {@code file} names it in errors. */
+    /** Ten times the deepest published model: more is a typo, and each layer is simulated. */
+    static final int MAX_LAYERS = 1_000;
+
     public static ModelConfig parse(String text, String file) {
         JsonNode root;
         try {
-            root = new ObjectMapper().readTree(text);
+            root = new ObjectMapper().enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                    .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION).readTree(text);
         } catch (JsonProcessingException e) {
-            throw new InputException(file + ":" + e.getLocation().getLineNr() + ": not valid JSON (" + e.getOriginalMessage() + ")");
+            String why = e.getOriginalMessage().replaceFirst(": enable `[^`]*` to allow.*", "").replaceAll("\\s+", " ");
+            throw new InputException(file + ":" + (e.getLocation() == null ? 1 : e.getLocation().getLineNr()) + ": not valid JSON ("
+                    + why + ")");
         }
         if (root == null || !root.isObject()) {
             throw new InputException(file + ":1: expected a JSON object (a Hugging Face config.json)");
@@ -65,7 +68,21 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         Fields f = new Fields(root, text, file);
         int hidden = f.required("hidden_size");
         int heads = f.required("num_attention_heads");
-        int experts = f.optional("num_local_experts", f.optional("n_routed_experts", f.optional("num_experts", 0)));
+        int experts = 0;
+        String expertsKey = null;
+        for (String key : List.of("num_local_experts", "n_routed_experts", "num_experts")) {
+            int n = f.optional(key, 0);
+            if (n > 0 && experts > 0 && n != experts) {
+                throw f.error(key, n + " experts, but " + expertsKey + " says " + experts);
+            }
+            if (n > 0) {
+                experts = n;
+                expertsKey = key;
+            }
+        }
+        if (experts == 0 && f.optional("num_experts_per_tok", 0) > 0) {
+            throw f.error("num_experts_per_tok", "given without an expert count (num_local_experts, n_routed_experts or num_experts)");
+        }
         int intermediate = f.required("intermediate_size");
         Mla mla = root.has("kv_lora_rank") ? new Mla(f.optional("q_lora_rank", 0), f.required("kv_lora_rank"),
                 f.required("qk_rope_head_dim"), f.required("qk_nope_head_dim"), f.required("v_head_dim")) : null;
@@ -76,18 +93,21 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         if (hidden % heads != 0 && !root.has("head_dim") && mla == null) {
             throw f.error("num_attention_heads", "does not divide hidden_size " + hidden + "; give head_dim");
         }
-        int kvHeads = f.optional("num_key_value_heads", heads);
+        int kvHeads = f.optionalPositive("num_key_value_heads", heads);
         if (heads % kvHeads != 0) {
             throw f.error("num_key_value_heads", "expected a divisor of num_attention_heads " + heads);
         }
         int layers = f.required("num_hidden_layers");
+        if (layers > MAX_LAYERS) {
+            throw f.error("num_hidden_layers", layers + "; expected at most " + MAX_LAYERS + " (the largest models have about 100)");
+        }
         int firstDense = f.optional("first_k_dense_replace", 0);
         if (firstDense > layers) {
             throw f.error("first_k_dense_replace", "expected at most num_hidden_layers " + layers);
         }
         String name = Path.of(file).getFileName().toString().replaceFirst("\\.json$", "");
-        return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optional("head_dim", hidden / heads), intermediate,
-                f.required("vocab_size"), experts, perToken, experts > 0 ? f.optional("moe_intermediate_size", intermediate) : 0,
+        return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optionalPositive("head_dim", hidden / heads), intermediate,
+                f.required("vocab_size"), experts, perToken, experts > 0 ? f.optionalPositive("moe_intermediate_size", intermediate) : 0,
                 f.optional("n_shared_experts", 0), experts > 0 ? firstDense : layers, mla);
     }
 
@@ -156,29 +176,52 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         }
 
         int optional(String key, int otherwise) {
-            return root.has(key) && !root.get(key).isNull() ? positiveOrZero(key) : otherwise;
+            return root.has(key) && !root.get(key).isNull() ? integer(key, 0) : otherwise;
+        }
+
+        int optionalPositive(String key, int otherwise) {
+            return root.has(key) && !root.get(key).isNull() ? integer(key, 1) : otherwise;
         }
 
         private int positive(String key) {
-            int v = positiveOrZero(key);
-            if (v == 0) {
-                throw error(key, "expected a positive integer, got 0");
-            }
-            return v;
+            return integer(key, 1);
         }
 
-        private int positiveOrZero(String key) {
+        private int integer(String key, int min) {
             JsonNode v = root.get(key);
-            if (!v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() < 0) {
-                throw error(key, "expected a non-negative integer, got " + v);
+            if (!v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() < min) {
+                throw error(key, "expected " + (min > 0 ? "a positive" : "a non-negative") + " integer, got " + v);
             }
             return v.intValue();
         }
 
         InputException error(String key, String problem) {
-            int at = text.indexOf("\"" + key + "\"");
-            int line = at < 0 ? 1 : (int) text.substring(0, at).chars().filter(c -> c == '\n').count() + 1;
-            return new InputException(file + ":" + line + ": " + key + ": " + problem);
+            return new InputException(file + ":" + topLevelLine(key) + ": " + key + ": " + problem);
+        }
+
+        /** The line of the top-level key (not of the same name inside a nested object, as multimodal configs have). */
+        private int topLevelLine(String key) {
+            String quoted = "\"" + key + "\"";
+            int depth = 0;
+            int line = 1;
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (c == '\n') {
+                    line++;
+                } else if (c == '{' || c == '[') {
+                    depth++;
+                } else if (c == '}' || c == ']') {
+                    depth--;
+                } else if (c == '"') {
+                    if (depth == 1 && text.startsWith(quoted, i)) {
+                        return line;
+                    }
+                    for (i++; i < text.length() && text.charAt(i) != '"'; i++) {
+                        i += text.charAt(i) == '\\' ? 1 : 0; // an escaped quote does not end the string
+                    }
+                }
+            }
+            return 1;
         }
     }
 }

@@ -1,11 +1,8 @@
 package dev.collsim.scenarios.scenario;
 
-import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.TextFile;
 import dev.collsim.topologies.file.Doc;
-import java.io.IOException;
 import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -40,11 +37,7 @@ public record Scenario(String name, String command, List<String> args, Map<Strin
      *              unknown one is an error with its line rather than the command's later complaint
      */
     public static Scenario load(Path path, BiPredicate<String, String> knows) {
-        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
-            return read(reader, path.toString(), knows);
-        } catch (IOException e) {
-            throw new InputException(path + ": cannot read (" + e.getMessage() + ")");
-        }
+        return read(new java.io.StringReader(TextFile.read(path)), path.toString(), knows);
     }
 
     public static Scenario read(Reader reader, String file, BiPredicate<String, String> knows) {
@@ -110,6 +103,13 @@ public record Scenario(String name, String command, List<String> args, Map<Strin
         }
         if (command.equals("bench") && option.equals("size")) {
             return List.of("-b", value, "-e", value);
+        }
+        // A switch (force: true): present or absent, as on the command line.
+        if (value.equals("true")) {
+            return List.of("--" + option);
+        }
+        if (value.equals("false")) {
+            return List.of();
         }
         return List.of("--" + option, value);
     }

@@ -47,6 +47,8 @@ public final class Sweep {
             "decode", List.of("itl_ms", "tokens_per_s", "tokens_per_s_per_gpu", "tokens_per_s_per_user", "compute_ms", "comm_ms",
                     "exposed_comm_ms", "comm_bytes_per_gpu", "itl_ms_p99", "itl_ms_ci95"));
 
+    /** Ten days of points at a second each: a larger product of axes is a mistake in the file. */
+    public static final int MAX_POINTS = 1_000_000;
     private final Scenario scenario;
     private final List<List<String>> points;
 
@@ -55,6 +57,17 @@ public final class Sweep {
             throw new IllegalArgumentException("not a sweep");
         }
         this.scenario = scenario;
+        long count = 1;
+        for (List<String> axis : scenario.axes().values()) {
+            count = Math.min(Long.MAX_VALUE / 2, count * axis.size());
+        }
+        if (count > MAX_POINTS) {
+            throw new InputException("sweep.axes: " + (count >= Long.MAX_VALUE / 2 ? "too many" : count) + " points ("
+                    + scenario.axes().size() + " axes); a sweep runs at most " + MAX_POINTS + ": split it into several files");
+        }
+        if (scenario.command().equals("bench") && !scenario.axes().containsKey("size") && !scenario.args().contains("-b")) {
+            throw new InputException("a bench sweep's point runs one size: give 'size' as an option or an axis");
+        }
         this.points = product(new ArrayList<>(scenario.axes().values()));
     }
 
@@ -119,8 +132,14 @@ public final class Sweep {
                 futures.add(pool.submit(() -> row(i, runner)));
             }
             int done = doneBefore;
+            String firstError = null;
+            int failed = 0;
             for (Future<ObjectNode> f : futures) {
                 ObjectNode row = f.get();
+                if (!row.get("error").isNull()) {
+                    failed++;
+                    firstError = firstError == null ? row.get("error").asText() : firstError;
+                }
                 // One line per point, flushed before the next: an interruption loses at most the points in flight.
                 c.write(csvLine(row) + "\n");
                 c.flush();
@@ -128,7 +147,14 @@ public final class Sweep {
                 j.flush();
                 progress.accept(++done, mine.size());
             }
+            if (newFile && !todo.isEmpty() && failed == todo.size()) {
+                // Every point failed: the options they share are wrong, and a file of error rows helps no one.
+                throw new AllPointsFailed("every point failed, e.g. point " + todo.get(0) + ": " + firstError);
+            }
             return todo.size();
+        } catch (AllPointsFailed e) {
+            deleteQuietly(csv, jsonl);
+            throw new InputException(e.getMessage());
         } catch (IOException e) {
             throw new InputException(prefix + ": cannot write the results (" + e.getMessage() + ")");
         } catch (InterruptedException e) {
@@ -138,6 +164,22 @@ public final class Sweep {
             throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    private static final class AllPointsFailed extends RuntimeException {
+        AllPointsFailed(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private static void deleteQuietly(Path... files) {
+        for (Path f : files) {
+            try {
+                Files.deleteIfExists(f);
+            } catch (IOException ignored) {
+                // the error that brought us here matters more than a leftover file
+            }
         }
     }
 

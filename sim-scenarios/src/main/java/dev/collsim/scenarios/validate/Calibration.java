@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.validate;
 
+import dev.collsim.core.input.TextFile;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.scenarios.bench.Bench;
@@ -54,31 +55,34 @@ public final class Calibration {
 
     /** Reads an override file: version 1, {@code scale} and {@code scale-latency} as CLASS=F,...; errors name the file and line. */
     public static Overrides readOverrides(java.nio.file.Path file) {
-        try (java.io.Reader r = java.nio.file.Files.newBufferedReader(file)) {
-            Doc top = Doc.parse(r, file.toString(), "an override file from collsim calibrate");
-            Map<String, Doc> f = top.fields(java.util.Set.of("version", "scale", "scale-latency"));
-            if (Doc.required(f, "version", top).integer() != 1) {
-                throw f.get("version").error("expected 1");
-            }
-            return new Overrides(scales(f, "scale"), scales(f, "scale-latency"));
-        } catch (java.io.IOException e) {
-            throw new InputException(file + ": cannot read (" + e.getMessage() + ")");
+        Doc top = Doc.parse(new java.io.StringReader(TextFile.read(file)), file.toString(), "an override file from collsim calibrate");
+        Map<String, Doc> f = top.fields(java.util.Set.of("version", "scale", "scale-latency"));
+        if (Doc.required(f, "version", top).integer() != 1) {
+            throw f.get("version").error("expected 1");
         }
+        return new Overrides(scales(f, "scale"), scales(f, "scale-latency"));
     }
 
     private static Map<WhatIf.LinkClass, Double> scales(Map<String, Doc> f, String field) {
         return f.containsKey(field) ? f.get(field).parse(text -> WhatIf.parseScales(field, text)) : Map.of();
     }
 
+    private static final int FIT_EVALUATIONS = 120;
+
     public static Fit fit(BenchSpec base, TreeMap<Long, Double> measured, WhatIf.LinkClass linkClass) {
         double[] before = simulate(base, measured, linkClass, 1, 1);
         int[] evals = {0};
         SimplexOptimizer optimizer = new SimplexOptimizer(new SimpleValueChecker(1e-6, 1e-9));
-        PointValuePair best = optimizer.optimize(new MaxEval(120), GoalType.MINIMIZE, new InitialGuess(new double[] {0, 0}),
-                new NelderMeadSimplex(new double[] {0.2, 0.5}), new ObjectiveFunction(x -> {
-                    evals[0]++;
-                    return squaredError(simulate(base, measured, linkClass, factor(x[0]), factor(x[1])), measured);
-                }));
+        PointValuePair best;
+        try {
+            best = optimizer.optimize(new MaxEval(FIT_EVALUATIONS), GoalType.MINIMIZE, new InitialGuess(new double[] {0, 0}),
+                    new NelderMeadSimplex(new double[] {0.2, 0.5}), new ObjectiveFunction(x -> {
+                        evals[0]++;
+                        return squaredError(simulate(base, measured, linkClass, factor(x[0]), factor(x[1])), measured);
+                    }));
+        } catch (org.apache.commons.math3.exception.TooManyEvaluationsException e) {
+            throw new InputException("the fit did not settle within " + FIT_EVALUATIONS + " simulations; are the measured times of this system?");
+        }
         double rate = factor(best.getPoint()[0]);
         double latency = factor(best.getPoint()[1]);
         double[] after = simulate(base, measured, linkClass, rate, latency);

@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.validate;
 
+import dev.collsim.core.input.TextFile;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,12 +8,13 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.bench.DataType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,10 +36,17 @@ public final class CalibrationSet {
         int line = 1;
         try (MappingIterator<Map<String, String>> it = r.readValues(reader)) {
             while (it.hasNext()) {
-                line++;
+                // The parser stands on the row's first field: its line, not the row count, as a quoted field may span lines.
+                line = Math.max(line + 1, it.getParser().currentLocation().getLineNr());
                 Map<String, String> m = it.next();
-                rows.add(new CalibrationRow(field(m, "dataset_id", name, line), field(m, "op", name, line),
-                        m.getOrDefault("dtype", ""), parseSize(m.getOrDefault("size_bytes", ""), name, line),
+                String dataset = field(m, "dataset_id", name, line);
+                String op = field(m, "op", name, line);
+                String dtype = m.getOrDefault("dtype", "");
+                long size = parseSize(m.getOrDefault("size_bytes", ""), name, line);
+                if (size >= 0) {
+                    checkKnown(op, dtype, name, line);
+                }
+                rows.add(new CalibrationRow(dataset, op, dtype, size,
                         parseTime(m.getOrDefault("time_us", ""), name, line), line));
             }
         } catch (IOException | RuntimeException e) {
@@ -46,7 +55,26 @@ public final class CalibrationSet {
             }
             throw new InputException(name + ": line " + line + ": not a calibration CSV (" + firstLine(e.getMessage()) + ")");
         }
+        if (rows.isEmpty()) {
+            throw new InputException(name + ": no rows; expected a header (dataset_id,op,dtype,size_bytes,time_us) and a row per measured size");
+        }
         return rows;
+    }
+
+    /** An nccl-tests row's operation and data type, as nccl-tests names them. */
+    private static void checkKnown(String op, String dtype, String name, int line) {
+        try {
+            CollectiveOp.fromName(op);
+        } catch (InputException e) {
+            throw new InputException(name + ": line " + line + ": op '" + op + "': " + e.getMessage().replaceFirst("^unknown operation '[^']*'; ", ""));
+        }
+        if (!dtype.isBlank()) {
+            try {
+                DataType.fromName(dtype.trim());
+            } catch (InputException e) {
+                throw new InputException(name + ": line " + line + ": dtype '" + dtype + "': " + e.getMessage().replaceFirst("^-d '[^']*': ", ""));
+            }
+        }
     }
 
     public static List<CalibrationRow> bundled() {
@@ -58,11 +86,7 @@ public final class CalibrationSet {
     }
 
     public static List<CalibrationRow> file(Path path) {
-        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
-            return read(reader, path.toString());
-        } catch (IOException e) {
-            throw new InputException(path + ": cannot read (" + e.getMessage() + ")");
-        }
+        return read(new java.io.StringReader(TextFile.read(path)), path.toString());
     }
 
     /** The set-up of each known data set, by id, in file order. */
@@ -114,7 +138,7 @@ public final class CalibrationSet {
         }
         try {
             double t = Double.parseDouble(v.trim());
-            if (!(t > 0)) {
+            if (!(t > 0) || Double.isInfinite(t)) {
                 throw new NumberFormatException();
             }
             return t;

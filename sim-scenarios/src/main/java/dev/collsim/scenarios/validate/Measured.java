@@ -1,12 +1,12 @@
 package dev.collsim.scenarios.validate;
 
+import dev.collsim.core.input.TextFile;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -27,29 +27,33 @@ public final class Measured {
             rows.forEach(r -> out.put(r.sizeBytes(), r.timeMicros()));
             return nonEmpty(out, file, op);
         }
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new InputException(file + ": cannot read (" + e.getMessage() + ")");
-        }
+        List<String> lines = TextFile.lines(file);
         return nonEmpty(parseLog(lines, file.toString()), file, op);
     }
 
     /**
      * The data lines of nccl-tests' table: size, count, type, then (depending on the version and the
-     * operation) a reduction and a root, then the out-of-place time, algbw and busbw.
+     * operation) a reduction and a root, then the out-of-place time, algbw and busbw. Lines of 0 B
+     * (nccl-tests -b 0) are skipped: they time the launch alone.
      */
-    static TreeMap<Long, Double> parseLog(List<String> lines, String file) {
+    public static TreeMap<Long, Double> parseLog(List<String> lines, String file) {
         TreeMap<Long, Double> out = new TreeMap<>();
+        Map<Long, Integer> lineOf = new HashMap<>();
         for (int n = 0; n < lines.size(); n++) {
             String line = lines.get(n).trim();
             if (line.isEmpty() || line.startsWith("#") || !Character.isDigit(line.charAt(0))) {
                 continue;
             }
+            String where = file + ":" + (n + 1) + ": ";
             String[] tok = line.split("\\s+");
+            if (tok.length >= 6 && tok[0].matches("\\d+(\\.\\d+)?[KMGTkmgt]i?B?")) {
+                throw new InputException(where + "size '" + tok[0] + "': nccl-tests prints sizes in bytes, without a unit");
+            }
             if (tok.length < 6 || !tok[0].matches("\\d+") || !tok[1].matches("\\d+")) {
                 continue;
+            }
+            if (tok[0].length() > 18) {
+                throw new InputException(where + "size '" + tok[0] + "' is beyond any buffer (at most 18 digits)");
             }
             int i = 3;
             while (i < tok.length && !looksNumeric(tok[i])) {
@@ -59,11 +63,20 @@ public final class Measured {
                 i++; // the root: an integer followed by time, algbw and busbw
             }
             double time = numbersAt(tok, i, 3) ? Double.parseDouble(tok[i]) : -1;
-            if (!(time > 0)) {
-                throw new InputException(file + ":" + (n + 1) + ": expected an nccl-tests data line (size count type [redop] [root]"
-                        + " time algbw busbw ...), got '" + line + "'");
+            if (!(time > 0) || Double.isInfinite(time)) {
+                throw new InputException(where + "expected an nccl-tests data line (size count type [redop] [root]"
+                        + " time algbw busbw ...) with a positive, finite time, got '" + line + "'");
             }
-            out.put(Long.parseLong(tok[0]), time);
+            long size = Long.parseLong(tok[0]);
+            if (size == 0) {
+                continue;
+            }
+            Integer first = lineOf.putIfAbsent(size, n + 1);
+            if (first != null) {
+                throw new InputException(where + "size " + size + " B again (first on line " + first
+                        + "); keep one nccl-tests run of one operation per file");
+            }
+            out.put(size, time);
         }
         return out;
     }
@@ -78,7 +91,7 @@ public final class Measured {
     }
 
     private static boolean looksNumeric(String s) {
-        return s.matches("-?[0-9.]+(e[+-]?[0-9]+)?");
+        return s.matches("-?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
     }
 
     private static TreeMap<Long, Double> nonEmpty(TreeMap<Long, Double> m, Path file, CollectiveOp op) {

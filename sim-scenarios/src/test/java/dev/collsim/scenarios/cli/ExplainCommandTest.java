@@ -36,7 +36,7 @@ class ExplainCommandTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "explain all_reduce --ranks 9        | --gpus-per-node 9",
+        "explain all_reduce --ranks 9        | --ranks 9: explain runs on one hgx-h100 node of 8 GPUs",
         "explain all_reduce --size 4096      | --size: '4096' has no unit",
         "explain all_reduce --algo warp      | --algo: unknown algorithm 'warp'",
         "explain all_gather --algo nvls      | no allowed algorithm and protocol can run all_gather",

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,5 +43,13 @@ class ScenarioFileTest {
         CliRunner direct = CliRunner.run("bench", "all_reduce", "-b", "1M", "-e", "1M", "--gpus-per-node", "4", "--format", "csv");
         assertEquals(0, fromFile.code(), fromFile.err());
         assertEquals(direct.out(), fromFile.out());
+    }
+
+    /** A switch is true or false in a file, present or absent on the command line. */
+    @Test
+    void switchesAreTrueOrFalse() {
+        assertEquals(List.of("--force"), dev.collsim.scenarios.scenario.Scenario.arg("bench", "force", "true"));
+        assertEquals(List.of(), dev.collsim.scenarios.scenario.Scenario.arg("bench", "force", "false"));
+        assertEquals(List.of("--tp", "8"), dev.collsim.scenarios.scenario.Scenario.arg("decode", "tp", "8"));
     }
 }

@@ -52,9 +52,9 @@ class ModelConfigTest {
     void badConfigsNameTheFileTheLineAndTheField(@TempDir Path dir) throws Exception {
         String[][] cases = {
             {"{\"hidden_size\": 4096, \"num_attention_heads\": 32, \"intermediate_size\": 10, \"vocab_size\": 10,\n \"num_hidden_layers\": -1}",
-                ":2: num_hidden_layers: expected a non-negative integer, got -1"},
+                ":2: num_hidden_layers: expected a positive integer, got -1"},
             {"{\"hidden_size\": 4096}", ": missing 'num_attention_heads'"},
-            {"{\"hidden_size\": \"big\"}", ":1: hidden_size: expected a non-negative integer, got \"big\""},
+            {"{\"hidden_size\": \"big\"}", ":1: hidden_size: expected a positive integer, got \"big\""},
             {"{\"hidden_size\": 4096, \"num_attention_heads\": 32,\n\"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 2,"
                     + "\n\"num_key_value_heads\": 5}", ":3: num_key_value_heads: expected a divisor of num_attention_heads 32"},
             {"{\"hidden_size\": 4096,", ": not valid JSON"},

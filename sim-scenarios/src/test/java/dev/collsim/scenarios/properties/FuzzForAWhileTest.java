@@ -5,7 +5,11 @@ import dev.collsim.core.units.DataSize;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.core.input.TextFile;
 import dev.collsim.scenarios.scenario.Scenario;
+import dev.collsim.scenarios.validate.CalibrationSet;
+import dev.collsim.scenarios.validate.Measured;
+import java.nio.charset.StandardCharsets;
 import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.file.NcclXmlImport;
 import dev.collsim.topologies.file.TopoMatrixImport;
@@ -22,10 +26,11 @@ import org.junit.jupiter.api.Test;
  * inputs it tried. The build's fixed-seed property tests are {@link ParserPropertiesTest}.
  */
 class FuzzForAWhileTest {
+    static final int PARSERS = 14;
     static final String[] T = {"1", "-3", "0", "2.5", "1e309", "NaN", "GB/s", "Gb/s", "us", "ms", "MiB", "K", ":", "=", ",", " ", "\n",
         "  - ", "{", "}", "[", "]", "\"", "version", "1", "gpu", "h100", "devices", "links", "name", "kind", "from", "to", "rate",
         "latency", "command", "bench", "sweep", "options", "axes", "hidden_size", "num_hidden_layers", "GPU0", "NV4", "SYS", "PIX", "X",
-        "@", "+", "#", "\t", "<gpu dev=\"0\" sm=\"90\"/>", "<pci busid=\"0\">", "</pci>", "<cpu>", "</cpu>", "nvlink", "gpu0", "cpu0"};
+        "@", "+", "#", "\t", "\u00e9", "\u0089", "sum", "float", "-1", "1048576", "dataset_id,op,dtype,size_bytes,time_us", "all_reduce", "<gpu dev=\"0\" sm=\"90\"/>", "<pci busid=\"0\">", "</pci>", "<cpu>", "</cpu>", "nvlink", "gpu0", "cpu0"};
 
     @Test
     void fuzz() {
@@ -43,7 +48,7 @@ class FuzzForAWhileTest {
             }
             cases++;
         }
-        System.out.println("fuzz: " + cases + " inputs, each through 11 parsers, in " + seconds + " s");
+        System.out.println("fuzz: " + cases + " inputs, each through " + PARSERS + " parsers, in " + seconds + " s");
     }
 
     /** A soup of the inputs' own tokens and random characters, up to 40 pieces. */
@@ -71,6 +76,9 @@ class FuzzForAWhileTest {
                 new NcclXmlImport.Options(null, null, null, Rate.gigabytesPerSecond(40))));
         only(() -> TopoMatrixImport.toYaml(List.of(text.split("\n")), "f.txt", GpuModel.H100_SXM,
                 new TopoMatrixImport.Rates(Rate.gigabytesPerSecond(20), Rate.gigabytesPerSecond(27), Rate.gigabytesPerSecond(40))));
+        only(() -> Measured.parseLog(List.of(text.split("\n")), "f.txt"));
+        only(() -> CalibrationSet.read(new StringReader(text), "f.csv"));
+        only(() -> TextFile.decode(text.getBytes(StandardCharsets.ISO_8859_1), "f.bin"));
     }
 
     private static void only(Runnable parse) {

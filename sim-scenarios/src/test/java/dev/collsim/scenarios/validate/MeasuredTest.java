@@ -29,6 +29,14 @@ class MeasuredTest {
                 "a2a.txt").get(65536L), 0);
     }
 
+    /** nccl-tests -b 0 prints a 0-byte line that times the launch alone: skipped, not an error. */
+    @Test
+    void zeroByteLinesAreSkipped() {
+        var m = Measured.parseLog(List.of("     0   0   float   sum   -1   0.50   0.00   0.00   0   0.40   0.00   0.00   0",
+                "  1024  256  float  sum  -1  12.50  0.08  0.08  0  12.40  0.08  0.08  0"), "zero.txt");
+        assertEquals(List.of(1024L), List.copyOf(m.keySet()));
+    }
+
     @Test
     void badInputNamesFileAndLine() {
         InputException e = assertThrows(InputException.class,

@@ -55,13 +55,13 @@ public final class Doc {
     }
 
     public InputException error(String problem) {
-        return new InputException(file + ":" + line() + ": " + path + ": " + problem);
+        return new InputException(file + ":" + line() + ": " + (path.isEmpty() ? "" : path + ": ") + problem);
     }
 
     /** The fields of a mapping, each checked against the allowed names (null: any name, checked by the caller). */
     public Map<String, Doc> fields(Set<String> allowed) {
         if (!(node instanceof MappingNode map)) {
-            throw error(allowed == null ? "expected a mapping" : "expected a mapping of " + String.join(", ", allowed));
+            throw error(allowed == null ? "expected a mapping" : "expected a mapping of " + String.join(", ", new java.util.TreeSet<>(allowed)));
         }
         Map<String, Doc> out = new LinkedHashMap<>();
         for (NodeTuple t : map.getValue()) {
@@ -71,7 +71,7 @@ public final class Doc {
             String name = key.getValue();
             Doc value = new Doc(file, t.getValueNode(), path.isEmpty() ? name : path + "." + name);
             if (allowed != null && !allowed.contains(name)) {
-                throw new Doc(file, key, value.path).error("unknown field; expected one of " + String.join(", ", allowed));
+                throw new Doc(file, key, value.path).error("unknown field; expected one of " + String.join(", ", new java.util.TreeSet<>(allowed)));
             }
             if (out.put(name, value) != null) {
                 throw value.error("given twice");
@@ -128,8 +128,9 @@ public final class Doc {
 
     /** Parses the value with a parser that throws the project's errors, and adds where. */
     public <T> T parse(java.util.function.Function<String, T> parser) {
+        String text = text();
         try {
-            return parser.apply(text());
+            return parser.apply(text);
         } catch (InputException e) {
             throw error(e.getMessage());
         }

@@ -32,7 +32,9 @@ import javax.xml.stream.XMLStreamReader;
  */
 public final class NcclXmlImport {
     private static final String NVSWITCH_CLASS = "0x068000";
-    private static final Pattern SPEED = Pattern.compile("\\s*([0-9.]+)\\s*GT/s.*");
+    private static final Pattern SPEED = Pattern.compile("\\s*(\\d{1,3}(\\.\\d+)?)\\s*GT/s.*");
+    /** More than any GPU has (18 on Hopper and Blackwell): a larger count is a corrupt dump. */
+    private static final int MAX_NVLINKS = 64;
 
     /**
      * @param gpu        the GPU model, or null to take it from the dump's {@code sm}
@@ -108,8 +110,20 @@ public final class NcclXmlImport {
                 String target = nv.attribute(file, "target").toLowerCase(Locale.ROOT);
                 if (NVSWITCH_CLASS.equals(nv.attributes.get("tclass"))) {
                     toSwitch += count;
+                    if (toSwitch > MAX_NVLINKS) {
+                        throw new InputException(file + ":" + nv.line + ": " + name + "'s NVLinks to NVSwitches add up to " + toSwitch
+                                + "; no GPU has more than " + MAX_NVLINKS);
+                    }
                 } else if (gpuByBusId.containsKey(target)) {
                     String other = gpuByBusId.get(target);
+                    if (other.equals(name)) {
+                        throw new InputException(file + ":" + nv.line + ": <nvlink target=\"" + target + "\"> is " + name + " itself");
+                    }
+                    int back = nvlinksTo(gpus.get(Integer.parseInt(other.substring(3))), busIdOf(name));
+                    if (back != count) {
+                        throw new InputException(file + ":" + nv.line + ": " + name + " lists " + count + " NVLink(s) to " + other
+                                + " but " + other + " lists " + back + " back; NCCL writes both sides of a pair");
+                    }
                     if (Integer.parseInt(other.substring(3)) > g.getKey()) { // each side lists the pair; write it once
                         ImportedYaml.link(links, name, other, perNvlink.times(count), "250ns", gpu.nvlink().label() + " x" + count);
                     }
@@ -134,16 +148,35 @@ public final class NcclXmlImport {
         return sb.append("links:\n").append(links).toString();
     }
 
+    private int nvlinksTo(Element gpu, String busId) {
+        return gpu.all("nvlink").stream().filter(nv -> busId.equals(nv.attributes.getOrDefault("target", "").trim().toLowerCase(Locale.ROOT)))
+                .mapToInt(this::count).sum();
+    }
+
+    private String busIdOf(String gpuName) {
+        return gpuByBusId.entrySet().stream().filter(e -> e.getValue().equals(gpuName)).findFirst().orElseThrow().getKey();
+    }
+
     private void visit(Element pci, String parent) {
         List<Element> gpu = pci.all("gpu");
+        if (gpu.size() > 1) {
+            throw new InputException(file + ":" + gpu.get(1).line + ": a second <gpu> in one <pci>; NCCL writes one GPU per PCI function");
+        }
         if (!gpu.isEmpty()) {
             Element g = gpu.get(0);
             int dev = integer(g, "dev");
+            if (dev < 0) {
+                throw new InputException(file + ":" + g.line + ": <gpu> dev=\"" + dev + "\": expected 0 or more");
+            }
             String name = "gpu" + dev;
             if (gpus.put(dev, g) != null) {
                 throw new InputException(file + ":" + g.line + ": GPU dev=\"" + dev + "\" appears twice");
             }
-            gpuByBusId.put(pci.attribute(file, "busid").toLowerCase(Locale.ROOT), name);
+            String busId = pci.attribute(file, "busid").toLowerCase(Locale.ROOT);
+            String before = gpuByBusId.put(busId, name);
+            if (before != null) {
+                throw new InputException(file + ":" + pci.line + ": busid \"" + busId + "\" again (" + before + " has it)");
+            }
             ImportedYaml.link(links, name, parent, pcieRate(pci), "500ns", "PCIe");
         } else if (pci.holdsGpu()) {
             String name = "pcie" + switches++;
@@ -164,7 +197,13 @@ public final class NcclXmlImport {
             throw new InputException(file + ":" + pci.line + ": link_speed '" + pci.attributes.get("link_speed")
                     + "': expected e.g. '32.0 GT/s PCIe' (or give --pcie-rate)");
         }
-        return PcieGeneration.effectiveRate(Double.parseDouble(m.group(1)), integer(pci, "link_width"));
+        double speed = Double.parseDouble(m.group(1));
+        int width = integer(pci, "link_width");
+        if (!(speed > 0) || width < 1 || width > 32) {
+            throw new InputException(file + ":" + pci.line + ": <pci> link_speed \"" + pci.attributes.get("link_speed") + "\" link_width=\""
+                    + width + "\": expected a positive speed and a width of 1 to 32 lanes (or give --pcie-rate)");
+        }
+        return PcieGeneration.effectiveRate(speed, width);
     }
 
     private GpuModel model(Element gpu) {
@@ -180,8 +219,8 @@ public final class NcclXmlImport {
 
     private int count(Element nvlink) {
         int c = integer(nvlink, "count");
-        if (c < 1) {
-            throw new InputException(file + ":" + nvlink.line + ": count=\"" + c + "\": expected 1 or more");
+        if (c < 1 || c > MAX_NVLINKS) {
+            throw new InputException(file + ":" + nvlink.line + ": count=\"" + c + "\": expected 1 to " + MAX_NVLINKS);
         }
         return c;
     }
@@ -207,6 +246,10 @@ public final class NcclXmlImport {
             Element root = null;
             while (r.hasNext()) {
                 int event = r.next();
+                if (event == XMLStreamConstants.DTD) {
+                    throw new InputException(file + ":" + r.getLocation().getLineNumber()
+                            + ": a DOCTYPE; NCCL's dumps have none, and collsim reads no DTD or entity");
+                }
                 if (event == XMLStreamConstants.START_ELEMENT) {
                     Map<String, String> attributes = new LinkedHashMap<>();
                     for (int i = 0; i < r.getAttributeCount(); i++) {

@@ -21,6 +21,8 @@ import java.util.regex.Pattern;
  */
 public final class TopoMatrixImport {
     private static final Pattern NV = Pattern.compile("NV(\\d+)");
+    /** More than any GPU has (18 on Hopper and Blackwell): a larger count is a typo. */
+    private static final int MAX_NVLINKS = 64;
     private static final List<String> LABELS = List.of("X", "PIX", "PXB", "PHB", "NODE", "SYS");
 
     /**
@@ -43,7 +45,17 @@ public final class TopoMatrixImport {
                     if (!t.matches("GPU\\d+")) {
                         break;
                     }
+                    if (!t.equals("GPU" + gpus.size())) {
+                        throw new InputException(file + ":" + (i + 1) + ": header column " + (gpus.size() + 1) + " is " + t
+                                + "; expected GPU" + gpus.size() + " (the GPUs in order, each once)");
+                    }
                     gpus.add(t);
+                }
+                for (int k = gpus.size(); k < tokens.length; k++) {
+                    if (tokens[k].matches("GPU\\d+")) {
+                        throw new InputException(file + ":" + (i + 1) + ": " + tokens[k] + " after " + tokens[gpus.size()]
+                                + "; nvidia-smi prints the GPU columns first, then NICs and affinities");
+                    }
                 }
             }
         }
@@ -74,6 +86,11 @@ public final class TopoMatrixImport {
                 if (!LABELS.contains(l) && !NV.matcher(l).matches()) {
                     throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " to " + gpus.get(j) + ": unknown label '"
                             + l + "'; expected X, NV#, PIX, PXB, PHB, NODE or SYS");
+                }
+                Matcher nv = NV.matcher(l);
+                if (nv.matches() && (nv.group(1).length() > 3 || Integer.parseInt(nv.group(1)) < 1 || Integer.parseInt(nv.group(1)) > MAX_NVLINKS)) {
+                    throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " to " + gpus.get(j) + ": '" + l
+                            + "': expected NV1 to NV" + MAX_NVLINKS + " (the count of NVLinks)");
                 }
                 if ((j == row) != l.equals("X")) {
                     throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " to " + gpus.get(j) + ": 'X' belongs on the diagonal only");

@@ -1,5 +1,6 @@
 package dev.collsim.topologies.file;
 
+import dev.collsim.core.input.TextFile;
 import dev.collsim.core.fabric.Capability;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
@@ -10,10 +11,7 @@ import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.systems.FabricSystem;
-import java.io.IOException;
 import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,11 +43,7 @@ public final class TopologyFile {
 
     /** The file's system, checked: its communicator builds. */
     public static FabricSystem loadSystem(Path path) {
-        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
-            return readSystem(reader, path.toString());
-        } catch (IOException e) {
-            throw new InputException(path + ": cannot read (" + e.getMessage() + ")");
-        }
+        return readSystem(new java.io.StringReader(TextFile.read(path)), path.toString());
     }
 
     public static Communicator read(Reader reader, String file) {

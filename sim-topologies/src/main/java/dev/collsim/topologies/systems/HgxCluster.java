@@ -49,6 +49,9 @@ public final class HgxCluster {
         return build(preset, nodes, gpusPerNode, network, WhatIf.NONE);
     }
 
+    /** The largest cluster built: four times the 16,384 GPUs of the scale study (docs/performance.md), still minutes. */
+    public static final int MAX_GPUS = 65_536;
+
     /** A system changed by what-if knobs (see {@link WhatIf}). */
     public static Communicator build(SystemPreset preset, int nodes, int gpusPerNode, NetworkPreset network, WhatIf whatIf) {
         if (preset.pcieServer() != null) {
@@ -58,6 +61,10 @@ public final class HgxCluster {
             throw new InputException("--nodes " + nodes + ": expected 1 or more");
         }
         preset.gpusPerNode(gpusPerNode);
+        if ((long) nodes * gpusPerNode > MAX_GPUS) {
+            throw new InputException("--nodes " + nodes + ": " + (long) nodes * gpusPerNode + " GPUs; collsim builds fabrics of up to "
+                    + MAX_GPUS + " GPUs");
+        }
         GpuModel gpu = preset.gpu();
         NvLinkGeneration nvlink = gpu.nvlink();
         Rate bundle = nvlink.effectiveRate().times(gpu.nvlinks() * whatIf.rate(WhatIf.LinkClass.NVLINK));

@@ -129,7 +129,9 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
             } catch (IllegalArgumentException e) {
                 throw new InputException(flag + " '" + kv[0].trim() + "': unknown link class; expected nvlink, pcie or network");
             }
-            out.put(c, positiveFactor(flag, item, kv[1], ""));
+            if (out.put(c, positiveFactor(flag, item, kv[1], "")) != null) {
+                throw new InputException(flag + " '" + text + "': " + c.name().toLowerCase(Locale.ROOT) + " given twice; give each class once");
+            }
         }
         return out;
     }
