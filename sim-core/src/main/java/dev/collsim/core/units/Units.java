@@ -105,7 +105,11 @@ public final class Units {
         if (m.group(2).isEmpty()) {
             throw new InputException("'" + text.trim() + "' has no unit; add one of " + help);
         }
-        return new Quantity(new BigDecimal(m.group(1)), m.group(2));
+        try {
+            return new Quantity(new BigDecimal(m.group(1)), m.group(2));
+        } catch (NumberFormatException e) {
+            throw new InputException("'" + text.trim() + "': the number is out of range (" + e.getMessage() + ")"); // 1e3091048576
+        }
     }
 
     private static InputException unknownUnit(String text, String unit, String what, String help) {

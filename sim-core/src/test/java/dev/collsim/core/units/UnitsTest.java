@@ -68,4 +68,15 @@ class UnitsTest {
         assertEquals("1.5us", TimeSpan.parse("1.5us").toString());
         assertEquals("50GB/s", Rate.parse("400Gb/s").toString());
     }
+
+    /** Found by fuzzing: an exponent beyond BigDecimal's range was a NumberFormatException; a rate above 1 PB/s overflows products. */
+    @Test
+    void outOfRangeNumbersAreInputErrors() {
+        InputException huge = assertThrows(InputException.class, () -> Rate.parse("41e3091048576GB/s"));
+        assertTrue(huge.getMessage().contains("out of range"), huge.getMessage());
+        assertThrows(InputException.class, () -> TimeSpan.parse("1e3091048576us"));
+        assertThrows(InputException.class, () -> DataSize.parse("1e3091048576MiB"));
+        InputException absurd = assertThrows(InputException.class, () -> Rate.parse("1e299GB/s"));
+        assertTrue(absurd.getMessage().contains("beyond any link"), absurd.getMessage());
+    }
 }

@@ -8,6 +8,7 @@ import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -20,19 +21,26 @@ class SimulatorPropertiesTest {
         return c.simulate(plan, null, false).durationPicos() / 1e6;
     }
 
-    /** A ring all_reduce sends 2 (n-1)/n of the buffer from every GPU: no faster than that over its NVLink bundle. */
+    /**
+     * On random NVLink rates and latencies: a ring all_reduce sends 2 (n-1)/n of the buffer from every
+     * GPU, no faster than its NVLink bundle carries it, and takes 2 (n-1) steps, each crossing the route.
+     */
     @Test
-    void neverBelowTheBandwidthBound() {
+    void neverBelowTheBandwidthAndLatencyBounds() {
         Random r = new Random(20261129);
         for (int i = 0; i < CASES; i++) {
             int gpus = 2 + r.nextInt(7);
-            long bytes = (1024 + (long) (r.nextDouble() * (1L << 30))) / 16 * 16;
-            Communicator c = SystemPreset.HGX_H100.build(1, gpus, null, WhatIf.NONE);
-            double bundle = c.fabric().link(c.fabric().outLinks(c.rankDevices()[0])[0]).rate().bytesPerSecond();
-            double bound = 2.0 * (gpus - 1) / gpus * bytes / bundle * 1e6;
+            long bytes = (16 + (long) (Math.pow(r.nextDouble(), 3) * (1L << 30))) / 16 * 16;
+            WhatIf fabric = WhatIf.NONE.scaledBy(Map.of(WhatIf.LinkClass.NVLINK, 0.05 + 4 * r.nextDouble()),
+                    Map.of(WhatIf.LinkClass.NVLINK, 0.05 + 20 * r.nextDouble()));
+            Communicator c = SystemPreset.HGX_H100.build(1, gpus, null, fabric);
+            int gpu0 = c.rankDevices()[0];
+            double bundle = c.fabric().link(c.fabric().outLinks(gpu0)[0]).rate().bytesPerSecond();
+            double bandwidth = 2.0 * (gpus - 1) / gpus * bytes / bundle * 1e6;
+            double latency = 2.0 * (gpus - 1) * c.fabric().route(gpu0, c.rankDevices()[1]).latencyPicos() / 1e6;
             double t = micros(c, bytes, 0);
-            if (t < bound) {
-                throw new AssertionError(gpus + " GPUs, " + bytes + " B: " + t + " us, below the bound " + bound + " us");
+            if (t < Math.max(bandwidth, latency)) {
+                throw new AssertionError(gpus + " GPUs, " + bytes + " B: " + t + " us, below the bounds " + bandwidth + " / " + latency + " us");
             }
         }
     }
