@@ -101,6 +101,8 @@ public final class ScheduleRunner implements FlowListener {
         this.rankDevice = rankDevice.clone();
         this.rankSwitch = rankSwitch.clone();
         this.rankSharp = rankSharp == null ? null : rankSharp.clone();
+        this.switchGroups = new HubGroup[fabric.devices().size()];
+        this.sharpGroups = new HubGroup[fabric.devices().size()];
     }
 
     public void setObserver(TransferObserver observer) {
@@ -238,33 +240,53 @@ public final class ScheduleRunner implements FlowListener {
         if (sw < 0) {
             throw new IllegalStateException("rank " + head + " has no NVLS switch");
         }
-        int members = 0;
-        for (int s : rankSwitch) {
-            members += s == sw ? 1 : 0;
-        }
+        HubGroup g = hubGroup(switchGroups, rankSwitch, sw);
+        int members = g.ranks.length;
         double data = kind == TransferKind.SWITCH_ALLREDUCE ? bytes * (1 + 1.0 / members) : bytes;
         double legBytes = data / nvls.efficiency();
         double cap = nvls.channelRate().bytesPerSecond() / nvls.efficiency();
-        long latency = 0;
-        for (int r = 0; r < rankSwitch.length; r++) {
-            if (rankSwitch[r] != sw) {
-                continue;
-            }
+        for (int m = 0; m < members; m++) {
+            int r = g.ranks[m];
             boolean up = kind != TransferKind.SWITCH_MULTICAST || r == head;
             boolean down = kind != TransferKind.SWITCH_REDUCE || r == head;
-            Route upRoute = fabric.route(rankDevice[r], sw);
-            Route downRoute = fabric.route(sw, rankDevice[r]);
-            latency = Math.max(latency, upRoute.latencyPicos() + downRoute.latencyPicos());
             if (up) {
-                network.start(upRoute.links(), legBytes, cap, this, t);
+                network.start(g.up[m].links(), legBytes, cap, this, t);
                 legsLeft[t]++;
             }
             if (down) {
-                network.start(downRoute.links(), legBytes, cap, this, t);
+                network.start(g.down[m].links(), legBytes, cap, this, t);
                 legsLeft[t]++;
             }
         }
-        legLatency[t] = latency;
+        legLatency[t] = g.latency;
+    }
+
+    /**
+     * The ranks that hang off one switch (NVLS) or SHARP switch, with their routes up and down and the
+     * slowest round trip: found once per switch, as every operation on it uses them.
+     */
+    private record HubGroup(int[] ranks, Route[] up, Route[] down, long latency) {}
+
+    private final HubGroup[] switchGroups;
+    private final HubGroup[] sharpGroups;
+
+    /** By hub device id. */
+    private HubGroup hubGroup(HubGroup[] cache, int[] rankHub, int hub) {
+        HubGroup g = cache[hub];
+        if (g == null) {
+            int[] ranks = java.util.stream.IntStream.range(0, rankHub.length).filter(r -> rankHub[r] == hub).toArray();
+            Route[] up = new Route[ranks.length];
+            Route[] down = new Route[ranks.length];
+            long latency = 0;
+            for (int m = 0; m < ranks.length; m++) {
+                up[m] = fabric.route(rankDevice[ranks[m]], hub);
+                down[m] = fabric.route(hub, rankDevice[ranks[m]]);
+                latency = Math.max(latency, up[m].latencyPicos() + down[m].latencyPicos());
+            }
+            g = new HubGroup(ranks, up, down, latency);
+            cache[hub] = g;
+        }
+        return g;
     }
 
     /** The route of a point-to-point transfer, looked up once. */
@@ -337,18 +359,13 @@ public final class ScheduleRunner implements FlowListener {
         int sw = rankSharp[schedule.src(t)];
         double legBytes = bytes / sharp.efficiency();
         double cap = sharp.channelRate().bytesPerSecond() / sharp.efficiency();
-        long latency = 0;
-        for (int r = 0; r < rankSharp.length; r++) {
-            if (rankSharp[r] == sw) {
-                Route up = fabric.route(rankDevice[r], sw);
-                Route down = fabric.route(sw, rankDevice[r]);
-                latency = Math.max(latency, up.latencyPicos() + down.latencyPicos());
-                network.start(up.links(), legBytes, cap, this, t);
-                network.start(down.links(), legBytes, cap, this, t);
-                legsLeft[t] += 2;
-            }
+        HubGroup g = hubGroup(sharpGroups, rankSharp, sw);
+        for (int m = 0; m < g.ranks.length; m++) {
+            network.start(g.up[m].links(), legBytes, cap, this, t);
+            network.start(g.down[m].links(), legBytes, cap, this, t);
+            legsLeft[t] += 2;
         }
-        legLatency[t] = latency;
+        legLatency[t] = g.latency;
     }
 
     private void copied(int t) {

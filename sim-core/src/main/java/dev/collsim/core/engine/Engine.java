@@ -27,15 +27,20 @@ public final class Engine {
     // One-shot heap: time, sequence and payload. A payload >= 0 is handler << 32 | argument (an
     // IndexedEvent among the registered few); a payload < 0 is -1 - slot holding a plain Event, or an
     // IndexedEvent and its argument when the registry is full.
-    private long[] onceTime = new long[64];
-    private long[] onceSeq = new long[64];
-    private long[] oncePayload = new long[64];
+    // A 4-ary heap, each entry three adjacent longs (time, sequence, payload): half the levels of a
+    // binary heap, and a node's four children share two cache lines.
+    private long[] once;
     private int onceSize;
+    // While a one-shot event fires, its entry stays at the root, vacant: the first event its handler
+    // schedules takes the root's place with one sift down, instead of a pop and a push.
+    private boolean rootVacant;
 
     /** Handlers get a number while there are this few; others travel in a slot. */
     private static final int MAX_HANDLERS = 32;
     private final IndexedEvent[] handlers = new IndexedEvent[MAX_HANDLERS];
     private int handlerCount;
+    private IndexedEvent lastHandler;
+    private int lastHandlerNumber;
     private Event[] events = new Event[16];
     private IndexedEvent[] slotHandler = new IndexedEvent[16];
     private int[] slotArg = new int[16];
@@ -61,10 +66,7 @@ public final class Engine {
     }
 
     public Engine(int initialCapacity) {
-        int cap = Math.max(4, initialCapacity);
-        onceTime = new long[cap];
-        onceSeq = new long[cap];
-        oncePayload = new long[cap];
+        once = new long[3 * Math.max(4, initialCapacity)];
     }
 
     /** Current simulated time in picoseconds. */
@@ -78,7 +80,7 @@ public final class Engine {
     }
 
     public int pendingCount() {
-        return onceSize + timerSize;
+        return onceSize - (rootVacant ? 1 : 0) + timerSize;
     }
 
     /** Schedules {@code event} once at absolute time {@code time} (not before now). */
@@ -109,6 +111,18 @@ public final class Engine {
 
     /** The handler's number, registering it while there is room; -1 when the registry is full. */
     private int handlerNumber(IndexedEvent handler) {
+        if (handler == lastHandler) { // runs of events of one kind are the rule
+            return lastHandlerNumber;
+        }
+        int found = findHandler(handler);
+        if (found >= 0) {
+            lastHandler = handler;
+            lastHandlerNumber = found;
+        }
+        return found;
+    }
+
+    private int findHandler(IndexedEvent handler) {
         for (int h = 0; h < handlerCount; h++) {
             if (handlers[h] == handler) {
                 return h;
@@ -229,13 +243,13 @@ public final class Engine {
         if (onceSize == 0) {
             return timerTime[0];
         }
-        return timerSize == 0 ? onceTime[0] : Math.min(onceTime[0], timerTime[0]);
+        return timerSize == 0 ? once[0] : Math.min(once[0], timerTime[0]);
     }
 
     /** Fires the earliest pending event. */
     public void fireNext() {
-        boolean timerFirst = onceSize == 0 || (timerSize > 0 && (timerTime[0] < onceTime[0]
-                || (timerTime[0] == onceTime[0] && timerSeq[0] < onceSeq[0])));
+        boolean timerFirst = onceSize == 0 || (timerSize > 0 && (timerTime[0] < once[0]
+                || (timerTime[0] == once[0] && timerSeq[0] < once[1])));
         firedCount++;
         if (timerFirst) {
             int timer = timerId[0];
@@ -244,10 +258,12 @@ public final class Engine {
             timerHandler[timer].fire(timerArg[timer]);
             return;
         }
-        now = onceTime[0];
-        long payload = oncePayload[0];
-        popOnce();
-        if (payload < 0) {
+        now = once[0];
+        long payload = once[2];
+        rootVacant = true;
+        if (payload >= 0) {
+            handlers[(int) (payload >>> 32)].fire((int) payload);
+        } else {
             int slot = (int) (-1L - payload);
             Event event = events[slot];
             IndexedEvent handler = slotHandler[slot];
@@ -260,12 +276,13 @@ public final class Engine {
             } else {
                 handler.fire(arg);
             }
-        } else {
-            handlers[(int) (payload >>> 32)].fire((int) payload);
+        }
+        if (rootVacant) { // the handler scheduled nothing: close the gap (a throwing handler leaves the engine unusable)
+            rootVacant = false;
+            popOnce();
         }
     }
 
-    /** Stops {@link #run()} after the event that is firing now. */
     public void stop() {
         stopped = true;
     }
@@ -285,59 +302,80 @@ public final class Engine {
     // One-shot heap.
 
     private void pushOnce(long time, long payload) {
-        if (onceSize == onceTime.length) {
-            int cap = onceSize * 2;
-            onceTime = Arrays.copyOf(onceTime, cap);
-            onceSeq = Arrays.copyOf(onceSeq, cap);
-            oncePayload = Arrays.copyOf(oncePayload, cap);
-        }
         long seq = nextSeq++;
+        if (rootVacant) {
+            rootVacant = false;
+            siftDownOnce(0, time, seq, payload);
+            return;
+        }
+        if (3 * (onceSize + 1) > once.length) {
+            once = Arrays.copyOf(once, 2 * once.length);
+        }
         int pos = onceSize++;
         while (pos > 0) {
-            int parent = (pos - 1) >>> 1;
-            long pt = onceTime[parent];
-            if (pt < time || (pt == time && onceSeq[parent] < seq)) {
+            int parent = (pos - 1) >>> 2;
+            int pi = 3 * parent;
+            long pt = once[pi];
+            if (pt < time || (pt == time && once[pi + 1] < seq)) {
                 break;
             }
-            onceTime[pos] = pt;
-            onceSeq[pos] = onceSeq[parent];
-            oncePayload[pos] = oncePayload[parent];
+            int i = 3 * pos;
+            once[i] = pt;
+            once[i + 1] = once[pi + 1];
+            once[i + 2] = once[pi + 2];
             pos = parent;
         }
-        onceTime[pos] = time;
-        onceSeq[pos] = seq;
-        oncePayload[pos] = payload;
+        int i = 3 * pos;
+        once[i] = time;
+        once[i + 1] = seq;
+        once[i + 2] = payload;
     }
 
     private void popOnce() {
         int last = --onceSize;
-        if (last == 0) {
-            return;
+        if (last > 0) {
+            int li = 3 * last;
+            siftDownOnce(0, once[li], once[li + 1], once[li + 2]);
         }
-        long t = onceTime[last];
-        long s = onceSeq[last];
-        long p = oncePayload[last];
-        int pos = 0;
-        int half = onceSize >>> 1;
-        while (pos < half) {
-            int child = 2 * pos + 1;
-            int right = child + 1;
-            if (right < onceSize && (onceTime[right] < onceTime[child]
-                    || (onceTime[right] == onceTime[child] && onceSeq[right] < onceSeq[child]))) {
-                child = right;
-            }
-            long ct = onceTime[child];
-            if (t < ct || (t == ct && s < onceSeq[child])) {
+    }
+
+    /** Places (time, seq, payload) at {@code pos} or below, among the first onceSize entries. */
+    private void siftDownOnce(int pos, long t, long s, long p) {
+        long[] h = once;
+        int size = onceSize;
+        while (true) {
+            int first = 4 * pos + 1;
+            if (first >= size) {
                 break;
             }
-            onceTime[pos] = ct;
-            onceSeq[pos] = onceSeq[child];
-            oncePayload[pos] = oncePayload[child];
-            pos = child;
+            int end = Math.min(first + 4, size);
+            int best = first;
+            int bi = 3 * first;
+            long bt = h[bi];
+            long bs = h[bi + 1];
+            for (int c = first + 1; c < end; c++) {
+                int ci = 3 * c;
+                long ct = h[ci];
+                if (ct < bt || (ct == bt && h[ci + 1] < bs)) {
+                    best = c;
+                    bi = ci;
+                    bt = ct;
+                    bs = h[ci + 1];
+                }
+            }
+            if (t < bt || (t == bt && s < bs)) {
+                break;
+            }
+            int i = 3 * pos;
+            h[i] = bt;
+            h[i + 1] = bs;
+            h[i + 2] = h[bi + 2];
+            pos = best;
         }
-        onceTime[pos] = t;
-        onceSeq[pos] = s;
-        oncePayload[pos] = p;
+        int i = 3 * pos;
+        h[i] = t;
+        h[i + 1] = s;
+        h[i + 2] = p;
     }
 
     // Timer heap.
