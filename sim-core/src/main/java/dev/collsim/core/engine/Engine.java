@@ -319,16 +319,17 @@ public final class Engine {
             if (pt < time || (pt == time && once[pi + 1] < seq)) {
                 break;
             }
-            int i = 3 * pos;
-            once[i] = pt;
-            once[i + 1] = once[pi + 1];
-            once[i + 2] = once[pi + 2];
+            put(once, pos, pt, once[pi + 1], once[pi + 2]);
             pos = parent;
         }
+        put(once, pos, time, seq, payload);
+    }
+
+    private static void put(long[] heap, int pos, long time, long seq, long payload) {
         int i = 3 * pos;
-        once[i] = time;
-        once[i + 1] = seq;
-        once[i + 2] = payload;
+        heap[i] = time;
+        heap[i + 1] = seq;
+        heap[i + 2] = payload;
     }
 
     private void popOnce() {
@@ -366,16 +367,10 @@ public final class Engine {
             if (t < bt || (t == bt && s < bs)) {
                 break;
             }
-            int i = 3 * pos;
-            h[i] = bt;
-            h[i + 1] = bs;
-            h[i + 2] = h[bi + 2];
+            put(h, pos, bt, bs, h[bi + 2]);
             pos = best;
         }
-        int i = 3 * pos;
-        h[i] = t;
-        h[i + 1] = s;
-        h[i + 2] = p;
+        put(h, pos, t, s, p);
     }
 
     // Timer heap.

@@ -27,7 +27,15 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        int code;
+        try {
+            code = execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+        } catch (OutOfMemoryError e) {
+            System.err.printf("collsim: out of memory with a Java heap of %d MiB; give it more, e.g. COLLSIM_JAVA_OPTS=-Xmx16g"
+                    + " (docs/performance.md has the sizes of large fabrics)%n", Runtime.getRuntime().maxMemory() >> 20);
+            code = 1;
+        }
+        System.exit(code);
     }
 
     /** Runs the command line with the given streams and returns the exit code (for tests too). */
