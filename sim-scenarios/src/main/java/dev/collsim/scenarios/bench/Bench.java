@@ -70,6 +70,20 @@ public final class Bench {
      * Simple); other algorithms move each rank's data in steps of one protocol step.
      */
     public static double estimateTransfers(BenchSpec spec, Communicator comm) {
+        return estimate(spec, comm, false);
+    }
+
+    /**
+     * About how long the run takes here, in seconds: the transfers at {@link #TRANSFERS_PER_SECOND},
+     * those of NVLS and NVLS-Tree weighted by 2 + nodes / 5, as each of their in-switch operations
+     * starts a flow per GPU and the flows of a rail form one component that every start and end
+     * re-rates (measured: 64 to 1,024 GPUs, docs/performance.md).
+     */
+    public static double estimateSeconds(BenchSpec spec, Communicator comm) {
+        return estimate(spec, comm, true) / TRANSFERS_PER_SECOND;
+    }
+
+    private static double estimate(BenchSpec spec, Communicator comm, boolean weighted) {
         double total = 0;
         int n = comm.nRanks();
         for (long requested : spec.sizes().sizes()) {
@@ -80,14 +94,18 @@ public final class Bench {
             Plan plan = plan(spec, comm, bytes);
             int channels = plan.request().channels();
             long step = plan.request().protocol().stepDataBytes();
+            double transfers;
             if (plan.algo() == dev.collsim.core.nccl.AlgorithmId.RING) {
                 boolean simple = plan.request().protocol() == dev.collsim.core.collective.Protocol.SIMPLE;
                 long chunk = step * (simple ? 4 : 1);
                 double loops = Math.max(1, Math.ceil((double) bytes / channels / ((double) n * chunk)));
-                total += channels * loops * 2.0 * (n - 1) * n * (simple ? 2 : 1);
+                transfers = channels * loops * 2.0 * (n - 1) * n * (simple ? 2 : 1);
             } else {
-                total += (double) n * Math.max(channels, Math.ceil(2.0 * bytes / step));
+                transfers = (double) n * Math.max(channels, Math.ceil(2.0 * bytes / step));
             }
+            boolean inSwitch = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS
+                    || plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS_TREE;
+            total += transfers * (weighted && inSwitch ? 2 + spec.nodes() / 5.0 : 1);
         }
         return total;
     }
@@ -109,7 +127,7 @@ public final class Bench {
      */
     public static void checkNotTooLong(BenchSpec spec, Communicator comm) {
         double transfers = estimateTransfers(spec, comm);
-        double seconds = transfers / TRANSFERS_PER_SECOND;
+        double seconds = estimateSeconds(spec, comm);
         if (seconds > LONG_RUN_SECONDS) {
             throw new InputException(String.format(java.util.Locale.ROOT, "this run would simulate about %.0f million transfers:"
                             + " roughly %.0f minutes and %.0f GB of memory on a machine like this one; add --force to run it,"
