@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 /** Collects devices and links, validates them, then freezes them into a {@link Fabric}. */
 public final class FabricBuilder {
@@ -76,13 +77,22 @@ public final class FabricBuilder {
         // Every pair, not just GPU 0 and each other: GPUs relay only as PXN does, so reaching GPU 0
         // from two GPUs does not join them.
         List<Device> gpus = fabric.devicesOfKind(DeviceKind.GPU);
-        for (Device g : gpus) {
-            boolean[] reached = fabric.reachableFrom(g.id());
-            for (Device other : gpus) {
-                if (other != g && !reached[other.id()]) {
-                    throw new InputException("GPU '" + g.name() + "' has no route to GPU '" + other.name()
-                            + "' through switches, CPUs or NICs");
+        // A search per GPU, on all cores (searches only read the fabric); the first gap in GPU order is reported.
+        int[] firstUnreached = new int[gpus.size()];
+        IntStream.range(0, gpus.size()).parallel().forEach(i -> {
+            boolean[] reached = fabric.reachableFrom(gpus.get(i).id());
+            firstUnreached[i] = -1;
+            for (int j = 0; j < gpus.size(); j++) {
+                if (j != i && !reached[gpus.get(j).id()]) {
+                    firstUnreached[i] = j;
+                    break;
                 }
+            }
+        });
+        for (int i = 0; i < gpus.size(); i++) {
+            if (firstUnreached[i] >= 0) {
+                throw new InputException("GPU '" + gpus.get(i).name() + "' has no route to GPU '" + gpus.get(firstUnreached[i]).name()
+                        + "' through switches, CPUs or NICs");
             }
         }
         return fabric;
