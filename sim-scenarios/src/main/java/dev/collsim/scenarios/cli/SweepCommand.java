@@ -55,19 +55,15 @@ public final class SweepCommand implements Callable<Integer> {
             throw new InputException("--threads " + t + ": expected 1 or more");
         }
         String prefix = out != null ? out : scenario.name() + (shard == null ? "" : ".shard-" + i + "-of-" + n);
-        Sweep sweep;
-        try {
-            sweep = new Sweep(scenario);
-        } catch (InputException e) {
-            throw new InputException(file + ": " + e.getMessage());
-        }
         // The bar is for a person at a terminal; in a log its carriage returns are noise.
-        var progress = System.console() != null ? Sweep.bar(spec.commandLine().getErr()) : (java.util.function.BiConsumer<Integer, Integer>) (d, total) -> { };
+        java.util.function.BiConsumer<Integer, Integer> progress = System.console() != null ? Sweep.bar(spec.commandLine().getErr()) : (d, total) -> { };
+        Sweep sweep;
         int ran;
         try {
+            sweep = new Sweep(scenario);
             ran = sweep.run(Path.of(prefix), i, n, t, Scenarios::run, progress);
         } catch (InputException e) {
-            throw new InputException(e.getMessage().startsWith(file.toString()) ? e.getMessage() : file + ": " + e.getMessage());
+            throw e.in(file.toString()); // the whole sweep's problem, in this file
         }
         if (report != null) {
             OutputOptions.writeHtml(report, () -> {

@@ -121,6 +121,8 @@ public final class Sweep {
         List<Integer> todo = mine.subList(Math.min(doneBefore, mine.size()), mine.size());
         boolean newFile = !Files.exists(csv) || csv.toFile().length() == 0;
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+        String firstError = null;
+        int failed = 0;
         try (BufferedWriter c = Files.newBufferedWriter(csv, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
              BufferedWriter j = Files.newBufferedWriter(jsonl, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
             if (newFile) {
@@ -132,8 +134,6 @@ public final class Sweep {
                 futures.add(pool.submit(() -> row(i, runner)));
             }
             int done = doneBefore;
-            String firstError = null;
-            int failed = 0;
             for (Future<ObjectNode> f : futures) {
                 ObjectNode row = f.get();
                 if (!row.get("error").isNull()) {
@@ -147,14 +147,6 @@ public final class Sweep {
                 j.flush();
                 progress.accept(++done, mine.size());
             }
-            if (newFile && !todo.isEmpty() && failed == todo.size()) {
-                // Every point failed: the options they share are wrong, and a file of error rows helps no one.
-                throw new AllPointsFailed("every point failed, e.g. point " + todo.get(0) + ": " + firstError);
-            }
-            return todo.size();
-        } catch (AllPointsFailed e) {
-            deleteQuietly(csv, jsonl);
-            throw new InputException(e.getMessage());
         } catch (IOException e) {
             throw new InputException(prefix + ": cannot write the results (" + e.getMessage() + ")");
         } catch (InterruptedException e) {
@@ -165,12 +157,12 @@ public final class Sweep {
         } finally {
             pool.shutdownNow();
         }
-    }
-
-    private static final class AllPointsFailed extends RuntimeException {
-        AllPointsFailed(String message) {
-            super(message, null, false, false);
+        if (newFile && !todo.isEmpty() && failed == todo.size()) {
+            // Every point failed: the options they share are wrong, and a file of error rows helps no one.
+            deleteQuietly(csv, jsonl);
+            throw new InputException("every point failed, e.g. point " + todo.get(0) + ": " + firstError);
         }
+        return todo.size();
     }
 
     private static void deleteQuietly(Path... files) {
