@@ -283,6 +283,7 @@ public final class Engine {
         }
     }
 
+    /** Stops {@link #run()} after the event that is firing now. */
     public void stop() {
         stopped = true;
     }

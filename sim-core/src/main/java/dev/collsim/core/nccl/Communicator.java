@@ -188,7 +188,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
                               java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
         if (plan.algo().custom()) {
             return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule(plan), customCosts.perBlock(),
-                    nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), null, scaled(customCosts.launchLatency(), launchFactor),
+                    nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), null, customCosts.launchLatency().times(launchFactor),
                     observer, checkCapacity, stepJitter, outage);
         }
         Protocol proto = plan.request().protocol();
@@ -196,16 +196,12 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
                 ? nvlsCosts.launchLatency()
                 : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
         return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule(plan), protocolCosts.get(proto),
-                nvlsCosts, sharpCosts, scaled(launch, launchFactor), observer, checkCapacity, stepJitter, outage);
+                nvlsCosts, sharpCosts, launch.times(launchFactor), observer, checkCapacity, stepJitter, outage);
     }
 
     /** The links (both directions) of the connection between two devices, by name; empty if they are not joined. */
     public int[] connection(String a, String b) {
         return fabric.links().stream().filter(l -> new LinkEdit(a, b, 0).joins(fabric.device(l.from()).name(),
                 fabric.device(l.to()).name())).mapToInt(dev.collsim.core.fabric.Link::id).toArray();
-    }
-
-    private static TimeSpan scaled(TimeSpan t, double factor) {
-        return factor == 1 ? t : new TimeSpan(Math.round(t.picos() * factor));
     }
 }

@@ -38,6 +38,11 @@ public record TimeSpan(long picos) implements Comparable<TimeSpan> {
         return picos / (double) PICOS_PER_SECOND;
     }
 
+    /** This span scaled by {@code factor}, to the nearest picosecond. */
+    public TimeSpan times(double factor) {
+        return factor == 1 ? this : new TimeSpan(Math.round(picos * factor));
+    }
+
     public TimeSpan plus(TimeSpan other) {
         return new TimeSpan(Math.addExact(picos, other.picos));
     }

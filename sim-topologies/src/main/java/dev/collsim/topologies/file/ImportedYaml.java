@@ -7,6 +7,9 @@ import java.util.Locale;
 
 /** What the importers write: the topology format's header and its one-line links. */
 final class ImportedYaml {
+    /** NVLinks per GPU above any GPU's (18 on Hopper and Blackwell): a larger count in an import is a typo or a corrupt dump. */
+    static final int MAX_NVLINKS = 64;
+
     private ImportedYaml() {}
 
     /** Writes everything up to and including {@code devices:}. */

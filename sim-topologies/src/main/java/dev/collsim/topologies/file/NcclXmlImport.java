@@ -33,8 +33,6 @@ import javax.xml.stream.XMLStreamReader;
 public final class NcclXmlImport {
     private static final String NVSWITCH_CLASS = "0x068000";
     private static final Pattern SPEED = Pattern.compile("\\s*(\\d{1,3}(\\.\\d+)?)\\s*GT/s.*");
-    /** More than any GPU has (18 on Hopper and Blackwell): a larger count is a corrupt dump. */
-    private static final int MAX_NVLINKS = 64;
 
     /**
      * @param gpu        the GPU model, or null to take it from the dump's {@code sm}
@@ -104,27 +102,29 @@ public final class NcclXmlImport {
         boolean nvswitch = false;
         for (Map.Entry<Integer, Element> g : gpus.entrySet()) {
             String name = "gpu" + g.getKey();
+            String busId = busIdOf(name);
             int toSwitch = 0;
             for (Element nv : g.getValue().all("nvlink")) {
                 int count = count(nv);
                 String target = nv.attribute(file, "target").toLowerCase(Locale.ROOT);
                 if (NVSWITCH_CLASS.equals(nv.attributes.get("tclass"))) {
                     toSwitch += count;
-                    if (toSwitch > MAX_NVLINKS) {
+                    if (toSwitch > ImportedYaml.MAX_NVLINKS) {
                         throw new InputException(file + ":" + nv.line + ": " + name + "'s NVLinks to NVSwitches add up to " + toSwitch
-                                + "; no GPU has more than " + MAX_NVLINKS);
+                                + "; no GPU has more than " + ImportedYaml.MAX_NVLINKS);
                     }
                 } else if (gpuByBusId.containsKey(target)) {
                     String other = gpuByBusId.get(target);
                     if (other.equals(name)) {
                         throw new InputException(file + ":" + nv.line + ": <nvlink target=\"" + target + "\"> is " + name + " itself");
                     }
-                    int back = nvlinksTo(gpus.get(Integer.parseInt(other.substring(3))), busIdOf(name));
+                    int otherDev = Integer.parseInt(other.substring(3));
+                    int back = nvlinksTo(gpus.get(otherDev), busId);
                     if (back != count) {
                         throw new InputException(file + ":" + nv.line + ": " + name + " lists " + count + " NVLink(s) to " + other
                                 + " but " + other + " lists " + back + " back; NCCL writes both sides of a pair");
                     }
-                    if (Integer.parseInt(other.substring(3)) > g.getKey()) { // each side lists the pair; write it once
+                    if (otherDev > g.getKey()) { // each side lists the pair; write it once
                         ImportedYaml.link(links, name, other, perNvlink.times(count), "250ns", gpu.nvlink().label() + " x" + count);
                     }
                 } else {
@@ -219,8 +219,8 @@ public final class NcclXmlImport {
 
     private int count(Element nvlink) {
         int c = integer(nvlink, "count");
-        if (c < 1 || c > MAX_NVLINKS) {
-            throw new InputException(file + ":" + nvlink.line + ": count=\"" + c + "\": expected 1 to " + MAX_NVLINKS);
+        if (c < 1 || c > ImportedYaml.MAX_NVLINKS) {
+            throw new InputException(file + ":" + nvlink.line + ": count=\"" + c + "\": expected 1 to " + ImportedYaml.MAX_NVLINKS);
         }
         return c;
     }

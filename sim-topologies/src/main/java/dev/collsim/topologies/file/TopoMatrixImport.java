@@ -21,8 +21,6 @@ import java.util.regex.Pattern;
  */
 public final class TopoMatrixImport {
     private static final Pattern NV = Pattern.compile("NV(\\d+)");
-    /** More than any GPU has (18 on Hopper and Blackwell): a larger count is a typo. */
-    private static final int MAX_NVLINKS = 64;
     private static final List<String> LABELS = List.of("X", "PIX", "PXB", "PHB", "NODE", "SYS");
 
     /**
@@ -83,14 +81,16 @@ public final class TopoMatrixImport {
             }
             for (int j = 0; j < n; j++) {
                 String l = tokens[j + 1];
-                if (!LABELS.contains(l) && !NV.matcher(l).matches()) {
+                Matcher nv = NV.matcher(l);
+                boolean isNv = nv.matches();
+                if (!LABELS.contains(l) && !isNv) {
                     throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " to " + gpus.get(j) + ": unknown label '"
                             + l + "'; expected X, NV#, PIX, PXB, PHB, NODE or SYS");
                 }
-                Matcher nv = NV.matcher(l);
-                if (nv.matches() && (nv.group(1).length() > 3 || Integer.parseInt(nv.group(1)) < 1 || Integer.parseInt(nv.group(1)) > MAX_NVLINKS)) {
+                int count = isNv && nv.group(1).length() <= 3 ? Integer.parseInt(nv.group(1)) : -1;
+                if (isNv && (count < 1 || count > ImportedYaml.MAX_NVLINKS)) {
                     throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " to " + gpus.get(j) + ": '" + l
-                            + "': expected NV1 to NV" + MAX_NVLINKS + " (the count of NVLinks)");
+                            + "': expected NV1 to NV" + ImportedYaml.MAX_NVLINKS + " (the count of NVLinks)");
                 }
                 if ((j == row) != l.equals("X")) {
                     throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " to " + gpus.get(j) + ": 'X' belongs on the diagonal only");

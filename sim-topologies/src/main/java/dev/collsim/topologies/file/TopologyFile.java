@@ -38,23 +38,34 @@ public final class TopologyFile {
     private TopologyFile() {}
 
     public static Communicator load(Path path) {
-        return loadSystem(path).communicator();
+        return loaded(path).communicator();
     }
 
     /** The file's system, checked: its communicator builds. */
     public static FabricSystem loadSystem(Path path) {
-        return readSystem(new java.io.StringReader(TextFile.read(path)), path.toString());
+        return loaded(path).system();
     }
 
     public static Communicator read(Reader reader, String file) {
-        return readSystem(reader, file).communicator();
+        return parsed(reader, file).communicator();
     }
 
     public static FabricSystem readSystem(Reader reader, String file) {
+        return parsed(reader, file).system();
+    }
+
+    /** A file's system with the communicator of all its ranks, built once to check it and kept. */
+    private record Loaded(FabricSystem system, Communicator communicator) {}
+
+    private static Loaded loaded(Path path) {
+        return parsed(new java.io.StringReader(TextFile.read(path)), path.toString());
+    }
+
+    private static Loaded parsed(Reader reader, String file) {
         return build(Doc.parse(reader, file, "a topology with version, gpu, devices and links"), file);
     }
 
-    private static FabricSystem build(Doc top, String file) {
+    private static Loaded build(Doc top, String file) {
         Map<String, Doc> f = top.fields(TOP);
         Doc version = Doc.required(f, "version", top);
         if (version.integer() != 1) {
@@ -135,11 +146,10 @@ public final class TopologyFile {
         boolean p2p = !f.containsKey("p2p") || f.get("p2p").bool();
         FabricSystem system = system(name, gpu, fabric, gpus, gpuNodes, deviceLine, p2p);
         try {
-            system.communicator();
+            return new Loaded(system, system.communicator());
         } catch (InputException e) {
             throw f.containsKey("p2p") ? f.get("p2p").error(e.getMessage()) : e;
         }
-        return system;
     }
 
     private static FabricSystem system(String name, GpuModel gpu, Fabric fabric, List<Integer> gpus,

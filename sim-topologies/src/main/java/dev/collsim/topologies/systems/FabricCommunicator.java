@@ -80,7 +80,7 @@ public final class FabricCommunicator {
         return new Communicator(name, fabric, ranks, switches, rankNodes, HgxCluster.ringOrders(nodes, ppn), 0, arch, intra,
                 ring, nvlsGraph, ProtocolCostCatalog.costs(arch, TimeSpan.ZERO, TimeSpan.ZERO),
                 nvls ? ProtocolCostCatalog.nvls(arch) : null, null, null, ProtocolCostCatalog.CUSTOM_KERNELS,
-                ProtocolCostCatalog.HOST_LAUNCH, p2p ? null : HostMemory.of(nearestCpus(fabric, ranks), null));
+                ProtocolCostCatalog.HOST_LAUNCH, HostMemory.of(p2p ? null : nearestCpus(fabric, ranks), null));
     }
 
     static boolean isNvlink(Link link) {

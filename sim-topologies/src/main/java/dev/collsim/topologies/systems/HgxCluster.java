@@ -68,9 +68,9 @@ public final class HgxCluster {
         GpuModel gpu = preset.gpu();
         NvLinkGeneration nvlink = gpu.nvlink();
         Rate bundle = nvlink.effectiveRate().times(gpu.nvlinks() * whatIf.rate(WhatIf.LinkClass.NVLINK));
-        TimeSpan nvlinkHop = scale(NvLinkGeneration.HOP_LATENCY, whatIf.latency(WhatIf.LinkClass.NVLINK));
-        TimeSpan pcieHop = scale(PcieGeneration.HOP_LATENCY, whatIf.latency(WhatIf.LinkClass.PCIE));
-        TimeSpan netHop = scale(network.hopLatency(), whatIf.latency(WhatIf.LinkClass.NETWORK));
+        TimeSpan nvlinkHop = NvLinkGeneration.HOP_LATENCY.times(whatIf.latency(WhatIf.LinkClass.NVLINK));
+        TimeSpan pcieHop = PcieGeneration.HOP_LATENCY.times(whatIf.latency(WhatIf.LinkClass.PCIE));
+        TimeSpan netHop = network.hopLatency().times(whatIf.latency(WhatIf.LinkClass.NETWORK));
         Rate pcieRate = pcieRate(preset, whatIf);
         String nvlinkClass = nvlink.label() + " x" + gpu.nvlinks();
         boolean nvls = gpu.arch().nvlsEfficiency() > 0;
@@ -160,11 +160,7 @@ public final class HgxCluster {
                 nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, sharp,
                 sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), new TimeSpan(Math.max(0, netRoute - nvlinkRoute))),
                 ProtocolCostCatalog.CUSTOM_KERNELS,
-                ProtocolCostCatalog.HOST_LAUNCH, rankHost == null ? null : HostMemory.of(null, rankHost));
-    }
-
-    private static TimeSpan scale(TimeSpan t, double factor) {
-        return new TimeSpan(Math.round(t.picos() * factor));
+                ProtocolCostCatalog.HOST_LAUNCH, HostMemory.of(null, rankHost));
     }
 
     private static Rate pcieRate(SystemPreset preset, WhatIf whatIf) {

@@ -36,7 +36,7 @@ public record PcieServer(int sockets, int switchesPerSocket, int gpusPerSwitch, 
         PcieServer layout = preset.pcieServer();
         preset.gpusPerNode(gpus);
         Rate pcie = layout.generation.effectiveRate().times(whatIf.rate(WhatIf.LinkClass.PCIE));
-        TimeSpan hop = new TimeSpan(Math.round(PcieGeneration.HOP_LATENCY.picos() * whatIf.latency(WhatIf.LinkClass.PCIE)));
+        TimeSpan hop = PcieGeneration.HOP_LATENCY.times(whatIf.latency(WhatIf.LinkClass.PCIE));
         String pcieClass = layout.generation.label();
         FabricBuilder b = new FabricBuilder();
         int[] ranks = new int[gpus];

@@ -50,13 +50,15 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
 
     /** These knobs with each class's rate and latency factors multiplied by the given ones (fitted constants, say). */
     public WhatIf scaledBy(Map<LinkClass, Double> rates, Map<LinkClass, Double> latencies) {
-        Map<LinkClass, Double> r = new EnumMap<>(LinkClass.class);
-        r.putAll(rateScale);
-        rates.forEach((c, v) -> r.merge(c, v, (a, b) -> a * b));
-        Map<LinkClass, Double> l = new EnumMap<>(LinkClass.class);
-        l.putAll(latencyScale);
-        latencies.forEach((c, v) -> l.merge(c, v, (a, b) -> a * b));
-        return new WhatIf(nicLineRate, nicsPerGpu, oversubscription, spines, gpuDirect, r, l, linkEdits);
+        return new WhatIf(nicLineRate, nicsPerGpu, oversubscription, spines, gpuDirect, multiplied(rateScale, rates),
+                multiplied(latencyScale, latencies), linkEdits);
+    }
+
+    private static Map<LinkClass, Double> multiplied(Map<LinkClass, Double> base, Map<LinkClass, Double> by) {
+        Map<LinkClass, Double> out = new EnumMap<>(LinkClass.class);
+        out.putAll(base);
+        by.forEach((c, v) -> out.merge(c, v, (a, b) -> a * b));
+        return out;
     }
 
     /** Whether any knob that only a preset system has is set (everything but the link edits). */
