@@ -65,26 +65,19 @@ public final class Bench {
     static final double LONG_RUN_SECONDS = 300;
 
     /**
-     * About how many transfers the run's schedules hold, without building them: a ring moves each
-     * channel's share in loops of n chunks, 2(n-1) steps of n transfers each (two slices a chunk for
-     * Simple); other algorithms move each rank's data in steps of one protocol step.
+     * About how many transfers the run's schedules hold, and about how long they take here: a ring
+     * moves each channel's share in loops of n chunks, 2(n-1) steps of n transfers each (two slices a
+     * chunk for Simple); other algorithms move each rank's data in steps of one protocol step. Time:
+     * the transfers at {@link #TRANSFERS_PER_SECOND}, those of NVLS and NVLS-Tree weighted by
+     * 2 + nodes / 5, as each of their in-switch operations starts a flow per GPU and the flows of a
+     * rail form one component that every start and end re-rates (measured: 64 to 1,024 GPUs,
+     * docs/performance.md).
      */
-    public static double estimateTransfers(BenchSpec spec, Communicator comm) {
-        return estimate(spec, comm, false);
-    }
+    record Estimate(double transfers, double seconds) {}
 
-    /**
-     * About how long the run takes here, in seconds: the transfers at {@link #TRANSFERS_PER_SECOND},
-     * those of NVLS and NVLS-Tree weighted by 2 + nodes / 5, as each of their in-switch operations
-     * starts a flow per GPU and the flows of a rail form one component that every start and end
-     * re-rates (measured: 64 to 1,024 GPUs, docs/performance.md).
-     */
-    public static double estimateSeconds(BenchSpec spec, Communicator comm) {
-        return estimate(spec, comm, true) / TRANSFERS_PER_SECOND;
-    }
-
-    private static double estimate(BenchSpec spec, Communicator comm, boolean weighted) {
+    static Estimate estimate(BenchSpec spec, Communicator comm) {
         double total = 0;
+        double weighted = 0;
         int n = comm.nRanks();
         for (long requested : spec.sizes().sizes()) {
             long bytes = roundedSize(spec, n, requested);
@@ -94,20 +87,21 @@ public final class Bench {
             Plan plan = plan(spec, comm, bytes);
             int channels = plan.request().channels();
             long step = plan.request().protocol().stepDataBytes();
-            double transfers;
+            double planned;
             if (plan.algo() == dev.collsim.core.nccl.AlgorithmId.RING) {
                 boolean simple = plan.request().protocol() == dev.collsim.core.collective.Protocol.SIMPLE;
                 long chunk = step * (simple ? 4 : 1);
                 double loops = Math.max(1, Math.ceil((double) bytes / channels / ((double) n * chunk)));
-                transfers = channels * loops * 2.0 * (n - 1) * n * (simple ? 2 : 1);
+                planned = channels * loops * 2.0 * (n - 1) * n * (simple ? 2 : 1);
             } else {
-                transfers = (double) n * Math.max(channels, Math.ceil(2.0 * bytes / step));
+                planned = (double) n * Math.max(channels, Math.ceil(2.0 * bytes / step));
             }
             boolean inSwitch = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS
                     || plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS_TREE;
-            total += transfers * (weighted && inSwitch ? 2 + spec.nodes() / 5.0 : 1);
+            total += planned;
+            weighted += planned * (inSwitch ? 2 + spec.nodes() / 5.0 : 1);
         }
-        return total;
+        return new Estimate(total, weighted / TRANSFERS_PER_SECOND);
     }
 
     /** Bytes nccl-tests moves for a requested size: whole elements, and for all_gather and reduce_scatter a multiple of the ranks. */
@@ -126,8 +120,9 @@ public final class Bench {
      * with the estimate of transfers, time and memory.
      */
     public static void checkNotTooLong(BenchSpec spec, Communicator comm) {
-        double transfers = estimateTransfers(spec, comm);
-        double seconds = estimateSeconds(spec, comm);
+        Estimate e = estimate(spec, comm);
+        double transfers = e.transfers();
+        double seconds = e.seconds();
         if (seconds > LONG_RUN_SECONDS) {
             throw new InputException(String.format(java.util.Locale.ROOT, "this run would simulate about %.0f million transfers:"
                             + " roughly %.0f minutes and %.0f GB of memory on a machine like this one; add --force to run it,"

@@ -2,9 +2,6 @@ package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.reports.AtomicFiles;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -73,15 +70,11 @@ public final class MergeCommand implements Callable<Integer> {
     }
 
     private static List<String> read(Path f) {
-        try {
-            String text = Files.readString(f, StandardCharsets.UTF_8);
-            if (!text.isEmpty() && !text.endsWith("\n")) {
-                throw new InputException(f + ": its last line is cut short; finish the shard (run its sweep again) before merging");
-            }
-            return text.isEmpty() ? List.of() : List.of(text.split("\n"));
-        } catch (IOException e) {
-            throw new InputException(f + ": cannot read (" + e.getMessage() + ")");
+        String text = dev.collsim.core.input.TextFile.read(f);
+        if (!text.isEmpty() && !text.endsWith("\n")) {
+            throw new InputException(f + ": its last line is cut short; finish the shard (run its sweep again) before merging");
         }
+        return text.isEmpty() ? List.of() : List.of(text.split("\n"));
     }
 
     private static int point(Path f, int line, String row, boolean csv) {
