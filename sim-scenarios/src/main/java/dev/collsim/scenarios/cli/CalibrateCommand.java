@@ -58,6 +58,11 @@ public final class CalibrateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (system.topology != null) {
+            // A topology file's links carry their own rates; the class factors a fit varies do not reach them.
+            throw new InputException("--topology: calibrate fits the link classes of a preset (--system); a topology file's"
+                    + " rates are its own, so fit against the preset and write the fitted rates into the file");
+        }
         TreeMap<Long, Double> measured = new TreeMap<>();
         for (Path log : logs) {
             measured.putAll(Measured.read(log, dev.collsim.core.collective.CollectiveOp.fromName(op)));
