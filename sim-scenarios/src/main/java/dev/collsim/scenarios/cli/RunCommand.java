@@ -2,8 +2,6 @@ package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.scenarios.scenario.Scenario;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,14 +31,11 @@ public final class RunCommand implements Callable<Integer> {
             args.add(scenario.command());
             args.addAll(scenario.args());
         }
-        StringWriter err = new StringWriter();
-        int code = Main.execute(args.toArray(String[]::new), spec.commandLine().getOut(), new PrintWriter(err));
-        String message = err.toString().strip().replaceFirst("^collsim: ", "");
-        if (code == Main.BAD_INPUT) {
+        try {
+            return Scenarios.execute(args, spec.commandLine().getOut(), spec.commandLine().getErr());
+        } catch (InputException e) {
             // The command's complaint is about a value in the file: say which file.
-            throw new InputException(message.startsWith(file.toString()) ? message : file + ": options: " + message);
+            throw e.getMessage().startsWith(file.toString()) ? e : e.in(file + ": options");
         }
-        spec.commandLine().getErr().print(err);
-        return code;
     }
 }

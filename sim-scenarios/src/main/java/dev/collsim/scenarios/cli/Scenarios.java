@@ -24,13 +24,22 @@ final class Scenarios {
     static String run(List<String> args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Main.execute(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
-        if (code == Main.BAD_INPUT) {
-            throw new InputException(err.toString().strip().replaceFirst("^collsim: ", ""));
-        }
+        int code = execute(args, new PrintWriter(out), new PrintWriter(err));
         if (code != 0) {
             throw new IllegalStateException(err.toString().strip());
         }
         return out.toString();
+    }
+
+    /** Runs a command line in this process, printing to {@code out} and {@code err}; bad input is thrown, not printed. */
+    static int execute(List<String> args, PrintWriter out, PrintWriter err) {
+        StringWriter captured = new StringWriter();
+        int code = Main.execute(args.toArray(String[]::new), out, new PrintWriter(captured));
+        if (code == Main.BAD_INPUT) {
+            throw new InputException(captured.toString().strip().replaceFirst("^collsim: ", ""));
+        }
+        err.print(captured);
+        err.flush();
+        return code;
     }
 }
