@@ -17,6 +17,14 @@ import java.util.Arrays;
  * result is the same as resolving each). Latency is not modelled here: a flow ends when its last
  * byte has been sent, and the caller adds the route's latency.
  *
+ * <p>Flows started at the same instant over the same links with the same bytes and rate cap are
+ * held as one flow of that many members: max-min fairness treats such flows alike in every round
+ * (whether a flow is held depends only on its cap and its links), so they always share one rate
+ * and end together. Each member counts on its links as a flow of its own; when the flow ends every
+ * member's listener is told, in the order they started. Collectives start many such flows (every
+ * rank's leg of the switch operations of one step, the same step on channels that share links), and
+ * holding them once cuts the solver's work without changing a rate.
+ *
  * <p>Flow and link state lives in primitive arrays indexed by flow slot and link id; the solver
  * reuses its scratch arrays, so the steady state allocates nothing.
  */
@@ -28,6 +36,8 @@ public final class FlowNetwork {
     private final long[] linkBytesCarried;
     private int[][] linkFlows;
     private final int[] linkFlowCount;
+    /** Members of the flows on each link: what the link's share is divided by. */
+    private final int[] linkMembers;
 
     // Flow slots.
     private double[] remaining;
@@ -39,6 +49,9 @@ public final class FlowNetwork {
     private int[][] posInLink;
     private int[] timer;
     private int[] tag;
+    private int[] members;
+    /** Tags of a flow's members after the first, in the order they started. */
+    private int[][] laterTags;
     private FlowListener[] listener;
     private boolean[] active;
     private int[] freeFlows;
@@ -51,6 +64,12 @@ public final class FlowNetwork {
     private int dirtyCount;
     private final boolean[] linkDirty;
     private boolean resolveScheduled;
+
+    // Flows started at this instant and not yet rated, by what a later start must match to join them.
+    private int[] joinTable = new int[64];
+    private int[] joinStamp = new int[64];
+    private int joinEpoch = 1;
+    private int joinCount;
     private final IndexedEvent completion = this::complete;
     private final Event resolution = this::resolve;
 
@@ -88,6 +107,7 @@ public final class FlowNetwork {
             linkFlows[l] = new int[4];
         }
         linkFlowCount = new int[links];
+        linkMembers = new int[links];
         linkDirty = new boolean[links];
         dirtyLinks = new int[Math.max(4, links)];
         linkStamp = new int[links];
@@ -109,6 +129,7 @@ public final class FlowNetwork {
         return maxUtilisation;
     }
 
+    /** Transfers in flight: every member of every flow. */
     public int activeFlows() {
         return activeCount;
     }
@@ -137,7 +158,8 @@ public final class FlowNetwork {
 
     /**
      * Starts a flow of {@code bytes} over {@code links} (link ids, owned by the caller and not
-     * modified), no faster than {@code maxBytesPerSecond}. Returns the flow's slot number.
+     * modified), no faster than {@code maxBytesPerSecond}. Returns the flow's slot number, shared
+     * with the flows it was found identical to.
      */
     public int start(int[] links, double bytes, double maxBytesPerSecond, FlowListener onDone, int flowTag) {
         if (!(bytes > 0) || links.length == 0) {
@@ -145,6 +167,13 @@ public final class FlowNetwork {
         }
         if (!(maxBytesPerSecond > 0)) {
             throw new IllegalArgumentException("a flow's rate cap must be positive");
+        }
+        activeCount++;
+        int hash = joinHash(links, bytes, maxBytesPerSecond, onDone);
+        int at = findJoin(hash, links, bytes, maxBytesPerSecond, onDone);
+        if (at >= 0 && joinStamp[at] == joinEpoch) {
+            join(joinTable[at], flowTag);
+            return joinTable[at];
         }
         int f = takeFlowSlot();
         remaining[f] = bytes;
@@ -154,9 +183,10 @@ public final class FlowNetwork {
         lastUpdate[f] = engine.now();
         route[f] = links;
         tag[f] = flowTag;
+        members[f] = 1;
         listener[f] = onDone;
         active[f] = true;
-        activeCount++;
+        addJoinable(-at - 1, f, hash);
         if (posInLink[f] == null || posInLink[f].length < links.length) {
             posInLink[f] = new int[links.length];
         }
@@ -167,17 +197,83 @@ public final class FlowNetwork {
             }
             posInLink[f][i] = linkFlowCount[l];
             linkFlows[l][linkFlowCount[l]++] = f;
+            linkMembers[l]++;
             markDirty(l);
         }
         return f;
     }
 
+    /** One more member for flow {@code f}, started at the same instant as it and not yet rated. */
+    private void join(int f, int flowTag) {
+        int later = members[f] - 1;
+        if (laterTags[f] == null || laterTags[f].length == later) {
+            laterTags[f] = laterTags[f] == null ? new int[4] : Arrays.copyOf(laterTags[f], later * 2);
+        }
+        laterTags[f][later] = flowTag;
+        members[f]++;
+        for (int l : route[f]) {
+            linkMembers[l]++;
+            markDirty(l);
+        }
+    }
+
+    private static int joinHash(int[] links, double bytes, double cap, FlowListener onDone) {
+        int h = Arrays.hashCode(links);
+        h = 31 * h + Double.hashCode(bytes);
+        h = 31 * h + Double.hashCode(cap);
+        h = 31 * h + System.identityHashCode(onDone);
+        return h ^ (h >>> 16);
+    }
+
+    /**
+     * The join table's slot holding a flow of this instant that a start with these arguments joins,
+     * or {@code -(free slot) - 1} where such a flow would go.
+     */
+    private int findJoin(int hash, int[] links, double bytes, double cap, FlowListener onDone) {
+        int mask = joinTable.length - 1;
+        for (int i = hash & mask; ; i = (i + 1) & mask) {
+            if (joinStamp[i] != joinEpoch) {
+                return -i - 1;
+            }
+            int f = joinTable[i];
+            if (totalBytes[f] == bytes && rateCap[f] == cap && listener[f] == onDone
+                    && (route[f] == links || Arrays.equals(route[f], links))) {
+                return i;
+            }
+        }
+    }
+
+    private void addJoinable(int at, int f, int hash) {
+        joinTable[at] = f;
+        joinStamp[at] = joinEpoch;
+        if (++joinCount * 2 > joinTable.length) {
+            int[] oldTable = joinTable;
+            int[] oldStamp = joinStamp;
+            joinTable = new int[oldTable.length * 2];
+            joinStamp = new int[oldTable.length * 2];
+            int mask = joinTable.length - 1;
+            for (int i = 0; i < oldTable.length; i++) {
+                if (oldStamp[i] == joinEpoch) {
+                    int g = oldTable[i];
+                    int j = joinHash(route[g], totalBytes[g], rateCap[g], listener[g]) & mask;
+                    while (joinStamp[j] == joinEpoch) {
+                        j = (j + 1) & mask;
+                    }
+                    joinTable[j] = g;
+                    joinStamp[j] = joinEpoch;
+                }
+            }
+        }
+    }
+
     private void complete(int f) {
         int[] links = route[f];
-        long bytes = Math.round(totalBytes[f]);
+        int n = members[f];
+        long bytes = Math.round(totalBytes[f]) * n;
         for (int i = 0; i < links.length; i++) {
             int l = links[i];
             linkBytesCarried[l] += bytes;
+            linkMembers[l] -= n;
             int pos = posInLink[f][i];
             int last = --linkFlowCount[l];
             int moved = linkFlows[l][last];
@@ -195,12 +291,21 @@ public final class FlowNetwork {
         }
         FlowListener onDone = listener[f];
         int flowTag = tag[f];
+        // A listener may start a flow in this slot again; the later tags stay with this flow.
+        int[] later = laterTags[f];
+        laterTags[f] = null;
         active[f] = false;
-        activeCount--;
+        activeCount -= n;
         listener[f] = null;
         route[f] = null;
         freeFlows[freeCount++] = f;
         onDone.transferred(flowTag);
+        for (int i = 0; i < n - 1; i++) {
+            onDone.transferred(later[i]);
+        }
+        if (laterTags[f] == null) {
+            laterTags[f] = later;
+        }
     }
 
     private void markDirty(int l) {
@@ -220,6 +325,13 @@ public final class FlowNetwork {
     /** Recomputes the rates of the component around the links touched at this instant. */
     private void resolve() {
         resolveScheduled = false;
+        if (joinCount > 0) {
+            joinCount = 0;
+            if (++joinEpoch == Integer.MAX_VALUE) {
+                Arrays.fill(joinStamp, 0);
+                joinEpoch = 1;
+            }
+        }
         if (++epoch == Integer.MAX_VALUE) {
             Arrays.fill(linkStamp, 0);
             Arrays.fill(flowStamp, 0);
@@ -293,7 +405,7 @@ public final class FlowNetwork {
         for (int i = 0; i < nLinks; i++) {
             int l = compLinks[i];
             linkRemaining[l] = capacity[l];
-            linkUnfrozen[l] = linkFlowCount[l];
+            linkUnfrozen[l] = linkMembers[l];
         }
         for (int k = 0; k < nFlows; k++) {
             frozen[compFlows[k]] = false;
@@ -341,9 +453,11 @@ public final class FlowNetwork {
                 int f = scratch[k];
                 compFlows[k] = f;
                 newRate[f] = level;
+                int n = members[f];
+                double taken = n == 1 ? level : level * n;
                 for (int l : route[f]) {
-                    linkRemaining[l] -= level;
-                    linkUnfrozen[l]--;
+                    linkRemaining[l] -= taken;
+                    linkUnfrozen[l] -= n;
                 }
             }
             unfrozen = kept;
@@ -355,7 +469,8 @@ public final class FlowNetwork {
             int l = compLinks[i];
             double sum = 0;
             for (int k = 0; k < linkFlowCount[l]; k++) {
-                sum += rate[linkFlows[l][k]];
+                int f = linkFlows[l][k];
+                sum += rate[f] * members[f];
             }
             double utilisation = sum / capacity[l];
             maxUtilisation = Math.max(maxUtilisation, utilisation);
@@ -384,6 +499,8 @@ public final class FlowNetwork {
         posInLink = posInLink == null ? new int[newSize][] : Arrays.copyOf(posInLink, newSize);
         timer = timer == null ? new int[newSize] : Arrays.copyOf(timer, newSize);
         tag = tag == null ? new int[newSize] : Arrays.copyOf(tag, newSize);
+        members = members == null ? new int[newSize] : Arrays.copyOf(members, newSize);
+        laterTags = laterTags == null ? new int[newSize][] : Arrays.copyOf(laterTags, newSize);
         listener = listener == null ? new FlowListener[newSize] : Arrays.copyOf(listener, newSize);
         active = active == null ? new boolean[newSize] : Arrays.copyOf(active, newSize);
         frozen = frozen == null ? new boolean[newSize] : Arrays.copyOf(frozen, newSize);

@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.core.engine.Engine;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -102,5 +105,175 @@ class FlowNetworkTest {
         assertEquals(0, net.activeFlows());
         assertTrue(net.maxUtilisation() <= 1 + 1e-9);
         assertTrue(net.maxUtilisation() > 0.99, "some link should have been saturated");
+    }
+
+    /** Two flows alike in links, bytes and cap, started together: one rate, both told, both counted. */
+    @Test
+    void identicalFlowsStartedTogetherShareOneFlow() {
+        FlowNetwork net = new FlowNetwork(engine, new double[] {30 * GB, 30 * GB});
+        int a = net.start(new int[] {0, 1}, 1e6, Double.MAX_VALUE, record, 1);
+        int b = net.start(new int[] {0, 1}, 1e6, Double.MAX_VALUE, record, 2);
+        int c = net.start(new int[] {0}, 1e6, Double.MAX_VALUE, record, 3);
+        assertEquals(a, b);
+        assertEquals(3, net.activeFlows());
+        engine.runUntil(0);
+        assertEquals(10 * GB, net.rate(a), 1);
+        assertEquals(10 * GB, net.rate(c), 1);
+        engine.run();
+        assertEquals(100_000_000L, finishedAt.get(1));
+        assertEquals(100_000_000L, finishedAt.get(2));
+        assertEquals(100_000_000L, finishedAt.get(3));
+        assertEquals(3_000_000L, net.bytesCarried(0));
+        assertEquals(2_000_000L, net.bytesCarried(1));
+        assertEquals(0, net.activeFlows());
+    }
+
+    /** A flow alike an earlier one but started after the earlier one was rated is a flow of its own. */
+    @Test
+    void aFlowStartedLaterDoesNotJoin() {
+        FlowNetwork net = new FlowNetwork(engine, new double[] {10 * GB});
+        int first = net.start(new int[] {0}, 1e6, Double.MAX_VALUE, record, 1);
+        int[] second = new int[1];
+        engine.schedule(50_000_000L, () -> second[0] = net.start(new int[] {0}, 1e6, Double.MAX_VALUE, record, 2));
+        engine.run();
+        assertTrue(first != second[0] || finishedAt.get(1) < finishedAt.get(2));
+        // The first sends 5e5 alone in 50 us, then both at 5: it ends at 150 us, the second at 200 us.
+        assertEquals(150_000_000L, finishedAt.get(1));
+        assertEquals(200_000_000L, finishedAt.get(2));
+    }
+
+    /**
+     * Random loads with many flows started in identical groups, against max-min fairness recomputed
+     * from scratch over every flow on its own after each start and end: the same end for every flow.
+     */
+    @Test
+    void matchesFromScratchMaxMinWithIdenticalGroups() {
+        for (long seed = 1; seed <= 20; seed++) {
+            Random rnd = new Random(seed);
+            int links = 2 + rnd.nextInt(8);
+            double[] cap = new double[links];
+            for (int l = 0; l < links; l++) {
+                cap[l] = (1 + rnd.nextInt(50)) * GB;
+            }
+            List<int[]> routes = new ArrayList<>();
+            List<double[]> flows = new ArrayList<>(); // start ps, bytes, cap
+            int groups = 5 + rnd.nextInt(40);
+            for (int g = 0; g < groups; g++) {
+                int[] route = rnd.ints(0, links).distinct().limit(1 + rnd.nextInt(Math.min(3, links))).toArray();
+                double start = rnd.nextInt(4) * 10_000_000.0;
+                double bytes = 1 + rnd.nextInt(1_000_000);
+                double rateCap = rnd.nextBoolean() ? Double.MAX_VALUE : (1 + rnd.nextInt(20)) * GB;
+                for (int copies = 1 + rnd.nextInt(4); copies > 0; copies--) {
+                    routes.add(route.clone());
+                    flows.add(new double[] {start, bytes, rateCap});
+                }
+            }
+            Engine eng = new Engine();
+            Map<Integer, Long> ends = new HashMap<>();
+            FlowNetwork net = new FlowNetwork(eng, cap);
+            FlowListener onEnd = tag -> ends.put(tag, eng.now());
+            for (int i = 0; i < flows.size(); i++) {
+                int id = i;
+                double[] f = flows.get(i);
+                eng.schedule((long) f[0], () -> net.start(routes.get(id), f[1], f[2], onEnd, id));
+            }
+            eng.run();
+            double[] expected = FromScratch.ends(cap, routes, flows);
+            for (int i = 0; i < flows.size(); i++) {
+                assertEquals(expected[i], ends.get(i), 2 + expected[i] * 1e-9, "seed " + seed + ", flow " + i);
+            }
+        }
+    }
+
+    /** Max-min fair shares by progressive filling over all flows, recomputed at every start and end. */
+    private static final class FromScratch {
+        static double[] ends(double[] cap, List<int[]> routes, List<double[]> flows) {
+            int n = flows.size();
+            double[] left = new double[n];
+            double[] end = new double[n];
+            boolean[] started = new boolean[n];
+            Arrays.fill(end, -1);
+            double now = 0;
+            while (true) {
+                for (int i = 0; i < n; i++) {
+                    if (!started[i] && flows.get(i)[0] <= now) {
+                        started[i] = true;
+                        left[i] = flows.get(i)[1];
+                    }
+                }
+                double[] rate = rates(cap, routes, flows, started, end);
+                double next = Double.POSITIVE_INFINITY;
+                for (int i = 0; i < n; i++) {
+                    if (!started[i]) {
+                        next = Math.min(next, flows.get(i)[0]);
+                    } else if (end[i] < 0) {
+                        next = Math.min(next, now + left[i] / rate[i] * 1e12);
+                    }
+                }
+                if (next == Double.POSITIVE_INFINITY) {
+                    return end;
+                }
+                for (int i = 0; i < n; i++) {
+                    if (started[i] && end[i] < 0) {
+                        left[i] -= rate[i] * (next - now) / 1e12;
+                        if (left[i] <= flows.get(i)[1] * 1e-9) {
+                            end[i] = next;
+                        }
+                    }
+                }
+                now = next;
+            }
+        }
+
+        private static double[] rates(double[] cap, List<int[]> routes, List<double[]> flows, boolean[] started, double[] end) {
+            int n = flows.size();
+            double[] rate = new double[n];
+            double[] room = cap.clone();
+            boolean[] open = new boolean[n];
+            int openCount = 0;
+            for (int i = 0; i < n; i++) {
+                open[i] = started[i] && end[i] < 0;
+                openCount += open[i] ? 1 : 0;
+            }
+            while (openCount > 0) {
+                int[] users = new int[cap.length];
+                for (int i = 0; i < n; i++) {
+                    for (int l : open[i] ? routes.get(i) : new int[0]) {
+                        users[l]++;
+                    }
+                }
+                double level = Double.POSITIVE_INFINITY;
+                for (int l = 0; l < cap.length; l++) {
+                    if (users[l] > 0) {
+                        level = Math.min(level, room[l] / users[l]);
+                    }
+                }
+                for (int i = 0; i < n; i++) {
+                    if (open[i]) {
+                        level = Math.min(level, flows.get(i)[2]);
+                    }
+                }
+                boolean[] hold = new boolean[n];
+                for (int i = 0; i < n; i++) {
+                    if (open[i]) {
+                        hold[i] = flows.get(i)[2] <= level * (1 + 1e-12);
+                        for (int l : routes.get(i)) {
+                            hold[i] |= room[l] / users[l] <= level * (1 + 1e-12);
+                        }
+                    }
+                }
+                for (int i = 0; i < n; i++) {
+                    if (hold[i]) {
+                        rate[i] = level;
+                        open[i] = false;
+                        openCount--;
+                        for (int l : routes.get(i)) {
+                            room[l] -= level;
+                        }
+                    }
+                }
+            }
+            return rate;
+        }
     }
 }
