@@ -61,8 +61,11 @@ public final class ScheduleRunner implements FlowListener {
     private static final long NEVER = Long.MIN_VALUE;
     private int[] legsLeft;
     private long[] legLatency;
-    private Route[] routes;
-    private final PairRoutes pairRoutes = new PairRoutes();
+    private final PairRoutes pairRoutes;
+    /** Host-staged transfers: GPU to host memory, host memory to GPU, and host to host across nodes. */
+    private final PairRoutes writeRoutes;
+    private final PairRoutes readRoutes;
+    private final PairRoutes networkLegs;
     private final IndexedEvent startHandler = this::start;
     private final IndexedEvent copiedHandler = this::copied;
     private long origin;
@@ -103,6 +106,10 @@ public final class ScheduleRunner implements FlowListener {
         this.rankSharp = rankSharp == null ? null : rankSharp.clone();
         this.switchGroups = new HubGroup[fabric.devices().size()];
         this.sharpGroups = new HubGroup[fabric.devices().size()];
+        this.pairRoutes = new PairRoutes((src, dst) -> fabric.route(this.rankDevice[src], this.rankDevice[dst]));
+        this.writeRoutes = new PairRoutes((src, dst) -> fabric.route(this.rankDevice[src], writeHost(src, dst)));
+        this.readRoutes = new PairRoutes((src, dst) -> fabric.route(readHost(src, dst), this.rankDevice[dst]));
+        this.networkLegs = new PairRoutes(this::networkLeg);
     }
 
     public void setObserver(TransferObserver observer) {
@@ -153,7 +160,6 @@ public final class ScheduleRunner implements FlowListener {
         int n = s.transferCount();
         legsLeft = new int[n];
         legLatency = new long[n];
-        routes = new Route[n];
         origin = engine.now();
         pending = new int[n];
         readyAt = new long[n];
@@ -289,31 +295,36 @@ public final class ScheduleRunner implements FlowListener {
         return g;
     }
 
-    /** The route of a point-to-point transfer, looked up once. */
+    /** The route of a point-to-point transfer. */
     private Route route(int t) {
-        Route r = routes[t];
-        if (r == null) {
-            r = pairRoutes.get(schedule.src(t), schedule.dst(t));
-            routes[t] = r;
-        }
-        return r;
+        return pairRoutes.get(schedule.src(t), schedule.dst(t));
+    }
+
+    /** A route found from a pair of ranks. */
+    private interface PairRoute {
+        Route find(int src, int dst);
     }
 
     /**
-     * Routes between ranks, in an open-addressing table keyed by the rank pair: millions of transfers
-     * look up a few thousand routes, and the fabric's shared cache boxes its keys.
+     * Routes by rank pair, in an open-addressing table: millions of transfers look up a few
+     * thousand routes, and the fabric's shared cache boxes its keys.
      */
-    private final class PairRoutes {
+    private static final class PairRoutes {
+        private final PairRoute find;
         private long[] keys = new long[1024];
         private Route[] values = new Route[1024];
         private int size;
+
+        PairRoutes(PairRoute find) {
+            this.find = find;
+        }
 
         Route get(int src, int dst) {
             long key = ((long) src << 32) | (dst & 0xffffffffL);
             int mask = keys.length - 1;
             for (int i = mix(key) & mask; ; i = (i + 1) & mask) {
                 if (values[i] == null) {
-                    Route r = fabric.route(rankDevice[src], rankDevice[dst]);
+                    Route r = find.find(src, dst);
                     keys[i] = key;
                     values[i] = r;
                     if (++size * 2 > keys.length) {
@@ -345,7 +356,7 @@ public final class ScheduleRunner implements FlowListener {
             }
         }
 
-        private int mix(long key) {
+        private static int mix(long key) {
             long h = key * 0x9E3779B97F4A7C15L;
             return (int) (h ^ (h >>> 32));
         }
@@ -533,21 +544,21 @@ public final class ScheduleRunner implements FlowListener {
     }
 
     /** The host memory a staged transfer is written to: the receiver's inside a node, the sender's across nodes. */
-    private int writeHost(int t) {
-        return route(t).viaNic() ? netHost[schedule.src(t)] : shmHost[schedule.dst(t)];
+    private int writeHost(int src, int dst) {
+        return pairRoutes.get(src, dst).viaNic() ? netHost[src] : shmHost[dst];
     }
 
     /** The host memory a staged transfer is read from, the receiver's. */
-    private int readHost(int t) {
-        return route(t).viaNic() ? netHost[schedule.dst(t)] : shmHost[schedule.dst(t)];
+    private int readHost(int src, int dst) {
+        return pairRoutes.get(src, dst).viaNic() ? netHost[dst] : shmHost[dst];
     }
 
     private Route writeRoute(int t) {
-        return fabric.route(rankDevice[schedule.src(t)], writeHost(t));
+        return writeRoutes.get(schedule.src(t), schedule.dst(t));
     }
 
     private Route readRoute(int t) {
-        return fabric.route(readHost(t), rankDevice[schedule.dst(t)]);
+        return readRoutes.get(schedule.src(t), schedule.dst(t));
     }
 
     /**
@@ -555,8 +566,8 @@ public final class ScheduleRunner implements FlowListener {
      * through, along that route through the network to the receiving NIC, and on to the receiver's
      * host; so each GPU keeps its own NIC (or the peer's its PXN route takes).
      */
-    private int[] networkLinks(int t) {
-        int[] direct = route(t).links();
+    private Route networkLeg(int src, int dst) {
+        int[] direct = pairRoutes.get(src, dst).links();
         int a = 0;
         while (fabric.device(fabric.link(direct[a]).to()).kind() != DeviceKind.NIC) {
             a++;
@@ -565,22 +576,20 @@ public final class ScheduleRunner implements FlowListener {
         while (fabric.device(fabric.link(direct[b]).from()).kind() != DeviceKind.NIC) {
             b--;
         }
-        int[] up = fabric.route(writeHost(t), fabric.link(direct[a]).to()).links();
-        int[] down = fabric.route(fabric.link(direct[b]).from(), readHost(t)).links();
+        int from = netHost[src];
+        int to = netHost[dst];
+        int[] up = fabric.route(from, fabric.link(direct[a]).to()).links();
+        int[] down = fabric.route(fabric.link(direct[b]).from(), to).links();
         int middle = b - a - 1;
         int[] links = new int[up.length + middle + down.length];
         System.arraycopy(up, 0, links, 0, up.length);
         System.arraycopy(direct, a + 1, links, up.length, middle);
         System.arraycopy(down, 0, links, up.length + middle, down.length);
-        return links;
-    }
-
-    private long latencyOf(int[] links) {
-        long sum = 0;
+        long latency = 0;
         for (int l : links) {
-            sum += fabric.link(l).latency().picos();
+            latency += fabric.link(l).latency().picos();
         }
-        return sum;
+        return new Route(from, to, links, latency, true);
     }
 
     /** The data is in the sender's host memory: the sender moves on; across nodes the NICs take it on. */
@@ -597,7 +606,7 @@ public final class ScheduleRunner implements FlowListener {
 
     private void startNetworkLeg(int t) {
         // The NICs' RDMA between host memories: no kernel access, so the link rates apply as they are.
-        int[] links = networkLinks(t);
+        int[] links = networkLegs.get(schedule.src(t), schedule.dst(t)).links();
         if (schedule.bytes(t) == 0) {
             engine.schedule(engine.now(), legEndHandler, 2 * schedule.transferCount() + t);
         } else {
@@ -606,7 +615,7 @@ public final class ScheduleRunner implements FlowListener {
     }
 
     private void networkEnded(int t) {
-        arrived(t, engine.now() + latencyOf(networkLinks(t)) + netLatency + notifyLatency);
+        arrived(t, engine.now() + networkLegs.get(schedule.src(t), schedule.dst(t)).latencyPicos() + netLatency + notifyLatency);
     }
 
     /** The data is in the receiver's host memory, visible to it from {@code visibleAt}. */

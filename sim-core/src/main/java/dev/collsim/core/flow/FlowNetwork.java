@@ -171,7 +171,7 @@ public final class FlowNetwork {
         activeCount++;
         int hash = joinHash(links, bytes, maxBytesPerSecond, onDone);
         int at = findJoin(hash, links, bytes, maxBytesPerSecond, onDone);
-        if (at >= 0 && joinStamp[at] == joinEpoch) {
+        if (at >= 0) {
             join(joinTable[at], flowTag);
             return joinTable[at];
         }
