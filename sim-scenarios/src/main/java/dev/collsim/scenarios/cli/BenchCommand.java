@@ -22,6 +22,7 @@ import dev.collsim.scenarios.bench.BenchReport;
 import dev.collsim.scenarios.bench.BenchRow;
 import dev.collsim.scenarios.bench.BenchTrace;
 import dev.collsim.scenarios.stochastic.Replications;
+import dev.collsim.scenarios.stochastic.Variability;
 import java.util.List;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
@@ -124,11 +125,12 @@ public final class BenchCommand implements Callable<Integer> {
         BenchSpec benchSpec = spec(op, system.system, system.topology, system.nodes, system.gpusPerNode, system.network,
                 whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread, dataType, redop, root, algo, proto, channels,
                 nvls, collnet);
-        if (stochastic.active()) {
+        Variability.Spec variability = stochastic.replicated();
+        if (variability != null) {
             if (links || explainChoice) {
                 throw new InputException("--replications summarises many runs; leave out --links and --explain-choice");
             }
-            Replications.Result r = Replications.bench(benchSpec, stochastic.spec(), stochastic.seed, stochastic.replications);
+            Replications.Result r = Replications.bench(benchSpec, variability, stochastic.seed, stochastic.replications);
             output.emit(r, r.table(), spec.commandLine().getOut());
             return 0;
         }
@@ -189,14 +191,6 @@ public final class BenchCommand implements Callable<Integer> {
                 DataType.fromName(dataType), ReduceOp.fromName(redop), root, sweep,
                 Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
                 Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
-                channels == null ? 0 : channels, onOff("--nvls", nvls), onOff("--collnet", collnet));
-    }
-
-    static boolean onOff(String flag, String value) {
-        return switch (value.toLowerCase(java.util.Locale.ROOT)) {
-            case "on", "1", "true" -> true;
-            case "off", "0", "false" -> false;
-            default -> throw new InputException(flag + " '" + value + "': expected on or off");
-        };
+                channels == null ? 0 : channels, Flags.onOff("--nvls", nvls), Flags.onOff("--collnet", collnet));
     }
 }

@@ -50,16 +50,9 @@ public final class CompareCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (gpus < 1) {
-            throw new InputException("--gpus " + gpus + ": expected 1 or more");
-        }
-        if (context < 1) {
-            throw new InputException("--context " + context + ": expected 1 or more");
-        }
-        int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-        if (t < 1) {
-            throw new InputException("--threads " + t + ": expected 1 or more");
-        }
+        Flags.atLeastOne("--gpus", gpus);
+        Flags.atLeastOne("--context", context);
+        int t = Flags.threads(threads);
         double slo = Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)).picos() / 1e9;
         if (!(slo > 0)) {
             throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");

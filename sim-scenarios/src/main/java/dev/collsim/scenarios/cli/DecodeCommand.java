@@ -12,6 +12,7 @@ import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.TraceWriter;
 import dev.collsim.scenarios.stochastic.Replications;
+import dev.collsim.scenarios.stochastic.Variability;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -99,8 +100,8 @@ public final class DecodeCommand implements Callable<Integer> {
         if (topology != null && (fabrics != null || network != null || gpusPerNode != null)) {
             throw new InputException("--topology describes the whole system; leave out --fabrics, --network and --gpus-per-node");
         }
-        boolean replicated = stochastic.active();
-        if (replicated && (trace != null || fabrics != null)) {
+        Variability.Spec variability = stochastic.replicated();
+        if (variability != null && (trace != null || fabrics != null)) {
             throw new InputException("--replications summarises many steps; leave out --trace and --fabrics");
         }
         if (fabrics != null) {
@@ -120,8 +121,8 @@ public final class DecodeCommand implements Callable<Integer> {
             return 0;
         }
         DecodeSpec decode = spec(config, system, gpusPerNode);
-        if (replicated) {
-            Replications.Result r = Replications.decode(decode, stochastic.spec(), stochastic.seed, stochastic.replications);
+        if (variability != null) {
+            Replications.Result r = Replications.decode(decode, variability, stochastic.seed, stochastic.replications);
             output.emit(r, r.table(), spec.commandLine().getOut());
             return 0;
         }
@@ -141,6 +142,6 @@ public final class DecodeCommand implements Callable<Integer> {
     private DecodeSpec spec(ModelConfig config, String systemName, Integer perNode) {
         String name = topology != null ? java.nio.file.Path.of(topology).getFileName().toString() : systemName;
         return new DecodeSpec(config, name, topology, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
-                AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), BenchCommand.onOff("--cuda-graphs", cudaGraphs));
+                AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), Flags.onOff("--cuda-graphs", cudaGraphs));
     }
 }

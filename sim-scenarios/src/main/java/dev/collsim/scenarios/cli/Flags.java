@@ -14,4 +14,26 @@ final class Flags {
             throw e.in(flag);
         }
     }
+
+    /** An on/off switch: on, off, 1, 0, true or false. */
+    static boolean onOff(String flag, String value) {
+        return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+            case "on", "1", "true" -> true;
+            case "off", "0", "false" -> false;
+            default -> throw new InputException(flag + " '" + value + "': expected on or off");
+        };
+    }
+
+    /** A count that must be 1 or more. */
+    static int atLeastOne(String flag, int value) {
+        if (value < 1) {
+            throw new InputException(flag + " " + value + ": expected 1 or more");
+        }
+        return value;
+    }
+
+    /** {@code --threads}: the cores when not given. */
+    static int threads(Integer threads) {
+        return atLeastOne("--threads", threads == null ? Runtime.getRuntime().availableProcessors() : threads);
+    }
 }

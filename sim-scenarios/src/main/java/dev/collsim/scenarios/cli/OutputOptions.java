@@ -48,11 +48,13 @@ final class OutputOptions {
         emit(format == ReportFormat.JSON ? json(result) : format.render(table), out);
     }
 
+    private static final com.fasterxml.jackson.databind.ObjectWriter JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter();
+
     /** Jackson's indented JSON of a record, with a final newline. */
     static String json(Object value) {
         try {
-            return new com.fasterxml.jackson.databind.ObjectMapper().enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsString(value) + "\n";
+            return JSON.writeValueAsString(value) + "\n";
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -28,16 +28,19 @@ final class StochasticOptions {
             description = "a connection down for a while in each collective (bench), e.g. n0.nic3:leaf3@10us+50us; random-nic@... draws a NIC per replication")
     String outage;
 
-    /** Whether the run is stochastic; the knobs without --replications are an error. */
-    boolean active() {
+    /**
+     * What varies between replications, or null for a single deterministic run; the knobs without
+     * --replications are an error.
+     */
+    Variability.Spec replicated() {
         Variability.Spec spec = spec();
         if (replications == null && spec.stochastic()) {
             throw new InputException("--launch-jitter, --step-jitter, --straggler and --outage vary between replications; give --replications R");
         }
-        return replications != null;
+        return replications == null ? null : spec;
     }
 
-    Variability.Spec spec() {
+    private Variability.Spec spec() {
         double factor = 1;
         int gpu = -1;
         if (straggler != null) {

@@ -50,10 +50,7 @@ public final class SweepCommand implements Callable<Integer> {
             i = Integer.parseInt(parts[0]);
             n = Integer.parseInt(parts[1]);
         }
-        int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-        if (t < 1) {
-            throw new InputException("--threads " + t + ": expected 1 or more");
-        }
+        int t = Flags.threads(threads);
         String prefix = out != null ? out : scenario.name() + (shard == null ? "" : ".shard-" + i + "-of-" + n);
         // The bar is for a person at a terminal; in a log its carriage returns are noise.
         java.util.function.BiConsumer<Integer, Integer> progress = System.console() != null ? Sweep.bar(spec.commandLine().getErr()) : (d, total) -> { };

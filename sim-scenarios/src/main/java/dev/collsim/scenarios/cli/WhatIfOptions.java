@@ -46,12 +46,9 @@ final class WhatIfOptions {
 
     WhatIf toWhatIf() {
         Rate nic = nicBw == null ? null : Flags.parse("--nic-bw", () -> Rate.parse(nicBw));
-        int nics = nicsPerGpu == null ? 0 : nicsPerGpu;
-        if (nicsPerGpu != null && nicsPerGpu < 1) {
-            throw new dev.collsim.core.input.InputException("--nics-per-gpu " + nicsPerGpu + ": expected 1 or more");
-        }
+        int nics = nicsPerGpu == null ? 0 : Flags.atLeastOne("--nics-per-gpu", nicsPerGpu);
         WhatIf knobs = new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), spines,
-                BenchCommand.onOff("--gdr", gdr), WhatIf.parseScales("--scale", scale), WhatIf.parseScales("--scale-latency", scaleLatency),
+                Flags.onOff("--gdr", gdr), WhatIf.parseScales("--scale", scale), WhatIf.parseScales("--scale-latency", scaleLatency),
                 linkEdits());
         if (overrides == null) {
             return knobs;

@@ -9,51 +9,45 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A sweep's result file (CSV with a header, or JSON Lines): what an earlier run left in it. */
+/** A sweep's result file (CSV with a header, or JSON Lines): what an earlier run left in it, read once. */
 final class ResultFile {
-    private ResultFile() {}
+    private final Path file;
+    private final String header;
+    /** The lines that end in a newline; a line cut short after them is not among them. */
+    private final List<String> complete;
+    private final boolean cutShort;
 
-    /** Complete rows in the file (lines ending in a newline, after the header if any); 0 if there is no file. */
-    static int completeRows(Path file, String header) {
-        List<String> lines = completeLines(file);
-        if (header == null || lines.isEmpty()) {
-            return lines.size();
+    /** @param header the CSV header, or null for JSON Lines */
+    ResultFile(Path file, String header) {
+        this.file = file;
+        this.header = header;
+        String text = "";
+        if (Files.exists(file)) {
+            try {
+                text = Files.readString(file, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new InputException(file + ": cannot read (" + e.getMessage() + ")");
+            }
         }
-        if (!lines.get(0).equals(header)) {
+        complete = new ArrayList<>(List.of(text.split("\n", -1)));
+        complete.remove(complete.size() - 1); // after the last newline: empty, or a line cut short
+        cutShort = !text.isEmpty() && !text.endsWith("\n");
+        if (header != null && !complete.isEmpty() && !complete.get(0).equals(header)) {
             throw new InputException(file + ":1: written by another sweep (its columns differ); move it away or choose another --out");
         }
-        return lines.size() - 1;
+    }
+
+    /** Complete rows in the file, after the header if any; 0 if there is no file. */
+    int completeRows() {
+        return header == null || complete.isEmpty() ? complete.size() : complete.size() - 1;
     }
 
     /** Keeps the header and the first {@code rows} rows, dropping the rest (a line cut short, or rows the other file lacks). */
-    static void keep(Path file, String header, int rows) {
-        List<String> lines = completeLines(file);
-        int keep = rows + (header == null || lines.isEmpty() ? 0 : 1);
-        if (lines.size() == keep && endsWithNewlineOrEmpty(file)) {
+    void keep(int rows) {
+        int keep = rows + (header == null || complete.isEmpty() ? 0 : 1);
+        if (complete.size() == keep && !cutShort) {
             return;
         }
-        AtomicFiles.write(file, lines.isEmpty() ? "" : String.join("\n", lines.subList(0, keep)) + (keep == 0 ? "" : "\n"));
-    }
-
-    private static List<String> completeLines(Path file) {
-        if (!Files.exists(file)) {
-            return List.of();
-        }
-        try {
-            String text = Files.readString(file, StandardCharsets.UTF_8);
-            List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));
-            lines.remove(lines.size() - 1); // after the last newline: empty, or a line cut short
-            return lines;
-        } catch (IOException e) {
-            throw new InputException(file + ": cannot read (" + e.getMessage() + ")");
-        }
-    }
-
-    private static boolean endsWithNewlineOrEmpty(Path file) {
-        try {
-            return !Files.exists(file) || Files.size(file) == 0 || Files.readString(file, StandardCharsets.UTF_8).endsWith("\n");
-        } catch (IOException e) {
-            throw new InputException(file + ": cannot read (" + e.getMessage() + ")");
-        }
+        AtomicFiles.write(file, keep == 0 ? "" : String.join("\n", complete.subList(0, keep)) + "\n");
     }
 }

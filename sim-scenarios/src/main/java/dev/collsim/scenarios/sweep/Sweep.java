@@ -111,9 +111,11 @@ public final class Sweep {
         Path csv = Path.of(prefix + ".csv");
         Path jsonl = Path.of(prefix + ".jsonl");
         String header = String.join(",", columns());
-        int doneBefore = Math.min(ResultFile.completeRows(csv, header), ResultFile.completeRows(jsonl, null));
-        ResultFile.keep(csv, header, doneBefore);
-        ResultFile.keep(jsonl, null, doneBefore);
+        ResultFile csvBefore = new ResultFile(csv, header);
+        ResultFile jsonlBefore = new ResultFile(jsonl, null);
+        int doneBefore = Math.min(csvBefore.completeRows(), jsonlBefore.completeRows());
+        csvBefore.keep(doneBefore);
+        jsonlBefore.keep(doneBefore);
         List<Integer> mine = new ArrayList<>();
         for (int i = shard; i < points.size(); i += shards) {
             mine.add(i);
