@@ -61,6 +61,12 @@ public final class Bench {
     static final double TRANSFERS_PER_SECOND = 4e5;
     /** Memory one transfer of a schedule holds, with its dependencies (docs/performance.md). */
     static final double BYTES_PER_TRANSFER = 150;
+    /**
+     * Memory per counted transfer of NVLS and NVLS-Tree, whose counted transfers stand for several
+     * (the in-switch operations, the scatter and gather copies): 2.9 GB peak for 1,024 GPUs at 1 GiB,
+     * 6.1 GB for 2,048 (docs/performance.md).
+     */
+    static final double BYTES_PER_IN_SWITCH_TRANSFER = 700;
     /** Above this estimate a run needs --force. */
     static final double LONG_RUN_SECONDS = 300;
 
@@ -69,15 +75,16 @@ public final class Bench {
      * moves each channel's share in loops of n chunks, 2(n-1) steps of n transfers each (two slices a
      * chunk for Simple); other algorithms move each rank's data in steps of one protocol step. Time:
      * the transfers at {@link #TRANSFERS_PER_SECOND}, those of NVLS and NVLS-Tree weighted by
-     * 2 + nodes / 5, as each of their in-switch operations starts a flow per GPU and the flows of a
-     * rail form one component that every start and end re-rates (measured: 64 to 1,024 GPUs,
-     * docs/performance.md).
+     * 2.5 + nodes / 60, as each of their in-switch operations starts flows on every GPU of a node and
+     * the network flows of a rail form one component that every start and end re-rates (measured: 64
+     * to 2,048 GPUs, docs/performance.md).
      */
-    record Estimate(double transfers, double seconds) {}
+    record Estimate(double transfers, double seconds, double bytes) {}
 
     static Estimate estimate(BenchSpec spec, Communicator comm) {
         double total = 0;
         double weighted = 0;
+        double bytesHeld = 0;
         int n = comm.nRanks();
         for (long requested : spec.sizes().sizes()) {
             long bytes = roundedSize(spec, n, requested);
@@ -99,9 +106,10 @@ public final class Bench {
             boolean inSwitch = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS
                     || plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS_TREE;
             total += planned;
-            weighted += planned * (inSwitch ? 2 + spec.nodes() / 5.0 : 1);
+            weighted += planned * (inSwitch ? 2.5 + spec.nodes() / 60.0 : 1);
+            bytesHeld = Math.max(bytesHeld, planned * (inSwitch ? BYTES_PER_IN_SWITCH_TRANSFER : BYTES_PER_TRANSFER));
         }
-        return new Estimate(total, weighted / TRANSFERS_PER_SECOND);
+        return new Estimate(total, weighted / TRANSFERS_PER_SECOND, bytesHeld);
     }
 
     /** Bytes nccl-tests moves for a requested size: whole elements, and for all_gather and reduce_scatter a multiple of the ranks. */
@@ -127,7 +135,7 @@ public final class Bench {
             throw new InputException(String.format(java.util.Locale.ROOT, "this run would simulate about %.0f million transfers:"
                             + " roughly %.0f minutes and %.0f GB of memory on a machine like this one; add --force to run it,"
                             + " or try fewer --channels, a smaller size or fewer nodes", transfers / 1e6, seconds / 60,
-                    transfers * BYTES_PER_TRANSFER / 1e9));
+                    e.bytes() / 1e9));
         }
     }
 
