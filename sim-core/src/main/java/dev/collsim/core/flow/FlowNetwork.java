@@ -80,6 +80,8 @@ public final class FlowNetwork {
     private int[] compFlows;
     private int[] compLinks;
     private final double[] linkRemaining;
+    /** Room left over unfrozen members, per link, in the current round of filling. */
+    private final double[] linkShare;
     private final int[] linkUnfrozen;
     private double[] newRate;
     private boolean[] frozen;
@@ -113,6 +115,7 @@ public final class FlowNetwork {
         linkStamp = new int[links];
         compLinks = new int[links];
         linkRemaining = new double[links];
+        linkShare = new double[links];
         linkUnfrozen = new int[links];
         allocateFlowSlots(64);
         compFlows = new int[64];
@@ -416,7 +419,9 @@ public final class FlowNetwork {
             for (int i = 0; i < nLinks; i++) {
                 int l = compLinks[i];
                 if (linkUnfrozen[l] > 0) {
-                    level = Math.min(level, linkRemaining[l] / linkUnfrozen[l]);
+                    double share = linkRemaining[l] / linkUnfrozen[l];
+                    linkShare[l] = share;
+                    level = Math.min(level, share);
                 }
             }
             for (int k = 0; k < unfrozen; k++) {
@@ -431,7 +436,7 @@ public final class FlowNetwork {
                 boolean held = rateCap[f] <= threshold;
                 if (!held) {
                     for (int l : route[f]) {
-                        if (linkRemaining[l] / linkUnfrozen[l] <= threshold) {
+                        if (linkShare[l] <= threshold) {
                             held = true;
                             break;
                         }
