@@ -1,8 +1,5 @@
 package dev.collsim.core.collective;
 
-import java.util.HashMap;
-import java.util.Map;
-
 /**
  * Streams of transfers that run in order (a connection, or one warp group of a channel on a rank):
  * each waits until the previous one's sender is free, and for the one {@link Protocol#STEPS}
@@ -10,10 +7,16 @@ import java.util.Map;
  */
 final class Streams {
     private final ScheduleBuilder b;
-    private final Map<Long, IntList> streams = new HashMap<>();
+    // Open addressing from a stream's key to its slot; each slot keeps its last STEPS transfers in a ring.
+    private long[] keys = new long[64];
+    private int[] slotOf = new int[64];
+    private int slots;
+    private int[] recent = new int[32 * Protocol.STEPS];
+    private int[] count = new int[32];
 
     Streams(ScheduleBuilder b) {
         this.b = b;
+        java.util.Arrays.fill(slotOf, -1);
     }
 
     /** A stream key: what kind of stream, on which channel, from which rank to which (-1 for none). */
@@ -23,15 +26,68 @@ final class Streams {
 
     /** Appends transfer {@code t} to the stream {@code key} and returns it. */
     int next(long key, int t) {
-        IntList seq = streams.computeIfAbsent(key, k -> new IntList());
-        if (seq.size() > 0) {
-            b.afterSend(t, seq.get(seq.size() - 1));
+        int s = slot(key);
+        int n = count[s];
+        int base = s * Protocol.STEPS;
+        if (n > 0) {
+            b.afterSend(t, recent[base + (n - 1) % Protocol.STEPS]);
         }
-        if (seq.size() >= Protocol.STEPS) {
-            b.afterDelivery(t, seq.get(seq.size() - Protocol.STEPS));
+        if (n >= Protocol.STEPS) {
+            b.afterDelivery(t, recent[base + n % Protocol.STEPS]); // the one STEPS earlier, about to be overwritten
         }
-        seq.add(t);
+        recent[base + n % Protocol.STEPS] = t;
+        count[s] = n + 1;
         return t;
+    }
+
+    private int slot(long key) {
+        int mask = keys.length - 1;
+        for (int i = mix(key) & mask; ; i = (i + 1) & mask) {
+            if (slotOf[i] < 0) {
+                int s = newSlot();
+                keys[i] = key;
+                slotOf[i] = s;
+                if (slots * 2 > keys.length) {
+                    grow();
+                }
+                return s;
+            }
+            if (keys[i] == key) {
+                return slotOf[i];
+            }
+        }
+    }
+
+    private static int mix(long key) {
+        long h = key * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ (h >>> 32));
+    }
+
+    private int newSlot() {
+        if (slots == count.length) {
+            count = java.util.Arrays.copyOf(count, slots * 2);
+            recent = java.util.Arrays.copyOf(recent, slots * 2 * Protocol.STEPS);
+        }
+        return slots++;
+    }
+
+    private void grow() {
+        long[] oldKeys = keys;
+        int[] oldSlots = slotOf;
+        keys = new long[oldKeys.length * 2];
+        slotOf = new int[oldKeys.length * 2];
+        java.util.Arrays.fill(slotOf, -1);
+        int mask = keys.length - 1;
+        for (int j = 0; j < oldKeys.length; j++) {
+            if (oldSlots[j] >= 0) {
+                int i = mix(oldKeys[j]) & mask;
+                while (slotOf[i] >= 0) {
+                    i = (i + 1) & mask;
+                }
+                keys[i] = oldKeys[j];
+                slotOf[i] = oldSlots[j];
+            }
+        }
     }
 
     /** Checks that every node has the same number of ranks, as NCCL's multi-node algorithms require. */
