@@ -23,6 +23,11 @@ public final class Fabric {
     private final List<Device> devices;
     private final List<Link> links;
     private final int[][] outLinks;
+    // The searches' view of devices and links, unboxed: a large fabric is searched once per GPU.
+    private final DeviceKind[] kind;
+    private final int[] linkFrom;
+    private final int[] linkTo;
+    private final double[] linkRate;
     private final Map<Long, Route> routeCache = new ConcurrentHashMap<>();
 
     Fabric(List<Device> devices, List<Link> links) {
@@ -40,6 +45,10 @@ public final class Fabric {
         for (Link l : links) {
             outLinks[l.from()][counts[l.from()]++] = l.id();
         }
+        kind = devices.stream().map(Device::kind).toArray(DeviceKind[]::new);
+        linkFrom = links.stream().mapToInt(Link::from).toArray();
+        linkTo = links.stream().mapToInt(Link::to).toArray();
+        linkRate = links.stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray();
     }
 
     public List<Device> devices() {
@@ -173,25 +182,31 @@ public final class Fabric {
         double[] width = new double[n];
         hops[from] = 0;
         width[from] = Double.POSITIVE_INFINITY;
-        List<Integer> layer = List.of(from);
-        while (!layer.isEmpty() && (to < 0 || hops[to] < 0)) {
-            List<Integer> next = new ArrayList<>();
-            for (int d : layer) {
+        int[] layer = {from};
+        int layerSize = 1;
+        int[] next = new int[16];
+        while (layerSize > 0 && (to < 0 || hops[to] < 0)) {
+            int nextSize = 0;
+            for (int i = 0; i < layerSize; i++) {
+                int d = layer[i];
                 // PXN: a GPU passes data between its NVSwitch and its PCIe side, either way.
-                boolean pxn = relay && d != from && devices.get(d).kind() == DeviceKind.GPU;
-                DeviceKind entered = pxn ? devices.get(links.get(viaLink[d]).from()).kind() : null;
-                if (d != from && !devices.get(d).kind().forwards() && !pxn) {
+                boolean pxn = relay && d != from && kind[d] == DeviceKind.GPU;
+                DeviceKind entered = pxn ? kind[linkFrom[viaLink[d]]] : null;
+                if (d != from && !kind[d].forwards() && !pxn) {
                     continue;
                 }
                 for (int l : outLinks[d]) {
-                    int reached = links.get(l).to();
-                    if (pxn && !pxnHop(entered, devices.get(reached).kind())) {
+                    int reached = linkTo[l];
+                    if (pxn && !pxnHop(entered, kind[reached])) {
                         continue;
                     }
-                    double w = Math.min(width[d], links.get(l).rate().bytesPerSecond());
+                    double w = Math.min(width[d], linkRate[l]);
                     if (hops[reached] < 0) {
                         hops[reached] = hops[d] + 1;
-                        next.add(reached);
+                        if (nextSize == next.length) {
+                            next = Arrays.copyOf(next, nextSize * 2);
+                        }
+                        next[nextSize++] = reached;
                     } else if (hops[reached] != hops[d] + 1 || w < width[reached]
                             || (w == width[reached] && !(to >= 0 && ecmp(from, to, l, viaLink[reached])))) {
                         continue;
@@ -200,7 +215,10 @@ public final class Fabric {
                     viaLink[reached] = l;
                 }
             }
+            int[] swap = layer;
             layer = next;
+            next = swap.length >= 16 ? swap : new int[16];
+            layerSize = nextSize;
         }
         return hops;
     }
@@ -211,8 +229,7 @@ public final class Fabric {
      * the first path found stays.
      */
     private boolean ecmp(int from, int to, int candidate, int current) {
-        if (devices.get(links.get(candidate).from()).kind() != DeviceKind.NETWORK_SWITCH
-                || devices.get(links.get(current).from()).kind() != DeviceKind.NETWORK_SWITCH) {
+        if (kind[linkFrom[candidate]] != DeviceKind.NETWORK_SWITCH || kind[linkFrom[current]] != DeviceKind.NETWORK_SWITCH) {
             return false;
         }
         return flowHash(from, to, candidate) < flowHash(from, to, current);
