@@ -76,4 +76,62 @@ class FabricTest {
         assertThrows(InputException.class, () -> f.withEdits(List.of(new LinkEdit("g0", "g0", 2))));
         assertThrows(InputException.class, () -> new LinkEdit("g0", "g1", -1));
     }
+
+    /**
+     * Random fabrics with one-way and two-way links: the builder accepts exactly those in which the
+     * search from every GPU reaches every other GPU (its shortcut through one strongly connected
+     * group of switches must never accept a fabric the searches reject, nor reject one they accept).
+     */
+    @Test
+    void acceptsExactlyTheFabricsWhoseGpusAllReachEachOther() {
+        DeviceKind[] kinds = {DeviceKind.GPU, DeviceKind.GPU, DeviceKind.NVSWITCH, DeviceKind.PCIE_SWITCH, DeviceKind.NIC, DeviceKind.CPU};
+        int accepted = 0;
+        int rejected = 0;
+        for (long seed = 1; seed <= 400; seed++) {
+            java.util.Random rnd = new java.util.Random(seed);
+            int n = 3 + rnd.nextInt(8);
+            List<Device> devices = new java.util.ArrayList<>();
+            FabricBuilder b = new FabricBuilder();
+            for (int d = 0; d < n; d++) {
+                DeviceKind k = d < 2 ? DeviceKind.GPU : kinds[rnd.nextInt(kinds.length)];
+                b.addDevice("d" + d, k);
+                devices.add(new Device(d, "d" + d, k, java.util.Set.of()));
+            }
+            List<Link> links = new java.util.ArrayList<>();
+            int wanted = n + rnd.nextInt(2 * n);
+            for (int i = 0; i < wanted; i++) {
+                int from = rnd.nextInt(n);
+                int to = rnd.nextInt(n);
+                if (from == to) {
+                    continue;
+                }
+                boolean duplex = rnd.nextInt(3) > 0;
+                for (int[] ends : duplex ? new int[][] {{from, to}, {to, from}} : new int[][] {{from, to}}) {
+                    b.addLink(ends[0], ends[1], R, L, "x");
+                    links.add(new Link(links.size(), ends[0], ends[1], R, L, "x"));
+                }
+            }
+            Fabric unchecked = new Fabric(devices, links);
+            boolean allReach = true;
+            boolean connected = true;
+            for (Device g : unchecked.devicesOfKind(DeviceKind.GPU)) {
+                boolean[] reached = unchecked.reachableFrom(g.id());
+                for (Device h : unchecked.devicesOfKind(DeviceKind.GPU)) {
+                    allReach &= h == g || reached[h.id()];
+                }
+            }
+            try {
+                b.build();
+                assertTrue(allReach, "seed " + seed + ": accepted, but some GPU does not reach another");
+                accepted++;
+            } catch (InputException e) {
+                connected = !e.getMessage().contains("not connected");
+                if (connected) {
+                    assertTrue(!allReach && e.getMessage().contains("no route"), "seed " + seed + ": " + e.getMessage());
+                    rejected++;
+                }
+            }
+        }
+        assertTrue(accepted > 20 && rejected > 20, accepted + " accepted, " + rejected + " rejected");
+    }
 }
