@@ -305,15 +305,12 @@ public final class ScheduleRunner implements FlowListener {
         Route find(int src, int dst);
     }
 
-    /**
-     * Routes by rank pair, in an open-addressing table: millions of transfers look up a few
-     * thousand routes, and the fabric's shared cache boxes its keys.
-     */
+    /** Routes by rank pair: millions of transfers look up a few thousand routes, and the fabric's shared cache boxes its keys. */
     private static final class PairRoutes {
         private final PairRoute find;
-        private long[] keys = new long[1024];
-        private Route[] values = new Route[1024];
-        private int size;
+        private final LongIntMap index = new LongIntMap();
+        private Route[] found = new Route[64];
+        private int count;
 
         PairRoutes(PairRoute find) {
             this.find = find;
@@ -321,44 +318,16 @@ public final class ScheduleRunner implements FlowListener {
 
         Route get(int src, int dst) {
             long key = ((long) src << 32) | (dst & 0xffffffffL);
-            int mask = keys.length - 1;
-            for (int i = mix(key) & mask; ; i = (i + 1) & mask) {
-                if (values[i] == null) {
-                    Route r = find.find(src, dst);
-                    keys[i] = key;
-                    values[i] = r;
-                    if (++size * 2 > keys.length) {
-                        grow();
-                    }
-                    return r;
-                }
-                if (keys[i] == key) {
-                    return values[i];
-                }
+            int i = index.get(key);
+            if (i >= 0) {
+                return found[i];
             }
-        }
-
-        private void grow() {
-            long[] oldKeys = keys;
-            Route[] oldValues = values;
-            keys = new long[oldKeys.length * 2];
-            values = new Route[oldKeys.length * 2];
-            int mask = keys.length - 1;
-            for (int j = 0; j < oldKeys.length; j++) {
-                if (oldValues[j] != null) {
-                    int i = mix(oldKeys[j]) & mask;
-                    while (values[i] != null) {
-                        i = (i + 1) & mask;
-                    }
-                    keys[i] = oldKeys[j];
-                    values[i] = oldValues[j];
-                }
+            if (count == found.length) {
+                found = Arrays.copyOf(found, count * 2);
             }
-        }
-
-        private static int mix(long key) {
-            long h = key * 0x9E3779B97F4A7C15L;
-            return (int) (h ^ (h >>> 32));
+            found[count] = find.find(src, dst);
+            index.put(key, count);
+            return found[count++];
         }
     }
 

@@ -7,16 +7,14 @@ package dev.collsim.core.collective;
  */
 final class Streams {
     private final ScheduleBuilder b;
-    // Open addressing from a stream's key to its slot; each slot keeps its last STEPS transfers in a ring.
-    private long[] keys = new long[64];
-    private int[] slotOf = new int[64];
+    /** Each stream's slot; a slot keeps the stream's last STEPS transfers in a ring. */
+    private final LongIntMap slotOf = new LongIntMap();
     private int slots;
     private int[] recent = new int[32 * Protocol.STEPS];
     private int[] count = new int[32];
 
     Streams(ScheduleBuilder b) {
         this.b = b;
-        java.util.Arrays.fill(slotOf, -1);
     }
 
     /** A stream key: what kind of stream, on which channel, from which rank to which (-1 for none). */
@@ -41,53 +39,16 @@ final class Streams {
     }
 
     private int slot(long key) {
-        int mask = keys.length - 1;
-        for (int i = mix(key) & mask; ; i = (i + 1) & mask) {
-            if (slotOf[i] < 0) {
-                int s = newSlot();
-                keys[i] = key;
-                slotOf[i] = s;
-                if (slots * 2 > keys.length) {
-                    grow();
-                }
-                return s;
+        int s = slotOf.get(key);
+        if (s < 0) {
+            if (slots == count.length) {
+                count = java.util.Arrays.copyOf(count, slots * 2);
+                recent = java.util.Arrays.copyOf(recent, slots * 2 * Protocol.STEPS);
             }
-            if (keys[i] == key) {
-                return slotOf[i];
-            }
+            s = slots++;
+            slotOf.put(key, s);
         }
-    }
-
-    private static int mix(long key) {
-        long h = key * 0x9E3779B97F4A7C15L;
-        return (int) (h ^ (h >>> 32));
-    }
-
-    private int newSlot() {
-        if (slots == count.length) {
-            count = java.util.Arrays.copyOf(count, slots * 2);
-            recent = java.util.Arrays.copyOf(recent, slots * 2 * Protocol.STEPS);
-        }
-        return slots++;
-    }
-
-    private void grow() {
-        long[] oldKeys = keys;
-        int[] oldSlots = slotOf;
-        keys = new long[oldKeys.length * 2];
-        slotOf = new int[oldKeys.length * 2];
-        java.util.Arrays.fill(slotOf, -1);
-        int mask = keys.length - 1;
-        for (int j = 0; j < oldKeys.length; j++) {
-            if (oldSlots[j] >= 0) {
-                int i = mix(oldKeys[j]) & mask;
-                while (slotOf[i] >= 0) {
-                    i = (i + 1) & mask;
-                }
-                keys[i] = oldKeys[j];
-                slotOf[i] = oldSlots[j];
-            }
-        }
+        return s;
     }
 
     /** Checks that every node has the same number of ranks, as NCCL's multi-node algorithms require. */
