@@ -29,6 +29,8 @@ public final class Fabric {
     private final int[] linkTo;
     private final double[] linkRate;
     private final Map<Long, Route> routeCache = new ConcurrentHashMap<>();
+    /** Each thread's search state, kept between searches: a large fabric is searched tens of thousands of times. */
+    private final ThreadLocal<SearchState> searchState;
 
     Fabric(List<Device> devices, List<Link> links) {
         this.devices = List.copyOf(devices);
@@ -49,6 +51,8 @@ public final class Fabric {
         linkFrom = links.stream().mapToInt(Link::from).toArray();
         linkTo = links.stream().mapToInt(Link::to).toArray();
         linkRate = links.stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray();
+        int n = devices.size();
+        searchState = ThreadLocal.withInitial(() -> new SearchState(n));
     }
 
     public List<Device> devices() {
@@ -147,21 +151,52 @@ public final class Fabric {
     }
 
     private Route searchRoute(int from, int to) {
-        int[] viaLink = new int[devices.size()];
-        if (search(from, to, viaLink, false)[to] >= 0 || search(from, to, viaLink, true)[to] >= 0) {
-            return buildRoute(from, to, viaLink);
+        SearchState s = searchState.get();
+        if (search(from, to, false, s) || search(from, to, true, s)) {
+            return buildRoute(from, to, s.viaLink);
         }
         return null;
     }
 
     /** The devices a route from {@code from} can end at. */
     public boolean[] reachableFrom(int from) {
-        int[] hops = search(from, -1, new int[devices.size()], true);
-        boolean[] reached = new boolean[hops.length];
-        for (int d = 0; d < hops.length; d++) {
-            reached[d] = hops[d] >= 0;
+        SearchState s = searchState.get();
+        search(from, -1, true, s);
+        boolean[] reached = new boolean[devices.size()];
+        for (int i = 0; i < s.reached; i++) {
+            reached[s.queue[i]] = true;
         }
         return reached;
+    }
+
+    /**
+     * What a search leaves: hops to each device (-1 where none is reached), the link each reached
+     * device is entered by, and the reached devices in the order found. Only the entries of reached
+     * devices are set, and the next search resets just those.
+     */
+    private static final class SearchState {
+        final int[] hops;
+        final int[] viaLink;
+        final double[] width;
+        final int[] queue;
+        int reached;
+
+        SearchState(int devices) {
+            hops = new int[devices];
+            viaLink = new int[devices];
+            width = new double[devices];
+            queue = new int[devices];
+            Arrays.fill(hops, -1);
+            Arrays.fill(viaLink, -1);
+        }
+
+        void clear() {
+            for (int i = 0; i < reached; i++) {
+                hops[queue[i]] = -1;
+                viaLink[queue[i]] = -1;
+            }
+            reached = 0;
+        }
     }
 
     /**
@@ -170,25 +205,24 @@ public final class Fabric {
      * route found first, through the lowest link ids. Stops after the layer that reaches {@code to}
      * (with {@code to} -1, explores everything).
      *
-     * @param viaLink filled with the link each reached device is entered by
-     * @param relay   whether a GPU may pass on what an NVSwitch brought it to a PCIe switch or NIC (PXN)
-     * @return hops to each device, -1 where none is reached
+     * @param relay whether a GPU may pass on what an NVSwitch brought it to a PCIe switch or NIC (PXN)
+     * @param s     where the search leaves its hops, links and reached devices
+     * @return whether {@code to} was reached
      */
-    private int[] search(int from, int to, int[] viaLink, boolean relay) {
-        int n = devices.size();
-        Arrays.fill(viaLink, -1);
-        int[] hops = new int[n];
-        Arrays.fill(hops, -1);
-        double[] width = new double[n];
+    private boolean search(int from, int to, boolean relay, SearchState s) {
+        s.clear();
+        int[] hops = s.hops;
+        int[] viaLink = s.viaLink;
+        double[] width = s.width;
+        int[] queue = s.queue;
         hops[from] = 0;
         width[from] = Double.POSITIVE_INFINITY;
-        int[] layer = {from};
-        int layerSize = 1;
-        int[] next = new int[16];
-        while (layerSize > 0 && (to < 0 || hops[to] < 0)) {
-            int nextSize = 0;
-            for (int i = 0; i < layerSize; i++) {
-                int d = layer[i];
+        queue[0] = from;
+        int head = 0;
+        int tail = 1;
+        while (head < tail && (to < 0 || hops[to] < 0)) {
+            for (int layerEnd = tail; head < layerEnd; head++) {
+                int d = queue[head];
                 // PXN: a GPU passes data between its NVSwitch and its PCIe side, either way.
                 boolean pxn = relay && d != from && kind[d] == DeviceKind.GPU;
                 DeviceKind entered = pxn ? kind[linkFrom[viaLink[d]]] : null;
@@ -203,10 +237,7 @@ public final class Fabric {
                     double w = Math.min(width[d], linkRate[l]);
                     if (hops[reached] < 0) {
                         hops[reached] = hops[d] + 1;
-                        if (nextSize == next.length) {
-                            next = Arrays.copyOf(next, nextSize * 2);
-                        }
-                        next[nextSize++] = reached;
+                        queue[tail++] = reached;
                     } else if (hops[reached] != hops[d] + 1 || w < width[reached]
                             || (w == width[reached] && !(to >= 0 && ecmp(from, to, l, viaLink[reached])))) {
                         continue;
@@ -215,12 +246,9 @@ public final class Fabric {
                     viaLink[reached] = l;
                 }
             }
-            int[] swap = layer;
-            layer = next;
-            next = swap.length >= 16 ? swap : new int[16];
-            layerSize = nextSize;
         }
-        return hops;
+        s.reached = tail;
+        return to >= 0 && hops[to] >= 0;
     }
 
     /**
