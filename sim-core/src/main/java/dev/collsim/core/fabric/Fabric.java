@@ -23,7 +23,7 @@ public final class Fabric {
     private final List<Device> devices;
     private final List<Link> links;
     private final int[][] outLinks;
-    // The searches' view of devices and links, unboxed: a large fabric is searched once per GPU.
+    // The searches' view of devices and links, unboxed: a large fabric is searched many thousand times.
     private final DeviceKind[] kind;
     private final int[] linkFrom;
     private final int[] linkTo;
@@ -220,34 +220,37 @@ public final class Fabric {
         queue[0] = from;
         int head = 0;
         int tail = 1;
-        while (head < tail && (to < 0 || hops[to] < 0)) {
-            for (int layerEnd = tail; head < layerEnd; head++) {
-                int d = queue[head];
-                // PXN: a GPU passes data between its NVSwitch and its PCIe side, either way.
-                boolean pxn = relay && d != from && kind[d] == DeviceKind.GPU;
-                DeviceKind entered = pxn ? kind[linkFrom[viaLink[d]]] : null;
-                if (d != from && !kind[d].forwards() && !pxn) {
-                    continue;
-                }
-                for (int l : outLinks[d]) {
-                    int reached = linkTo[l];
-                    if (pxn && !pxnHop(entered, kind[reached])) {
+        try {
+            while (head < tail && (to < 0 || hops[to] < 0)) {
+                for (int layerEnd = tail; head < layerEnd; head++) {
+                    int d = queue[head];
+                    // PXN: a GPU passes data between its NVSwitch and its PCIe side, either way.
+                    boolean pxn = relay && d != from && kind[d] == DeviceKind.GPU;
+                    DeviceKind entered = pxn ? kind[linkFrom[viaLink[d]]] : null;
+                    if (d != from && !kind[d].forwards() && !pxn) {
                         continue;
                     }
-                    double w = Math.min(width[d], linkRate[l]);
-                    if (hops[reached] < 0) {
-                        hops[reached] = hops[d] + 1;
-                        queue[tail++] = reached;
-                    } else if (hops[reached] != hops[d] + 1 || w < width[reached]
-                            || (w == width[reached] && !(to >= 0 && ecmp(from, to, l, viaLink[reached])))) {
-                        continue;
+                    for (int l : outLinks[d]) {
+                        int reached = linkTo[l];
+                        if (pxn && !pxnHop(entered, kind[reached])) {
+                            continue;
+                        }
+                        double w = Math.min(width[d], linkRate[l]);
+                        if (hops[reached] < 0) {
+                            hops[reached] = hops[d] + 1;
+                            queue[tail++] = reached;
+                        } else if (hops[reached] != hops[d] + 1 || w < width[reached]
+                                || (w == width[reached] && !(to >= 0 && ecmp(from, to, l, viaLink[reached])))) {
+                            continue;
+                        }
+                        width[reached] = w;
+                        viaLink[reached] = l;
                     }
-                    width[reached] = w;
-                    viaLink[reached] = l;
                 }
             }
+        } finally {
+            s.reached = tail; // so that the next search resets what this one touched, even after an error
         }
-        s.reached = tail;
         return to >= 0 && hops[to] >= 0;
     }
 
