@@ -63,8 +63,9 @@ public final class Bench {
     static final double BYTES_PER_TRANSFER = 150;
     /**
      * Memory per counted transfer of NVLS and NVLS-Tree, whose counted transfers stand for several
-     * (the in-switch operations, the scatter and gather copies): 2.9 GB peak for 1,024 GPUs at 1 GiB,
-     * 6.1 GB for 2,048 (docs/performance.md).
+     * (the in-switch operations, the scatter and gather copies): peak resident memory of 2.4 GB for
+     * 1,024 GPUs at 1 GiB (4.2 M counted) and 4.9 GB for 2,048 (8.4 M) is about 580 B each, rounded
+     * up to stay on the safe side (docs/performance.md).
      */
     static final double BYTES_PER_IN_SWITCH_TRANSFER = 700;
     /** Above this estimate a run needs --force. */
