@@ -23,6 +23,7 @@ public final class Fabric {
     private final List<Device> devices;
     private final List<Link> links;
     private final int[][] outLinks;
+    private final int[][] inLinks;
     // The searches' view of devices and links, unboxed: a large fabric is searched many thousand times.
     private final DeviceKind[] kind;
     private final int[] linkFrom;
@@ -35,18 +36,8 @@ public final class Fabric {
     Fabric(List<Device> devices, List<Link> links) {
         this.devices = List.copyOf(devices);
         this.links = List.copyOf(links);
-        int[] counts = new int[devices.size()];
-        for (Link l : links) {
-            counts[l.from()]++;
-        }
-        outLinks = new int[devices.size()][];
-        for (int d = 0; d < counts.length; d++) {
-            outLinks[d] = new int[counts[d]];
-            counts[d] = 0;
-        }
-        for (Link l : links) {
-            outLinks[l.from()][counts[l.from()]++] = l.id();
-        }
+        outLinks = linksBy(devices.size(), links, false);
+        inLinks = linksBy(devices.size(), links, true);
         kind = devices.stream().map(Device::kind).toArray(DeviceKind[]::new);
         linkFrom = links.stream().mapToInt(Link::from).toArray();
         linkTo = links.stream().mapToInt(Link::to).toArray();
@@ -156,6 +147,134 @@ public final class Fabric {
             return buildRoute(from, to, s.viaLink);
         }
         return null;
+    }
+
+    /**
+     * Whether one strongly connected group of forwarding devices (switches, CPUs, NICs) has a link
+     * from every GPU and a link to every GPU: then every GPU reaches every other through it, and the
+     * search per GPU (which finds every route through forwarding devices, and more) is not needed.
+     * A cluster's network, or one node's NVSwitch, is such a group.
+     */
+    boolean oneGroupJoinsAllGpus() {
+        int[] group = forwardingGroups();
+        int groups = Arrays.stream(group).max().orElse(-1) + 1;
+        int[] fromGpus = new int[groups];
+        int[] toGpus = new int[groups];
+        int[] lastFrom = new int[groups];
+        int[] lastTo = new int[groups];
+        Arrays.fill(lastFrom, -1);
+        Arrays.fill(lastTo, -1);
+        int gpus = 0;
+        for (int d = 0; d < kind.length; d++) {
+            if (kind[d] != DeviceKind.GPU) {
+                continue;
+            }
+            gpus++;
+            for (int l : outLinks[d]) {
+                int g = group[linkTo[l]];
+                if (g >= 0 && lastFrom[g] != d) {
+                    lastFrom[g] = d;
+                    fromGpus[g]++;
+                }
+            }
+            for (int l : inLinks[d]) {
+                int g = group[linkFrom[l]];
+                if (g >= 0 && lastTo[g] != d) {
+                    lastTo[g] = d;
+                    toGpus[g]++;
+                }
+            }
+        }
+        for (int g = 0; g < groups; g++) {
+            if (fromGpus[g] == gpus && toGpus[g] == gpus) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Strongly connected groups of forwarding devices, over the links between them (Kosaraju's two
+     * depth-first passes); -1 for the devices that do not forward.
+     */
+    private int[] forwardingGroups() {
+        int n = kind.length;
+        boolean[] forwards = new boolean[n];
+        for (int d = 0; d < n; d++) {
+            forwards[d] = kind[d].forwards();
+        }
+        // First pass: forwarding devices in the order their searches finish.
+        int[] finished = new int[n];
+        int finishedCount = 0;
+        boolean[] seen = new boolean[n];
+        int[] stack = new int[n];
+        int[] nextLink = new int[n];
+        for (int start = 0; start < n; start++) {
+            if (!forwards[start] || seen[start]) {
+                continue;
+            }
+            int depth = 0;
+            stack[0] = start;
+            nextLink[0] = 0;
+            seen[start] = true;
+            while (depth >= 0) {
+                int d = stack[depth];
+                if (nextLink[depth] < outLinks[d].length) {
+                    int next = linkTo[outLinks[d][nextLink[depth]++]];
+                    if (forwards[next] && !seen[next]) {
+                        seen[next] = true;
+                        stack[++depth] = next;
+                        nextLink[depth] = 0;
+                    }
+                } else {
+                    finished[finishedCount++] = d;
+                    depth--;
+                }
+            }
+        }
+        // Second pass, against the links, latest finished first: what each search reaches is one group.
+        int[] group = new int[n];
+        Arrays.fill(group, -1);
+        int groups = 0;
+        for (int i = finishedCount - 1; i >= 0; i--) {
+            int root = finished[i];
+            if (group[root] >= 0) {
+                continue;
+            }
+            int top = 0;
+            stack[0] = root;
+            group[root] = groups;
+            while (top >= 0) {
+                int d = stack[top--];
+                for (int l : inLinks[d]) {
+                    int prev = linkFrom[l];
+                    if (forwards[prev] && group[prev] < 0) {
+                        group[prev] = groups;
+                        stack[++top] = prev;
+                    }
+                }
+            }
+            groups++;
+        }
+        return group;
+    }
+
+    /** The ids of the links leaving each device, or with {@code incoming} entering it, in increasing order. */
+    private static int[][] linksBy(int devices, List<Link> links, boolean incoming) {
+        int[] count = new int[devices];
+        for (Link l : links) {
+            count[incoming ? l.to() : l.from()]++;
+        }
+        int[][] byDevice = new int[devices][];
+        for (int d = 0; d < devices; d++) {
+            byDevice[d] = new int[count[d]];
+            count[d] = 0;
+        }
+        for (Link l : links) {
+            int d = incoming ? l.to() : l.from();
+            byDevice[d][count[d]++] = l.id();
+        }
+        return byDevice;
     }
 
     /** The devices a route from {@code from} can end at. */

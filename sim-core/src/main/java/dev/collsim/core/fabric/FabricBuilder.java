@@ -5,7 +5,6 @@ import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -78,7 +77,7 @@ public final class FabricBuilder {
         // Every pair, not just GPU 0 and each other: GPUs relay only as PXN does, so reaching GPU 0
         // from two GPUs does not join them.
         List<Device> gpus = fabric.devicesOfKind(DeviceKind.GPU);
-        if (oneGroupJoinsAllGpus()) {
+        if (fabric.oneGroupJoinsAllGpus()) {
             return fabric;
         }
         // A search per GPU, on all cores (searches only read the fabric); the first gap in GPU order is reported.
@@ -100,137 +99,6 @@ public final class FabricBuilder {
             }
         }
         return fabric;
-    }
-
-    /**
-     * Whether one strongly connected group of forwarding devices (switches, CPUs, NICs) has a link
-     * from every GPU and a link to every GPU: then every GPU reaches every other through it, and the
-     * search per GPU (which finds every route through forwarding devices, and more) is not needed.
-     * A cluster's network, or one node's NVSwitch, is such a group.
-     */
-    private boolean oneGroupJoinsAllGpus() {
-        int[][] out = linksOf(false);
-        int[][] in = linksOf(true);
-        int[] group = forwardingGroups(out, in);
-        int groups = Arrays.stream(group).max().orElse(-1) + 1;
-        int[] fromGpus = new int[groups];
-        int[] toGpus = new int[groups];
-        int[] lastFrom = new int[groups];
-        int[] lastTo = new int[groups];
-        Arrays.fill(lastFrom, -1);
-        Arrays.fill(lastTo, -1);
-        int gpus = 0;
-        for (Device d : devices) {
-            if (d.kind() != DeviceKind.GPU) {
-                continue;
-            }
-            gpus++;
-            for (int l : out[d.id()]) {
-                int g = group[links.get(l).to()];
-                if (g >= 0 && lastFrom[g] != d.id()) {
-                    lastFrom[g] = d.id();
-                    fromGpus[g]++;
-                }
-            }
-            for (int l : in[d.id()]) {
-                int g = group[links.get(l).from()];
-                if (g >= 0 && lastTo[g] != d.id()) {
-                    lastTo[g] = d.id();
-                    toGpus[g]++;
-                }
-            }
-        }
-        for (int g = 0; g < groups; g++) {
-            if (fromGpus[g] == gpus && toGpus[g] == gpus) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Strongly connected groups of forwarding devices, over the links between them (Kosaraju's two
-     * depth-first passes); -1 for the devices that do not forward.
-     */
-    private int[] forwardingGroups(int[][] out, int[][] in) {
-        int n = devices.size();
-        boolean[] forwards = new boolean[n];
-        for (Device d : devices) {
-            forwards[d.id()] = d.kind().forwards();
-        }
-        // First pass: forwarding devices in the order their searches finish.
-        int[] finished = new int[n];
-        int finishedCount = 0;
-        boolean[] seen = new boolean[n];
-        int[] stack = new int[n];
-        int[] nextLink = new int[n];
-        for (int start = 0; start < n; start++) {
-            if (!forwards[start] || seen[start]) {
-                continue;
-            }
-            int depth = 0;
-            stack[0] = start;
-            nextLink[0] = 0;
-            seen[start] = true;
-            while (depth >= 0) {
-                int d = stack[depth];
-                if (nextLink[depth] < out[d].length) {
-                    int next = links.get(out[d][nextLink[depth]++]).to();
-                    if (forwards[next] && !seen[next]) {
-                        seen[next] = true;
-                        stack[++depth] = next;
-                        nextLink[depth] = 0;
-                    }
-                } else {
-                    finished[finishedCount++] = d;
-                    depth--;
-                }
-            }
-        }
-        // Second pass, against the links, latest finished first: what each search reaches is one group.
-        int[] group = new int[n];
-        Arrays.fill(group, -1);
-        int groups = 0;
-        for (int i = finishedCount - 1; i >= 0; i--) {
-            int root = finished[i];
-            if (group[root] >= 0) {
-                continue;
-            }
-            int top = 0;
-            stack[0] = root;
-            group[root] = groups;
-            while (top >= 0) {
-                int d = stack[top--];
-                for (int l : in[d]) {
-                    int prev = links.get(l).from();
-                    if (forwards[prev] && group[prev] < 0) {
-                        group[prev] = groups;
-                        stack[++top] = prev;
-                    }
-                }
-            }
-            groups++;
-        }
-        return group;
-    }
-
-    /** The ids of the links leaving each device, or with {@code incoming} entering it. */
-    private int[][] linksOf(boolean incoming) {
-        int n = devices.size();
-        int[] count = new int[n];
-        for (Link l : links) {
-            count[incoming ? l.to() : l.from()]++;
-        }
-        int[][] byDevice = new int[n][];
-        for (int d = 0; d < n; d++) {
-            byDevice[d] = new int[count[d]];
-            count[d] = 0;
-        }
-        for (Link l : links) {
-            int d = incoming ? l.to() : l.from();
-            byDevice[d][count[d]++] = l.id();
-        }
-        return byDevice;
     }
 
     private void checkConnected() {
