@@ -29,7 +29,7 @@ public final class Engine {
     // IndexedEvent and its argument when the registry is full.
     // A binary heap in three parallel arrays: sifting compares times, which sit eight to a cache
     // line; sequences are read only on ties. (A 4-ary heap of adjacent (time, sequence, payload)
-    // triples, tried before, was 10-20 % slower in EngineBenchmark.)
+    // triples, tried before, was 8-25 % slower in EngineBenchmark: docs/performance.md.)
     private long[] onceTime;
     private long[] onceSeq;
     private long[] oncePayload;
