@@ -9,12 +9,15 @@ import java.util.Arrays;
  * scheduled, so events at equal times run in the order they were scheduled and one input always
  * gives one history.
  *
- * <p>Two heaps hold what is pending. One-shot events, the vast majority, sit in a plain binary heap
- * whose entries carry their own payload (the handler's number and its argument, or a slot for a
- * lambda), so scheduling and firing one touches nothing but the heap. {@linkplain #newTimer Timers},
- * which a model moves or cancels (a flow's completion when its rate changes), sit in an indexed heap
- * that knows each timer's position and moves it in O(log n). The next event is the earlier of the
- * two heads. Arrays grow by doubling, so the steady state allocates nothing per event.
+ * <p>Two heaps and a queue hold what is pending. One-shot events, the vast majority, sit in a plain
+ * binary heap whose entries carry their own payload (the handler's number and its argument, or a slot
+ * for a lambda), so scheduling and firing one touches nothing but the heap. One-shot events scheduled
+ * for the current instant (a successor released the moment its predecessor ends) go to a FIFO queue
+ * instead: they come after everything the heap holds for this instant and before anything later, so
+ * a queue keeps their order without sifting through the heap. {@linkplain #newTimer Timers}, which a
+ * model moves or cancels (a flow's completion when its rate changes), sit in an indexed heap that
+ * knows each timer's position and moves it in O(log n). The next event is the earliest of the three
+ * heads. Arrays grow by doubling, so the steady state allocates nothing per event.
  *
  * <p>An engine is single-threaded and owns no static state: parallel runs each own their engine.
  */
@@ -37,6 +40,12 @@ public final class Engine {
     // While a one-shot event fires, its entry stays at the root, vacant: the first event its handler
     // schedules takes the root's place with one sift down, instead of a pop and a push.
     private boolean rootVacant;
+
+    // Events scheduled at the current instant, in order: a ring of (sequence, payload).
+    private long[] queueSeq = new long[16];
+    private long[] queuePayload = new long[16];
+    private int queueHead;
+    private int queueCount;
 
     /** Handlers get a number while there are this few; others travel in a slot. */
     private static final int MAX_HANDLERS = 32;
@@ -86,7 +95,7 @@ public final class Engine {
     }
 
     public int pendingCount() {
-        return onceSize - (rootVacant ? 1 : 0) + timerSize;
+        return onceSize - (rootVacant ? 1 : 0) + queueCount + timerSize;
     }
 
     /** Schedules {@code event} once at absolute time {@code time} (not before now). */
@@ -94,7 +103,7 @@ public final class Engine {
         checkTime(time);
         int slot = takeSlot();
         events[slot] = event;
-        pushOnce(time, -1L - slot);
+        push(time, -1L - slot);
     }
 
     /**
@@ -106,12 +115,12 @@ public final class Engine {
         checkTime(time);
         int h = handlerNumber(handler);
         if (h >= 0) {
-            pushOnce(time, ((long) h << 32) | (index & 0xffffffffL));
+            push(time, ((long) h << 32) | (index & 0xffffffffL));
         } else {
             int slot = takeSlot();
             slotHandler[slot] = handler;
             slotArg[slot] = index;
-            pushOnce(time, -1L - slot);
+            push(time, -1L - slot);
         }
     }
 
@@ -246,46 +255,85 @@ public final class Engine {
     }
 
     private long nextTime() {
-        if (onceSize == 0) {
-            return timerTime[0];
+        switch (nextSource()) {
+            case QUEUE:
+                return now;
+            case HEAP:
+                return onceTime[0];
+            default:
+                return timerTime[0];
         }
-        return timerSize == 0 ? onceTime[0] : Math.min(onceTime[0], timerTime[0]);
+    }
+
+    private static final int HEAP = 0;
+    private static final int QUEUE = 1;
+    private static final int TIMER = 2;
+
+    /** Which head comes first in (time, sequence) order; call only with something pending. */
+    private int nextSource() {
+        int source = TIMER;
+        long t = Long.MAX_VALUE;
+        long s = Long.MAX_VALUE;
+        if (onceSize > 0) {
+            source = HEAP;
+            t = onceTime[0];
+            s = onceSeq[0];
+        }
+        if (queueCount > 0) {
+            long qs = queueSeq[queueHead];
+            if (now < t || (now == t && qs < s)) {
+                source = QUEUE;
+                t = now;
+                s = qs;
+            }
+        }
+        if (timerSize > 0 && (timerTime[0] < t || (timerTime[0] == t && timerSeq[0] < s))) {
+            source = TIMER;
+        }
+        return source;
     }
 
     /** Fires the earliest pending event. */
     public void fireNext() {
-        boolean timerFirst = onceSize == 0 || (timerSize > 0 && (timerTime[0] < onceTime[0]
-                || (timerTime[0] == onceTime[0] && timerSeq[0] < onceSeq[0])));
+        int source = nextSource();
         firedCount++;
-        if (timerFirst) {
+        if (source == TIMER) {
             int timer = timerId[0];
             now = timerTime[0];
             timerRemoveAt(0);
             timerHandler[timer].fire(timerArg[timer]);
-            return;
-        }
-        now = onceTime[0];
-        long payload = oncePayload[0];
-        rootVacant = true;
-        if (payload >= 0) {
-            handlers[(int) (payload >>> 32)].fire((int) payload);
+        } else if (source == QUEUE) {
+            long payload = queuePayload[queueHead];
+            queueHead = (queueHead + 1) & (queuePayload.length - 1);
+            queueCount--;
+            dispatch(payload);
         } else {
-            int slot = (int) (-1L - payload);
-            Event event = events[slot];
-            IndexedEvent handler = slotHandler[slot];
-            int arg = slotArg[slot];
-            events[slot] = null;
-            slotHandler[slot] = null;
-            freeEvents[freeEventCount++] = slot;
-            if (event != null) {
-                event.fire();
-            } else {
-                handler.fire(arg);
+            now = onceTime[0];
+            rootVacant = true;
+            dispatch(oncePayload[0]);
+            if (rootVacant) { // the handler scheduled nothing later: close the gap (a throwing handler leaves the engine unusable)
+                rootVacant = false;
+                popOnce();
             }
         }
-        if (rootVacant) { // the handler scheduled nothing: close the gap (a throwing handler leaves the engine unusable)
-            rootVacant = false;
-            popOnce();
+    }
+
+    private void dispatch(long payload) {
+        if (payload >= 0) {
+            handlers[(int) (payload >>> 32)].fire((int) payload);
+            return;
+        }
+        int slot = (int) (-1L - payload);
+        Event event = events[slot];
+        IndexedEvent handler = slotHandler[slot];
+        int arg = slotArg[slot];
+        events[slot] = null;
+        slotHandler[slot] = null;
+        freeEvents[freeEventCount++] = slot;
+        if (event != null) {
+            event.fire();
+        } else {
+            handler.fire(arg);
         }
     }
 
@@ -306,7 +354,36 @@ public final class Engine {
         }
     }
 
-    // One-shot heap.
+    // One-shot events: the queue for the current instant, the heap for later.
+
+    private void push(long time, long payload) {
+        if (time == now) {
+            enqueue(payload);
+        } else {
+            pushOnce(time, payload);
+        }
+    }
+
+    private void enqueue(long payload) {
+        int capacity = queuePayload.length;
+        if (queueCount == capacity) { // unroll the ring into arrays twice the size
+            long[] seqs = new long[2 * capacity];
+            long[] payloads = new long[2 * capacity];
+            for (int i = 0; i < queueCount; i++) {
+                int from = (queueHead + i) & (capacity - 1);
+                seqs[i] = queueSeq[from];
+                payloads[i] = queuePayload[from];
+            }
+            queueSeq = seqs;
+            queuePayload = payloads;
+            queueHead = 0;
+            capacity *= 2;
+        }
+        int tail = (queueHead + queueCount) & (capacity - 1);
+        queueSeq[tail] = nextSeq++;
+        queuePayload[tail] = payload;
+        queueCount++;
+    }
 
     private void pushOnce(long time, long payload) {
         long seq = nextSeq++;

@@ -97,7 +97,7 @@ class EngineTest {
         }
         for (int i = 0; i < 20_000; i++) {
             int op = rnd.nextInt(4);
-            long at = e.now() + rnd.nextInt(100);
+            long at = e.now() + (rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(100));
             if (op == 0) {
                 int id = i;
                 e.schedule(at, () -> fired.add(id));
@@ -128,6 +128,63 @@ class EngineTest {
             }
             assertEquals(ref.size(), e.pendingCount());
         }
+    }
+
+    /**
+     * Handlers that schedule more events, a quarter of them at the instant they fire (the engine's
+     * queue), the rest later (its heap, through the vacant root), beside timers moved by the same
+     * handlers: the order is the reference's (time, sequence) order throughout.
+     */
+    @Test
+    void eventsScheduledByHandlersMatchAReferenceQueue() {
+        Random rnd = new Random(7);
+        Engine e = new Engine(4);
+        record Entry(long time, long seq, int id) {}
+        PriorityQueue<Entry> ref = new PriorityQueue<>((a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.seq, b.seq));
+        List<Integer> fired = new ArrayList<>();
+        long[] seq = {0};
+        int[] nextId = {0};
+        int timer = e.newTimer(fired::add, -1);
+        Entry[] timerEntry = new Entry[1];
+        IndexedEvent spawn = new IndexedEvent() {
+            @Override
+            public void fire(int id) {
+                fired.add(id);
+                for (int k = rnd.nextInt(3); k > 0 && nextId[0] < 50_000; k--) {
+                    long at = e.now() + (rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(50));
+                    e.schedule(at, this, nextId[0]);
+                    ref.add(new Entry(at, seq[0]++, nextId[0]++));
+                }
+                if (rnd.nextInt(8) == 0) {
+                    long at = e.now() + rnd.nextInt(20);
+                    if (timerEntry[0] != null) {
+                        ref.remove(timerEntry[0]);
+                    }
+                    e.setTimer(timer, at);
+                    timerEntry[0] = new Entry(at, seq[0]++, -1);
+                    ref.add(timerEntry[0]);
+                }
+            }
+        };
+        for (int i = 0; i < 100; i++) {
+            long at = rnd.nextInt(10);
+            e.schedule(at, spawn, nextId[0]);
+            ref.add(new Entry(at, seq[0]++, nextId[0]++));
+        }
+        int firedCount = 0;
+        while (e.pendingCount() > 0) {
+            e.fireNext();
+            Entry x = ref.poll();
+            assertEquals(x.id, fired.get(fired.size() - 1));
+            assertEquals(x.time, e.now());
+            if (x.id < 0) {
+                timerEntry[0] = null;
+            }
+            firedCount++;
+            assertEquals(ref.size(), e.pendingCount());
+        }
+        assertTrue(ref.isEmpty());
+        assertTrue(firedCount > 40_000, "the load ran: " + firedCount);
     }
 
     /** A caller that passes a new handler object each time still gets every event, in order, without the registry growing. */
