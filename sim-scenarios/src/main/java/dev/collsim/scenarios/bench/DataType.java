@@ -42,7 +42,7 @@ public enum DataType {
                 return t;
             }
         }
-        throw new InputException("-d '" + name + "': unknown data type; expected one of "
+        throw new InputException("unknown data type '" + name + "'; expected one of "
                 + Arrays.stream(values()).map(DataType::ncclName).collect(Collectors.joining(", ")));
     }
 }

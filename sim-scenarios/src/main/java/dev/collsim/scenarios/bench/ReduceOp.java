@@ -16,6 +16,6 @@ public enum ReduceOp {
                 return o;
             }
         }
-        throw new InputException("-o '" + name + "': unknown reduction; expected sum, prod, min, max or avg");
+        throw new InputException("unknown reduction '" + name + "'; expected sum, prod, min, max or avg");
     }
 }

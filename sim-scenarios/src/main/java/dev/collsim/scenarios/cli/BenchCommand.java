@@ -188,7 +188,7 @@ public final class BenchCommand implements Callable<Integer> {
                     : preset.defaultNetwork() == null ? null : preset.defaultNetwork().id();
         }
         return new BenchSpec(collective, name, topology, nodeCount, gpus, net, whatIf, gpusPerThread,
-                DataType.fromName(dataType), ReduceOp.fromName(redop), root, sweep,
+                Flags.parse("-d", () -> DataType.fromName(dataType)), Flags.parse("-o", () -> ReduceOp.fromName(redop)), root, sweep,
                 Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
                 Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
                 channels == null ? 0 : channels, Flags.onOff("--nvls", nvls), Flags.onOff("--collnet", collnet));

@@ -65,15 +65,11 @@ public final class CalibrationSet {
     private static void checkKnown(String op, String dtype, String name, int line) {
         try {
             CollectiveOp.fromName(op);
-        } catch (InputException e) {
-            throw new InputException(name + ": line " + line + ": op '" + op + "': " + e.getMessage().replaceFirst("^unknown operation '[^']*'; ", ""));
-        }
-        if (!dtype.isBlank()) {
-            try {
+            if (!dtype.isBlank()) {
                 DataType.fromName(dtype.trim());
-            } catch (InputException e) {
-                throw new InputException(name + ": line " + line + ": dtype '" + dtype + "': " + e.getMessage().replaceFirst("^-d '[^']*': ", ""));
             }
+        } catch (InputException e) {
+            throw e.in(name + ": line " + line);
         }
     }
 
