@@ -32,8 +32,8 @@ public final class CalibrateCommand implements Callable<Integer> {
     @Parameters(paramLabel = "LOG", arity = "1..*", description = "nccl-tests outputs (or calibration-shaped CSVs) of the operation")
     List<Path> logs;
 
-    @Option(names = "--op", paramLabel = "OP", defaultValue = "all_reduce", description = "the operation the logs measured (default: ${DEFAULT-VALUE})")
-    String op;
+    @Mixin
+    LoggedRunOptions run;
 
     @Option(names = "--class", paramLabel = "CLASS", description = "the link class to fit: nvlink, pcie or network (default: nvlink on one node, network across)")
     String linkClass;
@@ -41,14 +41,8 @@ public final class CalibrateCommand implements Callable<Integer> {
     @Mixin
     SystemOptions system;
 
-    @Option(names = {"-g", "--ngpus"}, paramLabel = "G", defaultValue = "1", description = "GPUs per host thread in the logs' runs (default: ${DEFAULT-VALUE})")
-    int gpusPerThread;
-
     @Option(names = {"-d", "--datatype"}, paramLabel = "TYPE", defaultValue = "float", description = "data type of the runs (default: ${DEFAULT-VALUE})")
     String dataType;
-
-    @Option(names = "--algo", paramLabel = "LIST", defaultValue = "auto", description = "algorithms the runs allowed (default: ${DEFAULT-VALUE})")
-    String algo;
 
     @Option(names = "--overrides-out", paramLabel = "FILE", description = "write the override file here (atomically)")
     Path output;
@@ -65,11 +59,11 @@ public final class CalibrateCommand implements Callable<Integer> {
         }
         TreeMap<Long, Double> measured = new TreeMap<>();
         for (Path log : logs) {
-            measured.putAll(Measured.read(log, dev.collsim.core.collective.CollectiveOp.fromName(op)));
+            measured.putAll(Measured.read(log, run.operation()));
         }
         String min = String.valueOf(measured.firstKey());
-        BenchSpec bench = BenchCommand.spec(op, system.system, system.topology, system.nodes, system.gpusPerNode, system.network,
-                WhatIf.NONE, min, min, 1, "1", gpusPerThread, dataType, "sum", 0, algo, "auto", null, "on", "off");
+        BenchSpec bench = BenchCommand.spec(run.op, system.system, system.topology, system.nodes, system.gpusPerNode, system.network,
+                WhatIf.NONE, min, min, 1, "1", run.gpusPerThread, dataType, "sum", 0, run.algo, "auto", null, "on", "off");
         WhatIf.LinkClass c = linkClass != null ? WhatIf.parseScales("--class", linkClass + "=1").keySet().iterator().next()
                 : bench.nodes() > 1 ? WhatIf.LinkClass.NETWORK : WhatIf.LinkClass.NVLINK;
         Calibration.Fit fit = Calibration.fit(bench, measured, c);
@@ -79,7 +73,7 @@ public final class CalibrateCommand implements Callable<Integer> {
                 Column.number("after_pct", "error", "(%)", 7, 1)), Map.of("command", "calibrate"));
         String cls = c.name().toLowerCase(Locale.ROOT);
         t.note(String.format(Locale.ROOT, "%s on %s: %d measured sizes from %d file(s); fitted %s rate x %.4f and latency x %.4f"
-                + " (%d simulations of the sweep)", op, bench.system(), measured.size(), logs.size(), cls, fit.rateFactor(),
+                + " (%d simulations of the sweep)", run.op, bench.system(), measured.size(), logs.size(), cls, fit.rateFactor(),
                 fit.latencyFactor(), fit.evaluations()));
         for (Calibration.Point p : fit.points()) {
             t.row(p.sizeBytes(), p.measuredUs(), p.beforeUs(), 100 * (p.beforeUs() - p.measuredUs()) / p.measuredUs(), p.afterUs(),

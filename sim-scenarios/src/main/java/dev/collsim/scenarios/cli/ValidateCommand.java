@@ -1,7 +1,7 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
-
 import dev.collsim.scenarios.validate.CalibrationRow;
 import dev.collsim.scenarios.validate.CalibrationSet;
 import dev.collsim.scenarios.validate.Validation;
@@ -34,9 +34,6 @@ public final class ValidateCommand implements Callable<Integer> {
             description = "your own nccl-tests outputs (or calibration-shaped CSVs) to add, each a data set run on the system below")
     List<Path> logs = List.of();
 
-    @Option(names = "--op", paramLabel = "OP", defaultValue = "all_reduce", description = "the operation the logs measured (default: ${DEFAULT-VALUE})")
-    String op;
-
     @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "the system the logs ran on (default: ${DEFAULT-VALUE})")
     String system;
 
@@ -49,11 +46,8 @@ public final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--network", paramLabel = "NAME", description = "the network between nodes (default: the system's)")
     String network;
 
-    @Option(names = {"-g", "--ngpus"}, paramLabel = "G", defaultValue = "1", description = "GPUs per host thread in the logs' runs (default: ${DEFAULT-VALUE})")
-    int gpusPerThread;
-
-    @Option(names = "--algo", paramLabel = "LIST", defaultValue = "auto", description = "algorithms the logs' runs allowed, as NCCL_ALGO (default: ${DEFAULT-VALUE})")
-    String algo;
+    @Mixin
+    LoggedRunOptions run;
 
     @Mixin
     OutputOptions output;
@@ -62,15 +56,15 @@ public final class ValidateCommand implements Callable<Integer> {
     public Integer call() {
         List<CalibrationRow> rows = new java.util.ArrayList<>(calibration == null ? CalibrationSet.bundled() : CalibrationSet.file(calibration));
         java.util.Map<String, dev.collsim.scenarios.validate.DatasetSetup> setups = new java.util.LinkedHashMap<>(CalibrationSet.setups());
-        dev.collsim.core.collective.CollectiveOp operation = dev.collsim.core.collective.CollectiveOp.fromName(op);
+        CollectiveOp operation = run.operation();
         for (Path log : logs) {
             String id = log.getFileName().toString();
             if (setups.containsKey(id)) {
                 throw new InputException(log + ": a data set of that name is already in the calibration set; rename the file");
             }
             int perNode = dev.collsim.topologies.systems.SystemPreset.byName(system).gpusPerNode(gpusPerNode);
-            setups.put(id, new dev.collsim.scenarios.validate.DatasetSetup(id, system, nodes, perNode, network, gpusPerThread,
-                    algo, null));
+            setups.put(id, new dev.collsim.scenarios.validate.DatasetSetup(id, system, nodes, perNode, network, run.gpusPerThread,
+                    run.algo, null));
             int line = 0;
             for (var m : dev.collsim.scenarios.validate.Measured.read(log, operation).entrySet()) {
                 rows.add(new CalibrationRow(id, operation.ncclName(), "float", m.getKey(), m.getValue(), ++line));
