@@ -12,6 +12,37 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class EngineTest {
+    record Entry(long time, long seq, int id) {}
+
+    /** What the engine should do: every event in (time, sequence) order, sequence numbers taken as scheduled. */
+    static final class Reference {
+        private final PriorityQueue<Entry> queue = new PriorityQueue<>(
+                (a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.seq, b.seq));
+        private long seq;
+
+        Entry add(long time, int id) {
+            Entry x = new Entry(time, seq++, id);
+            queue.add(x);
+            return x;
+        }
+
+        void remove(Entry x) {
+            queue.remove(x);
+        }
+
+        Entry poll() {
+            return queue.poll();
+        }
+
+        int size() {
+            return queue.size();
+        }
+
+        boolean isEmpty() {
+            return queue.isEmpty();
+        }
+    }
+
     @Test
     void eventsRunInTimeOrderAndTiesInSchedulingOrder() {
         Engine e = new Engine(2);
@@ -85,10 +116,8 @@ class EngineTest {
     void matchesAReferenceQueueUnderRandomLoad() {
         Random rnd = new Random(42);
         Engine e = new Engine(4);
-        record Entry(long time, long seq, int id) {}
-        PriorityQueue<Entry> ref = new PriorityQueue<>((a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.seq, b.seq));
+        Reference ref = new Reference();
         List<Integer> fired = new ArrayList<>();
-        long[] seq = {0};
         int timers = 50;
         int[] handle = new int[timers];
         Entry[] timerEntry = new Entry[timers];
@@ -101,15 +130,14 @@ class EngineTest {
             if (op == 0) {
                 int id = i;
                 e.schedule(at, () -> fired.add(id));
-                ref.add(new Entry(at, seq[0]++, id));
+                ref.add(at, id);
             } else if (op == 1) {
                 int k = rnd.nextInt(timers);
                 if (timerEntry[k] != null) {
                     ref.remove(timerEntry[k]);
                 }
                 e.setTimer(handle[k], at);
-                timerEntry[k] = new Entry(at, seq[0]++, -1 - k);
-                ref.add(timerEntry[k]);
+                timerEntry[k] = ref.add(at, -1 - k);
             } else if (op == 2) {
                 int k = rnd.nextInt(timers);
                 e.cancelTimer(handle[k]);
@@ -139,10 +167,8 @@ class EngineTest {
     void eventsScheduledByHandlersMatchAReferenceQueue() {
         Random rnd = new Random(7);
         Engine e = new Engine(4);
-        record Entry(long time, long seq, int id) {}
-        PriorityQueue<Entry> ref = new PriorityQueue<>((a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.seq, b.seq));
+        Reference ref = new Reference();
         List<Integer> fired = new ArrayList<>();
-        long[] seq = {0};
         int[] nextId = {0};
         int timer = e.newTimer(fired::add, -1);
         Entry[] timerEntry = new Entry[1];
@@ -153,7 +179,7 @@ class EngineTest {
                 for (int k = rnd.nextInt(3); k > 0 && nextId[0] < 50_000; k--) {
                     long at = e.now() + (rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(50));
                     e.schedule(at, this, nextId[0]);
-                    ref.add(new Entry(at, seq[0]++, nextId[0]++));
+                    ref.add(at, nextId[0]++);
                 }
                 if (rnd.nextInt(8) == 0) {
                     long at = e.now() + rnd.nextInt(20);
@@ -161,15 +187,14 @@ class EngineTest {
                         ref.remove(timerEntry[0]);
                     }
                     e.setTimer(timer, at);
-                    timerEntry[0] = new Entry(at, seq[0]++, -1);
-                    ref.add(timerEntry[0]);
+                    timerEntry[0] = ref.add(at, -1);
                 }
             }
         };
         for (int i = 0; i < 100; i++) {
             long at = rnd.nextInt(10);
             e.schedule(at, spawn, nextId[0]);
-            ref.add(new Entry(at, seq[0]++, nextId[0]++));
+            ref.add(at, nextId[0]++);
         }
         int firedCount = 0;
         while (e.pendingCount() > 0) {
