@@ -38,7 +38,8 @@ public final class Engine {
     private long[] oncePayload;
     private int onceSize;
     // While a one-shot event fires, its entry stays at the root, vacant: the first event its handler
-    // schedules takes the root's place with one sift down, instead of a pop and a push.
+    // schedules for a later instant takes the root's place with one sift down, instead of a pop and a
+    // push.
     private boolean rootVacant;
 
     // Events scheduled at the current instant, in order: a ring of (sequence, payload).
