@@ -204,10 +204,7 @@ public final class Engine {
                 timerId = Arrays.copyOf(timerId, cap);
             }
             pos = timerSize++;
-            timerTime[pos] = time;
-            timerSeq[pos] = nextSeq++;
-            timerId[pos] = timer;
-            timerPos[timer] = pos;
+            timerPut(pos, time, nextSeq++, timer);
             timerSiftUp(pos);
             return;
         }
@@ -467,10 +464,7 @@ public final class Engine {
         if (pos == last) {
             return;
         }
-        timerTime[pos] = timerTime[last];
-        timerSeq[pos] = timerSeq[last];
-        timerId[pos] = timerId[last];
-        timerPos[timerId[pos]] = pos;
+        timerMove(last, pos);
         if (pos > 0 && timerLess(pos, (pos - 1) >>> 1)) {
             timerSiftUp(pos);
         } else {
@@ -492,16 +486,10 @@ public final class Engine {
             if (pt < t || (pt == t && timerSeq[parent] < s)) {
                 break;
             }
-            timerTime[pos] = pt;
-            timerSeq[pos] = timerSeq[parent];
-            timerId[pos] = timerId[parent];
-            timerPos[timerId[pos]] = pos;
+            timerMove(parent, pos);
             pos = parent;
         }
-        timerTime[pos] = t;
-        timerSeq[pos] = s;
-        timerId[pos] = id;
-        timerPos[id] = pos;
+        timerPut(pos, t, s, id);
     }
 
     private void timerSiftDown(int pos) {
@@ -520,14 +508,20 @@ public final class Engine {
             if (t < ct || (t == ct && s < timerSeq[child])) {
                 break;
             }
-            timerTime[pos] = ct;
-            timerSeq[pos] = timerSeq[child];
-            timerId[pos] = timerId[child];
-            timerPos[timerId[pos]] = pos;
+            timerMove(child, pos);
             pos = child;
         }
-        timerTime[pos] = t;
-        timerSeq[pos] = s;
+        timerPut(pos, t, s, id);
+    }
+
+    /** Moves the timer at heap position {@code from} to {@code to}. */
+    private void timerMove(int from, int to) {
+        timerPut(to, timerTime[from], timerSeq[from], timerId[from]);
+    }
+
+    private void timerPut(int pos, long time, long seq, int id) {
+        timerTime[pos] = time;
+        timerSeq[pos] = seq;
         timerId[pos] = id;
         timerPos[id] = pos;
     }
