@@ -68,6 +68,19 @@ public final class Bench {
      * up to stay on the safe side (docs/performance.md).
      */
     static final double BYTES_PER_IN_SWITCH_TRANSFER = 700;
+    /**
+     * What a counted NVLS or NVLS-Tree transfer costs against a ring's: each of their in-switch
+     * operations starts flows on every GPU of a node, and the network flows of a rail that are busy at
+     * once form one component that every start and end re-rates, so the cost grows with the nodes
+     * whose part of the tree is busy together. Fitted from 8 to 256 nodes at 1 GiB (up to 13 us a
+     * counted transfer at 2,048 GPUs); an upper bound further out, where how much of the tree is busy
+     * depends on the size: at 16,384 GPUs a counted transfer took 7.1 us at 128 MiB and over 25 us at
+     * 256 MiB (docs/performance.md).
+     */
+    static double inSwitchWeight(int nodes) {
+        return 2.5 + nodes / 60.0;
+    }
+
     /** Above this estimate a run needs --force. */
     static final double LONG_RUN_SECONDS = 300;
 
@@ -76,9 +89,7 @@ public final class Bench {
      * moves each channel's share in loops of n chunks, 2(n-1) steps of n transfers each (two slices a
      * chunk for Simple); other algorithms move each rank's data in steps of one protocol step. Time:
      * the transfers at {@link #TRANSFERS_PER_SECOND}, those of NVLS and NVLS-Tree weighted by
-     * 2.5 + nodes / 60, as each of their in-switch operations starts flows on every GPU of a node and
-     * the network flows of a rail form one component that every start and end re-rates (measured: 64
-     * to 2,048 GPUs, docs/performance.md).
+     * {@link #inSwitchWeight}. Memory: the largest size's schedule.
      */
     record Estimate(double transfers, double seconds, double bytes) {}
 
@@ -107,7 +118,7 @@ public final class Bench {
             boolean inSwitch = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS
                     || plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS_TREE;
             total += planned;
-            weighted += planned * (inSwitch ? 2.5 + spec.nodes() / 60.0 : 1);
+            weighted += planned * (inSwitch ? inSwitchWeight(spec.nodes()) : 1);
             bytesHeld = Math.max(bytesHeld, planned * (inSwitch ? BYTES_PER_IN_SWITCH_TRANSFER : BYTES_PER_TRANSFER));
         }
         return new Estimate(total, weighted / TRANSFERS_PER_SECOND, bytesHeld);
@@ -125,19 +136,28 @@ public final class Bench {
     }
 
     /**
-     * Refuses a run whose schedules would take longer than {@link #LONG_RUN_SECONDS} to simulate,
-     * with the estimate of transfers, time and memory.
+     * Refuses a run whose schedules would take longer than {@link #LONG_RUN_SECONDS} to simulate, or
+     * hold more memory than this JVM may use, with the estimate of transfers, time and memory.
      */
-    public static void checkNotTooLong(BenchSpec spec, Communicator comm) {
-        Estimate e = estimate(spec, comm);
-        double transfers = e.transfers();
-        double seconds = e.seconds();
-        if (seconds > LONG_RUN_SECONDS) {
-            throw new InputException(String.format(java.util.Locale.ROOT, "this run would simulate about %.0f million transfers:"
-                            + " roughly %.0f minutes and %.0f GB of memory on a machine like this one; add --force to run it,"
-                            + " or try fewer --channels, a smaller size or fewer nodes", transfers / 1e6, seconds / 60,
-                    e.bytes() / 1e9));
+    public static void checkNotTooLarge(BenchSpec spec, Communicator comm) {
+        checkNotTooLarge(estimate(spec, comm), Runtime.getRuntime().maxMemory());
+    }
+
+    static void checkNotTooLarge(Estimate e, long heapBytes) {
+        String time = e.seconds() < 90 ? String.format(java.util.Locale.ROOT, "%.0f seconds", e.seconds())
+                : String.format(java.util.Locale.ROOT, "%.0f minutes", e.seconds() / 60);
+        String size = String.format(java.util.Locale.ROOT, "this run would simulate about %.0f million transfers:"
+                + " roughly %s and %.0f GB of memory on a machine like this one", e.transfers() / 1e6, time, e.bytes() / 1e9);
+        boolean tooLong = e.seconds() > LONG_RUN_SECONDS;
+        boolean tooBig = e.bytes() > heapBytes;
+        if (!tooLong && !tooBig) {
+            return;
         }
+        String heap = !tooBig ? "" : String.format(java.util.Locale.ROOT, ", more than this Java heap's %.1f GB", heapBytes / 1e9);
+        String remedy = !tooBig ? "add --force to run it" : String.format(java.util.Locale.ROOT,
+                "give it more heap (COLLSIM_JAVA_OPTS=-Xmx%dg) %s", (long) Math.ceil(e.bytes() * 1.25 / (1L << 30)),
+                tooLong ? "and add --force to run it" : "or add --force to try");
+        throw new InputException(size + heap + "; " + remedy + ", or try fewer --channels, a smaller size or fewer nodes");
     }
 
     /** One size; null when nccl-tests' rounding leaves no element to move. */

@@ -144,7 +144,7 @@ public final class BenchCommand implements Callable<Integer> {
                 : dev.collsim.scenarios.validate.Measured.read(measured, benchSpec.op());
         Communicator comm = Bench.communicator(benchSpec);
         if (!force) {
-            Bench.checkNotTooLong(benchSpec, comm);
+            Bench.checkNotTooLarge(benchSpec, comm);
         }
         List<BenchRow> rows = Bench.run(benchSpec, comm);
         if (trace != null && !rows.isEmpty()) {
