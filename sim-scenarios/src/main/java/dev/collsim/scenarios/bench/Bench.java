@@ -136,11 +136,13 @@ public final class Bench {
     }
 
     /**
-     * Refuses a run whose schedules would take longer than {@link #LONG_RUN_SECONDS} to simulate, or
-     * hold more memory than this JVM may use, with the estimate of transfers, time and memory.
+     * Refuses a run whose schedules, run {@code runs} times (replications), would take longer than
+     * {@link #LONG_RUN_SECONDS} to simulate, or one schedule hold more memory than this JVM may use,
+     * with the estimate of transfers, time and memory.
      */
-    public static void checkNotTooLarge(BenchSpec spec, Communicator comm) {
-        checkNotTooLarge(estimate(spec, comm), Runtime.getRuntime().maxMemory());
+    public static void checkNotTooLarge(BenchSpec spec, Communicator comm, int runs) {
+        Estimate once = estimate(spec, comm);
+        checkNotTooLarge(new Estimate(once.transfers() * runs, once.seconds() * runs, once.bytes()), Runtime.getRuntime().maxMemory());
     }
 
     static void checkNotTooLarge(Estimate e, long heapBytes) {

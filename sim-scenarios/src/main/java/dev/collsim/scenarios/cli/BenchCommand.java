@@ -100,7 +100,7 @@ public final class BenchCommand implements Callable<Integer> {
             description = "print NCCL's cost-model prediction for every candidate algorithm and protocol beside the choice, instead of the table")
     boolean explainChoice;
 
-    @Option(names = "--force", description = "run even when the estimate says the simulation would take more than five minutes")
+    @Option(names = "--force", description = "run even when the estimate says the simulation would take more than five minutes or more memory than the Java heap")
     boolean force;
 
     @Option(names = "--measured", paramLabel = "FILE",
@@ -130,7 +130,7 @@ public final class BenchCommand implements Callable<Integer> {
             if (links || explainChoice) {
                 throw new InputException("--replications summarises many runs; leave out --links and --explain-choice");
             }
-            Replications.Result r = Replications.bench(benchSpec, variability, stochastic.seed, stochastic.replications);
+            Replications.Result r = Replications.bench(benchSpec, variability, stochastic.seed, stochastic.replications, force);
             output.emit(r, r.table(), spec.commandLine().getOut());
             return 0;
         }
@@ -144,7 +144,7 @@ public final class BenchCommand implements Callable<Integer> {
                 : dev.collsim.scenarios.validate.Measured.read(measured, benchSpec.op());
         Communicator comm = Bench.communicator(benchSpec);
         if (!force) {
-            Bench.checkNotTooLarge(benchSpec, comm);
+            Bench.checkNotTooLarge(benchSpec, comm, 1);
         }
         List<BenchRow> rows = Bench.run(benchSpec, comm);
         if (trace != null && !rows.isEmpty()) {
