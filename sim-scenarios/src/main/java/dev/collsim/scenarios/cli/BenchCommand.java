@@ -126,26 +126,26 @@ public final class BenchCommand implements Callable<Integer> {
                 whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread, dataType, redop, root, algo, proto, channels,
                 nvls, collnet);
         Variability.Spec variability = stochastic.replicated();
-        if (variability != null) {
-            if (links || explainChoice) {
-                throw new InputException("--replications summarises many runs; leave out --links and --explain-choice");
-            }
-            Replications.Result r = Replications.bench(benchSpec, variability, stochastic.seed, stochastic.replications, force);
-            output.emit(r, r.table(), spec.commandLine().getOut());
-            return 0;
+        if (variability != null && (links || explainChoice)) {
+            throw new InputException("--replications summarises many runs; leave out --links and --explain-choice");
         }
-        String description = system.topology != null ? "from " + system.topology : SystemPreset.byName(benchSpec.system()).description();
-        if (explainChoice || links) {
+        if (variability == null && (explainChoice || links)) {
             output.emit(output.reportFormat().render(explainChoice ? ChoiceTable.of(benchSpec) : LinkTable.of(benchSpec)),
                     spec.commandLine().getOut());
             return 0;
         }
-        java.util.Map<Long, Double> measuredTimes = measured == null ? null
+        java.util.Map<Long, Double> measuredTimes = measured == null || variability != null ? null
                 : dev.collsim.scenarios.validate.Measured.read(measured, benchSpec.op());
         Communicator comm = Bench.communicator(benchSpec);
         if (!force) {
-            Bench.checkNotTooLarge(benchSpec, comm, 1);
+            Bench.checkNotTooLarge(benchSpec, comm, variability == null ? 1 : stochastic.replications);
         }
+        if (variability != null) {
+            Replications.Result r = Replications.bench(benchSpec, comm, variability, stochastic.seed, stochastic.replications);
+            output.emit(r, r.table(), spec.commandLine().getOut());
+            return 0;
+        }
+        String description = system.topology != null ? "from " + system.topology : SystemPreset.byName(benchSpec.system()).description();
         List<BenchRow> rows = Bench.run(benchSpec, comm);
         if (trace != null && !rows.isEmpty()) {
             long largest = rows.get(rows.size() - 1).sizeBytes();

@@ -74,17 +74,13 @@ public final class Replications {
         return result("decode " + spec.model().name() + " on " + spec.system(), r, seed, vs, out);
     }
 
-    /** R replications of a bench sweep: each size's time and bus bandwidth; without {@code force}, refused when too large. */
-    public static Result bench(BenchSpec spec, Variability.Spec vs, long seed, int r, boolean force) {
+    /** R replications of a bench sweep on a communicator built for the spec: each size's time and bus bandwidth. */
+    public static Result bench(BenchSpec spec, Communicator comm, Variability.Spec vs, long seed, int r) {
         check(r);
         if (vs.stragglerFactor() > 1) {
             throw new InputException("--straggler slows a GPU's kernels in decode; bench has none (use --step-jitter or --launch-jitter)");
         }
         Variability v = new Variability(vs, seed);
-        Communicator comm = Bench.communicator(spec);
-        if (!force) {
-            Bench.checkNotTooLarge(spec, comm, r);
-        }
         List<Long> sizes = spec.sizes().sizes().stream().filter(s -> Bench.roundedSize(spec, comm.nRanks(), s) > 0).toList();
         double[][] times = new double[sizes.size()][r];
         double[][] busbw = new double[sizes.size()][r];
