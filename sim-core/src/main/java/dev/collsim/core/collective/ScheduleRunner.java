@@ -554,11 +554,7 @@ public final class ScheduleRunner implements FlowListener {
         System.arraycopy(up, 0, links, 0, up.length);
         System.arraycopy(direct, a + 1, links, up.length, middle);
         System.arraycopy(down, 0, links, up.length + middle, down.length);
-        long latency = 0;
-        for (int l : links) {
-            latency += fabric.link(l).latency().picos();
-        }
-        return new Route(from, to, links, latency, true);
+        return fabric.routeOver(from, to, links);
     }
 
     /** The data is in the sender's host memory: the sender moves on; across nodes the NICs take it on. */

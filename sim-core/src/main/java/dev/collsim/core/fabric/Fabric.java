@@ -404,12 +404,19 @@ public final class Fabric {
             hops++;
         }
         int[] path = new int[hops];
-        long latency = 0;
-        boolean viaNic = false;
         for (int d = to, i = hops - 1; d != from; d = links.get(viaLink[d]).from(), i--) {
             path[i] = viaLink[d];
-            latency += links.get(viaLink[d]).latency().picos();
-            viaNic |= devices.get(d).kind() == DeviceKind.NIC;
+        }
+        return routeOver(from, to, path);
+    }
+
+    /** The route along {@code path} (link ids, in order, from {@code from} to {@code to}): its latency, and whether it enters a NIC. */
+    public Route routeOver(int from, int to, int[] path) {
+        long latency = 0;
+        boolean viaNic = false;
+        for (int l : path) {
+            latency += links.get(l).latency().picos();
+            viaNic |= kind[linkTo[l]] == DeviceKind.NIC;
         }
         return new Route(from, to, path, latency, viaNic);
     }
