@@ -50,7 +50,8 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
         if (req.op() != CollectiveOp.ALL_REDUCE || req.protocol() != Protocol.SIMPLE) {
             throw new IllegalArgumentException("NVLS-Tree is simulated for all_reduce with Simple only");
         }
-        ScheduleBuilder b = new ScheduleBuilder(req, name());
+        long[] size = size(req);
+        ScheduleBuilder b = new ScheduleBuilder(req, name(), (int) size[0], (int) size[1]);
         int nNodes = nodes.length;
         int ppn = nodes[0].length;
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), ALIGN);
@@ -61,14 +62,13 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
             if (hi <= lo) {
                 break;
             }
-            int[] parent = new int[nNodes];
+            int[] parent = parents(nNodes, c);
             List<List<Integer>> children = new ArrayList<>();
             int root = -1;
             for (int k = 0; k < nNodes; k++) {
                 children.add(new ArrayList<>());
             }
             for (int k = 0; k < nNodes; k++) {
-                parent[k] = (c % 2 == 0 ? TreeAlgorithm.btree(nNodes, k) : TreeAlgorithm.dtree(nNodes, k))[0];
                 if (parent[k] < 0) {
                     root = k;
                 } else {
@@ -146,6 +146,54 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
             }
         }
         return b.build();
+    }
+
+    /** Each node's parent in channel {@code c}'s tree (-1 for the root): even channels take the first tree, odd the second. */
+    private static int[] parents(int nNodes, int c) {
+        int[] parent = new int[nNodes];
+        for (int k = 0; k < nNodes; k++) {
+            parent[k] = (c % 2 == 0 ? TreeAlgorithm.btree(nNodes, k) : TreeAlgorithm.dtree(nNodes, k))[0];
+        }
+        return parent;
+    }
+
+    /**
+     * The transfers and dependencies {@link #schedule} builds for {@code req}, counted without
+     * building them (clamped to what an array can hold), so that its builder is sized once.
+     */
+    long[] size(CollectiveRequest req) {
+        int nNodes = nodes.length;
+        long ppn = nodes[0].length;
+        long ranks = nNodes * ppn;
+        long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), ALIGN);
+        long transfers = 0;
+        long dependencies = 0;
+        for (int c = 0; c < req.channels(); c++) {
+            long lo = c * perChannel;
+            long hi = Math.min(req.bytes(), lo + perChannel);
+            if (hi <= lo) {
+                break;
+            }
+            long steps = ceilDiv(hi - lo, ppn * chunk);
+            int[] parent = parents(nNodes, c);
+            long rootChildren = 0;
+            for (int p : parent) {
+                if (p >= 0 && parent[p] < 0) {
+                    rootChildren++;
+                }
+            }
+            // Every rank's scatter, reduction, multicast and gather, and each head's link up and down.
+            long streams = 4 * ranks + 2 * (nNodes - 1) * ppn;
+            transfers += steps * streams;
+            // In a stream each transfer waits for the one before and for the one STEPS before.
+            dependencies += streams * (steps - 1 + Math.max(0, steps - Protocol.STEPS));
+            // Per step and head: reductions wait for the node's scatters, gathers for its multicasts;
+            // links up wait for the reduction and the children's links (the root for both), links
+            // down and multicasts for the total.
+            dependencies += steps * ppn * (2 * ranks + 4L * nNodes - 3 + rootChildren * rootChildren);
+        }
+        long most = Integer.MAX_VALUE - 8;
+        return new long[] {Math.min(transfers, most), Math.min(dependencies, most)};
     }
 
     /** The root's head holds the total once its node's reduction and its children's sums have arrived. */

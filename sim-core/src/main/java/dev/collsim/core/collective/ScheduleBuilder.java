@@ -7,27 +7,51 @@ public final class ScheduleBuilder {
     private final CollectiveRequest request;
     private final String algorithm;
     private int n;
-    private int[] src = new int[64];
-    private int[] dst = new int[64];
-    private int[] channel = new int[64];
-    private int[] step = new int[64];
-    private int[] piece = new int[64];
-    private long[] bytes = new long[64];
-    private boolean[] reduce = new boolean[64];
-    private TransferKind[] kind = new TransferKind[64];
+    private int[] src;
+    private int[] dst;
+    private int[] channel;
+    private int[] step;
+    private int[] piece;
+    private long[] bytes;
+    private boolean[] reduce;
+    private TransferKind[] kind;
     private int pieces;
     private long[] pieceOffset = new long[64];
     private long[] pieceLength = new long[64];
     private int[] pieceSegment = new int[64];
     private int[] pieceDest = new int[64];
     private int edges;
-    private int[] edgeFrom = new int[128];
-    private int[] edgeTo = new int[128];
-    private boolean[] edgeDelivery = new boolean[128];
+    private int[] edgeFrom;
+    /** The dependent transfer and the kind of the dependency, as {@link Schedule#successorEntry} holds them. */
+    private int[] edgeEntry;
+    private boolean built;
 
     public ScheduleBuilder(CollectiveRequest request, String algorithm) {
+        this(request, algorithm, 64, 128);
+    }
+
+    /**
+     * A builder with room for {@code transfers} transfers and {@code dependencies} dependencies.
+     * An algorithm that knows its counts passes them: a large schedule then fills its arrays once
+     * and hands them over, instead of copying them at every doubling and again to trim them (at a
+     * million transfers that copying, and the first touch of the memory it takes, cost more than
+     * generating the schedule). More is taken when needed.
+     */
+    public ScheduleBuilder(CollectiveRequest request, String algorithm, int transfers, int dependencies) {
         this.request = request;
         this.algorithm = algorithm;
+        int t = Math.max(1, transfers);
+        src = new int[t];
+        dst = new int[t];
+        channel = new int[t];
+        step = new int[t];
+        piece = new int[t];
+        bytes = new long[t];
+        reduce = new boolean[t];
+        kind = new TransferKind[t];
+        int e = Math.max(1, dependencies);
+        edgeFrom = new int[e];
+        edgeEntry = new int[e];
     }
 
     /** Registers a byte range of the logical buffer; {@code segment} is its owner rank or -1. */
@@ -92,6 +116,7 @@ public final class ScheduleBuilder {
     }
 
     private int add(int channelId, int stepId, int from, int to, int pieceId, boolean reduces, TransferKind k) {
+        checkNotBuilt();
         if (n == src.length) {
             int cap = n * 2;
             src = Arrays.copyOf(src, cap);
@@ -125,18 +150,17 @@ public final class ScheduleBuilder {
     }
 
     private void edge(int from, int to, boolean delivery) {
+        checkNotBuilt();
         if (from < 0 || from >= n || to < 0 || to >= n || from == to) {
             throw new IllegalArgumentException("bad dependency " + from + " -> " + to);
         }
         if (edges == edgeFrom.length) {
             int cap = edges * 2;
             edgeFrom = Arrays.copyOf(edgeFrom, cap);
-            edgeTo = Arrays.copyOf(edgeTo, cap);
-            edgeDelivery = Arrays.copyOf(edgeDelivery, cap);
+            edgeEntry = Arrays.copyOf(edgeEntry, cap);
         }
         edgeFrom[edges] = from;
-        edgeTo[edges] = to;
-        edgeDelivery[edges] = delivery;
+        edgeEntry[edges] = to << 1 | (delivery ? 1 : 0);
         edges++;
     }
 
@@ -144,24 +168,43 @@ public final class ScheduleBuilder {
         return n;
     }
 
+    /** The schedule; the builder hands its arrays over and cannot be used again. */
     public Schedule build() {
+        checkNotBuilt();
+        built = true;
         int[] succStart = new int[n + 1];
         int[] depCount = new int[n];
         for (int e = 0; e < edges; e++) {
             succStart[edgeFrom[e] + 1]++;
-            depCount[edgeTo[e]]++;
+            depCount[edgeEntry[e] >>> 1]++;
         }
         for (int t = 0; t < n; t++) {
             succStart[t + 1] += succStart[t];
         }
-        int[] fill = Arrays.copyOf(succStart, n);
+        // Filled from the back, each transfer's range keeps the order its successors were added in,
+        // and succStart[t + 1] comes down to where t's range starts.
         int[] succ = new int[edges];
-        for (int e = 0; e < edges; e++) {
-            succ[fill[edgeFrom[e]]++] = edgeTo[e] << 1 | (edgeDelivery[e] ? 1 : 0);
+        for (int e = edges - 1; e >= 0; e--) {
+            succ[--succStart[edgeFrom[e] + 1]] = edgeEntry[e];
         }
-        return new Schedule(request, algorithm, n, Arrays.copyOf(src, n), Arrays.copyOf(dst, n),
-                Arrays.copyOf(channel, n), Arrays.copyOf(step, n), Arrays.copyOf(piece, n), Arrays.copyOf(bytes, n),
-                Arrays.copyOf(reduce, n), Arrays.copyOf(kind, n), succStart, succ, depCount, Arrays.copyOf(pieceOffset, pieces),
-                Arrays.copyOf(pieceLength, pieces), Arrays.copyOf(pieceSegment, pieces), Arrays.copyOf(pieceDest, pieces));
+        System.arraycopy(succStart, 1, succStart, 0, n);
+        succStart[n] = edges;
+        edgeFrom = null;
+        edgeEntry = null;
+        return new Schedule(request, algorithm, n, fit(src), fit(dst), fit(channel), fit(step), fit(piece),
+                bytes.length == n ? bytes : Arrays.copyOf(bytes, n), reduce.length == n ? reduce : Arrays.copyOf(reduce, n),
+                kind.length == n ? kind : Arrays.copyOf(kind, n), succStart, succ, depCount,
+                Arrays.copyOf(pieceOffset, pieces), Arrays.copyOf(pieceLength, pieces), Arrays.copyOf(pieceSegment, pieces),
+                Arrays.copyOf(pieceDest, pieces));
+    }
+
+    private void checkNotBuilt() {
+        if (built) {
+            throw new IllegalStateException("the schedule is built; its builder cannot change it");
+        }
+    }
+
+    private int[] fit(int[] a) {
+        return a.length == n ? a : Arrays.copyOf(a, n);
     }
 }
