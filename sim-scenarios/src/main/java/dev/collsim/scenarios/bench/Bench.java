@@ -63,11 +63,11 @@ public final class Bench {
     static final double BYTES_PER_TRANSFER = 150;
     /**
      * Memory per counted transfer of NVLS and NVLS-Tree, whose counted transfers stand for several
-     * (the in-switch operations, the scatter and gather copies): peak resident memory of 2.4 GB for
-     * 1,024 GPUs at 1 GiB (4.2 M counted) and 4.9 GB for 2,048 (8.4 M) is about 580 B each, rounded
+     * (the in-switch operations, the scatter and gather copies): peak resident memory of 1.62 GB for
+     * 1,024 GPUs at 1 GiB (4.2 M counted) and 3.14 GB for 2,048 (8.4 M) is about 380 B each, rounded
      * up to stay on the safe side (docs/performance.md).
      */
-    static final double BYTES_PER_IN_SWITCH_TRANSFER = 700;
+    static final double BYTES_PER_IN_SWITCH_TRANSFER = 450;
     /**
      * What a counted NVLS or NVLS-Tree transfer costs against a ring's: each of their in-switch
      * operations starts flows on every GPU of a node, and the network flows of a rail that are busy at
