@@ -68,7 +68,11 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
         if (req.nRanks() != orders[0].length) {
             throw new IllegalArgumentException("ring of " + orders[0].length + " ranks asked for " + req.nRanks());
         }
-        Gen gen = new Gen(req);
+        if (req.op() == CollectiveOp.ALL_TO_ALL || req.op() == CollectiveOp.SEND_RECV) {
+            throw new IllegalArgumentException(req.op().ncclName() + " runs point to point, not on a ring");
+        }
+        long[] size = size(req);
+        Gen gen = new Gen(req, (int) size[0], (int) size[1]);
         long perRank = req.bytesPerRankSegment();
         long perChannel = alignUp(ceilDiv(perRank, req.channels()), req.protocol().grainBytes());
         for (int c = 0; c < req.channels(); c++) {
@@ -77,50 +81,120 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
             if (hi <= lo) {
                 break;
             }
-            switch (req.op()) {
-                case ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER -> gen.ringChannel(c, lo, hi - lo);
-                case BROADCAST, REDUCE -> gen.chainChannel(c, lo, hi - lo);
-                case ALL_TO_ALL, SEND_RECV -> throw new IllegalArgumentException(
-                        req.op().ncclName() + " runs point to point, not on a ring");
+            if (chained(req.op())) {
+                gen.chainChannel(c, lo, hi - lo);
+            } else {
+                gen.ringChannel(c, lo, hi - lo);
             }
         }
         return gen.finish();
     }
 
+    private static boolean chained(CollectiveOp op) {
+        return op == CollectiveOp.BROADCAST || op == CollectiveOp.REDUCE;
+    }
 
+    /**
+     * The transfers and dependencies {@link #schedule} builds for {@code req}, counted without
+     * building them (clamped to what an array can hold), so that its builder is sized once. Every
+     * connection carries the same number of transfers; each waits for the one before it on its
+     * connection, for the slot it reuses {@link Chunking#window} transfers back, and (after the
+     * first step, or the first link of a chain) for the transfer that delivered what it forwards.
+     */
+    long[] size(CollectiveRequest req) {
+        int n = req.nRanks();
+        Chunking chunking = new Chunking(req);
+        long perRank = req.bytesPerRankSegment();
+        long perChannel = alignUp(ceilDiv(perRank, req.channels()), req.protocol().grainBytes());
+        long transfers = 0;
+        long dependencies = 0;
+        for (int c = 0; c < req.channels(); c++) {
+            long lo = c * perChannel;
+            long hi = Math.min(perRank, lo + perChannel);
+            if (hi <= lo) {
+                break;
+            }
+            long connections;
+            long perConnection = 0;
+            long forwarded = 0;
+            if (chained(req.op())) {
+                connections = n - 1;
+                perConnection = ceilDiv(hi - lo, chunking.chunk);
+                forwarded = Math.max(0, n - 2) * perConnection;
+            } else {
+                connections = n;
+                int steps = req.op() == CollectiveOp.ALL_REDUCE ? 2 * (n - 1) : n - 1;
+                long loopSize = chunking.loopSize(n);
+                for (long off = 0; off < hi - lo; off += loopSize) {
+                    int slices = chunking.slices(chunking.block(n, Math.min(loopSize, hi - lo - off)));
+                    perConnection += (long) steps * slices;
+                    forwarded += Math.max(0, steps - 1L) * n * slices;
+                }
+            }
+            transfers += connections * perConnection;
+            dependencies += forwarded + connections * (Math.max(0, perConnection - 1) + Math.max(0, perConnection - chunking.window));
+        }
+        long most = Integer.MAX_VALUE - 8;
+        return new long[] {Math.min(transfers, most), Math.min(dependencies, most)};
+    }
+
+    /** How a channel's range is cut: loops of blocks, blocks of slices, and the slots a connection has. */
+    private static final class Chunking {
+        private final Protocol proto;
+        private final boolean sliced;
+        private final boolean perSegment;
+        /** Transfers a connection may have in flight: its buffer's slots. */
+        private final int window;
+        private final long chunk;
+
+        Chunking(CollectiveRequest req) {
+            this.proto = req.protocol();
+            this.sliced = proto == Protocol.SIMPLE
+                    && (req.op() == CollectiveOp.ALL_REDUCE || req.op() == CollectiveOp.ALL_GATHER
+                    || req.op() == CollectiveOp.REDUCE_SCATTER);
+            this.perSegment = req.op().sizeIsTotal();
+            this.window = Protocol.STEPS / (sliced ? SLICE_STEPS : 1);
+            this.chunk = proto.stepDataBytes() * (sliced ? CHUNK_STEPS : 1);
+        }
+
+        /** Bytes of a channel's range one loop of the ring covers. */
+        long loopSize(int n) {
+            return perSegment ? chunk : n * chunk;
+        }
+
+        /** The block each rank handles in a loop covering {@code rem} bytes. */
+        long block(int n, long rem) {
+            return perSegment ? rem : Math.min(chunk, alignUp(ceilDiv(rem, n), ALIGN));
+        }
+
+        long slice(long block) {
+            if (!sliced) {
+                return Math.max(block, 1);
+            }
+            long minSlice = proto.stepDataBytes() * SLICE_STEPS / 32;
+            return Math.max(alignUp(ceilDiv(block, CHUNK_STEPS / SLICE_STEPS), ALIGN), minSlice);
+        }
+
+        int slices(long block) {
+            return (int) Math.max(1, ceilDiv(block, slice(block)));
+        }
+    }
 
     /** Generation state: the builder, each connection's transfers in order, and who consumes what. */
     private final class Gen {
         private final CollectiveRequest req;
         private final ScheduleBuilder b;
         private final int n;
-        private final Protocol proto;
-        private final boolean sliced;
+        private final Chunking chunking;
         private final List<IntList> connections = new ArrayList<>();
-        private int[] consumer = new int[64];
-        private final int window;
+        private int[] consumer;
 
-        Gen(CollectiveRequest req) {
+        Gen(CollectiveRequest req, int transfers, int dependencies) {
             this.req = req;
             this.n = req.nRanks();
-            this.proto = req.protocol();
-            this.b = new ScheduleBuilder(req, name());
-            this.sliced = proto == Protocol.SIMPLE
-                    && (req.op() == CollectiveOp.ALL_REDUCE || req.op() == CollectiveOp.ALL_GATHER
-                    || req.op() == CollectiveOp.REDUCE_SCATTER);
-            this.window = Protocol.STEPS / (sliced ? SLICE_STEPS : 1);
-        }
-
-        private long chunkBytes() {
-            return proto.stepDataBytes() * (sliced ? CHUNK_STEPS : 1);
-        }
-
-        private long sliceBytes(long blockBytes) {
-            if (!sliced) {
-                return Math.max(blockBytes, 1);
-            }
-            long minSlice = proto.stepDataBytes() * SLICE_STEPS / 32;
-            return Math.max(alignUp(ceilDiv(blockBytes, CHUNK_STEPS / SLICE_STEPS), ALIGN), minSlice);
+            this.chunking = new Chunking(req);
+            this.b = new ScheduleBuilder(req, name(), transfers, dependencies);
+            this.consumer = new int[Math.max(1, transfers)];
         }
 
         /** all_reduce, reduce_scatter, all_gather on one channel's range of each rank's buffer or segment. */
@@ -130,15 +204,14 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
             boolean perSegment = op.sizeIsTotal();
             int steps = op == CollectiveOp.ALL_REDUCE ? 2 * (n - 1) : n - 1;
             long segmentBytes = req.bytesPerRankSegment();
-            long chunk = chunkBytes();
-            long loopSize = perSegment ? chunk : n * chunk;
+            long loopSize = chunking.loopSize(n);
             int[] prevStep = new int[n * 2]; // slice-indexed per position, grown as needed
             int loop = 0;
             for (long off = 0; off < chanBytes; off += loopSize, loop++) {
                 long rem = Math.min(loopSize, chanBytes - off);
-                long block = perSegment ? rem : Math.min(chunk, alignUp(ceilDiv(rem, n), ALIGN));
-                long slice = sliceBytes(block);
-                int slices = (int) Math.max(1, ceilDiv(block, slice));
+                long block = chunking.block(n, rem);
+                long slice = chunking.slice(block);
+                int slices = chunking.slices(block);
                 // pieces[b][s]
                 int[][] pieces = new int[n][slices];
                 for (int blk = 0; blk < n; blk++) {
@@ -187,7 +260,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
             for (int q = 0; q < n; q++) {
                 chain[q] = (rootPos + (reduce ? 1 + q : q)) % n;
             }
-            long chunk = chunkBytes();
+            long chunk = chunking.chunk;
             int[] previous = new int[n];
             for (long off = 0; off < chanBytes; off += chunk) {
                 int piece = b.piece(chanOffset + off, Math.min(chunk, chanBytes - off), -1);
@@ -230,8 +303,8 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
         /** Adds the buffer-slot credits: a sender waits until the slot it reuses was drained. */
         Schedule finish() {
             for (IntList conn : connections) {
-                for (int i = window; i < conn.size(); i++) {
-                    int freedBy = conn.get(i - window);
+                for (int i = chunking.window; i < conn.size(); i++) {
+                    int freedBy = conn.get(i - chunking.window);
                     int drain = consumer[freedBy];
                     if (drain >= 0) {
                         b.afterSend(conn.get(i), drain);
