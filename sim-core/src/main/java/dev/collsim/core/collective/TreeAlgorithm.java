@@ -116,7 +116,8 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             throw new IllegalArgumentException("the nodes hold " + Arrays.stream(nodes).mapToInt(a -> a.length).sum()
                     + " ranks, the collective " + n);
         }
-        ScheduleBuilder b = new ScheduleBuilder(req, name());
+        long[] size = size(req);
+        ScheduleBuilder b = new ScheduleBuilder(req, name(), (int) size[0], (int) size[1]);
         long chunk = req.protocol().stepDataBytes();
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
         for (int c = 0; c < req.channels(); c++) {
@@ -128,6 +129,42 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             channel(b, c, parents(c % 2, n, c / 2), lo, hi, chunk);
         }
         return b.build();
+    }
+
+    /**
+     * The transfers and dependencies {@link #schedule} builds for {@code req}, counted without
+     * building them (clamped to what an array can hold), so that its builder is sized once.
+     */
+    long[] size(CollectiveRequest req) {
+        int n = req.nRanks();
+        long chunk = req.protocol().stepDataBytes();
+        long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
+        long transfers = 0;
+        long dependencies = 0;
+        for (int c = 0; c < req.channels(); c++) {
+            long lo = c * perChannel;
+            long hi = Math.min(req.bytes(), lo + perChannel);
+            if (hi <= lo) {
+                break;
+            }
+            long steps = ceilDiv(hi - lo, chunk);
+            int[] parent = parents(c % 2, n, c / 2);
+            long rootChildren = 0;
+            for (int p : parent) {
+                if (p >= 0 && parent[p] < 0) {
+                    rootChildren++;
+                }
+            }
+            // Every tree edge is a connection up and one down, each a stream of one transfer a step.
+            long streams = 2L * (n - 1);
+            transfers += steps * streams;
+            dependencies += streams * (steps - 1 + Math.max(0, steps - Protocol.STEPS));
+            // Per step: a send up waits for its children's, a send down for the one that reached its
+            // sender, and the root's sends down for all its children's sends up.
+            dependencies += steps * (2 * (n - 1 - rootChildren) + rootChildren * rootChildren);
+        }
+        long most = Integer.MAX_VALUE - 8;
+        return new long[] {Math.min(transfers, most), Math.min(dependencies, most)};
     }
 
     private void channel(ScheduleBuilder b, int c, int[] parent, long lo, long hi, long chunk) {
