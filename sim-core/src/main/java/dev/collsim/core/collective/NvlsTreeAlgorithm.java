@@ -51,7 +51,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
             throw new IllegalArgumentException("NVLS-Tree is simulated for all_reduce with Simple only");
         }
         long[] size = size(req);
-        ScheduleBuilder b = new ScheduleBuilder(req, name(), (int) size[0], (int) size[1]);
+        ScheduleBuilder b = new ScheduleBuilder(req, name(), size[0], size[1]);
         int nNodes = nodes.length;
         int ppn = nodes[0].length;
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), ALIGN);
@@ -159,7 +159,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
 
     /**
      * The transfers and dependencies {@link #schedule} builds for {@code req}, counted without
-     * building them (clamped to what an array can hold), so that its builder is sized once.
+     * building them, so that its builder is sized once.
      */
     long[] size(CollectiveRequest req) {
         int nNodes = nodes.length;
@@ -175,25 +175,17 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
                 break;
             }
             long steps = ceilDiv(hi - lo, ppn * chunk);
-            int[] parent = parents(nNodes, c);
-            long rootChildren = 0;
-            for (int p : parent) {
-                if (p >= 0 && parent[p] < 0) {
-                    rootChildren++;
-                }
-            }
+            long rootChildren = TreeAlgorithm.rootChildren(parents(nNodes, c));
             // Every rank's scatter, reduction, multicast and gather, and each head's link up and down.
             long streams = 4 * ranks + 2 * (nNodes - 1) * ppn;
             transfers += steps * streams;
-            // In a stream each transfer waits for the one before and for the one STEPS before.
-            dependencies += streams * (steps - 1 + Math.max(0, steps - Protocol.STEPS));
+            dependencies += Streams.dependencies(streams, steps);
             // Per step and head: reductions wait for the node's scatters, gathers for its multicasts;
             // links up wait for the reduction and the children's links (the root for both), links
             // down and multicasts for the total.
             dependencies += steps * ppn * (2 * ranks + 4L * nNodes - 3 + rootChildren * rootChildren);
         }
-        long most = Integer.MAX_VALUE - 8;
-        return new long[] {Math.min(transfers, most), Math.min(dependencies, most)};
+        return new long[] {transfers, dependencies};
     }
 
     /** The root's head holds the total once its node's reduction and its children's sums have arrived. */

@@ -72,7 +72,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
             throw new IllegalArgumentException(req.op().ncclName() + " runs point to point, not on a ring");
         }
         long[] size = size(req);
-        Gen gen = new Gen(req, (int) size[0], (int) size[1]);
+        Gen gen = new Gen(req, size[0], size[1]);
         long perRank = req.bytesPerRankSegment();
         long perChannel = alignUp(ceilDiv(perRank, req.channels()), req.protocol().grainBytes());
         for (int c = 0; c < req.channels(); c++) {
@@ -96,7 +96,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
 
     /**
      * The transfers and dependencies {@link #schedule} builds for {@code req}, counted without
-     * building them (clamped to what an array can hold), so that its builder is sized once. Every
+     * building them, so that its builder is sized once. Every
      * connection carries the same number of transfers; each waits for the one before it on its
      * connection, for the slot it reuses {@link Chunking#window} transfers back, and (after the
      * first step, or the first link of a chain) for the transfer that delivered what it forwards.
@@ -134,8 +134,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
             transfers += connections * perConnection;
             dependencies += forwarded + connections * (Math.max(0, perConnection - 1) + Math.max(0, perConnection - chunking.window));
         }
-        long most = Integer.MAX_VALUE - 8;
-        return new long[] {Math.min(transfers, most), Math.min(dependencies, most)};
+        return new long[] {transfers, dependencies};
     }
 
     /** How a channel's range is cut: loops of blocks, blocks of slices, and the slots a connection has. */
@@ -189,12 +188,12 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
         private final List<IntList> connections = new ArrayList<>();
         private int[] consumer;
 
-        Gen(CollectiveRequest req, int transfers, int dependencies) {
+        Gen(CollectiveRequest req, long transfers, long dependencies) {
             this.req = req;
             this.n = req.nRanks();
             this.chunking = new Chunking(req);
             this.b = new ScheduleBuilder(req, name(), transfers, dependencies);
-            this.consumer = new int[Math.max(1, transfers)];
+            this.consumer = new int[ScheduleBuilder.room(transfers)];
         }
 
         /** all_reduce, reduce_scatter, all_gather on one channel's range of each rank's buffer or segment. */

@@ -37,10 +37,10 @@ public final class ScheduleBuilder {
      * million transfers that copying, and the first touch of the memory it takes, cost more than
      * generating the schedule). More is taken when needed.
      */
-    public ScheduleBuilder(CollectiveRequest request, String algorithm, int transfers, int dependencies) {
+    public ScheduleBuilder(CollectiveRequest request, String algorithm, long transfers, long dependencies) {
         this.request = request;
         this.algorithm = algorithm;
-        int t = Math.max(1, transfers);
+        int t = room(transfers);
         src = new int[t];
         dst = new int[t];
         channel = new int[t];
@@ -49,9 +49,14 @@ public final class ScheduleBuilder {
         bytes = new long[t];
         reduce = new boolean[t];
         kind = new TransferKind[t];
-        int e = Math.max(1, dependencies);
+        int e = room(dependencies);
         edgeFrom = new int[e];
         edgeEntry = new int[e];
+    }
+
+    /** Room for {@code count} entries, no more than an array can hold (beyond that, growing fails as it would have). */
+    static int room(long count) {
+        return (int) Math.max(1, Math.min(count, Integer.MAX_VALUE - 8));
     }
 
     /** Registers a byte range of the logical buffer; {@code segment} is its owner rank or -1. */

@@ -17,6 +17,11 @@ final class Streams {
         this.b = b;
     }
 
+    /** The dependencies {@link #next} adds to {@code streams} streams of {@code transfersEach} transfers each. */
+    static long dependencies(long streams, long transfersEach) {
+        return streams * (Math.max(0, transfersEach - 1) + Math.max(0, transfersEach - Protocol.STEPS));
+    }
+
     /** A stream key: what kind of stream, on which channel, from which rank to which (-1 for none). */
     static long key(int kind, int channel, int from, int to) {
         return ((long) kind << 58) | ((long) channel << 44) | ((long) (from + 1) << 22) | (to + 1);

@@ -117,7 +117,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
                     + " ranks, the collective " + n);
         }
         long[] size = size(req);
-        ScheduleBuilder b = new ScheduleBuilder(req, name(), (int) size[0], (int) size[1]);
+        ScheduleBuilder b = new ScheduleBuilder(req, name(), size[0], size[1]);
         long chunk = req.protocol().stepDataBytes();
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
         for (int c = 0; c < req.channels(); c++) {
@@ -133,7 +133,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
 
     /**
      * The transfers and dependencies {@link #schedule} builds for {@code req}, counted without
-     * building them (clamped to what an array can hold), so that its builder is sized once.
+     * building them, so that its builder is sized once.
      */
     long[] size(CollectiveRequest req) {
         int n = req.nRanks();
@@ -148,23 +148,27 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
                 break;
             }
             long steps = ceilDiv(hi - lo, chunk);
-            int[] parent = parents(c % 2, n, c / 2);
-            long rootChildren = 0;
-            for (int p : parent) {
-                if (p >= 0 && parent[p] < 0) {
-                    rootChildren++;
-                }
-            }
+            long rootChildren = rootChildren(parents(c % 2, n, c / 2));
             // Every tree edge is a connection up and one down, each a stream of one transfer a step.
             long streams = 2L * (n - 1);
             transfers += steps * streams;
-            dependencies += streams * (steps - 1 + Math.max(0, steps - Protocol.STEPS));
+            dependencies += Streams.dependencies(streams, steps);
             // Per step: a send up waits for its children's, a send down for the one that reached its
             // sender, and the root's sends down for all its children's sends up.
             dependencies += steps * (2 * (n - 1 - rootChildren) + rootChildren * rootChildren);
         }
-        long most = Integer.MAX_VALUE - 8;
-        return new long[] {Math.min(transfers, most), Math.min(dependencies, most)};
+        return new long[] {transfers, dependencies};
+    }
+
+    /** How many children the root has, given every node's parent (-1 for the root). */
+    static long rootChildren(int[] parent) {
+        long count = 0;
+        for (int p : parent) {
+            if (p >= 0 && parent[p] < 0) {
+                count++;
+            }
+        }
+        return count;
     }
 
     private void channel(ScheduleBuilder b, int c, int[] parent, long lo, long hi, long chunk) {

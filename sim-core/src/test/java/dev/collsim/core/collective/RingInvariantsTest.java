@@ -85,14 +85,12 @@ class RingInvariantsTest {
         assertTrue(net.maxUtilisation() <= 1 + 1e-9);
     }
 
-    /** The builder is sized by a count made without building; a wrong count would copy, or waste, the arrays. */
+    /** The builder is sized by a count made without building. */
     @ParameterizedTest(name = "{0} {1} n={2} {3}B ch={4}")
     @MethodSource("cases")
     void theSizeCountedUpFrontIsTheSizeBuilt(CollectiveOp op, Protocol proto, int n, long bytes, int channels) {
         CollectiveRequest req = new CollectiveRequest(op, n, bytes, n - 1, proto, channels);
         RingAlgorithm ring = RingAlgorithm.inRankOrder(n);
-        Schedule s = ring.schedule(req);
-        long dependencies = s.transferCount() == 0 ? 0 : s.successorsTo(s.transferCount() - 1);
-        assertEquals(List.of((long) s.transferCount(), dependencies), java.util.Arrays.stream(ring.size(req)).boxed().toList());
+        TestFabrics.assertCounted(ring.size(req), ring.schedule(req));
     }
 }
