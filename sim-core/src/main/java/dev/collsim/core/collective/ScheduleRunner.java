@@ -170,6 +170,7 @@ public final class ScheduleRunner implements FlowListener {
         done = 0;
         last = origin;
         prepareStaging(s);
+        network.declareRoutes(routesOf(s));
         long kernelStart = origin + launchLatency.picos();
         Arrays.fill(readyAt, kernelStart);
         for (int t = 0; t < n; t++) {
@@ -191,6 +192,50 @@ public final class ScheduleRunner implements FlowListener {
             linkBytes[l] = network.bytesCarried(l);
         }
         return new RunResult(s, last - origin, started, delivered, linkBytes);
+    }
+
+    /**
+     * Every route the schedule's flows can take, for the flow network to find the links that always
+     * carry the same flows: each point-to-point transfer's (or, staged, its legs'), and the routes up
+     * and down of every switch an in-switch or in-network operation uses.
+     */
+    private java.util.Set<int[]> routesOf(Schedule s) {
+        java.util.Set<int[]> routes = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (int t = 0; t < s.transferCount(); t++) {
+            HubGroup g = null;
+            switch (s.kind(t)) {
+                case P2P -> {
+                    if (staged != null && staged[t]) {
+                        routes.add(writeRoute(t).links());
+                        routes.add(readRoute(t).links());
+                        if (route(t).viaNic()) {
+                            routes.add(networkLegs.get(s.src(t), s.dst(t)).links());
+                        }
+                    } else {
+                        routes.add(route(t).links());
+                    }
+                }
+                case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> {
+                    int head = s.kind(t) == TransferKind.SWITCH_REDUCE ? s.dst(t) : s.src(t);
+                    if (rankSwitch[head] >= 0) {
+                        g = hubGroup(switchGroups, rankSwitch, rankSwitch[head]);
+                    }
+                }
+                case NETWORK_ALLREDUCE -> {
+                    if (rankSharp != null && rankSharp[s.src(t)] >= 0) {
+                        g = hubGroup(sharpGroups, rankSharp, rankSharp[s.src(t)]);
+                    }
+                }
+                case LOCAL_COPY -> { }
+            }
+            if (g != null && routes.add(g.up[0].links())) {
+                for (int m = 0; m < g.ranks.length; m++) {
+                    routes.add(g.up[m].links());
+                    routes.add(g.down[m].links());
+                }
+            }
+        }
+        return routes;
     }
 
     private void start(int t) {

@@ -4,7 +4,12 @@ import dev.collsim.core.engine.Engine;
 import dev.collsim.core.engine.Event;
 import dev.collsim.core.engine.IndexedEvent;
 import dev.collsim.core.units.TimeSpan;
+import java.nio.IntBuffer;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Map;
 
 /**
  * Flows of bytes over routes of directed links, sharing every link by max-min fairness.
@@ -25,6 +30,10 @@ import java.util.Arrays;
  * rank's leg of the switch operations of one step, the same step on channels that share links), and
  * holding them once cuts the solver's work without changing a rate.
  *
+ * <p>When the routes flows will take are {@linkplain #declareRoutes declared} up front, links that
+ * exactly the same routes cross are one constraint to the solver (see there): it re-rates fewer
+ * links, and every rate stays the same to the bit.
+ *
  * <p>Flow and link state lives in primitive arrays indexed by flow slot and link id; the solver
  * reuses its scratch arrays, so the steady state allocates nothing.
  */
@@ -32,7 +41,17 @@ public final class FlowNetwork {
     private static final double RELATIVE_EPSILON = 1e-12;
 
     private final Engine engine;
+    /** What the solver shares out on each link: for a set of twin links, the least of their rates, on the one that stands for them. */
     private final double[] capacity;
+    /** Each link's own rate. */
+    private final double[] linkRate;
+    /** The link that stands for each link in the solver: itself, or its twin with the lowest id. */
+    private final int[] twinOf;
+    /** By the link that stands for them: the twins, where there are more than one. */
+    private final Map<Integer, int[]> twins = new HashMap<>();
+    /** Each declared route as the solver sees it (one link of each set of twins), or null: routes as given. */
+    private IdentityHashMap<int[], int[]> solverRoutes;
+    private boolean started;
     private final long[] linkBytesCarried;
     private int[][] linkFlows;
     private final int[] linkFlowCount;
@@ -103,6 +122,9 @@ public final class FlowNetwork {
                 throw new IllegalArgumentException("link " + l + " has capacity " + capacity[l] + " B/s");
             }
         }
+        linkRate = capacity.clone();
+        twinOf = new int[links];
+        Arrays.setAll(twinOf, l -> l);
         linkBytesCarried = new long[links];
         linkFlows = new int[links][];
         for (int l = 0; l < links; l++) {
@@ -139,7 +161,73 @@ public final class FlowNetwork {
 
     /** Bytes that finished crossing each link so far, by link id. */
     public long bytesCarried(int link) {
-        return linkBytesCarried[link];
+        return linkBytesCarried[twinOf[link]];
+    }
+
+    /**
+     * Declares every route a flow will take, before the first flow starts; after this, a flow over
+     * any other route is refused. Links that exactly the same declared routes cross are twins: they
+     * always carry the same flows, in the same order on each. Of a set of twins the solver keeps one,
+     * with the least of their rates: another can never hold a flow that one does not, as its share
+     * of the same flows is never the smaller (subtraction and division round monotonically), nor
+     * join flows it does not join. So every rate, and the order in which the re-rating meets flows
+     * and links (each set of twins is met where its first link would be), is the same, while the
+     * re-rating visits fewer links: a collective's network routes cross several links in a row that
+     * carry the same flows.
+     */
+    public void declareRoutes(Collection<int[]> routes) {
+        if (started || solverRoutes != null) {
+            throw new IllegalStateException("routes are declared once, before the first flow");
+        }
+        IdentityHashMap<int[], Integer> index = new IdentityHashMap<>();
+        for (int[] route : routes) {
+            index.putIfAbsent(route, index.size());
+        }
+        int links = capacity.length;
+        int[][] crossing = new int[links][];
+        int[] count = new int[links];
+        for (Map.Entry<int[], Integer> e : index.entrySet()) {
+            for (int l : e.getKey()) {
+                if (crossing[l] == null || crossing[l].length == count[l]) {
+                    crossing[l] = crossing[l] == null ? new int[4] : Arrays.copyOf(crossing[l], count[l] * 2);
+                }
+                crossing[l][count[l]++] = e.getValue();
+            }
+        }
+        Map<IntBuffer, Integer> standIn = new HashMap<>();
+        for (int l = 0; l < links; l++) {
+            if (count[l] > 0) {
+                Arrays.sort(crossing[l], 0, count[l]);
+                Integer first = standIn.putIfAbsent(IntBuffer.wrap(crossing[l], 0, count[l]), l);
+                twinOf[l] = first == null ? l : first;
+            }
+        }
+        for (int l = 0; l < links; l++) {
+            int t = twinOf[l];
+            if (t != l) {
+                int[] set = twins.getOrDefault(t, new int[] {t});
+                set = Arrays.copyOf(set, set.length + 1);
+                set[set.length - 1] = l;
+                twins.put(t, set);
+                capacity[t] = Math.min(capacity[t], linkRate[l]);
+            }
+        }
+        solverRoutes = new IdentityHashMap<>();
+        for (int[] route : index.keySet()) {
+            int[] solver = new int[route.length];
+            int n = 0;
+            for (int l : route) {
+                int t = twinOf[l];
+                boolean seen = false;
+                for (int i = 0; i < n && !seen; i++) {
+                    seen = solver[i] == t;
+                }
+                if (!seen) {
+                    solver[n++] = t;
+                }
+            }
+            solverRoutes.put(route, Arrays.copyOf(solver, n));
+        }
     }
 
     /**
@@ -150,8 +238,13 @@ public final class FlowNetwork {
         if (!(bytesPerSecond > 0) || Double.isInfinite(bytesPerSecond)) {
             throw new IllegalArgumentException("link " + link + " capacity " + bytesPerSecond + " B/s");
         }
-        capacity[link] = bytesPerSecond;
-        markDirty(link);
+        linkRate[link] = bytesPerSecond;
+        int t = twinOf[link];
+        capacity[t] = bytesPerSecond;
+        for (int twin : twins.getOrDefault(t, new int[0])) {
+            capacity[t] = Math.min(capacity[t], linkRate[twin]);
+        }
+        markDirty(t);
     }
 
     /** Current rate of a flow in bytes per second (0 until the instant it started is resolved). */
@@ -160,17 +253,22 @@ public final class FlowNetwork {
     }
 
     /**
-     * Starts a flow of {@code bytes} over {@code links} (link ids, owned by the caller and not
-     * modified), no faster than {@code maxBytesPerSecond}. Returns the flow's slot number, shared
+     * Starts a flow of {@code bytes} over {@code path} (link ids, owned by the caller and not
+     * modified; a declared route, once routes are declared), no faster than {@code maxBytesPerSecond}. Returns the flow's slot number, shared
      * with the flows it was found identical to.
      */
-    public int start(int[] links, double bytes, double maxBytesPerSecond, FlowListener onDone, int flowTag) {
-        if (!(bytes > 0) || links.length == 0) {
+    public int start(int[] path, double bytes, double maxBytesPerSecond, FlowListener onDone, int flowTag) {
+        if (!(bytes > 0) || path.length == 0) {
             throw new IllegalArgumentException("a flow needs bytes > 0 and at least one link");
         }
         if (!(maxBytesPerSecond > 0)) {
             throw new IllegalArgumentException("a flow's rate cap must be positive");
         }
+        int[] links = solverRoutes == null ? path : solverRoutes.get(path);
+        if (links == null) {
+            throw new IllegalArgumentException("a flow over a route that was not declared: " + Arrays.toString(path));
+        }
+        started = true;
         activeCount++;
         int hash = joinHash(links, bytes, maxBytesPerSecond, onDone);
         int at = findJoin(hash, links, bytes, maxBytesPerSecond, onDone);

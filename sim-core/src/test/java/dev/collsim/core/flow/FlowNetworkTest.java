@@ -1,6 +1,8 @@
 package dev.collsim.core.flow;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.core.engine.Engine;
@@ -183,6 +185,80 @@ class FlowNetworkTest {
                 assertEquals(expected[i], ends.get(i), 2 + expected[i] * 1e-9, "seed " + seed + ", flow " + i);
             }
         }
+    }
+
+    /**
+     * Declaring the routes lets the solver keep one link of each set of twins (links the same routes
+     * cross); every end time and every link's bytes must be exactly those of the solver without it.
+     * Routes are runs of fixed chains of links, so chains used only whole are twins; rates tie often,
+     * flows start alike (joined) and apart, and a link of a chain is slowed and restored midway.
+     */
+    @Test
+    void declaredRoutesChangeNoEndTimeByAPicosecond() {
+        for (long seed = 1; seed <= 30; seed++) {
+            Random rnd = new Random(seed);
+            List<int[]> chains = new ArrayList<>();
+            int links = 0;
+            for (int c = 3 + rnd.nextInt(6); c > 0; c--) {
+                int length = 1 + rnd.nextInt(3);
+                chains.add(java.util.stream.IntStream.range(links, links + length).toArray());
+                links += length;
+            }
+            double[] cap = new double[links];
+            for (int l = 0; l < links; l++) {
+                cap[l] = (10 + 10 * rnd.nextInt(3)) * GB;
+            }
+            List<int[]> routes = new ArrayList<>();
+            for (int r = 2 + rnd.nextInt(8); r > 0; r--) {
+                routes.add(rnd.ints(0, chains.size()).distinct().limit(1 + rnd.nextInt(Math.min(3, chains.size())))
+                        .flatMap(c -> Arrays.stream(chains.get(c))).toArray());
+            }
+            List<double[]> flows = new ArrayList<>(); // start ps, route, bytes, cap
+            for (int f = 10 + rnd.nextInt(60); f > 0; f--) {
+                flows.add(new double[] {rnd.nextInt(5) * 5_000_000.0, rnd.nextInt(routes.size()), 1000 * (1 + rnd.nextInt(4000)),
+                        rnd.nextBoolean() ? Double.MAX_VALUE : (5 + 5 * rnd.nextInt(4)) * GB});
+            }
+            int slowed = rnd.nextInt(links);
+            long[][] plain = runFlows(cap, routes, flows, slowed, false);
+            long[][] declared = runFlows(cap, routes, flows, slowed, true);
+            assertArrayEquals(plain[0], declared[0], "end times, seed " + seed);
+            assertArrayEquals(plain[1], declared[1], "bytes carried, seed " + seed);
+        }
+    }
+
+    /** End time of every flow, and the bytes each link carried. */
+    private static long[][] runFlows(double[] cap, List<int[]> routes, List<double[]> flows, int slowed, boolean declare) {
+        Engine eng = new Engine();
+        FlowNetwork net = new FlowNetwork(eng, cap);
+        if (declare) {
+            net.declareRoutes(routes);
+        }
+        long[] ends = new long[flows.size()];
+        FlowListener onEnd = tag -> ends[tag] = eng.now();
+        for (int i = 0; i < flows.size(); i++) {
+            int id = i;
+            double[] f = flows.get(i);
+            eng.schedule((long) f[0], () -> net.start(routes.get((int) f[1]), f[2], f[3], onEnd, id));
+        }
+        eng.schedule(7_000_000, () -> net.setCapacity(slowed, cap[slowed] / 3));
+        eng.schedule(40_000_000, () -> net.setCapacity(slowed, cap[slowed]));
+        eng.run();
+        long[] carried = new long[cap.length];
+        Arrays.setAll(carried, net::bytesCarried);
+        return new long[][] {ends, carried};
+    }
+
+    @Test
+    void onceRoutesAreDeclaredOnlyThoseMayStartAndTheyAreDeclaredOnce() {
+        FlowNetwork net = new FlowNetwork(engine, new double[] {10 * GB, 10 * GB});
+        int[] declared = {0, 1};
+        net.declareRoutes(List.of(declared));
+        assertThrows(IllegalArgumentException.class, () -> net.start(new int[] {0, 1}, 100, Double.MAX_VALUE, record, 1));
+        net.start(declared, 100, Double.MAX_VALUE, record, 2);
+        assertThrows(IllegalStateException.class, () -> net.declareRoutes(List.of(declared)));
+        engine.run();
+        assertEquals(100, net.bytesCarried(0));
+        assertEquals(100, net.bytesCarried(1));
     }
 
     /** Max-min fair shares by progressive filling over all flows, recomputed at every start and end. */
