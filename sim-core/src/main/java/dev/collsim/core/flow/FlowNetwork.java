@@ -47,8 +47,6 @@ public final class FlowNetwork {
     private final double[] linkRate;
     /** The link that stands for each link in the solver: itself, or its twin with the lowest id. */
     private final int[] twinOf;
-    /** By the link that stands for them: the twins, where there are more than one. */
-    private final Map<Integer, int[]> twins = new HashMap<>();
     /** Each declared route as the solver sees it (one link of each set of twins), or null: routes as given. */
     private IdentityHashMap<int[], int[]> solverRoutes;
     private boolean started;
@@ -203,14 +201,7 @@ public final class FlowNetwork {
             }
         }
         for (int l = 0; l < links; l++) {
-            int t = twinOf[l];
-            if (t != l) {
-                int[] set = twins.getOrDefault(t, new int[] {t});
-                set = Arrays.copyOf(set, set.length + 1);
-                set[set.length - 1] = l;
-                twins.put(t, set);
-                capacity[t] = Math.min(capacity[t], linkRate[l]);
-            }
+            capacity[twinOf[l]] = Math.min(capacity[twinOf[l]], linkRate[l]);
         }
         solverRoutes = new IdentityHashMap<>();
         for (int[] route : index.keySet()) {
@@ -241,8 +232,10 @@ public final class FlowNetwork {
         linkRate[link] = bytesPerSecond;
         int t = twinOf[link];
         capacity[t] = bytesPerSecond;
-        for (int twin : twins.getOrDefault(t, new int[0])) {
-            capacity[t] = Math.min(capacity[t], linkRate[twin]);
+        for (int l = 0; l < linkRate.length; l++) {
+            if (twinOf[l] == t) {
+                capacity[t] = Math.min(capacity[t], linkRate[l]);
+            }
         }
         markDirty(t);
     }
@@ -254,8 +247,9 @@ public final class FlowNetwork {
 
     /**
      * Starts a flow of {@code bytes} over {@code path} (link ids, owned by the caller and not
-     * modified; a declared route, once routes are declared), no faster than {@code maxBytesPerSecond}. Returns the flow's slot number, shared
-     * with the flows it was found identical to.
+     * modified; a declared route, once routes are declared), no faster than {@code
+     * maxBytesPerSecond}. Returns the flow's slot number, shared with the flows it was found
+     * identical to.
      */
     public int start(int[] path, double bytes, double maxBytesPerSecond, FlowListener onDone, int flowTag) {
         if (!(bytes > 0) || path.length == 0) {
