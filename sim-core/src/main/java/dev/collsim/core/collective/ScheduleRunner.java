@@ -9,6 +9,7 @@ import dev.collsim.core.flow.FlowListener;
 import dev.collsim.core.flow.FlowNetwork;
 import dev.collsim.core.units.TimeSpan;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Runs a {@link Schedule} on the engine over the fabric.
@@ -197,39 +198,46 @@ public final class ScheduleRunner implements FlowListener {
     /**
      * Every route the schedule's flows can take, for the flow network to find the links that always
      * carry the same flows: each point-to-point transfer's (or, staged, its legs'), and the routes up
-     * and down of every switch an in-switch or in-network operation uses.
+     * and down of every switch an in-switch or in-network operation uses. Looking them up fills the
+     * caches the run then reads.
      */
     private java.util.Set<int[]> routesOf(Schedule s) {
-        java.util.Set<int[]> routes = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (int t = 0; t < s.transferCount(); t++) {
-            HubGroup g = null;
             switch (s.kind(t)) {
                 case P2P -> {
                     if (staged != null && staged[t]) {
-                        routes.add(writeRoute(t).links());
-                        routes.add(readRoute(t).links());
+                        writeRoute(t);
+                        readRoute(t);
                         if (route(t).viaNic()) {
-                            routes.add(networkLegs.get(s.src(t), s.dst(t)).links());
+                            networkLegs.get(s.src(t), s.dst(t));
                         }
                     } else {
-                        routes.add(route(t).links());
+                        route(t);
                     }
                 }
                 case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> {
                     int head = s.kind(t) == TransferKind.SWITCH_REDUCE ? s.dst(t) : s.src(t);
                     if (rankSwitch[head] >= 0) {
-                        g = hubGroup(switchGroups, rankSwitch, rankSwitch[head]);
+                        hubGroup(switchGroups, rankSwitch, rankSwitch[head]);
                     }
                 }
                 case NETWORK_ALLREDUCE -> {
                     if (rankSharp != null && rankSharp[s.src(t)] >= 0) {
-                        g = hubGroup(sharpGroups, rankSharp, rankSharp[s.src(t)]);
+                        hubGroup(sharpGroups, rankSharp, rankSharp[s.src(t)]);
                     }
                 }
                 case LOCAL_COPY -> { }
             }
-            if (g != null && routes.add(g.up[0].links())) {
-                for (int m = 0; m < g.ranks.length; m++) {
+        }
+        java.util.Set<int[]> routes = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (PairRoutes found : List.of(pairRoutes, writeRoutes, readRoutes, networkLegs)) {
+            for (int i = 0; i < found.count; i++) {
+                routes.add(found.found[i].links());
+            }
+        }
+        for (HubGroup[] groups : List.of(switchGroups, sharpGroups)) {
+            for (HubGroup g : groups) {
+                for (int m = 0; g != null && m < g.ranks.length; m++) {
                     routes.add(g.up[m].links());
                     routes.add(g.down[m].links());
                 }
