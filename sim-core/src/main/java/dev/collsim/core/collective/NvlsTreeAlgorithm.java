@@ -2,6 +2,7 @@ package dev.collsim.core.collective;
 
 import static dev.collsim.core.collective.Sizes.alignUp;
 import static dev.collsim.core.collective.Sizes.ceilDiv;
+import static dev.collsim.core.collective.Sizes.channelBytes;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -168,13 +169,8 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), ALIGN);
         long transfers = 0;
         long dependencies = 0;
-        for (int c = 0; c < req.channels(); c++) {
-            long lo = c * perChannel;
-            long hi = Math.min(req.bytes(), lo + perChannel);
-            if (hi <= lo) {
-                break;
-            }
-            long steps = ceilDiv(hi - lo, ppn * chunk);
+        for (int c = 0; c < req.channels() && channelBytes(req.bytes(), perChannel, c) > 0; c++) {
+            long steps = ceilDiv(channelBytes(req.bytes(), perChannel, c), ppn * chunk);
             long rootChildren = TreeAlgorithm.rootChildren(parents(nNodes, c));
             // Every rank's scatter, reduction, multicast and gather, and each head's link up and down.
             long streams = 4 * ranks + 2 * (nNodes - 1) * ppn;

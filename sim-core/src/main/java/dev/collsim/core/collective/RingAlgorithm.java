@@ -2,6 +2,7 @@ package dev.collsim.core.collective;
 
 import static dev.collsim.core.collective.Sizes.alignUp;
 import static dev.collsim.core.collective.Sizes.ceilDiv;
+import static dev.collsim.core.collective.Sizes.channelBytes;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -108,25 +109,21 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
         long perChannel = alignUp(ceilDiv(perRank, req.channels()), req.protocol().grainBytes());
         long transfers = 0;
         long dependencies = 0;
-        for (int c = 0; c < req.channels(); c++) {
-            long lo = c * perChannel;
-            long hi = Math.min(perRank, lo + perChannel);
-            if (hi <= lo) {
-                break;
-            }
+        for (int c = 0; c < req.channels() && channelBytes(perRank, perChannel, c) > 0; c++) {
+            long bytes = channelBytes(perRank, perChannel, c);
             long connections;
             long perConnection = 0;
             long forwarded = 0;
             if (chained(req.op())) {
                 connections = n - 1;
-                perConnection = ceilDiv(hi - lo, chunking.chunk);
+                perConnection = ceilDiv(bytes, chunking.chunk);
                 forwarded = Math.max(0, n - 2) * perConnection;
             } else {
                 connections = n;
                 int steps = req.op() == CollectiveOp.ALL_REDUCE ? 2 * (n - 1) : n - 1;
                 long loopSize = chunking.loopSize(n);
-                for (long off = 0; off < hi - lo; off += loopSize) {
-                    int slices = chunking.slices(chunking.block(n, Math.min(loopSize, hi - lo - off)));
+                for (long off = 0; off < bytes; off += loopSize) {
+                    int slices = chunking.slices(chunking.block(n, Math.min(loopSize, bytes - off)));
                     perConnection += (long) steps * slices;
                     forwarded += Math.max(0, steps - 1L) * n * slices;
                 }

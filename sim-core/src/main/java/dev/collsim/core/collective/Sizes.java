@@ -11,4 +11,9 @@ final class Sizes {
     static long alignUp(long a, long align) {
         return ceilDiv(a, align) * align;
     }
+
+    /** Bytes of channel {@code c}'s range when {@code total} bytes are cut in ranges of {@code perChannel}: 0 past the end. */
+    static long channelBytes(long total, long perChannel, int c) {
+        return Math.max(0, Math.min(total, (c + 1) * perChannel) - c * perChannel);
+    }
 }

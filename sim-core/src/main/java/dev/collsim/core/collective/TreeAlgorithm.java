@@ -2,6 +2,7 @@ package dev.collsim.core.collective;
 
 import static dev.collsim.core.collective.Sizes.alignUp;
 import static dev.collsim.core.collective.Sizes.ceilDiv;
+import static dev.collsim.core.collective.Sizes.channelBytes;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -141,13 +142,8 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
         long transfers = 0;
         long dependencies = 0;
-        for (int c = 0; c < req.channels(); c++) {
-            long lo = c * perChannel;
-            long hi = Math.min(req.bytes(), lo + perChannel);
-            if (hi <= lo) {
-                break;
-            }
-            long steps = ceilDiv(hi - lo, chunk);
+        for (int c = 0; c < req.channels() && channelBytes(req.bytes(), perChannel, c) > 0; c++) {
+            long steps = ceilDiv(channelBytes(req.bytes(), perChannel, c), chunk);
             long rootChildren = rootChildren(parents(c % 2, n, c / 2));
             // Every tree edge is a connection up and one down, each a stream of one transfer a step.
             long streams = 2L * (n - 1);
