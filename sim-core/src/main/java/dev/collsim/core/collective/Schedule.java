@@ -35,14 +35,13 @@ public final class Schedule {
     private final TransferKind[] kind;
     private final int[] succStart;
     private final int[] succ;
-    private final int[] depCount;
     private final long[] pieceOffset;
     private final long[] pieceLength;
     private final int[] pieceSegment;
     private final int[] pieceDest;
 
     Schedule(CollectiveRequest request, String algorithm, int n, int[] src, int[] dst, int[] channel, int[] step,
-             int[] piece, long[] bytes, boolean[] reduce, TransferKind[] kind, int[] succStart, int[] succ, int[] depCount,
+             int[] piece, long[] bytes, boolean[] reduce, TransferKind[] kind, int[] succStart, int[] succ,
              long[] pieceOffset, long[] pieceLength, int[] pieceSegment, int[] pieceDest) {
         this.request = request;
         this.algorithm = algorithm;
@@ -57,7 +56,6 @@ public final class Schedule {
         this.kind = kind;
         this.succStart = succStart;
         this.succ = succ;
-        this.depCount = depCount;
         this.pieceOffset = pieceOffset;
         this.pieceLength = pieceLength;
         this.pieceSegment = pieceSegment;
@@ -109,11 +107,6 @@ public final class Schedule {
 
     public TransferKind kind(int t) {
         return kind[t];
-    }
-
-    /** Number of dependencies of a transfer. */
-    public int dependencyCount(int t) {
-        return depCount[t];
     }
 
     /** Start (inclusive) of t's successors in {@link #successorEntry(int)}. */

@@ -178,10 +178,8 @@ public final class ScheduleBuilder {
         checkNotBuilt();
         built = true;
         int[] succStart = new int[n + 1];
-        int[] depCount = new int[n];
         for (int e = 0; e < edges; e++) {
             succStart[edgeFrom[e] + 1]++;
-            depCount[edgeEntry[e] >>> 1]++;
         }
         for (int t = 0; t < n; t++) {
             succStart[t + 1] += succStart[t];
@@ -198,7 +196,7 @@ public final class ScheduleBuilder {
         edgeEntry = null;
         return new Schedule(request, algorithm, n, fit(src), fit(dst), fit(channel), fit(step), fit(piece),
                 bytes.length == n ? bytes : Arrays.copyOf(bytes, n), reduce.length == n ? reduce : Arrays.copyOf(reduce, n),
-                kind.length == n ? kind : Arrays.copyOf(kind, n), succStart, succ, depCount,
+                kind.length == n ? kind : Arrays.copyOf(kind, n), succStart, succ,
                 Arrays.copyOf(pieceOffset, pieces), Arrays.copyOf(pieceLength, pieces), Arrays.copyOf(pieceSegment, pieces),
                 Arrays.copyOf(pieceDest, pieces));
     }

@@ -61,7 +61,6 @@ public final class ScheduleRunner implements FlowListener {
     /** Not yet: a transfer that has not started or not arrived. */
     private static final long NEVER = Long.MIN_VALUE;
     private int[] legsLeft;
-    private long[] legLatency;
     private final PairRoutes pairRoutes;
     /** Host-staged transfers: GPU to host memory, host memory to GPU, and host to host across nodes. */
     private final PairRoutes writeRoutes;
@@ -160,7 +159,6 @@ public final class ScheduleRunner implements FlowListener {
         this.sharp = sharpCosts;
         int n = s.transferCount();
         legsLeft = new int[n];
-        legLatency = new long[n];
         origin = engine.now();
         pending = new int[n];
         readyAt = new long[n];
@@ -174,8 +172,10 @@ public final class ScheduleRunner implements FlowListener {
         network.declareRoutes(routesOf(s));
         long kernelStart = origin + launchLatency.picos();
         Arrays.fill(readyAt, kernelStart);
+        for (int i = 0, edges = n == 0 ? 0 : s.successorsTo(n - 1); i < edges; i++) {
+            pending[s.successorEntry(i) >>> 1]++;
+        }
         for (int t = 0; t < n; t++) {
-            pending[t] = s.dependencyCount(t);
             if (pending[t] == 0) {
                 engine.schedule(kernelStart, startHandler, t);
             }
@@ -215,17 +215,7 @@ public final class ScheduleRunner implements FlowListener {
                         route(t);
                     }
                 }
-                case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> {
-                    int head = s.kind(t) == TransferKind.SWITCH_REDUCE ? s.dst(t) : s.src(t);
-                    if (rankSwitch[head] >= 0) {
-                        hubGroup(switchGroups, rankSwitch, rankSwitch[head]);
-                    }
-                }
-                case NETWORK_ALLREDUCE -> {
-                    if (rankSharp != null && rankSharp[s.src(t)] >= 0) {
-                        hubGroup(sharpGroups, rankSharp, rankSharp[s.src(t)]);
-                    }
-                }
+                case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST, NETWORK_ALLREDUCE -> hubGroupOf(t);
                 case LOCAL_COPY -> { }
             }
         }
@@ -295,11 +285,10 @@ public final class ScheduleRunner implements FlowListener {
         }
         TransferKind kind = schedule.kind(t);
         int head = kind == TransferKind.SWITCH_REDUCE ? schedule.dst(t) : schedule.src(t);
-        int sw = rankSwitch[head];
-        if (sw < 0) {
+        HubGroup g = hubGroupOf(t);
+        if (g == null) {
             throw new IllegalStateException("rank " + head + " has no NVLS switch");
         }
-        HubGroup g = hubGroup(switchGroups, rankSwitch, sw);
         int members = g.ranks.length;
         double data = kind == TransferKind.SWITCH_ALLREDUCE ? bytes * (1 + 1.0 / members) : bytes;
         double legBytes = data / nvls.efficiency();
@@ -317,7 +306,6 @@ public final class ScheduleRunner implements FlowListener {
                 legsLeft[t]++;
             }
         }
-        legLatency[t] = g.latency;
     }
 
     /**
@@ -328,6 +316,16 @@ public final class ScheduleRunner implements FlowListener {
 
     private final HubGroup[] switchGroups;
     private final HubGroup[] sharpGroups;
+
+    /** The group an in-switch or in-network transfer runs on, or null if its rank has no such switch. */
+    private HubGroup hubGroupOf(int t) {
+        if (schedule.kind(t) == TransferKind.NETWORK_ALLREDUCE) {
+            int sw = rankSharp == null ? -1 : rankSharp[schedule.src(t)];
+            return sw < 0 ? null : hubGroup(sharpGroups, rankSharp, sw);
+        }
+        int head = schedule.kind(t) == TransferKind.SWITCH_REDUCE ? schedule.dst(t) : schedule.src(t);
+        return rankSwitch[head] < 0 ? null : hubGroup(switchGroups, rankSwitch, rankSwitch[head]);
+    }
 
     /** By hub device id. */
     private HubGroup hubGroup(HubGroup[] cache, int[] rankHub, int hub) {
@@ -386,19 +384,17 @@ public final class ScheduleRunner implements FlowListener {
 
     /** Every rank of the SHARP group sends the piece up through its NIC and gets the sum back down. */
     private void startNetworkAllReduce(int t, long bytes) {
-        if (sharp == null || rankSharp == null || rankSharp[schedule.src(t)] < 0) {
+        HubGroup g = sharp == null ? null : hubGroupOf(t);
+        if (g == null) {
             throw new IllegalStateException("an in-network all-reduce without a SHARP switch");
         }
-        int sw = rankSharp[schedule.src(t)];
         double legBytes = bytes / sharp.efficiency();
         double cap = sharp.channelRate().bytesPerSecond() / sharp.efficiency();
-        HubGroup g = hubGroup(sharpGroups, rankSharp, sw);
         for (int m = 0; m < g.ranks.length; m++) {
             network.start(g.up[m].links(), legBytes, cap, this, t);
             network.start(g.down[m].links(), legBytes, cap, this, t);
             legsLeft[t] += 2;
         }
-        legLatency[t] = g.latency;
     }
 
     private void copied(int t) {
@@ -418,7 +414,7 @@ public final class ScheduleRunner implements FlowListener {
             Route r = route(t);
             finish(t, engine.now(), r.latencyPicos() + (r.viaNic() ? netLatency : 0));
         } else if (--legsLeft[t] == 0) {
-            finish(t, engine.now(), legLatency[t]);
+            finish(t, engine.now(), hubGroupOf(t).latency);
         }
     }
 
