@@ -51,8 +51,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
         if (req.op() != CollectiveOp.ALL_REDUCE || req.protocol() != Protocol.SIMPLE) {
             throw new IllegalArgumentException("NVLS-Tree is simulated for all_reduce with Simple only");
         }
-        long[] size = size(req);
-        ScheduleBuilder b = new ScheduleBuilder(req, name(), size[0], size[1]);
+        ScheduleBuilder b = new ScheduleBuilder(req, name(), size(req));
         int nNodes = nodes.length;
         int ppn = nodes[0].length;
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), ALIGN);
@@ -162,7 +161,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
      * The transfers and dependencies {@link #schedule} builds for {@code req}, counted without
      * building them, so that its builder is sized once.
      */
-    long[] size(CollectiveRequest req) {
+    ScheduleSize size(CollectiveRequest req) {
         int nNodes = nodes.length;
         long ppn = nodes[0].length;
         long ranks = nNodes * ppn;
@@ -181,7 +180,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
             // down and multicasts for the total.
             dependencies += steps * ppn * (2 * ranks + 4L * nNodes - 3 + rootChildren * rootChildren);
         }
-        return new long[] {transfers, dependencies};
+        return new ScheduleSize(transfers, dependencies);
     }
 
     /** The root's head holds the total once its node's reduction and its children's sums have arrived. */

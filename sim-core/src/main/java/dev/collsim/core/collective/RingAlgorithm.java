@@ -72,8 +72,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
         if (req.op() == CollectiveOp.ALL_TO_ALL || req.op() == CollectiveOp.SEND_RECV) {
             throw new IllegalArgumentException(req.op().ncclName() + " runs point to point, not on a ring");
         }
-        long[] size = size(req);
-        Gen gen = new Gen(req, size[0], size[1]);
+        Gen gen = new Gen(req, size(req));
         long perRank = req.bytesPerRankSegment();
         long perChannel = alignUp(ceilDiv(perRank, req.channels()), req.protocol().grainBytes());
         for (int c = 0; c < req.channels(); c++) {
@@ -102,7 +101,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
      * connection, for the slot it reuses {@link Chunking#window} transfers back, and (after the
      * first step, or the first link of a chain) for the transfer that delivered what it forwards.
      */
-    long[] size(CollectiveRequest req) {
+    ScheduleSize size(CollectiveRequest req) {
         int n = req.nRanks();
         Chunking chunking = new Chunking(req);
         long perRank = req.bytesPerRankSegment();
@@ -131,7 +130,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
             transfers += connections * perConnection;
             dependencies += forwarded + connections * (Math.max(0, perConnection - 1) + Math.max(0, perConnection - chunking.window));
         }
-        return new long[] {transfers, dependencies};
+        return new ScheduleSize(transfers, dependencies);
     }
 
     /** How a channel's range is cut: loops of blocks, blocks of slices, and the slots a connection has. */
@@ -185,12 +184,12 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
         private final List<IntList> connections = new ArrayList<>();
         private int[] consumer;
 
-        Gen(CollectiveRequest req, long transfers, long dependencies) {
+        Gen(CollectiveRequest req, ScheduleSize size) {
             this.req = req;
             this.n = req.nRanks();
             this.chunking = new Chunking(req);
-            this.b = new ScheduleBuilder(req, name(), transfers, dependencies);
-            this.consumer = new int[ScheduleBuilder.room(transfers)];
+            this.b = new ScheduleBuilder(req, name(), size);
+            this.consumer = new int[ScheduleBuilder.room(size.transfers())];
         }
 
         /** all_reduce, reduce_scatter, all_gather on one channel's range of each rank's buffer or segment. */

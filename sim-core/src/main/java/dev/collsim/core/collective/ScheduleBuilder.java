@@ -27,20 +27,20 @@ public final class ScheduleBuilder {
     private boolean built;
 
     public ScheduleBuilder(CollectiveRequest request, String algorithm) {
-        this(request, algorithm, 64, 128);
+        this(request, algorithm, new ScheduleSize(64, 128));
     }
 
     /**
-     * A builder with room for {@code transfers} transfers and {@code dependencies} dependencies.
-     * An algorithm that knows its counts passes them: a large schedule then fills its arrays once
+     * A builder with room for {@code size}'s transfers and dependencies. An algorithm that knows
+     * its counts passes them: a large schedule then fills its arrays once
      * and hands them over, instead of copying them at every doubling and again to trim them (at a
      * million transfers that copying, and the first touch of the memory it takes, cost more than
      * generating the schedule). More is taken when needed.
      */
-    public ScheduleBuilder(CollectiveRequest request, String algorithm, long transfers, long dependencies) {
+    ScheduleBuilder(CollectiveRequest request, String algorithm, ScheduleSize size) {
         this.request = request;
         this.algorithm = algorithm;
-        int t = room(transfers);
+        int t = room(size.transfers());
         src = new int[t];
         dst = new int[t];
         channel = new int[t];
@@ -49,7 +49,7 @@ public final class ScheduleBuilder {
         bytes = new long[t];
         reduce = new boolean[t];
         kind = new TransferKind[t];
-        int e = room(dependencies);
+        int e = room(size.dependencies());
         edgeFrom = new int[e];
         edgeEntry = new int[e];
     }

@@ -117,8 +117,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             throw new IllegalArgumentException("the nodes hold " + Arrays.stream(nodes).mapToInt(a -> a.length).sum()
                     + " ranks, the collective " + n);
         }
-        long[] size = size(req);
-        ScheduleBuilder b = new ScheduleBuilder(req, name(), size[0], size[1]);
+        ScheduleBuilder b = new ScheduleBuilder(req, name(), size(req));
         long chunk = req.protocol().stepDataBytes();
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
         for (int c = 0; c < req.channels(); c++) {
@@ -136,7 +135,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
      * The transfers and dependencies {@link #schedule} builds for {@code req}, counted without
      * building them, so that its builder is sized once.
      */
-    long[] size(CollectiveRequest req) {
+    ScheduleSize size(CollectiveRequest req) {
         int n = req.nRanks();
         long chunk = req.protocol().stepDataBytes();
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
@@ -153,7 +152,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             // sender, and the root's sends down for all its children's sends up.
             dependencies += steps * (2 * (n - 1 - rootChildren) + rootChildren * rootChildren);
         }
-        return new long[] {transfers, dependencies};
+        return new ScheduleSize(transfers, dependencies);
     }
 
     /** How many children the root has, given every node's parent (-1 for the root). */

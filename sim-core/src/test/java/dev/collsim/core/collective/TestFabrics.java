@@ -9,7 +9,6 @@ import dev.collsim.core.flow.FlowNetwork;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Set;
 
 /** Small fabrics for tests, and a run of a schedule with every invariant checked on the way. */
@@ -73,9 +72,7 @@ final class TestFabrics {
      * Asserts that an algorithm's count of the transfers and dependencies it builds, made without
      * building them to size its builder, is what it built (a wrong count copies, or wastes, the arrays).
      */
-    static void assertCounted(long[] counted, Schedule s) {
-        long dependencies = s.transferCount() == 0 ? 0 : s.successorsTo(s.transferCount() - 1);
-        org.junit.jupiter.api.Assertions.assertEquals(List.of((long) s.transferCount(), dependencies),
-                Arrays.stream(counted).boxed().toList());
+    static void assertCounted(ScheduleSize counted, Schedule s) {
+        org.junit.jupiter.api.Assertions.assertEquals(ScheduleSize.of(s), counted);
     }
 }
