@@ -23,7 +23,6 @@ public final class Fabric {
     private final List<Device> devices;
     private final List<Link> links;
     private final int[][] outLinks;
-    private final int[][] inLinks;
     // The searches' view of devices and links, unboxed: a large fabric is searched many thousand times.
     private final DeviceKind[] kind;
     private final int[] linkFrom;
@@ -37,7 +36,6 @@ public final class Fabric {
         this.devices = List.copyOf(devices);
         this.links = List.copyOf(links);
         outLinks = linksBy(devices.size(), links, false);
-        inLinks = linksBy(devices.size(), links, true);
         kind = devices.stream().map(Device::kind).toArray(DeviceKind[]::new);
         linkFrom = links.stream().mapToInt(Link::from).toArray();
         linkTo = links.stream().mapToInt(Link::to).toArray();
@@ -156,7 +154,9 @@ public final class Fabric {
      * A cluster's network, or one node's NVSwitch, is such a group.
      */
     boolean oneGroupJoinsAllGpus() {
-        int[] group = forwardingGroups();
+        // Entering links are needed only here, once per fabric: not kept.
+        int[][] inLinks = linksBy(kind.length, links, true);
+        int[] group = forwardingGroups(inLinks);
         int groups = Arrays.stream(group).max().orElse(-1) + 1;
         int[] fromGpus = new int[groups];
         int[] toGpus = new int[groups];
@@ -197,7 +197,7 @@ public final class Fabric {
      * Strongly connected groups of forwarding devices, over the links between them (Kosaraju's two
      * depth-first passes); -1 for the devices that do not forward.
      */
-    private int[] forwardingGroups() {
+    private int[] forwardingGroups(int[][] inLinks) {
         int n = kind.length;
         boolean[] forwards = new boolean[n];
         for (int d = 0; d < n; d++) {
