@@ -30,6 +30,14 @@ class EngineTest {
             queue.remove(x);
         }
 
+        /** A timer set to {@code time}: its entry {@code old} (null if unset) goes, a new one comes. */
+        Entry move(Entry old, long time, int id) {
+            if (old != null) {
+                queue.remove(old);
+            }
+            return add(time, id);
+        }
+
         Entry poll() {
             return queue.poll();
         }
@@ -133,11 +141,8 @@ class EngineTest {
                 ref.add(at, id);
             } else if (op == 1) {
                 int k = rnd.nextInt(timers);
-                if (timerEntry[k] != null) {
-                    ref.remove(timerEntry[k]);
-                }
                 e.setTimer(handle[k], at);
-                timerEntry[k] = ref.add(at, -1 - k);
+                timerEntry[k] = ref.move(timerEntry[k], at, -1 - k);
             } else if (op == 2) {
                 int k = rnd.nextInt(timers);
                 e.cancelTimer(handle[k]);
@@ -183,11 +188,8 @@ class EngineTest {
                 }
                 if (rnd.nextInt(8) == 0) {
                     long at = e.now() + rnd.nextInt(20);
-                    if (timerEntry[0] != null) {
-                        ref.remove(timerEntry[0]);
-                    }
                     e.setTimer(timer, at);
-                    timerEntry[0] = ref.add(at, -1);
+                    timerEntry[0] = ref.move(timerEntry[0], at, -1);
                 }
             }
         };
