@@ -101,7 +101,6 @@ public final class FlowNetwork {
     private final double[] linkShare;
     private final int[] linkUnfrozen;
     private double[] newRate;
-    private boolean[] frozen;
     private int[] queue;
 
     private boolean checkCapacity;
@@ -502,12 +501,14 @@ public final class FlowNetwork {
             linkRemaining[l] = capacity[l];
             linkUnfrozen[l] = linkMembers[l];
         }
+        double minCap = Double.POSITIVE_INFINITY;
         for (int k = 0; k < nFlows; k++) {
-            frozen[compFlows[k]] = false;
+            minCap = Math.min(minCap, rateCap[compFlows[k]]);
         }
         int unfrozen = nFlows;
+        int[] scratch = queue;
         while (unfrozen > 0) {
-            double level = Double.POSITIVE_INFINITY;
+            double level = minCap;
             for (int i = 0; i < nLinks; i++) {
                 int l = compLinks[i];
                 if (linkUnfrozen[l] > 0) {
@@ -516,13 +517,12 @@ public final class FlowNetwork {
                     level = Math.min(level, share);
                 }
             }
-            for (int k = 0; k < unfrozen; k++) {
-                level = Math.min(level, rateCap[compFlows[k]]);
-            }
             double threshold = level * (1 + RELATIVE_EPSILON);
-            // Decide on the shares before this round, then charge the links.
+            // Decide on the shares before this round, keeping the unfrozen first and the newly
+            // frozen after (in scratch, last first), and only then charge the links.
             int kept = 0;
             int frozenFrom = unfrozen;
+            minCap = Double.POSITIVE_INFINITY;
             for (int k = 0; k < unfrozen; k++) {
                 int f = compFlows[k];
                 boolean held = rateCap[f] <= threshold;
@@ -534,16 +534,11 @@ public final class FlowNetwork {
                         }
                     }
                 }
-                frozen[f] = held;
-            }
-            // Partition compFlows[0..unfrozen) into still-unfrozen first, newly frozen after.
-            int[] scratch = queue;
-            for (int k = 0; k < unfrozen; k++) {
-                int f = compFlows[k];
-                if (!frozen[f]) {
-                    compFlows[kept++] = f;
-                } else {
+                if (held) {
                     scratch[--frozenFrom] = f;
+                } else {
+                    compFlows[kept++] = f;
+                    minCap = Math.min(minCap, rateCap[f]);
                 }
             }
             for (int k = frozenFrom; k < unfrozen; k++) {
@@ -600,7 +595,6 @@ public final class FlowNetwork {
         laterTags = laterTags == null ? new int[newSize][] : Arrays.copyOf(laterTags, newSize);
         listener = listener == null ? new FlowListener[newSize] : Arrays.copyOf(listener, newSize);
         active = active == null ? new boolean[newSize] : Arrays.copyOf(active, newSize);
-        frozen = frozen == null ? new boolean[newSize] : Arrays.copyOf(frozen, newSize);
         flowStamp = flowStamp == null ? new int[newSize] : Arrays.copyOf(flowStamp, newSize);
         freeFlows = freeFlows == null ? new int[newSize] : Arrays.copyOf(freeFlows, newSize);
         if (queue != null && queue.length < newSize + capacity.length) {
