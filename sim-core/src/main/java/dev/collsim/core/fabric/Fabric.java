@@ -23,6 +23,7 @@ public final class Fabric {
     private final List<Device> devices;
     private final List<Link> links;
     private final int[][] outLinks;
+    private final int[][] inLinks;
     // The searches' view of devices and links, unboxed: a large fabric is searched many thousand times.
     private final DeviceKind[] kind;
     private final int[] linkFrom;
@@ -36,6 +37,7 @@ public final class Fabric {
         this.devices = List.copyOf(devices);
         this.links = List.copyOf(links);
         outLinks = linksBy(devices.size(), links, false);
+        inLinks = linksBy(devices.size(), links, true);
         kind = devices.stream().map(Device::kind).toArray(DeviceKind[]::new);
         linkFrom = links.stream().mapToInt(Link::from).toArray();
         linkTo = links.stream().mapToInt(Link::to).toArray();
@@ -141,10 +143,16 @@ public final class Fabric {
 
     private Route searchRoute(int from, int to) {
         SearchState s = searchState.get();
-        if (search(from, to, false, s) || search(from, to, true, s)) {
+        if (s.between.find(from, to) && search(from, to, false, s.between, s) || search(from, to, true, null, s)) {
             return buildRoute(from, to, s.viaLink);
         }
         return null;
+    }
+
+    /** The route found by searching from {@code from} alone, as before {@link Between}: for tests to compare with. */
+    Route routeByWholeSearch(int from, int to) {
+        SearchState s = new SearchState(kind.length);
+        return search(from, to, false, null, s) || search(from, to, true, null, s) ? buildRoute(from, to, s.viaLink) : null;
     }
 
     /**
@@ -154,9 +162,7 @@ public final class Fabric {
      * A cluster's network, or one node's NVSwitch, is such a group.
      */
     boolean oneGroupJoinsAllGpus() {
-        // Entering links are needed only here, once per fabric: not kept.
-        int[][] inLinks = linksBy(kind.length, links, true);
-        int[] group = forwardingGroups(inLinks);
+        int[] group = forwardingGroups();
         int groups = Arrays.stream(group).max().orElse(-1) + 1;
         int[] fromGpus = new int[groups];
         int[] toGpus = new int[groups];
@@ -197,7 +203,7 @@ public final class Fabric {
      * Strongly connected groups of forwarding devices, over the links between them (Kosaraju's two
      * depth-first passes); -1 for the devices that do not forward.
      */
-    private int[] forwardingGroups(int[][] inLinks) {
+    private int[] forwardingGroups() {
         int n = kind.length;
         boolean[] forwards = new boolean[n];
         for (int d = 0; d < n; d++) {
@@ -280,7 +286,7 @@ public final class Fabric {
     /** The devices a route from {@code from} can end at. */
     public boolean[] reachableFrom(int from) {
         SearchState s = searchState.get();
-        search(from, -1, true, s);
+        search(from, -1, true, null, s);
         boolean[] reached = new boolean[devices.size()];
         for (int i = 0; i < s.reached; i++) {
             reached[s.queue[i]] = true;
@@ -293,14 +299,16 @@ public final class Fabric {
      * device is entered by, and the reached devices in the order found. Only the entries of reached
      * devices are set, and the next search resets just those.
      */
-    private static final class SearchState {
+    private final class SearchState {
         final int[] hops;
         final int[] viaLink;
         final double[] width;
         final int[] queue;
         int reached;
+        final Between between;
 
         SearchState(int devices) {
+            between = new Between(devices);
             hops = new int[devices];
             viaLink = new int[devices];
             width = new double[devices];
@@ -325,10 +333,11 @@ public final class Fabric {
      * (with {@code to} -1, explores everything).
      *
      * @param relay whether a GPU may pass on what an NVSwitch brought it to a PCIe switch or NIC (PXN)
+     * @param only  the devices on a fewest-hop route to {@code to}, found without relays; null: all
      * @param s     where the search leaves its hops, links and reached devices
      * @return whether {@code to} was reached
      */
-    private boolean search(int from, int to, boolean relay, SearchState s) {
+    private boolean search(int from, int to, boolean relay, Between only, SearchState s) {
         s.clear();
         int[] hops = s.hops;
         int[] viaLink = s.viaLink;
@@ -351,7 +360,7 @@ public final class Fabric {
                     }
                     for (int l : outLinks[d]) {
                         int reached = linkTo[l];
-                        if (pxn && !pxnHop(entered, kind[reached])) {
+                        if (pxn && !pxnHop(entered, kind[reached]) || only != null && !only.onRoute(reached, hops[d] + 1)) {
                             continue;
                         }
                         double w = Math.min(width[d], linkRate[l]);
@@ -371,6 +380,154 @@ public final class Fabric {
             s.reached = tail; // so that the next search resets what this one touched, even after an error
         }
         return to >= 0 && hops[to] >= 0;
+    }
+
+    /**
+     * The devices on the fewest-hop routes between two devices without relays, found by searching
+     * from both ends at once, a layer of hops at a time on the side whose layer is smaller, until
+     * the two meet. Between two GPUs of a large cluster the search from one end alone reaches most
+     * of the fabric before the other; from both ends each side stops at the spines.
+     *
+     * <p>The search from {@code from} restricted to these devices finds the same route as the whole
+     * search: every device a fewest-hop route passes, and every fewest-hop route to it, lie on a
+     * fewest-hop route between the ends, so its hops, width and the order in which the search meets
+     * its candidate links are unchanged.
+     */
+    private final class Between {
+        /** Hops from {@code from} and to {@code to}, -1 where not reached. */
+        final int[] ahead;
+        final int[] behind;
+        /** Devices reached from each end, a layer after another. */
+        final int[] aheadQueue;
+        final int[] behindQueue;
+        int aheadCount;
+        int behindCount;
+        /** Devices nearer {@code from} than the other side reached that lie on a fewest-hop route. */
+        final boolean[] onNearRoute;
+        int from;
+        int to;
+        int hops;
+        /** The fewest hops from {@code from} at which devices are judged by their hops to {@code to}. */
+        int farFrom;
+
+        Between(int devices) {
+            ahead = new int[devices];
+            behind = new int[devices];
+            aheadQueue = new int[devices];
+            behindQueue = new int[devices];
+            onNearRoute = new boolean[devices];
+            Arrays.fill(ahead, -1);
+            Arrays.fill(behind, -1);
+        }
+
+        /** Finds the fewest hops between the ends and the devices on such routes; false if there is no route. */
+        boolean find(int from, int to) {
+            clear();
+            this.from = from;
+            this.to = to;
+            ahead[from] = 0;
+            aheadQueue[aheadCount++] = from;
+            behind[to] = 0;
+            behindQueue[behindCount++] = to;
+            int aheadLayer = 0;
+            int behindLayer = 0;
+            int aheadRadius = 0;
+            int behindRadius = 0;
+            hops = -1;
+            while (hops < 0) {
+                int aheadSize = aheadCount - aheadLayer;
+                int behindSize = behindCount - behindLayer;
+                if (aheadSize == 0 || behindSize == 0) {
+                    return false;
+                }
+                if (aheadSize <= behindSize) {
+                    int start = aheadCount;
+                    aheadCount = expand(aheadLayer, start, outLinks, linkTo, ahead, aheadQueue, aheadRadius, from);
+                    aheadLayer = start;
+                    aheadRadius++;
+                    hops = meet(aheadQueue, aheadLayer, aheadCount);
+                } else {
+                    int start = behindCount;
+                    behindCount = expand(behindLayer, start, inLinks, linkFrom, behind, behindQueue, behindRadius, to);
+                    behindLayer = start;
+                    behindRadius++;
+                    hops = meet(behindQueue, behindLayer, behindCount);
+                }
+            }
+            farFrom = hops - behindRadius;
+            for (int i = aheadCount - 1; i >= 0; i--) {
+                int d = aheadQueue[i];
+                int k = ahead[d];
+                if (k >= farFrom || !through(d)) {
+                    continue;
+                }
+                for (int l : outLinks[d]) {
+                    if (onRoute(linkTo[l], k + 1)) {
+                        onNearRoute[d] = true;
+                        break;
+                    }
+                }
+            }
+            return true;
+        }
+
+        /**
+         * Adds the next layer of hops on one side, across the links from (ahead) or into (behind) the
+         * devices of layer {@code queue[layer..end)} that routes may pass; returns the side's new count.
+         */
+        private int expand(int layer, int end, int[][] linksOf, int[] otherEnd, int[] hopsTo, int[] queue, int radius,
+                           int origin) {
+            int count = end;
+            for (int i = layer; i < end; i++) {
+                int d = queue[i];
+                if (d != origin && !kind[d].forwards()) {
+                    continue;
+                }
+                for (int l : linksOf[d]) {
+                    int next = otherEnd[l];
+                    if (hopsTo[next] < 0) {
+                        hopsTo[next] = radius + 1;
+                        queue[count++] = next;
+                    }
+                }
+            }
+            return count;
+        }
+
+        /** The fewest hops of a route through a device of the new layer that both sides reached, or -1. */
+        private int meet(int[] queue, int layer, int end) {
+            int best = -1;
+            for (int i = layer; i < end; i++) {
+                int d = queue[i];
+                if (ahead[d] >= 0 && behind[d] >= 0 && through(d)) {
+                    int h = ahead[d] + behind[d];
+                    best = best < 0 ? h : Math.min(best, h);
+                }
+            }
+            return best;
+        }
+
+        /** Whether a route may pass the device: an end, or a device that forwards. */
+        private boolean through(int d) {
+            return d == from || d == to || kind[d].forwards();
+        }
+
+        /** Whether the device, reached after {@code k} hops, lies on a fewest-hop route. */
+        boolean onRoute(int d, int k) {
+            return k >= farFrom ? behind[d] == hops - k && through(d) : onNearRoute[d] && ahead[d] == k;
+        }
+
+        private void clear() {
+            for (int i = 0; i < aheadCount; i++) {
+                ahead[aheadQueue[i]] = -1;
+                onNearRoute[aheadQueue[i]] = false;
+            }
+            for (int i = 0; i < behindCount; i++) {
+                behind[behindQueue[i]] = -1;
+            }
+            aheadCount = 0;
+            behindCount = 0;
+        }
     }
 
     /**

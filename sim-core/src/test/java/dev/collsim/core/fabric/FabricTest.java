@@ -134,4 +134,107 @@ class FabricTest {
         }
         assertTrue(accepted > 20 && rejected > 20, accepted + " accepted, " + rejected + " rejected");
     }
+
+    /**
+     * The search from both ends must find exactly the route the search from one end alone finds,
+     * widths, ECMP hashes and first-found ties included: random fabrics of every kind of device, with
+     * two link rates so that widths tie, and network switches so that ECMP chooses.
+     */
+    @Test
+    void searchFromBothEndsFindsTheRoutesOfTheWholeSearch() {
+        DeviceKind[] kinds = DeviceKind.values();
+        Rate[] rates = {R, Rate.gigabytesPerSecond(20)};
+        int pairs = 0;
+        int routed = 0;
+        for (long seed = 1; seed <= 300; seed++) {
+            java.util.Random rnd = new java.util.Random(seed);
+            int n = 4 + rnd.nextInt(30);
+            List<Device> devices = new java.util.ArrayList<>();
+            for (int d = 0; d < n; d++) {
+                DeviceKind k = d < 2 ? DeviceKind.GPU : kinds[rnd.nextInt(kinds.length)];
+                devices.add(new Device(d, "d" + d, k, java.util.Set.of()));
+            }
+            List<Link> links = new java.util.ArrayList<>();
+            for (int i = 0, wanted = n + rnd.nextInt(3 * n); i < wanted; i++) {
+                int from = rnd.nextInt(n);
+                int to = rnd.nextInt(n);
+                if (from != to) {
+                    Rate rate = rates[rnd.nextInt(rates.length)];
+                    links.add(new Link(links.size(), from, to, rate, L, "x"));
+                    if (rnd.nextInt(3) > 0) {
+                        links.add(new Link(links.size(), to, from, rate, L, "x"));
+                    }
+                }
+            }
+            Fabric f = new Fabric(devices, links);
+            for (int from = 0; from < n; from++) {
+                for (int to = 0; to < n; to++) {
+                    if (from != to) {
+                        Route whole = f.routeByWholeSearch(from, to);
+                        int[] found = routeOrNull(f, from, to);
+                        assertArrayEquals(whole == null ? null : whole.links(), found, "seed " + seed + ": " + from + " -> " + to);
+                        pairs++;
+                        routed += whole == null ? 0 : 1;
+                    }
+                }
+            }
+        }
+        assertTrue(routed > 10_000 && pairs - routed > 10_000, routed + " of " + pairs + " pairs routed");
+    }
+
+    /** The same on rail-optimised clusters, where ECMP spreads pairs over the spines and most routes cross them. */
+    @Test
+    void searchFromBothEndsFindsTheWholeSearchsRoutesOnAFatTree() {
+        for (int spines : new int[] {1, 3}) {
+            FabricBuilder b = new FabricBuilder();
+            int nodes = 6;
+            int gpusPerNode = 4;
+            int[] leaves = new int[gpusPerNode];
+            for (int r = 0; r < gpusPerNode; r++) {
+                leaves[r] = b.addDevice("leaf" + r, DeviceKind.NETWORK_SWITCH);
+            }
+            for (int s = 0; s < spines; s++) {
+                int spine = b.addDevice("spine" + s, DeviceKind.NETWORK_SWITCH);
+                for (int leaf : leaves) {
+                    b.addDuplex(leaf, spine, R, L, "uplink");
+                }
+            }
+            List<Integer> gpus = new java.util.ArrayList<>();
+            for (int node = 0; node < nodes; node++) {
+                int nvswitch = b.addDevice("n" + node + "/nvs", DeviceKind.NVSWITCH);
+                int cpu = b.addDevice("n" + node + "/cpu", DeviceKind.CPU);
+                for (int g = 0; g < gpusPerNode; g++) {
+                    int gpu = b.addDevice("n" + node + "/gpu" + g, DeviceKind.GPU);
+                    int pcie = b.addDevice("n" + node + "/pcie" + g, DeviceKind.PCIE_SWITCH);
+                    int nic = b.addDevice("n" + node + "/nic" + g, DeviceKind.NIC);
+                    b.addDuplex(gpu, nvswitch, Rate.gigabytesPerSecond(450), L, "nvlink");
+                    b.addDuplex(gpu, pcie, Rate.gigabytesPerSecond(50), L, "pcie");
+                    b.addDuplex(pcie, nic, Rate.gigabytesPerSecond(50), L, "pcie");
+                    b.addDuplex(pcie, cpu, Rate.gigabytesPerSecond(50), L, "pcie");
+                    b.addDuplex(nic, leaves[g], Rate.gigabytesPerSecond(50), L, "ib");
+                    gpus.add(gpu);
+                }
+            }
+            Fabric f = b.build();
+            int crossingSpines = 0;
+            for (int from : gpus) {
+                for (int to = 0; to < f.devices().size(); to++) {
+                    if (from != to) {
+                        Route whole = f.routeByWholeSearch(from, to);
+                        assertArrayEquals(whole.links(), f.route(from, to).links(), spines + " spines: " + from + " -> " + to);
+                        crossingSpines += whole.links().length >= 7 ? 1 : 0;
+                    }
+                }
+            }
+            assertTrue(crossingSpines > 100, crossingSpines + " routes across a spine");
+        }
+    }
+
+    private static int[] routeOrNull(Fabric f, int from, int to) {
+        try {
+            return f.route(from, to).links();
+        } catch (IllegalStateException e) {
+            return null;
+        }
+    }
 }
