@@ -14,7 +14,12 @@ import java.util.Arrays;
  * for a lambda), so scheduling and firing one touches nothing but the heap. One-shot events scheduled
  * for the current instant (a successor released the moment its predecessor ends) go to a FIFO queue
  * instead: they come after everything the heap holds for this instant and before anything later, so
- * a queue keeps their order without sifting through the heap. {@linkplain #newTimer Timers}, which a
+ * a queue keeps their order without sifting through the heap. Events scheduled for a later instant
+ * that another event scheduled a moment ago is also at (the successors of one step, released for when
+ * its data lands) join that event's batch, a FIFO that stands in the heap as one entry keyed by its
+ * first event: a collective of thousands of GPUs releases hundreds of thousands of events for a few
+ * instants at once, which then sit in a heap of a few entries instead of one of hundreds of
+ * thousands. {@linkplain #newTimer Timers}, which a
  * model moves or cancels (a flow's completion when its rate changes), sit in an indexed heap that
  * knows each timer's position and moves it in O(log n). The next event is the earliest of the three
  * heads. Arrays grow by doubling, so the steady state allocates nothing per event.
@@ -37,10 +42,33 @@ public final class Engine {
     private long[] onceSeq;
     private long[] oncePayload;
     private int onceSize;
+    /** One-shot events pending in the heap, counting each of a batch's. */
+    private int onceEvents;
     // While a one-shot event fires, its entry stays at the root, vacant: the first event its handler
     // schedules for a later instant takes the root's place with one sift down, instead of a pop and a
     // push.
     private boolean rootVacant;
+
+    // Batches: a heap payload below BATCH_LIMIT is BATCH + the batch's number. Each batch holds the
+    // (sequence, payload) of events at one time, in sequence order, from head to end; its heap entry
+    // carries the time and its head's sequence.
+    private static final long BATCH = Long.MIN_VALUE;
+    private static final long BATCH_LIMIT = Long.MIN_VALUE / 2;
+    private long[][] batchSeq = new long[4][];
+    private long[][] batchPayload = new long[4][];
+    private int[] batchHead = new int[4];
+    private int[] batchEnd = new int[4];
+    private int batchCount;
+    private int[] freeBatches = new int[4];
+    private int freeBatchCount;
+    // The times the last few events went into the heap for, each with its batch, or -1 while the time
+    // has just one event (which a second one for that time then follows in a new batch). An entry is
+    // never stale when matched: a time's batch is freed only once the clock reaches that time, after
+    // which events for it go to the queue.
+    private static final int RECENT = 4;
+    private final long[] recentTime = {Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE};
+    private final int[] recentBatch = new int[RECENT];
+    private int recentNext;
 
     // Events scheduled at the current instant, in order: a ring of (sequence, payload).
     private long[] queueSeq = new long[16];
@@ -96,7 +124,7 @@ public final class Engine {
     }
 
     public int pendingCount() {
-        return onceSize - (rootVacant ? 1 : 0) + queueCount + timerSize;
+        return onceEvents + queueCount + timerSize;
     }
 
     /** Schedules {@code event} once at absolute time {@code time} (not before now). */
@@ -307,8 +335,21 @@ public final class Engine {
             dispatch(payload);
         } else {
             now = onceTime[0];
+            onceEvents--;
+            long payload = oncePayload[0];
+            if (payload < BATCH_LIMIT) {
+                int b = (int) (payload - BATCH);
+                long first = batchPayload[b][batchHead[b]++];
+                if (batchHead[b] < batchEnd[b]) { // the batch stays, keyed by its next event
+                    siftDownOnce(0, now, batchSeq[b][batchHead[b]], payload);
+                    dispatch(first);
+                    return;
+                }
+                freeBatches[freeBatchCount++] = b;
+                payload = first;
+            }
             rootVacant = true;
-            dispatch(oncePayload[0]);
+            dispatch(payload);
             if (rootVacant) { // the handler scheduled nothing later: close the gap (a throwing handler leaves the engine unusable)
                 rootVacant = false;
                 popOnce();
@@ -385,6 +426,21 @@ public final class Engine {
 
     private void pushOnce(long time, long payload) {
         long seq = nextSeq++;
+        onceEvents++;
+        int r = recent(time);
+        if (r < 0) {
+            recentTime[recentNext] = time;
+            recentBatch[recentNext] = -1;
+            recentNext = (recentNext + 1) % RECENT;
+        } else if (recentBatch[r] >= 0) {
+            append(recentBatch[r], seq, payload);
+            return;
+        } else {
+            int b = newBatch();
+            append(b, seq, payload);
+            recentBatch[r] = b;
+            payload = BATCH + b;
+        }
         if (rootVacant) {
             rootVacant = false;
             siftDownOnce(0, time, seq, payload);
@@ -414,6 +470,49 @@ public final class Engine {
         ht[pos] = time;
         hs[pos] = seq;
         hp[pos] = payload;
+    }
+
+    /** Where {@code time} is among the recent times, or -1. */
+    private int recent(long time) {
+        for (int r = 0; r < RECENT; r++) {
+            if (recentTime[r] == time) {
+                return r;
+            }
+        }
+        return -1;
+    }
+
+    private int newBatch() {
+        int b;
+        if (freeBatchCount > 0) {
+            b = freeBatches[--freeBatchCount];
+        } else {
+            if (batchCount == batchSeq.length) {
+                int cap = 2 * batchCount;
+                batchSeq = Arrays.copyOf(batchSeq, cap);
+                batchPayload = Arrays.copyOf(batchPayload, cap);
+                batchHead = Arrays.copyOf(batchHead, cap);
+                batchEnd = Arrays.copyOf(batchEnd, cap);
+                freeBatches = Arrays.copyOf(freeBatches, cap);
+            }
+            b = batchCount++;
+            batchSeq[b] = new long[16];
+            batchPayload[b] = new long[16];
+        }
+        batchHead[b] = 0;
+        batchEnd[b] = 0;
+        return b;
+    }
+
+    private void append(int b, long seq, long payload) {
+        int end = batchEnd[b];
+        if (end == batchSeq[b].length) {
+            batchSeq[b] = Arrays.copyOf(batchSeq[b], 2 * end);
+            batchPayload[b] = Arrays.copyOf(batchPayload[b], 2 * end);
+        }
+        batchSeq[b][end] = seq;
+        batchPayload[b][end] = payload;
+        batchEnd[b] = end + 1;
     }
 
     private void popOnce() {

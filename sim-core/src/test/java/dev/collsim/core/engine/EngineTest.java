@@ -214,6 +214,72 @@ class EngineTest {
         assertTrue(firedCount > 40_000, "the load ran: " + firedCount);
     }
 
+    /**
+     * Bursts for a few later instants, as a collective's step releases them: runs of events for one
+     * time (batched), times cycling through more than the engine remembers (so that one time gets
+     * several batches), single events between, handlers adding to the bursts while they fire, and
+     * timers moved to the bursts' instants between their events.
+     */
+    @Test
+    void burstsForAFewInstantsMatchAReferenceQueue() {
+        Random rnd = new Random(11);
+        Engine e = new Engine(4);
+        Reference ref = new Reference();
+        List<Integer> fired = new ArrayList<>();
+        int[] nextId = {0};
+        int[] timer = new int[3];
+        Entry[] timerEntry = new Entry[timer.length];
+        for (int k = 0; k < timer.length; k++) {
+            int id = -1 - k;
+            timer[k] = e.newTimer(x -> {
+                fired.add(id);
+                timerEntry[-1 - id] = null;
+            }, id);
+        }
+        IndexedEvent spawn = new IndexedEvent() {
+            @Override
+            public void fire(int id) {
+                fired.add(id);
+                if (rnd.nextInt(3) == 0 && nextId[0] < 200_000) {
+                    long at = e.now() + 1 + rnd.nextInt(3) * 10L;
+                    for (int k = rnd.nextInt(5); k >= 0; k--) {
+                        e.schedule(at, this, nextId[0]);
+                        ref.add(at, nextId[0]++);
+                        if (rnd.nextInt(4) == 0) {
+                            int t = rnd.nextInt(timer.length);
+                            e.setTimer(timer[t], at);
+                            timerEntry[t] = ref.move(timerEntry[t], at, -1 - t);
+                        }
+                    }
+                }
+            }
+        };
+        int firedCount = 0;
+        for (int round = 0; round < 300; round++) {
+            int times = 1 + rnd.nextInt(7);
+            for (int i = 0, n = rnd.nextInt(400); i < n; i++) {
+                long at = e.now() + 5 + (rnd.nextInt(8) == 0 ? rnd.nextInt(1000) : (i % times) * 3L);
+                e.schedule(at, spawn, nextId[0]);
+                ref.add(at, nextId[0]++);
+            }
+            for (int i = rnd.nextInt(600); i > 0 && e.pendingCount() > 0; i--) {
+                e.fireNext();
+                Entry x = ref.poll();
+                assertEquals(x.id, fired.get(fired.size() - 1));
+                assertEquals(x.time, e.now());
+                firedCount++;
+                assertEquals(ref.size(), e.pendingCount());
+            }
+        }
+        while (e.pendingCount() > 0) {
+            e.fireNext();
+            assertEquals(ref.poll().id, fired.get(fired.size() - 1));
+            firedCount++;
+        }
+        assertTrue(ref.isEmpty());
+        assertTrue(firedCount > 50_000, "the load ran: " + firedCount);
+    }
+
     /** A caller that passes a new handler object each time still gets every event, in order, without the registry growing. */
     @Test
     void freshHandlersEachTimeStillWork() {
