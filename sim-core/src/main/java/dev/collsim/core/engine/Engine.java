@@ -14,12 +14,12 @@ import java.util.Arrays;
  * for a lambda), so scheduling and firing one touches nothing but the heap. One-shot events scheduled
  * for the current instant (a successor released the moment its predecessor ends) go to a FIFO queue
  * instead: they come after everything the heap holds for this instant and before anything later, so
- * a queue keeps their order without sifting through the heap. Events scheduled for a later instant
- * that another event scheduled a moment ago is also at (the successors of one step, released for when
- * its data lands) join that event's batch, a FIFO that stands in the heap as one entry keyed by its
- * first event: a collective of thousands of GPUs releases hundreds of thousands of events for a few
- * instants at once, which then sit in a heap of a few entries instead of one of hundreds of
- * thousands. {@linkplain #newTimer Timers}, which a
+ * a queue keeps their order without sifting through the heap. An event for a later instant that one
+ * of the last few scheduled is also for (the successors of a step, all released for when its data
+ * lands) joins their batch: a FIFO that stands in the heap as one entry, keyed by its first event. A
+ * collective on thousands of GPUs releases hundreds of thousands of events for a few instants at
+ * once; they then sit in a heap of a few entries instead of one of hundreds of thousands.
+ * {@linkplain #newTimer Timers}, which a
  * model moves or cancels (a flow's completion when its rate changes), sit in an indexed heap that
  * knows each timer's position and moves it in O(log n). The next event is the earliest of the three
  * heads. Arrays grow by doubling, so the steady state allocates nothing per event.
