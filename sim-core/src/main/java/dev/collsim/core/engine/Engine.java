@@ -66,7 +66,7 @@ public final class Engine {
     // never stale when matched: a time's batch is freed only once the clock reaches that time, after
     // which events for it go to the queue.
     private static final int RECENT = 4;
-    private final long[] recentTime = {Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE};
+    private final long[] recentTime = new long[RECENT];
     private final int[] recentBatch = new int[RECENT];
     private int recentNext;
 
@@ -111,6 +111,7 @@ public final class Engine {
         onceTime = new long[cap];
         onceSeq = new long[cap];
         oncePayload = new long[cap];
+        Arrays.fill(recentTime, Long.MIN_VALUE);
     }
 
     /** Current simulated time in picoseconds. */
