@@ -16,11 +16,14 @@ import java.util.Map;
  *
  * <p>Each flow may carry its own rate cap (what one channel can push). Rates are found by
  * progressive filling: raise every unfrozen flow's rate together until a link is full or a flow
- * reaches its cap, freeze the flows held there, and repeat. Only the connected component of flows
- * and links touched by a start or finish is recomputed, and all starts and finishes at one instant
+ * reaches its cap, freeze the flows held there, and repeat. All starts and finishes at one instant
  * are resolved together by a single event at that instant (no time passes between them, so the
- * result is the same as resolving each). Latency is not modelled here: a flow ends when its last
- * byte has been sent, and the caller adds the route's latency.
+ * result is the same as resolving each). Only the flows a change reaches are re-rated: those on the
+ * changed links first, against the others at their rates, then also each flow the new rates leave
+ * without a full link it is fastest on, until none is left; a ripple that keeps going re-rates the
+ * whole connected component instead. In a large collective a change moves a few dozen flows of a
+ * component of thousands. Latency is not modelled here: a flow ends when its last byte has been
+ * sent, and the caller adds the route's latency.
  *
  * <p>Flows started at the same instant over the same links with the same bytes and rate cap are
  * held as one flow of that many members: max-min fairness treats such flows alike in every round
@@ -39,6 +42,14 @@ import java.util.Map;
  */
 public final class FlowNetwork {
     private static final double RELATIVE_EPSILON = 1e-12;
+    /**
+     * How far, relative, a rate may sit from max-min fairness's condition and still count as meeting
+     * it, when only part of a component is re-rated: well above the filling's rounding, well below
+     * anything a result shows.
+     */
+    private static final double HELD_TOLERANCE = 1e-9;
+    /** Rounds of growing the re-rated set before the whole component is re-rated instead. */
+    private static final int LOCAL_ROUNDS = 8;
 
     private final Engine engine;
     /** What the solver shares out on each link: for a set of twin links, the least of their rates, on the one that stands for them. */
@@ -101,6 +112,12 @@ public final class FlowNetwork {
     private final double[] linkShare;
     private final int[] linkUnfrozen;
     private double[] newRate;
+    /** The link whose share set each flow's rate when it was last rated, or -1 for its cap. */
+    private int[] heldBy;
+    /** The fastest flow on each touched link among those not being re-rated. */
+    private final double[] linkFastestHeld;
+    private int nFlows;
+    private int nLinks;
     private int[] queue;
 
     private boolean checkCapacity;
@@ -136,6 +153,7 @@ public final class FlowNetwork {
         linkRemaining = new double[links];
         linkShare = new double[links];
         linkUnfrozen = new int[links];
+        linkFastestHeld = new double[links];
         allocateFlowSlots(64);
         compFlows = new int[64];
         queue = new int[64 + links];
@@ -416,7 +434,11 @@ public final class FlowNetwork {
         }
     }
 
-    /** Recomputes the rates of the component around the links touched at this instant. */
+    /**
+     * Re-rates the flows that the starts, ends and capacity changes of this instant can reach: first
+     * around the changed links alone, growing while the flows just beyond disagree with the new
+     * rates, and over the whole connected component when that keeps growing.
+     */
     private void resolve() {
         resolveScheduled = false;
         if (joinCount > 0) {
@@ -426,24 +448,169 @@ public final class FlowNetwork {
                 joinEpoch = 1;
             }
         }
+        int seeds = dirtyCount;
+        dirtyCount = 0;
+        for (int i = 0; i < seeds; i++) {
+            linkDirty[dirtyLinks[i]] = false;
+        }
+        if (!rateAroundChanges(seeds)) {
+            rateComponent(seeds);
+        }
+        applyRates();
+        if (checkCapacity) {
+            verifyCapacity();
+        }
+    }
+
+    private void nextEpoch() {
         if (++epoch == Integer.MAX_VALUE) {
             Arrays.fill(linkStamp, 0);
             Arrays.fill(flowStamp, 0);
             epoch = 1;
         }
-        int nLinks = 0;
-        int nFlows = 0;
+        nFlows = 0;
+        nLinks = 0;
+    }
+
+    /** Adds a flow, and the links of its route not met yet, to those re-rated at this instant. */
+    private void admit(int f) {
+        flowStamp[f] = epoch;
+        if (nFlows == compFlows.length) {
+            compFlows = Arrays.copyOf(compFlows, nFlows * 2);
+        }
+        compFlows[nFlows++] = f;
+        for (int l : route[f]) {
+            if (linkStamp[l] != epoch) {
+                linkStamp[l] = epoch;
+                compLinks[nLinks++] = l;
+            }
+        }
+    }
+
+    /**
+     * Rates the flows on the changed links against the rest held at their rates, and grows that set
+     * until every flow it touches is held somewhere (max-min fairness's condition: at its cap, or on a
+     * full link where no flow runs faster). Every flow then meets the condition, so these are the
+     * max-min rates, equal to a recomputation of the whole component up to rounding (within {@link
+     * #HELD_TOLERANCE}). Returns false, having rated nothing, when the set still grows after {@link
+     * #LOCAL_ROUNDS} rounds.
+     */
+    private boolean rateAroundChanges(int seeds) {
+        nextEpoch();
+        for (int i = 0; i < seeds; i++) {
+            int l = dirtyLinks[i];
+            int count = linkFlowCount[l];
+            int[] flows = linkFlows[l];
+            for (int k = 0; k < count; k++) {
+                if (flowStamp[flows[k]] != epoch) {
+                    admit(flows[k]);
+                }
+            }
+        }
+        for (int round = 0; round < LOCAL_ROUNDS; round++) {
+            int rated = nFlows;
+            int touched = nLinks;
+            shareWhatTheRestLeave(touched);
+            fill(touched, rated);
+            admitTheDisagreeing(touched, rated);
+            if (nFlows == rated) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Sets each touched link's room to what the flows not being re-rated leave of its capacity (they
+     * fit, as the link's capacity and their rates are those of the last rating), and notes the
+     * fastest of them.
+     */
+    private void shareWhatTheRestLeave(int touched) {
+        for (int i = 0; i < touched; i++) {
+            int l = compLinks[i];
+            double held = 0;
+            double fastest = 0;
+            int unfrozen = 0;
+            int count = linkFlowCount[l];
+            int[] flows = linkFlows[l];
+            for (int k = 0; k < count; k++) {
+                int f = flows[k];
+                if (flowStamp[f] == epoch) {
+                    unfrozen += members[f];
+                } else {
+                    held += rate[f] * members[f];
+                    fastest = Math.max(fastest, rate[f]);
+                }
+            }
+            linkRemaining[l] = Math.max(0, capacity[l] - held);
+            linkUnfrozen[l] = unfrozen;
+            linkFastestHeld[l] = fastest;
+        }
+    }
+
+    /**
+     * After filling the re-rated flows, admits the flows that break max-min fairness's condition: a
+     * held flow faster than a re-rated flow on the link that holds the latter, and a held flow whose
+     * own holding link is no longer full or now carries a faster flow.
+     */
+    private void admitTheDisagreeing(int touched, int rated) {
+        // Flows to admit are stamped -epoch until the checks are done: they still count as held.
+        int[] pending = queue;
+        int nPending = 0;
+        for (int k = 0; k < rated; k++) {
+            int f = compFlows[k];
+            int l = heldBy[f];
+            double limit = newRate[f] * (1 + HELD_TOLERANCE);
+            if (l >= 0 && linkFastestHeld[l] > limit) {
+                int count = linkFlowCount[l];
+                int[] flows = linkFlows[l];
+                for (int j = 0; j < count; j++) {
+                    int g = flows[j];
+                    if (flowStamp[g] != epoch && flowStamp[g] != -epoch && rate[g] > limit) {
+                        flowStamp[g] = -epoch;
+                        pending[nPending++] = g;
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < touched; i++) {
+            int l = compLinks[i];
+            int count = linkFlowCount[l];
+            int[] flows = linkFlows[l];
+            double fastest = linkFastestHeld[l];
+            for (int k = 0; k < count; k++) {
+                int f = flows[k];
+                if (flowStamp[f] == epoch) {
+                    fastest = Math.max(fastest, newRate[f]);
+                }
+            }
+            boolean full = linkRemaining[l] <= HELD_TOLERANCE * capacity[l];
+            double slowest = fastest * (1 - HELD_TOLERANCE);
+            for (int k = 0; k < count; k++) {
+                int g = flows[k];
+                if (flowStamp[g] != epoch && flowStamp[g] != -epoch && heldBy[g] == l && (!full || rate[g] < slowest)) {
+                    flowStamp[g] = -epoch;
+                    pending[nPending++] = g;
+                }
+            }
+        }
+        for (int i = 0; i < nPending; i++) {
+            admit(pending[i]);
+        }
+    }
+
+    /** Gathers the whole connected component of flows and links around the changed links. */
+    private void rateComponent(int seeds) {
+        nextEpoch();
         int head = 0;
         int tail = 0;
-        for (int i = 0; i < dirtyCount; i++) {
+        for (int i = 0; i < seeds; i++) {
             int l = dirtyLinks[i];
-            linkDirty[l] = false;
             if (linkStamp[l] != epoch) {
                 linkStamp[l] = epoch;
                 queue[tail++] = l;
             }
         }
-        dirtyCount = 0;
         // Breadth-first over links; flows found on a link pull in their other links.
         while (head < tail) {
             int l = queue[head++];
@@ -470,10 +637,16 @@ public final class FlowNetwork {
                 }
             }
         }
-        if (nFlows == 0) {
-            return;
+        for (int i = 0; i < nLinks; i++) {
+            int l = compLinks[i];
+            linkRemaining[l] = capacity[l];
+            linkUnfrozen[l] = linkMembers[l];
         }
         fill(nLinks, nFlows);
+    }
+
+    /** Moves the re-rated flows to their new rates, and their ends to match. */
+    private void applyRates() {
         long now = engine.now();
         for (int k = 0; k < nFlows; k++) {
             int f = compFlows[k];
@@ -489,27 +662,22 @@ public final class FlowNetwork {
             long dt = (long) Math.min(Math.ceil(remaining[f] / r * TimeSpan.PICOS_PER_SECOND), Long.MAX_VALUE / 4.0);
             engine.setTimer(timer[f], now + dt);
         }
-        if (checkCapacity) {
-            verifyCapacity(nLinks);
-        }
     }
 
-    /** Progressive filling over the component in compLinks[0..nLinks) and compFlows[0..nFlows). */
-    private void fill(int nLinks, int nFlows) {
-        for (int i = 0; i < nLinks; i++) {
-            int l = compLinks[i];
-            linkRemaining[l] = capacity[l];
-            linkUnfrozen[l] = linkMembers[l];
-        }
+    /**
+     * Progressive filling of the flows in compFlows[0..flowCount) over the links in compLinks[0..linkCount),
+     * from the room and unfrozen members the caller set on each link.
+     */
+    private void fill(int linkCount, int flowCount) {
         double minCap = Double.POSITIVE_INFINITY;
-        for (int k = 0; k < nFlows; k++) {
+        for (int k = 0; k < flowCount; k++) {
             minCap = Math.min(minCap, rateCap[compFlows[k]]);
         }
-        int unfrozen = nFlows;
+        int unfrozen = flowCount;
         int[] scratch = queue;
         while (unfrozen > 0) {
             double level = minCap;
-            for (int i = 0; i < nLinks; i++) {
+            for (int i = 0; i < linkCount; i++) {
                 int l = compLinks[i];
                 if (linkUnfrozen[l] > 0) {
                     double share = linkRemaining[l] / linkUnfrozen[l];
@@ -526,10 +694,12 @@ public final class FlowNetwork {
             for (int k = 0; k < unfrozen; k++) {
                 int f = compFlows[k];
                 boolean held = rateCap[f] <= threshold;
+                heldBy[f] = -1;
                 if (!held) {
                     for (int l : route[f]) {
                         if (linkShare[l] <= threshold) {
                             held = true;
+                            heldBy[f] = l;
                             break;
                         }
                     }
@@ -556,7 +726,7 @@ public final class FlowNetwork {
         }
     }
 
-    private void verifyCapacity(int nLinks) {
+    private void verifyCapacity() {
         for (int i = 0; i < nLinks; i++) {
             int l = compLinks[i];
             double sum = 0;
@@ -586,6 +756,7 @@ public final class FlowNetwork {
         rate = grow(rate, newSize);
         rateCap = grow(rateCap, newSize);
         newRate = grow(newRate, newSize);
+        heldBy = heldBy == null ? new int[newSize] : Arrays.copyOf(heldBy, newSize);
         lastUpdate = lastUpdate == null ? new long[newSize] : Arrays.copyOf(lastUpdate, newSize);
         route = route == null ? new int[newSize][] : Arrays.copyOf(route, newSize);
         posInLink = posInLink == null ? new int[newSize][] : Arrays.copyOf(posInLink, newSize);

@@ -188,6 +188,47 @@ class FlowNetworkTest {
     }
 
     /**
+     * Flows each over two neighbouring links of a long chain whose links grow faster along it, so
+     * pairs of neighbours share a link's rate and one flow's end moves every pair after it (the first
+     * flow's end raises the second, which lowers the third, ...). The re-rating must follow the
+     * ripple as far as it goes (past the rounds it grows the re-rated set, over the whole component),
+     * and every end must still be max-min fairness's, recomputed from scratch.
+     */
+    @Test
+    void aRippleDownAChainOfLinksEndsWhereMaxMinFromScratchSays() {
+        for (long seed = 1; seed <= 10; seed++) {
+            Random rnd = new Random(seed);
+            int links = 40;
+            double[] cap = new double[links];
+            for (int l = 0; l < links; l++) {
+                cap[l] = (l == 0 ? 1000 : l + 1) * GB;
+            }
+            List<int[]> routes = new ArrayList<>();
+            List<double[]> flows = new ArrayList<>(); // start ps, bytes, cap
+            for (int l = 0; l + 1 < links; l++) {
+                routes.add(new int[] {l, l + 1});
+                double bytes = l == 0 ? 1e5 : 1e6 * (1 + rnd.nextInt(100));
+                flows.add(new double[] {rnd.nextInt(3) * 1_000_000.0, bytes, Double.MAX_VALUE});
+            }
+            Engine eng = new Engine();
+            long[] ends = new long[flows.size()];
+            FlowNetwork net = new FlowNetwork(eng, cap);
+            net.setCheckCapacity(true);
+            FlowListener onEnd = tag -> ends[tag] = eng.now();
+            for (int i = 0; i < flows.size(); i++) {
+                int id = i;
+                double[] f = flows.get(i);
+                eng.schedule((long) f[0], () -> net.start(routes.get(id), f[1], f[2], onEnd, id));
+            }
+            eng.run();
+            double[] expected = FromScratch.ends(cap, routes, flows);
+            for (int i = 0; i < flows.size(); i++) {
+                assertEquals(expected[i], ends[i], 2 + expected[i] * 1e-9, "seed " + seed + ", flow " + i);
+            }
+        }
+    }
+
+    /**
      * Declaring the routes lets the solver keep one link of each set of twins (links the same routes
      * cross); every end time and every link's bytes must be exactly those of the solver without it.
      * Routes are runs of fixed chains of links, so chains used only whole are twins; rates tie often,
