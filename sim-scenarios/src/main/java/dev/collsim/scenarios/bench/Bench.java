@@ -70,16 +70,12 @@ public final class Bench {
     static final double BYTES_PER_IN_SWITCH_TRANSFER = 450;
     /**
      * What a counted NVLS or NVLS-Tree transfer costs against a ring's: each of their in-switch
-     * operations starts flows on every GPU of a node, and the network flows of a rail that are busy at
-     * once form one component that every start and end re-rates, so the cost grows with the nodes
-     * whose part of the tree is busy together. Fitted from 8 to 256 nodes at 1 GiB (up to 13 us a
-     * counted transfer at 2,048 GPUs); an upper bound further out, where how much of the tree is busy
-     * depends on the size: at 16,384 GPUs a counted transfer took 7.1 us at 128 MiB and over 25 us at
-     * 256 MiB (docs/performance.md).
+     * operations starts and ends flows on every GPU of a node. Since a change re-rates only the flows
+     * it reaches, not the whole component, the cost no longer grows with the nodes: measured from 64
+     * to 16,384 GPUs and 128 MiB to 1 GiB, a counted transfer took 2.5-4.6 us; this weight puts it at
+     * 6.25 us, a little above the slowest (docs/performance.md).
      */
-    static double inSwitchWeight(int nodes) {
-        return 2.5 + nodes / 60.0;
-    }
+    static final double IN_SWITCH_WEIGHT = 2.5;
 
     /** Above this estimate a run needs --force. */
     static final double LONG_RUN_SECONDS = 300;
@@ -89,7 +85,7 @@ public final class Bench {
      * moves each channel's share in loops of n chunks, 2(n-1) steps of n transfers each (two slices a
      * chunk for Simple); other algorithms move each rank's data in steps of one protocol step. Time:
      * the transfers at {@link #TRANSFERS_PER_SECOND}, those of NVLS and NVLS-Tree weighted by
-     * {@link #inSwitchWeight}. Memory: the largest size's schedule.
+     * {@link #IN_SWITCH_WEIGHT}. Memory: the largest size's schedule.
      */
     record Estimate(double transfers, double seconds, double bytes) {}
 
@@ -118,7 +114,7 @@ public final class Bench {
             boolean inSwitch = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS
                     || plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS_TREE;
             total += planned;
-            weighted += planned * (inSwitch ? inSwitchWeight(spec.nodes()) : 1);
+            weighted += planned * (inSwitch ? IN_SWITCH_WEIGHT : 1);
             bytesHeld = Math.max(bytesHeld, planned * (inSwitch ? BYTES_PER_IN_SWITCH_TRANSFER : BYTES_PER_TRANSFER));
         }
         return new Estimate(total, weighted / TRANSFERS_PER_SECOND, bytesHeld);

@@ -29,7 +29,7 @@ class BenchEstimateTest {
         BenchSpec spec = allReduce(8, 1L << 30);
         Bench.Estimate e = Bench.estimate(spec, Bench.communicator(spec));
         assertEquals(64 * 4096, e.transfers());
-        assertEquals(64 * 4096 * (2.5 + 8 / 60.0) / Bench.TRANSFERS_PER_SECOND, e.seconds(), 1e-9);
+        assertEquals(64 * 4096 * Bench.IN_SWITCH_WEIGHT / Bench.TRANSFERS_PER_SECOND, e.seconds(), 1e-9);
         assertEquals(64 * 4096 * Bench.BYTES_PER_IN_SWITCH_TRANSFER, e.bytes(), 1e-3);
     }
 
