@@ -118,7 +118,8 @@ public final class FlowNetwork {
     private final double[] linkFastestHeld;
     private int nFlows;
     private int nLinks;
-    private int[] queue;
+    /** Room for every flow slot: the filling's newly frozen, the flows to admit. */
+    private int[] flowScratch;
 
     private boolean checkCapacity;
     private double maxUtilisation;
@@ -156,7 +157,6 @@ public final class FlowNetwork {
         linkFastestHeld = new double[links];
         allocateFlowSlots(64);
         compFlows = new int[64];
-        queue = new int[64 + links];
     }
 
     /** Asks every resolution to verify that no link carries more than its capacity. For tests. */
@@ -492,8 +492,8 @@ public final class FlowNetwork {
      * until every flow it touches is held somewhere (max-min fairness's condition: at its cap, or on a
      * full link where no flow runs faster). Every flow then meets the condition, so these are the
      * max-min rates, equal to a recomputation of the whole component up to rounding (within {@link
-     * #HELD_TOLERANCE}). Returns false, having rated nothing, when the set still grows after {@link
-     * #LOCAL_ROUNDS} rounds.
+     * #HELD_TOLERANCE}). Returns false, having moved no flow's rate, when the set still grows after
+     * {@link #LOCAL_ROUNDS} rounds.
      */
     private boolean rateAroundChanges(int seeds) {
         nextEpoch();
@@ -555,7 +555,7 @@ public final class FlowNetwork {
      */
     private void admitTheDisagreeing(int touched, int rated) {
         // Flows to admit are stamped -epoch until the checks are done: they still count as held.
-        int[] pending = queue;
+        int[] pending = flowScratch;
         int nPending = 0;
         for (int k = 0; k < rated; k++) {
             int f = compFlows[k];
@@ -599,41 +599,24 @@ public final class FlowNetwork {
         }
     }
 
-    /** Gathers the whole connected component of flows and links around the changed links. */
+    /** Re-rates the whole connected component of flows and links around the changed links. */
     private void rateComponent(int seeds) {
         nextEpoch();
-        int head = 0;
-        int tail = 0;
         for (int i = 0; i < seeds; i++) {
             int l = dirtyLinks[i];
             if (linkStamp[l] != epoch) {
                 linkStamp[l] = epoch;
-                queue[tail++] = l;
+                compLinks[nLinks++] = l;
             }
         }
-        // Breadth-first over links; flows found on a link pull in their other links.
-        while (head < tail) {
-            int l = queue[head++];
-            compLinks[nLinks++] = l;
+        // Breadth-first over links, in the order met; flows found on a link bring in their other links.
+        for (int head = 0; head < nLinks; head++) {
+            int l = compLinks[head];
             int count = linkFlowCount[l];
             int[] flows = linkFlows[l];
             for (int k = 0; k < count; k++) {
-                int f = flows[k];
-                if (flowStamp[f] != epoch) {
-                    flowStamp[f] = epoch;
-                    if (nFlows == compFlows.length) {
-                        compFlows = Arrays.copyOf(compFlows, nFlows * 2);
-                    }
-                    compFlows[nFlows++] = f;
-                    for (int other : route[f]) {
-                        if (linkStamp[other] != epoch) {
-                            linkStamp[other] = epoch;
-                            if (tail == queue.length) {
-                                queue = Arrays.copyOf(queue, queue.length * 2);
-                            }
-                            queue[tail++] = other;
-                        }
-                    }
+                if (flowStamp[flows[k]] != epoch) {
+                    admit(flows[k]);
                 }
             }
         }
@@ -674,7 +657,7 @@ public final class FlowNetwork {
             minCap = Math.min(minCap, rateCap[compFlows[k]]);
         }
         int unfrozen = flowCount;
-        int[] scratch = queue;
+        int[] scratch = flowScratch;
         while (unfrozen > 0) {
             double level = minCap;
             for (int i = 0; i < linkCount; i++) {
@@ -768,9 +751,7 @@ public final class FlowNetwork {
         active = active == null ? new boolean[newSize] : Arrays.copyOf(active, newSize);
         flowStamp = flowStamp == null ? new int[newSize] : Arrays.copyOf(flowStamp, newSize);
         freeFlows = freeFlows == null ? new int[newSize] : Arrays.copyOf(freeFlows, newSize);
-        if (queue != null && queue.length < newSize + capacity.length) {
-            queue = Arrays.copyOf(queue, newSize + capacity.length);
-        }
+        flowScratch = new int[newSize];
         // Hand out low slot numbers first, so runs are easy to read in a debugger.
         for (int f = newSize - 1; f >= old; f--) {
             timer[f] = engine.newTimer(completion, f);
