@@ -487,6 +487,16 @@ public final class FlowNetwork {
         }
     }
 
+    private void admitFlowsOn(int l) {
+        int count = linkFlowCount[l];
+        int[] flows = linkFlows[l];
+        for (int k = 0; k < count; k++) {
+            if (flowStamp[flows[k]] != epoch) {
+                admit(flows[k]);
+            }
+        }
+    }
+
     /**
      * Rates the flows on the changed links against the rest held at their rates, and grows that set
      * until every flow it touches is held somewhere (max-min fairness's condition: at its cap, or on a
@@ -498,14 +508,7 @@ public final class FlowNetwork {
     private boolean rateAroundChanges(int seeds) {
         nextEpoch();
         for (int i = 0; i < seeds; i++) {
-            int l = dirtyLinks[i];
-            int count = linkFlowCount[l];
-            int[] flows = linkFlows[l];
-            for (int k = 0; k < count; k++) {
-                if (flowStamp[flows[k]] != epoch) {
-                    admit(flows[k]);
-                }
-            }
+            admitFlowsOn(dirtyLinks[i]);
         }
         for (int round = 0; round < LOCAL_ROUNDS; round++) {
             int rated = nFlows;
@@ -611,14 +614,7 @@ public final class FlowNetwork {
         }
         // Breadth-first over links, in the order met; flows found on a link bring in their other links.
         for (int head = 0; head < nLinks; head++) {
-            int l = compLinks[head];
-            int count = linkFlowCount[l];
-            int[] flows = linkFlows[l];
-            for (int k = 0; k < count; k++) {
-                if (flowStamp[flows[k]] != epoch) {
-                    admit(flows[k]);
-                }
-            }
+            admitFlowsOn(compLinks[head]);
         }
         for (int i = 0; i < nLinks; i++) {
             int l = compLinks[i];

@@ -170,20 +170,7 @@ class FlowNetworkTest {
                     flows.add(new double[] {start, bytes, rateCap});
                 }
             }
-            Engine eng = new Engine();
-            Map<Integer, Long> ends = new HashMap<>();
-            FlowNetwork net = new FlowNetwork(eng, cap);
-            FlowListener onEnd = tag -> ends.put(tag, eng.now());
-            for (int i = 0; i < flows.size(); i++) {
-                int id = i;
-                double[] f = flows.get(i);
-                eng.schedule((long) f[0], () -> net.start(routes.get(id), f[1], f[2], onEnd, id));
-            }
-            eng.run();
-            double[] expected = FromScratch.ends(cap, routes, flows);
-            for (int i = 0; i < flows.size(); i++) {
-                assertEquals(expected[i], ends.get(i), 2 + expected[i] * 1e-9, "seed " + seed + ", flow " + i);
-            }
+            assertEndsAsFromScratch(cap, routes, flows, "seed " + seed);
         }
     }
 
@@ -210,21 +197,29 @@ class FlowNetworkTest {
                 double bytes = l == 0 ? 1e5 : 1e6 * (1 + rnd.nextInt(100));
                 flows.add(new double[] {rnd.nextInt(3) * 1_000_000.0, bytes, Double.MAX_VALUE});
             }
-            Engine eng = new Engine();
-            long[] ends = new long[flows.size()];
-            FlowNetwork net = new FlowNetwork(eng, cap);
-            net.setCheckCapacity(true);
-            FlowListener onEnd = tag -> ends[tag] = eng.now();
-            for (int i = 0; i < flows.size(); i++) {
-                int id = i;
-                double[] f = flows.get(i);
-                eng.schedule((long) f[0], () -> net.start(routes.get(id), f[1], f[2], onEnd, id));
-            }
-            eng.run();
-            double[] expected = FromScratch.ends(cap, routes, flows);
-            for (int i = 0; i < flows.size(); i++) {
-                assertEquals(expected[i], ends[i], 2 + expected[i] * 1e-9, "seed " + seed + ", flow " + i);
-            }
+            assertEndsAsFromScratch(cap, routes, flows, "seed " + seed);
+        }
+    }
+
+    /**
+     * Runs the flows (start ps, bytes, cap) over their routes, never above a link's capacity, and
+     * checks every end against max-min fairness recomputed from scratch at every start and end.
+     */
+    private static void assertEndsAsFromScratch(double[] cap, List<int[]> routes, List<double[]> flows, String what) {
+        Engine eng = new Engine();
+        long[] ends = new long[flows.size()];
+        FlowNetwork net = new FlowNetwork(eng, cap);
+        net.setCheckCapacity(true);
+        FlowListener onEnd = tag -> ends[tag] = eng.now();
+        for (int i = 0; i < flows.size(); i++) {
+            int id = i;
+            double[] f = flows.get(i);
+            eng.schedule((long) f[0], () -> net.start(routes.get(id), f[1], f[2], onEnd, id));
+        }
+        eng.run();
+        double[] expected = FromScratch.ends(cap, routes, flows);
+        for (int i = 0; i < flows.size(); i++) {
+            assertEquals(expected[i], ends[i], 2 + expected[i] * 1e-9, what + ", flow " + i);
         }
     }
 
