@@ -175,6 +175,39 @@ class FlowNetworkTest {
     }
 
     /**
+     * Links slowed, nearly stopped and restored while random flows run (what an outage does): the
+     * flows on a changed link are re-rated with those their new rates reach, and every end is still
+     * max-min fairness's, recomputed from scratch with the same capacities.
+     */
+    @Test
+    void capacityChangesMoveEndsAsFromScratch() {
+        for (long seed = 1; seed <= 20; seed++) {
+            Random rnd = new Random(seed);
+            int links = 3 + rnd.nextInt(8);
+            double[] cap = new double[links];
+            for (int l = 0; l < links; l++) {
+                cap[l] = (1 + rnd.nextInt(50)) * GB;
+            }
+            List<int[]> routes = new ArrayList<>();
+            List<double[]> flows = new ArrayList<>(); // start ps, bytes, cap
+            for (int f = 20 + rnd.nextInt(40); f > 0; f--) {
+                routes.add(rnd.ints(0, links).distinct().limit(1 + rnd.nextInt(3)).toArray());
+                double rateCap = rnd.nextBoolean() ? Double.MAX_VALUE : (1 + rnd.nextInt(20)) * GB;
+                flows.add(new double[] {rnd.nextInt(40) * 1_000_000.0, 1e5 * (1 + rnd.nextInt(100)), rateCap});
+            }
+            List<double[]> changes = new ArrayList<>(); // time ps, link, capacity
+            for (int c = 0; c < 3; c++) {
+                int link = rnd.nextInt(links);
+                double start = 5_000_000.0 + rnd.nextInt(30) * 1_000_000.0;
+                changes.add(new double[] {start, link, cap[link] / (rnd.nextBoolean() ? 3 : 1000)});
+                changes.add(new double[] {start + 5_000_000.0, link, cap[link]});
+            }
+            changes.sort(java.util.Comparator.comparingDouble(c -> c[0]));
+            assertEndsAsFromScratch(cap, routes, flows, changes, "seed " + seed);
+        }
+    }
+
+    /**
      * Flows each over two neighbouring links of a long chain whose links grow faster along it, so
      * pairs of neighbours share a link's rate and one flow's end moves every pair after it (the first
      * flow's end raises the second, which lowers the third, ...). The re-rating must follow the
@@ -206,6 +239,12 @@ class FlowNetworkTest {
      * checks every end against max-min fairness recomputed from scratch at every start and end.
      */
     private static void assertEndsAsFromScratch(double[] cap, List<int[]> routes, List<double[]> flows, String what) {
+        assertEndsAsFromScratch(cap, routes, flows, List.of(), what);
+    }
+
+    /** The same, with link capacities changed on the way: (time ps, link, capacity), in time order. */
+    private static void assertEndsAsFromScratch(double[] cap, List<int[]> routes, List<double[]> flows, List<double[]> changes,
+                                                String what) {
         Engine eng = new Engine();
         long[] ends = new long[flows.size()];
         FlowNetwork net = new FlowNetwork(eng, cap);
@@ -216,8 +255,11 @@ class FlowNetworkTest {
             double[] f = flows.get(i);
             eng.schedule((long) f[0], () -> net.start(routes.get(id), f[1], f[2], onEnd, id));
         }
+        for (double[] c : changes) {
+            eng.schedule((long) c[0], () -> net.setCapacity((int) c[1], c[2]));
+        }
         eng.run();
-        double[] expected = FromScratch.ends(cap, routes, flows);
+        double[] expected = FromScratch.ends(cap, routes, flows, changes);
         for (int i = 0; i < flows.size(); i++) {
             assertEquals(expected[i], ends[i], 2 + expected[i] * 1e-9, what + ", flow " + i);
         }
@@ -299,14 +341,20 @@ class FlowNetworkTest {
 
     /** Max-min fair shares by progressive filling over all flows, recomputed at every start and end. */
     private static final class FromScratch {
-        static double[] ends(double[] cap, List<int[]> routes, List<double[]> flows) {
+        /** Each flow's end; {@code changes} are (time ps, link, capacity) in time order. */
+        static double[] ends(double[] capacity, List<int[]> routes, List<double[]> flows, List<double[]> changes) {
             int n = flows.size();
+            double[] cap = capacity.clone();
             double[] left = new double[n];
             double[] end = new double[n];
             boolean[] started = new boolean[n];
             Arrays.fill(end, -1);
             double now = 0;
+            int changed = 0;
             while (true) {
+                for (; changed < changes.size() && changes.get(changed)[0] <= now; changed++) {
+                    cap[(int) changes.get(changed)[1]] = changes.get(changed)[2];
+                }
                 for (int i = 0; i < n; i++) {
                     if (!started[i] && flows.get(i)[0] <= now) {
                         started[i] = true;
@@ -324,6 +372,9 @@ class FlowNetworkTest {
                 }
                 if (next == Double.POSITIVE_INFINITY) {
                     return end;
+                }
+                if (changed < changes.size()) {
+                    next = Math.min(next, changes.get(changed)[0]);
                 }
                 for (int i = 0; i < n; i++) {
                     if (started[i] && end[i] < 0) {
