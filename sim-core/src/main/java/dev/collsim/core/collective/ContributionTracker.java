@@ -72,7 +72,7 @@ public final class ContributionTracker implements TransferObserver {
         if (kind == TransferKind.SWITCH_ALLREDUCE || kind == TransferKind.SWITCH_REDUCE || kind == TransferKind.NETWORK_ALLREDUCE) {
             // The switch reads every rank's copy and reduces them: each contribution must come from one rank only.
             int[] groups = groupsOf(kind);
-            int group = groups[kind == TransferKind.SWITCH_REDUCE ? schedule.dst(t) : schedule.src(t)];
+            int group = groups[schedule.anchor(t)];
             BitSet sum = new BitSet();
             for (int r = 0; r < nRanks; r++) {
                 if (groups[r] != group) {

@@ -109,6 +109,19 @@ public final class Schedule {
         return kind[t];
     }
 
+    /**
+     * The rank an in-switch or in-network operation is anchored at, whose switch it runs on: the
+     * receiver of a reduction to one rank ({@code src(t) == ALL}), the sender otherwise.
+     */
+    public int anchor(int t) {
+        return kind[t] == TransferKind.SWITCH_REDUCE ? dst[t] : src[t];
+    }
+
+    /** Dependencies of all transfers together: the entries {@link #successorEntry(int)} holds. */
+    public int dependencyCount() {
+        return succ.length;
+    }
+
     /** Start (inclusive) of t's successors in {@link #successorEntry(int)}. */
     public int successorsFrom(int t) {
         return succStart[t];

@@ -172,7 +172,7 @@ public final class ScheduleRunner implements FlowListener {
         network.declareRoutes(routesOf(s));
         long kernelStart = origin + launchLatency.picos();
         Arrays.fill(readyAt, kernelStart);
-        for (int i = 0, edges = n == 0 ? 0 : s.successorsTo(n - 1); i < edges; i++) {
+        for (int i = 0; i < s.dependencyCount(); i++) {
             pending[s.successorEntry(i) >>> 1]++;
         }
         for (int t = 0; t < n; t++) {
@@ -284,7 +284,7 @@ public final class ScheduleRunner implements FlowListener {
             throw new IllegalStateException("an NVLS operation without NVLS costs");
         }
         TransferKind kind = schedule.kind(t);
-        int head = kind == TransferKind.SWITCH_REDUCE ? schedule.dst(t) : schedule.src(t);
+        int head = schedule.anchor(t);
         HubGroup g = hubGroupOf(t);
         if (g == null) {
             throw new IllegalStateException("rank " + head + " has no NVLS switch");
@@ -319,12 +319,12 @@ public final class ScheduleRunner implements FlowListener {
 
     /** The group an in-switch or in-network transfer runs on, or null if its rank has no such switch. */
     private HubGroup hubGroupOf(int t) {
+        int anchor = schedule.anchor(t);
         if (schedule.kind(t) == TransferKind.NETWORK_ALLREDUCE) {
-            int sw = rankSharp == null ? -1 : rankSharp[schedule.src(t)];
+            int sw = rankSharp == null ? -1 : rankSharp[anchor];
             return sw < 0 ? null : hubGroup(sharpGroups, rankSharp, sw);
         }
-        int head = schedule.kind(t) == TransferKind.SWITCH_REDUCE ? schedule.dst(t) : schedule.src(t);
-        return rankSwitch[head] < 0 ? null : hubGroup(switchGroups, rankSwitch, rankSwitch[head]);
+        return rankSwitch[anchor] < 0 ? null : hubGroup(switchGroups, rankSwitch, rankSwitch[anchor]);
     }
 
     /** By hub device id. */

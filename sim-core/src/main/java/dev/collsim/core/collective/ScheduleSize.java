@@ -4,7 +4,6 @@ package dev.collsim.core.collective;
 record ScheduleSize(long transfers, long dependencies) {
     /** The size of a built schedule. */
     static ScheduleSize of(Schedule s) {
-        int n = s.transferCount();
-        return new ScheduleSize(n, n == 0 ? 0 : s.successorsTo(n - 1));
+        return new ScheduleSize(s.transferCount(), s.dependencyCount());
     }
 }

@@ -87,10 +87,7 @@ class FlowNetworkTest {
     void randomLoadNeverExceedsCapacity() {
         Random rnd = new Random(7);
         int links = 12;
-        double[] cap = new double[links];
-        for (int l = 0; l < links; l++) {
-            cap[l] = (1 + rnd.nextInt(50)) * GB;
-        }
+        double[] cap = randomCapacities(rnd, links);
         FlowNetwork net = new FlowNetwork(engine, cap);
         net.setCheckCapacity(true);
         int flows = 500;
@@ -99,7 +96,7 @@ class FlowNetworkTest {
             int len = 1 + rnd.nextInt(3);
             int[] route = rnd.ints(0, links).distinct().limit(len).toArray();
             double bytes = 1 + rnd.nextInt(1_000_000);
-            double rateCap = rnd.nextBoolean() ? Double.MAX_VALUE : (1 + rnd.nextInt(20)) * GB;
+            double rateCap = randomRateCap(rnd);
             engine.schedule(rnd.nextInt(1_000_000), () -> net.start(route, bytes, rateCap, record, id));
         }
         engine.run();
@@ -153,10 +150,7 @@ class FlowNetworkTest {
         for (long seed = 1; seed <= 20; seed++) {
             Random rnd = new Random(seed);
             int links = 2 + rnd.nextInt(8);
-            double[] cap = new double[links];
-            for (int l = 0; l < links; l++) {
-                cap[l] = (1 + rnd.nextInt(50)) * GB;
-            }
+            double[] cap = randomCapacities(rnd, links);
             List<int[]> routes = new ArrayList<>();
             List<double[]> flows = new ArrayList<>(); // start ps, bytes, cap
             int groups = 5 + rnd.nextInt(40);
@@ -164,7 +158,7 @@ class FlowNetworkTest {
                 int[] route = rnd.ints(0, links).distinct().limit(1 + rnd.nextInt(Math.min(3, links))).toArray();
                 double start = rnd.nextInt(4) * 10_000_000.0;
                 double bytes = 1 + rnd.nextInt(1_000_000);
-                double rateCap = rnd.nextBoolean() ? Double.MAX_VALUE : (1 + rnd.nextInt(20)) * GB;
+                double rateCap = randomRateCap(rnd);
                 for (int copies = 1 + rnd.nextInt(4); copies > 0; copies--) {
                     routes.add(route.clone());
                     flows.add(new double[] {start, bytes, rateCap});
@@ -184,15 +178,12 @@ class FlowNetworkTest {
         for (long seed = 1; seed <= 20; seed++) {
             Random rnd = new Random(seed);
             int links = 3 + rnd.nextInt(8);
-            double[] cap = new double[links];
-            for (int l = 0; l < links; l++) {
-                cap[l] = (1 + rnd.nextInt(50)) * GB;
-            }
+            double[] cap = randomCapacities(rnd, links);
             List<int[]> routes = new ArrayList<>();
             List<double[]> flows = new ArrayList<>(); // start ps, bytes, cap
             for (int f = 20 + rnd.nextInt(40); f > 0; f--) {
                 routes.add(rnd.ints(0, links).distinct().limit(1 + rnd.nextInt(3)).toArray());
-                double rateCap = rnd.nextBoolean() ? Double.MAX_VALUE : (1 + rnd.nextInt(20)) * GB;
+                double rateCap = randomRateCap(rnd);
                 flows.add(new double[] {rnd.nextInt(40) * 1_000_000.0, 1e5 * (1 + rnd.nextInt(100)), rateCap});
             }
             List<double[]> changes = new ArrayList<>(); // time ps, link, capacity
@@ -337,6 +328,20 @@ class FlowNetworkTest {
         engine.run();
         assertEquals(100, net.bytesCarried(0));
         assertEquals(100, net.bytesCarried(1));
+    }
+
+    /** Link rates of 1 to 50 GB/s. */
+    private static double[] randomCapacities(Random rnd, int links) {
+        double[] cap = new double[links];
+        for (int l = 0; l < links; l++) {
+            cap[l] = (1 + rnd.nextInt(50)) * GB;
+        }
+        return cap;
+    }
+
+    /** No cap half the time, else 1 to 20 GB/s. */
+    private static double randomRateCap(Random rnd) {
+        return rnd.nextBoolean() ? Double.MAX_VALUE : (1 + rnd.nextInt(20)) * GB;
     }
 
     /** Max-min fair shares by progressive filling over all flows, recomputed at every start and end. */
