@@ -2,7 +2,7 @@ package dev.collsim.core.collective;
 
 /**
  * A collective as a directed acyclic graph of chunk transfers, built by an algorithm and run by a
- * {@link ScheduleRunner}. Transfers are numbered 0..n-1; every array below is indexed by that number.
+ * {@link ScheduleRunner}. Transfers are numbered 0..n-1.
  *
  * <p>A transfer moves {@code bytes(t)} of data of one {@linkplain #piece piece} of the buffer from
  * rank {@code src(t)} to rank {@code dst(t)} on one channel, and either reduces it into what the
@@ -17,49 +17,28 @@ package dev.collsim.core.collective;
  *
  * <p>Pieces are the byte ranges of the logical buffer that the schedule moves: the unit in which
  * the {@link ContributionTracker} checks that every rank ends with the right contributions.
+ *
+ * <p>Most schedules hold every transfer ({@link ScheduleBuilder}); one whose channels repeat the
+ * same step many times holds that step once ({@link SteppedSchedule}).
  */
-public final class Schedule {
+public abstract class Schedule {
     /** {@code dst} of a transfer that reaches every rank of the sender's switch. */
     public static final int ALL = -1;
 
     private final CollectiveRequest request;
     private final String algorithm;
-    private final int n;
-    private final int[] src;
-    private final int[] dst;
-    private final int[] channel;
-    private final int[] step;
-    private final int[] piece;
-    private final long[] bytes;
-    private final boolean[] reduce;
-    private final TransferKind[] kind;
-    private final int[] succStart;
-    private final int[] succ;
     private final long[] pieceOffset;
     private final long[] pieceLength;
     private final int[] pieceSegment;
     private final int[] pieceDest;
 
-    Schedule(CollectiveRequest request, String algorithm, int n, int[] src, int[] dst, int[] channel, int[] step,
-             int[] piece, long[] bytes, boolean[] reduce, TransferKind[] kind, int[] succStart, int[] succ,
-             long[] pieceOffset, long[] pieceLength, int[] pieceSegment, int[] pieceDest) {
+    Schedule(CollectiveRequest request, String algorithm, PieceTable pieces) {
         this.request = request;
         this.algorithm = algorithm;
-        this.n = n;
-        this.src = src;
-        this.dst = dst;
-        this.channel = channel;
-        this.step = step;
-        this.piece = piece;
-        this.bytes = bytes;
-        this.reduce = reduce;
-        this.kind = kind;
-        this.succStart = succStart;
-        this.succ = succ;
-        this.pieceOffset = pieceOffset;
-        this.pieceLength = pieceLength;
-        this.pieceSegment = pieceSegment;
-        this.pieceDest = pieceDest;
+        this.pieceOffset = pieces.offsets();
+        this.pieceLength = pieces.lengths();
+        this.pieceSegment = pieces.segments();
+        this.pieceDest = pieces.dests();
     }
 
     public CollectiveRequest request() {
@@ -70,72 +49,56 @@ public final class Schedule {
         return algorithm;
     }
 
-    public int transferCount() {
-        return n;
-    }
+    public abstract int transferCount();
 
-    public int src(int t) {
-        return src[t];
-    }
+    public abstract int src(int t);
 
-    public int dst(int t) {
-        return dst[t];
-    }
+    public abstract int dst(int t);
 
-    public int channel(int t) {
-        return channel[t];
-    }
+    public abstract int channel(int t);
 
     /** The algorithm's step number of a transfer (for the teaching view). */
-    public int step(int t) {
-        return step[t];
-    }
+    public abstract int step(int t);
 
-    public int piece(int t) {
-        return piece[t];
-    }
+    public abstract int piece(int t);
 
     /** Data bytes (not wire bytes) the transfer moves. */
-    public long bytes(int t) {
-        return bytes[t];
-    }
+    public abstract long bytes(int t);
 
     /** True if the receiver reduces the data into what it holds, false if it copies it. */
-    public boolean reduces(int t) {
-        return reduce[t];
-    }
+    public abstract boolean reduces(int t);
 
-    public TransferKind kind(int t) {
-        return kind[t];
-    }
+    public abstract TransferKind kind(int t);
 
     /**
      * The rank an in-switch or in-network operation is anchored at, whose switch it runs on: the
      * receiver of a reduction to one rank ({@code src(t) == ALL}), the sender otherwise.
      */
     public int anchor(int t) {
-        return kind[t] == TransferKind.SWITCH_REDUCE ? dst[t] : src[t];
+        return kind(t) == TransferKind.SWITCH_REDUCE ? dst(t) : src(t);
     }
 
-    /** Dependencies of all transfers together: the entries {@link #successorEntry(int)} holds. */
-    public int dependencyCount() {
-        return succ.length;
-    }
+    /** Dependencies of all transfers together. */
+    public abstract long dependencyCount();
 
-    /** Start (inclusive) of t's successors in {@link #successorEntry(int)}. */
-    public int successorsFrom(int t) {
-        return succStart[t];
-    }
+    /** The most successors any one transfer has: room enough for {@link #successors}. */
+    public abstract int maxSuccessors();
 
-    /** End (exclusive) of t's successors. */
-    public int successorsTo(int t) {
-        return succStart[t + 1];
-    }
+    /**
+     * Writes t's successors into {@code into} in the order they were added, each as {@code
+     * transfer << 1 | 1} if it waits for t's delivery or {@code | 0} if for its send, and returns
+     * how many.
+     */
+    public abstract int successors(int t, int[] into);
 
-    /** The successor at an index: {@code transfer << 1 | 1} if it waits for delivery, {@code | 0} if for the send. */
-    public int successorEntry(int i) {
-        return succ[i];
-    }
+    /** Adds each transfer's number of dependencies to {@code counts[transfer]}. */
+    public abstract void countPredecessors(int[] counts);
+
+    /**
+     * Transfers that between them have the kind, sender and receiver of every transfer (all of
+     * them, or fewer where transfers repeat): what finding the routes a run takes needs to look at.
+     */
+    public abstract java.util.stream.IntStream representatives();
 
     public int pieceCount() {
         return pieceOffset.length;
@@ -163,9 +126,9 @@ public final class Schedule {
     /** Total data bytes one rank sends point to point. */
     public long bytesSentBy(int rank) {
         long sum = 0;
-        for (int t = 0; t < n; t++) {
-            if (src[t] == rank && kind[t] == TransferKind.P2P) {
-                sum += bytes[t];
+        for (int t = 0, n = transferCount(); t < n; t++) {
+            if (src(t) == rank && kind(t) == TransferKind.P2P) {
+                sum += bytes(t);
             }
         }
         return sum;

@@ -15,14 +15,10 @@ public final class ScheduleBuilder {
     private long[] bytes;
     private boolean[] reduce;
     private TransferKind[] kind;
-    private int pieces;
-    private long[] pieceOffset = new long[64];
-    private long[] pieceLength = new long[64];
-    private int[] pieceSegment = new int[64];
-    private int[] pieceDest = new int[64];
+    private final PieceTable pieces = new PieceTable();
     private int edges;
     private int[] edgeFrom;
-    /** The dependent transfer and the kind of the dependency, as {@link Schedule#successorEntry} holds them. */
+    /** The dependent transfer and the kind of the dependency, as {@link Schedule#successors} gives them. */
     private int[] edgeEntry;
     private boolean built;
 
@@ -66,18 +62,7 @@ public final class ScheduleBuilder {
 
     /** Registers a byte range owned by {@code segment} that must end at rank {@code dest} (alltoall, sendrecv). */
     public int piece(long offset, long length, int segment, int dest) {
-        if (pieces == pieceOffset.length) {
-            int cap = pieces * 2;
-            pieceOffset = Arrays.copyOf(pieceOffset, cap);
-            pieceLength = Arrays.copyOf(pieceLength, cap);
-            pieceSegment = Arrays.copyOf(pieceSegment, cap);
-            pieceDest = Arrays.copyOf(pieceDest, cap);
-        }
-        pieceOffset[pieces] = offset;
-        pieceLength[pieces] = length;
-        pieceSegment[pieces] = segment;
-        pieceDest[pieces] = dest;
-        return pieces++;
+        return pieces.add(offset, length, segment, dest);
     }
 
     /** Adds a point-to-point transfer of one piece and returns its number. */
@@ -138,7 +123,7 @@ public final class ScheduleBuilder {
         channel[n] = channelId;
         step[n] = stepId;
         piece[n] = pieceId;
-        bytes[n] = pieceLength[pieceId];
+        bytes[n] = pieces.length(pieceId);
         reduce[n] = reduces;
         kind[n] = k;
         return n++;
@@ -194,11 +179,9 @@ public final class ScheduleBuilder {
         succStart[n] = edges;
         edgeFrom = null;
         edgeEntry = null;
-        return new Schedule(request, algorithm, n, fit(src), fit(dst), fit(channel), fit(step), fit(piece),
+        return new ArraySchedule(request, algorithm, n, fit(src), fit(dst), fit(channel), fit(step), fit(piece),
                 bytes.length == n ? bytes : Arrays.copyOf(bytes, n), reduce.length == n ? reduce : Arrays.copyOf(reduce, n),
-                kind.length == n ? kind : Arrays.copyOf(kind, n), succStart, succ,
-                Arrays.copyOf(pieceOffset, pieces), Arrays.copyOf(pieceLength, pieces), Arrays.copyOf(pieceSegment, pieces),
-                Arrays.copyOf(pieceDest, pieces));
+                kind.length == n ? kind : Arrays.copyOf(kind, n), succStart, succ, pieces);
     }
 
     private void checkNotBuilt() {

@@ -58,9 +58,6 @@ public final class ScheduleRunner implements FlowListener {
     private long netLatency;
     private NvlsCosts nvls;
     private NvlsCosts sharp;
-    /** Not yet: a transfer that has not started or not arrived. */
-    private static final long NEVER = Long.MIN_VALUE;
-    private int[] legsLeft;
     private final PairRoutes pairRoutes;
     /** Host-staged transfers: GPU to host memory, host memory to GPU, and host to host across nodes. */
     private final PairRoutes writeRoutes;
@@ -69,10 +66,17 @@ public final class ScheduleRunner implements FlowListener {
     private final IndexedEvent startHandler = this::start;
     private final IndexedEvent copiedHandler = this::copied;
     private long origin;
-    private int[] pending;
+    /**
+     * Per transfer: until it starts, how many of its dependencies are not yet met; after, how many
+     * of its flows have not yet ended (an in-switch or in-network operation's).
+     */
+    private int[] waiting;
+    /** Per transfer: when its last dependency is met; once it starts, when it started. */
     private long[] readyAt;
-    private long[] started;
-    private long[] delivered;
+    private java.util.BitSet begun;
+    private java.util.BitSet arrived;
+    /** Room for one transfer's successors. */
+    private int[] successors;
     private int done;
     private long last;
     private TransferObserver observer;
@@ -158,25 +162,21 @@ public final class ScheduleRunner implements FlowListener {
         this.nvls = nvlsCosts;
         this.sharp = sharpCosts;
         int n = s.transferCount();
-        legsLeft = new int[n];
         origin = engine.now();
-        pending = new int[n];
+        waiting = new int[n];
         readyAt = new long[n];
-        started = new long[n];
-        delivered = new long[n];
-        Arrays.fill(started, NEVER);
-        Arrays.fill(delivered, NEVER);
+        begun = new java.util.BitSet(n);
+        arrived = new java.util.BitSet(n);
+        successors = new int[s.maxSuccessors()];
         done = 0;
         last = origin;
         prepareStaging(s);
         network.declareRoutes(routesOf(s));
         long kernelStart = origin + launchLatency.picos();
         Arrays.fill(readyAt, kernelStart);
-        for (int i = 0; i < s.dependencyCount(); i++) {
-            pending[s.successorEntry(i) >>> 1]++;
-        }
+        s.countPredecessors(waiting);
         for (int t = 0; t < n; t++) {
-            if (pending[t] == 0) {
+            if (waiting[t] == 0) {
                 engine.schedule(kernelStart, startHandler, t);
             }
         }
@@ -184,15 +184,11 @@ public final class ScheduleRunner implements FlowListener {
         if (done != n) {
             throw stalled();
         }
-        for (int t = 0; t < n; t++) {
-            started[t] -= origin;
-            delivered[t] -= origin;
-        }
         long[] linkBytes = new long[fabric.links().size()];
         for (int l = 0; l < linkBytes.length; l++) {
             linkBytes[l] = network.bytesCarried(l);
         }
-        return new RunResult(s, last - origin, started, delivered, linkBytes);
+        return new RunResult(s, last - origin, linkBytes);
     }
 
     /**
@@ -202,7 +198,7 @@ public final class ScheduleRunner implements FlowListener {
      * caches the run then reads.
      */
     private java.util.Set<int[]> routesOf(Schedule s) {
-        for (int t = 0; t < s.transferCount(); t++) {
+        s.representatives().forEach(t -> {
             switch (s.kind(t)) {
                 case P2P -> {
                     if (staged != null && staged[t]) {
@@ -218,7 +214,7 @@ public final class ScheduleRunner implements FlowListener {
                 case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST, NETWORK_ALLREDUCE -> hubGroupOf(t);
                 case LOCAL_COPY -> { }
             }
-        }
+        });
         java.util.Set<int[]> routes = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (PairRoutes found : List.of(pairRoutes, writeRoutes, readRoutes, networkLegs)) {
             for (int i = 0; i < found.count; i++) {
@@ -245,10 +241,7 @@ public final class ScheduleRunner implements FlowListener {
             return;
         }
         long now = engine.now();
-        started[t] = now;
-        if (observer != null) {
-            observer.started(t, now);
-        }
+        begin(t, now);
         long bytes = schedule.bytes(t);
         if (bytes == 0) {
             // No data, but the step's flag still crosses the route.
@@ -299,11 +292,11 @@ public final class ScheduleRunner implements FlowListener {
             boolean down = kind != TransferKind.SWITCH_REDUCE || r == head;
             if (up) {
                 network.start(g.up[m].links(), legBytes, cap, this, t);
-                legsLeft[t]++;
+                waiting[t]++;
             }
             if (down) {
                 network.start(g.down[m].links(), legBytes, cap, this, t);
-                legsLeft[t]++;
+                waiting[t]++;
             }
         }
     }
@@ -393,7 +386,26 @@ public final class ScheduleRunner implements FlowListener {
         for (int m = 0; m < g.ranks.length; m++) {
             network.start(g.up[m].links(), legBytes, cap, this, t);
             network.start(g.down[m].links(), legBytes, cap, this, t);
-            legsLeft[t] += 2;
+            waiting[t] += 2;
+        }
+    }
+
+    /** Transfer t starts now. */
+    private void begin(int t, long now) {
+        readyAt[t] = now;
+        begun.set(t);
+        if (observer != null) {
+            observer.started(t, now);
+        }
+    }
+
+    /** Transfer t's data is in its receiver's own memory from {@code at}: the transfer is done. */
+    private void received(int t, long at) {
+        arrived.set(t);
+        last = Math.max(last, at);
+        done++;
+        if (observer != null) {
+            observer.received(t, at);
         }
     }
 
@@ -413,7 +425,7 @@ public final class ScheduleRunner implements FlowListener {
         } else if (schedule.kind(t) == TransferKind.P2P) {
             Route r = route(t);
             finish(t, engine.now(), r.latencyPicos() + (r.viaNic() ? netLatency : 0));
-        } else if (--legsLeft[t] == 0) {
+        } else if (--waiting[t] == 0) {
             finish(t, engine.now(), hubGroupOf(t).latency);
         }
     }
@@ -436,12 +448,10 @@ public final class ScheduleRunner implements FlowListener {
             stepLatency = Math.round(stepLatency * stepJitter.getAsDouble());
         }
         long visibleAt = freeAt + stepLatency;
-        delivered[t] = visibleAt;
-        last = Math.max(last, visibleAt);
-        done++;
         if (observer != null) {
             observer.delivered(t, visibleAt);
         }
+        received(t, visibleAt);
         release(t, true, true, -1, freeAt, visibleAt);
     }
 
@@ -451,8 +461,8 @@ public final class ScheduleRunner implements FlowListener {
      * {@code fused}; without, only {@code fused}.
      */
     private void release(int t, boolean sends, boolean deliveries, int fused, long freeAt, long visibleAt) {
-        for (int i = schedule.successorsFrom(t), to = schedule.successorsTo(t); i < to; i++) {
-            int entry = schedule.successorEntry(i);
+        for (int i = 0, count = schedule.successors(t, successors); i < count; i++) {
+            int entry = successors[i];
             int next = entry >>> 1;
             boolean delivery = (entry & 1) != 0;
             if (delivery ? deliveries == (next == fused) : !sends) {
@@ -462,7 +472,7 @@ public final class ScheduleRunner implements FlowListener {
             if (at > readyAt[next]) {
                 readyAt[next] = at;
             }
-            if (--pending[next] == 0) {
+            if (--waiting[next] == 0) {
                 engine.schedule(readyAt[next], startHandler, next);
             }
         }
@@ -502,8 +512,8 @@ public final class ScheduleRunner implements FlowListener {
             if (!staged[u]) {
                 continue;
             }
-            for (int i = s.successorsFrom(u), to = s.successorsTo(u); i < to; i++) {
-                int entry = s.successorEntry(i);
+            for (int i = 0, count = s.successors(u, successors); i < count; i++) {
+                int entry = successors[i];
                 int t = entry >>> 1;
                 if ((entry & 1) != 0 && staged[t] && s.src(t) == s.dst(u) && s.channel(t) == s.channel(u)) {
                     fusedInto[u] = t;
@@ -539,10 +549,7 @@ public final class ScheduleRunner implements FlowListener {
         }
         int t = primitive >> 1;
         long now = engine.now();
-        started[t] = now;
-        if (observer != null) {
-            observer.started(t, now);
-        }
+        begin(t, now);
         for (int u = fusedHead[t]; u >= 0; u = fusedNext[u]) {
             startRead(u);
         }
@@ -654,9 +661,7 @@ public final class ScheduleRunner implements FlowListener {
     /** The receiver has read the data into its own memory. */
     private void readEnded(int u) {
         long at = engine.now() + readRoute(u).latencyPicos();
-        delivered[u] = at;
-        last = Math.max(last, at);
-        done++;
+        received(u, at);
         release(u, false, true, fusedInto[u], at, at);
         legEnded(schedule.dst(u), schedule.channel(u));
     }
@@ -671,31 +676,31 @@ public final class ScheduleRunner implements FlowListener {
     /** The transfers that never arrived, the ranks left waiting for them, and why the first one never did. */
     private CollectiveStalledException stalled() {
         int n = schedule.transferCount();
-        java.util.BitSet waiting = new java.util.BitSet();
+        java.util.BitSet waitingRanks = new java.util.BitSet();
         int missing = -1;
         for (int t = 0; t < n; t++) {
-            if (delivered[t] != NEVER) {
+            if (arrived.get(t)) {
                 continue;
             }
-            waiting.set(schedule.dst(t) == Schedule.ALL ? schedule.src(t) : schedule.dst(t));
-            boolean betterExample = missing < 0 || (started[t] != NEVER && started[missing] == NEVER);
+            waitingRanks.set(schedule.dst(t) == Schedule.ALL ? schedule.src(t) : schedule.dst(t));
+            boolean betterExample = missing < 0 || (begun.get(t) && !begun.get(missing));
             if (betterExample) {
                 missing = t;
             }
         }
-        int[] ranks = waiting.stream().toArray();
+        int[] ranks = waitingRanks.stream().toArray();
         String why;
-        if (started[missing] != NEVER) {
-            why = "started at " + micros(started[missing]) + " and never arrived";
+        if (begun.get(missing)) {
+            why = "started at " + micros(readyAt[missing]) + " and never arrived";
         } else {
             int before = undeliveredPredecessor(missing);
-            why = "never started: it waits for " + pending[missing] + " transfer(s) that never arrive"
-                    + (before < 0 ? "" : ", e.g. " + describe(before) + (pending[before] > 0 ? ", itself waiting" : ""))
+            why = "never started: it waits for " + waiting[missing] + " transfer(s) that never arrive"
+                    + (before < 0 ? "" : ", e.g. " + describe(before) + (!begun.get(before) && waiting[before] > 0 ? ", itself waiting" : ""))
                     + " (a dependency cycle)";
         }
         String message = schedule.request().op().ncclName() + " (" + schedule.algorithm() + ", " + schedule.request().nRanks()
                 + " ranks) stalled at " + micros(Math.max(last, engine.now())) + ": " + (n - done) + " of " + n
-                + " transfers never arrived; ranks " + waiting.stream().mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(", "))
+                + " transfers never arrived; ranks " + waitingRanks.stream().mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(", "))
                 + " wait for data; " + describe(missing) + " " + why;
         return new CollectiveStalledException(message, ranks, missing);
     }
@@ -703,8 +708,8 @@ public final class ScheduleRunner implements FlowListener {
     private int undeliveredPredecessor(int t) {
         int n = schedule.transferCount();
         for (int p = 0; p < n; p++) {
-            for (int i = schedule.successorsFrom(p), to = schedule.successorsTo(p); i < to; i++) {
-                if (schedule.successorEntry(i) >>> 1 == t && delivered[p] == NEVER) {
+            for (int i = 0, count = schedule.successors(p, successors); i < count; i++) {
+                if (successors[i] >>> 1 == t && !arrived.get(p)) {
                     return p;
                 }
             }

@@ -7,4 +7,34 @@ public interface TransferObserver {
 
     /** Transfer {@code t}'s data is visible at its receiver from {@code time} (ps) on. */
     void delivered(int t, long time);
+
+    /**
+     * Transfer {@code t}'s data is in its receiver's own memory from {@code time} (ps) on: when it
+     * is delivered, or for a transfer staged through host memory once the receiver has read it.
+     */
+    default void received(int t, long time) {
+    }
+
+    /** Tells both observers, {@code first} first. */
+    static TransferObserver both(TransferObserver first, TransferObserver second) {
+        return new TransferObserver() {
+            @Override
+            public void started(int t, long time) {
+                first.started(t, time);
+                second.started(t, time);
+            }
+
+            @Override
+            public void delivered(int t, long time) {
+                first.delivered(t, time);
+                second.delivered(t, time);
+            }
+
+            @Override
+            public void received(int t, long time) {
+                first.received(t, time);
+                second.received(t, time);
+            }
+        };
+    }
 }

@@ -1,6 +1,8 @@
 package dev.collsim.core.collective;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.core.fabric.Capability;
 import dev.collsim.core.fabric.DeviceKind;
@@ -49,11 +51,15 @@ class NvlsTreeTest {
         assertEquals(List.of(), run.tracker().verify());
     }
 
-    /** The builder is sized by a count made without building. */
+    /**
+     * Every dependency is counted once from each end: the successors of all transfers, the
+     * predecessors counted per transfer and the schedule's total agree, and every dependency points
+     * forward (transfers are numbered in an order they can run in).
+     */
     @ParameterizedTest(name = "nodes={0} ppn={1} {2}B ch={3}")
     @CsvSource({"1, 8, 1048576, 2", "2, 4, 1048576, 2", "3, 2, 777777, 3", "5, 4, 4000000, 4", "4, 1, 100000, 1",
             "7, 8, 33554432, 16", "12, 3, 9999999, 5", "6, 2, 100, 16"})
-    void theSizeCountedUpFrontIsTheSizeBuilt(int nNodes, int ppn, long bytes, int channels) {
+    void everyDependencyIsCountedFromBothEnds(int nNodes, int ppn, long bytes, int channels) {
         int[][] nodes = new int[nNodes][ppn];
         for (int k = 0; k < nNodes; k++) {
             for (int j = 0; j < ppn; j++) {
@@ -61,7 +67,21 @@ class NvlsTreeTest {
             }
         }
         CollectiveRequest req = new CollectiveRequest(CollectiveOp.ALL_REDUCE, nNodes * ppn, bytes, 0, Protocol.SIMPLE, channels);
-        NvlsTreeAlgorithm algorithm = new NvlsTreeAlgorithm(nodes, 64 * 1024);
-        TestFabrics.assertCounted(algorithm.size(req), algorithm.schedule(req));
+        Schedule s = new NvlsTreeAlgorithm(nodes, 64 * 1024).schedule(req);
+        int[] counted = new int[s.transferCount()];
+        s.countPredecessors(counted);
+        int[] found = new int[s.transferCount()];
+        int[] successors = new int[s.maxSuccessors()];
+        long total = 0;
+        for (int t = 0; t < s.transferCount(); t++) {
+            int count = s.successors(t, successors);
+            for (int i = 0; i < count; i++) {
+                assertTrue(successors[i] >>> 1 > t, "transfer " + t + " before its successor");
+                found[successors[i] >>> 1]++;
+            }
+            total += count;
+        }
+        assertEquals(s.dependencyCount(), total);
+        assertArrayEquals(found, counted);
     }
 }

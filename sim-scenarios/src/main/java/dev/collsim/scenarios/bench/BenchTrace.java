@@ -3,6 +3,7 @@ package dev.collsim.scenarios.bench;
 import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.collective.Schedule;
 import dev.collsim.core.collective.TransferKind;
+import dev.collsim.core.collective.TransferTimes;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
 import dev.collsim.core.nccl.Communicator;
@@ -27,7 +28,8 @@ public final class BenchTrace {
     private BenchTrace() {}
 
     public static String json(Communicator comm, Plan plan) {
-        RunResult run = comm.simulate(plan, null, false);
+        TransferTimes times = new TransferTimes(comm.schedule(plan).transferCount());
+        RunResult run = comm.simulate(plan, times, false);
         Schedule s = run.schedule();
         Fabric f = comm.fabric();
         TraceEvents trace = new TraceEvents();
@@ -41,8 +43,8 @@ public final class BenchTrace {
         double wire = 1 / plan.request().protocol().wireEfficiency();
         Map<Integer, List<double[]>> linkRates = new TreeMap<>();
         for (int t = 0; t < s.transferCount(); t++) {
-            double start = run.startPicos()[t] / 1e6;
-            double end = run.deliveredPicos()[t] / 1e6;
+            double start = times.startedPicos(t) / 1e6;
+            double end = times.receivedPicos(t) / 1e6;
             boolean p2p = s.kind(t) == TransferKind.P2P;
             int src = s.src(t) == Schedule.ALL ? 0 : s.src(t);
             int tid = s.channel(t) + 1;

@@ -6,6 +6,8 @@ import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.collective.Schedule;
 import dev.collsim.core.collective.TransferKind;
+import dev.collsim.core.collective.TransferObserver;
+import dev.collsim.core.collective.TransferTimes;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.NcclAlgo;
@@ -45,19 +47,20 @@ public final class Explain {
     private Explain() {}
 
     /** Everything the view needs: the plan, the run, and what each transfer carried. */
-    public record Run(Communicator comm, Plan plan, RunResult result, ContributionTracker tracker) {}
+    public record Run(Communicator comm, Plan plan, RunResult result, ContributionTracker tracker, TransferTimes times) {}
 
     public static Run run(Communicator comm, CollectiveOp op, long bytes, Set<AlgorithmId> algos, Set<Protocol> protos,
                           int channels) {
         Plan plan = NcclPlanner.plan(comm, op, bytes, 0, algos, protos, channels);
         Schedule schedule = comm.schedule(plan);
         ContributionTracker tracker = new ContributionTracker(schedule);
-        RunResult result = comm.simulate(plan, tracker, true);
+        TransferTimes times = new TransferTimes(schedule.transferCount());
+        RunResult result = comm.simulate(plan, TransferObserver.both(tracker, times), true);
         List<String> wrong = tracker.verify();
         if (!wrong.isEmpty()) {
             throw new IllegalStateException("the schedule is not correct: " + wrong.get(0));
         }
-        return new Run(comm, plan, result, tracker);
+        return new Run(comm, plan, result, tracker, times);
     }
 
     public static Table table(Run run) {
@@ -78,14 +81,14 @@ public final class Explain {
         t.note("each line is one transfer: who sends which bytes to whom, when, and which ranks' inputs it carries (r0+r2 = their sum)");
         t.note("");
         Integer[] order = IntStream.range(0, s.transferCount()).boxed().toArray(Integer[]::new);
-        Arrays.sort(order, Comparator.comparingLong((Integer x) -> run.result().startPicos()[x]).thenComparingInt(x -> x));
+        Arrays.sort(order, Comparator.comparingLong((Integer x) -> run.times().startedPicos(x)).thenComparingInt(x -> x));
         for (int x : order) {
             int piece = s.piece(x);
             long lo = s.pieceOffset(piece);
             String dst = s.dst(x) == Schedule.ALL ? "all" : "r" + s.dst(x);
             String src = s.src(x) == Schedule.ALL || s.kind(x) == TransferKind.SWITCH_ALLREDUCE ? "all" : "r" + s.src(x);
             t.row(s.step(x), s.channel(x), src, dst, "[" + lo + ", " + (lo + s.pieceLength(piece)) + ")", s.bytes(x),
-                    run.result().startPicos()[x] / 1e6, run.result().deliveredPicos()[x] / 1e6, action(s, x),
+                    run.times().startedPicos(x) / 1e6, run.times().receivedPicos(x) / 1e6, action(s, x),
                     contributions(run.tracker().carried(x)));
         }
         formula(run).forEach(t::footnote);
