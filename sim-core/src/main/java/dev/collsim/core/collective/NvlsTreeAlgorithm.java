@@ -18,6 +18,10 @@ import java.util.List;
  * node's head; the root's heads multicast the total into their node and send it down, and every
  * other head, once the total arrives from its parent, multicasts it into its node and passes it on;
  * then every rank gathers its output (local copy).
+ *
+ * <p>Every step of a channel is the same work on the next part of the buffer, and each warp group
+ * of a channel on a rank, and each network connection, works through its steps in order: the
+ * schedule is a {@link SteppedSchedule}, holding one step for each of the two trees.
  */
 public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
     private static final long ALIGN = 16;

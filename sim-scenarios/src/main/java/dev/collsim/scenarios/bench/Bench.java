@@ -62,20 +62,25 @@ public final class Bench {
     /** Memory one transfer of a schedule holds, with its dependencies (docs/performance.md). */
     static final double BYTES_PER_TRANSFER = 150;
     /**
-     * Memory per counted transfer of NVLS and NVLS-Tree, whose counted transfers stand for several
-     * (the in-switch operations, the scatter and gather copies): peak resident memory of 1.62 GB for
-     * 1,024 GPUs at 1 GiB (4.2 M counted) and 3.14 GB for 2,048 (8.4 M) is about 380 B each, rounded
-     * up to stay on the safe side (docs/performance.md).
+     * Memory per counted transfer of NVLS, whose counted transfers stand for several (the in-switch
+     * operations, the scatter and gather copies), all held: about 380 B each when NVLS-Tree held
+     * them too (1.62 GB for 1,024 GPUs at 1 GiB, 4.2 M counted), rounded up to stay on the safe side.
      */
-    static final double BYTES_PER_IN_SWITCH_TRANSFER = 450;
+    static final double BYTES_PER_NVLS_TRANSFER = 450;
+    /**
+     * Memory per counted transfer of NVLS-Tree, whose schedule holds one step per tree and whose
+     * run keeps 12 B per transfer: 3.26 GB peak resident for 16,384 GPUs at 1 GiB (67 M counted),
+     * 1.21 GB at 256 MiB (17 M), 41 B each at the margin; 60 B leaves room for the fixed part and
+     * the collector (docs/performance.md).
+     */
+    static final double BYTES_PER_NVLS_TREE_TRANSFER = 60;
     /**
      * What a counted NVLS or NVLS-Tree transfer costs against a ring's: each of their in-switch
-     * operations starts and ends flows on every GPU of a node. Since a change re-rates only the flows
-     * it reaches, not the whole component, the cost no longer grows with the nodes: measured from 64
-     * to 16,384 GPUs and 128 MiB to 1 GiB, a counted transfer took 2.5-4.6 us; this weight puts it at
-     * 6.25 us, a little above the slowest (docs/performance.md).
+     * operations starts and ends flows on every GPU of a node. Measured from 1,024 to 16,384 GPUs and
+     * 256 MiB to 1 GiB, a counted NVLS-Tree transfer took 2.4-3.9 us; this weight puts it at
+     * 4.4 us, a little above the slowest (docs/performance.md).
      */
-    static final double IN_SWITCH_WEIGHT = 2.5;
+    static final double IN_SWITCH_WEIGHT = 1.75;
 
     /** Above this estimate a run needs --force. */
     static final double LONG_RUN_SECONDS = 300;
@@ -111,11 +116,12 @@ public final class Bench {
             } else {
                 planned = (double) n * Math.max(channels, Math.ceil(2.0 * bytes / step));
             }
-            boolean inSwitch = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS
-                    || plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS_TREE;
+            boolean nvls = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS;
+            boolean nvlsTree = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS_TREE;
             total += planned;
-            weighted += planned * (inSwitch ? IN_SWITCH_WEIGHT : 1);
-            bytesHeld = Math.max(bytesHeld, planned * (inSwitch ? BYTES_PER_IN_SWITCH_TRANSFER : BYTES_PER_TRANSFER));
+            weighted += planned * (nvls || nvlsTree ? IN_SWITCH_WEIGHT : 1);
+            bytesHeld = Math.max(bytesHeld, planned * (nvls ? BYTES_PER_NVLS_TRANSFER
+                    : nvlsTree ? BYTES_PER_NVLS_TREE_TRANSFER : BYTES_PER_TRANSFER));
         }
         return new Estimate(total, weighted / TRANSFERS_PER_SECOND, bytesHeld);
     }
@@ -144,8 +150,9 @@ public final class Bench {
     static void checkNotTooLarge(Estimate e, long heapBytes) {
         String time = e.seconds() < 90 ? String.format(java.util.Locale.ROOT, "%.0f seconds", e.seconds())
                 : String.format(java.util.Locale.ROOT, "%.0f minutes", e.seconds() / 60);
+        String memory = String.format(java.util.Locale.ROOT, e.bytes() < 0.95e9 ? "%.1f GB" : "%.0f GB", e.bytes() / 1e9);
         String size = String.format(java.util.Locale.ROOT, "this run would simulate about %.0f million transfers:"
-                + " roughly %s and %.0f GB of memory on a machine like this one", e.transfers() / 1e6, time, e.bytes() / 1e9);
+                + " roughly %s and %s of memory on a machine like this one", e.transfers() / 1e6, time, memory);
         boolean tooLong = e.seconds() > LONG_RUN_SECONDS;
         boolean tooBig = e.bytes() > heapBytes;
         if (!tooLong && !tooBig) {

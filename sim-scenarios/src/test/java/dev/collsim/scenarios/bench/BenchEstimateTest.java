@@ -23,14 +23,14 @@ class BenchEstimateTest {
                 EnumSet.allOf(Protocol.class), 0, true, false);
     }
 
-    /** 8 nodes at 1 GiB run NVLS-Tree in 512 KiB steps: 64 ranks x 2 x 2,048 steps, each at the in-switch weight and memory. */
+    /** 8 nodes at 1 GiB run NVLS-Tree in 512 KiB steps: 64 ranks x 2 x 2,048 steps, each at the in-switch weight and NVLS-Tree's memory. */
     @Test
     void anNvlsTreeRunIsCountedInProtocolStepsAtTheInSwitchWeight() {
         BenchSpec spec = allReduce(8, 1L << 30);
         Bench.Estimate e = Bench.estimate(spec, Bench.communicator(spec));
         assertEquals(64 * 4096, e.transfers());
         assertEquals(64 * 4096 * Bench.IN_SWITCH_WEIGHT / Bench.TRANSFERS_PER_SECOND, e.seconds(), 1e-9);
-        assertEquals(64 * 4096 * Bench.BYTES_PER_IN_SWITCH_TRANSFER, e.bytes(), 1e-3);
+        assertEquals(64 * 4096 * Bench.BYTES_PER_NVLS_TREE_TRANSFER, e.bytes(), 1e-3);
     }
 
     @Test
