@@ -243,27 +243,26 @@ public final class ScheduleRunner implements FlowListener {
         long now = engine.now();
         begin(t, now);
         long bytes = schedule.bytes(t);
+        TransferKind kind = schedule.kind(t);
         if (bytes == 0) {
             // No data, but the step's flag still crosses the route.
-            Route r = schedule.kind(t) == TransferKind.P2P ? route(t) : null;
-            finish(t, now, r == null ? 0 : r.latencyPicos() + (r.viaNic() ? netLatency : 0));
+            finish(t, kind, now, kind == TransferKind.P2P ? routeLatency(route(t)) : 0);
             return;
         }
-        if (schedule.kind(t) == TransferKind.SWITCH_ALLREDUCE || schedule.kind(t) == TransferKind.SWITCH_REDUCE
-                || schedule.kind(t) == TransferKind.SWITCH_MULTICAST) {
-            startSwitchOperation(t, bytes);
-            return;
+        switch (kind) {
+            case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> startSwitchOperation(t, kind, bytes);
+            case NETWORK_ALLREDUCE -> startNetworkAllReduce(t, bytes);
+            case LOCAL_COPY -> engine.schedule(now + nvls.copyRate().picosFor(bytes), copiedHandler, t);
+            case P2P -> {
+                network.start(route(t).links(), bytes * wireFactor, capWireRate, this, t);
+                waiting[t] = 1;
+            }
         }
-        if (schedule.kind(t) == TransferKind.NETWORK_ALLREDUCE) {
-            startNetworkAllReduce(t, bytes);
-            return;
-        }
-        if (schedule.kind(t) == TransferKind.LOCAL_COPY) {
-            engine.schedule(now + nvls.copyRate().picosFor(bytes), copiedHandler, t);
-            return;
-        }
-        Route route = route(t);
-        network.start(route.links(), bytes * wireFactor, capWireRate, this, t);
+    }
+
+    /** A point-to-point step's latency after its last byte has left: the route's, and the network's across nodes. */
+    private long routeLatency(Route r) {
+        return r.latencyPicos() + (r.viaNic() ? netLatency : 0);
     }
 
     /**
@@ -272,11 +271,10 @@ public final class ScheduleRunner implements FlowListener {
      * {@code data x (1 + 1/ranks)}. Reduction: every rank up, the head down. Multicast: the head up,
      * every rank down. Wire bytes are data over the NVLS efficiency.
      */
-    private void startSwitchOperation(int t, long bytes) {
+    private void startSwitchOperation(int t, TransferKind kind, long bytes) {
         if (nvls == null) {
             throw new IllegalStateException("an NVLS operation without NVLS costs");
         }
-        TransferKind kind = schedule.kind(t);
         int head = schedule.anchor(t);
         HubGroup g = hubGroupOf(t);
         if (g == null) {
@@ -410,7 +408,7 @@ public final class ScheduleRunner implements FlowListener {
     }
 
     private void copied(int t) {
-        finish(t, engine.now(), 0);
+        finish(t, TransferKind.LOCAL_COPY, engine.now(), 0);
     }
 
     @Override
@@ -422,16 +420,13 @@ public final class ScheduleRunner implements FlowListener {
             readEnded(t - n);
         } else if (staged != null && staged[t]) {
             writeEnded(t);
-        } else if (schedule.kind(t) == TransferKind.P2P) {
-            Route r = route(t);
-            finish(t, engine.now(), r.latencyPicos() + (r.viaNic() ? netLatency : 0));
         } else if (--waiting[t] == 0) {
-            finish(t, engine.now(), hubGroupOf(t).latency);
+            TransferKind kind = schedule.kind(t);
+            finish(t, kind, engine.now(), kind == TransferKind.P2P ? routeLatency(route(t)) : hubGroupOf(t).latency);
         }
     }
 
-    private void finish(int t, long end, long routeLatency) {
-        TransferKind kind = schedule.kind(t);
+    private void finish(int t, TransferKind kind, long end, long routeLatency) {
         long freeAt = end + switch (kind) {
             case P2P -> sendOverhead;
             case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> nvls.stepOverhead().picos();
