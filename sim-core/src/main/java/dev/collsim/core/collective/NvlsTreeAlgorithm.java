@@ -63,7 +63,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
             if (byTree[tree] == null) {
                 byTree[tree] = step(req, tree);
             }
-            int firstPiece = -1;
+            int firstPiece = b.pieceCount();
             long[] bytesOfStep = new long[(int) ceilDiv(hi - lo, stepBytes)];
             for (int s = 0; s < bytesOfStep.length; s++) {
                 long off = lo + s * stepBytes;
@@ -71,8 +71,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
                 long headChunk = alignUp(ceilDiv(end - off, ppn), ALIGN);
                 for (int h = 0; h < ppn; h++) {
                     long from = Math.min(end, off + h * headChunk);
-                    int p = b.piece(from, Math.min(end, from + headChunk) - from);
-                    firstPiece = firstPiece < 0 ? p : firstPiece;
+                    b.piece(from, Math.min(end, from + headChunk) - from);
                 }
                 bytesOfStep[s] = end - off;
             }
@@ -94,6 +93,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
         java.util.BitSet wide = new java.util.BitSet();
         int nNodes = nodes.length;
         int ppn = nodes[0].length;
+        // Placeholders: the stepped schedule gives each transfer its channel and step.
         int c = tree;
         int step = 0;
         int[] parent = parents(nNodes, tree);

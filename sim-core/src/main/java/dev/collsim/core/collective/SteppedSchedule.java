@@ -202,6 +202,11 @@ final class SteppedSchedule extends Schedule {
             return pieces.add(offset, length, -1, -1);
         }
 
+        /** The pieces registered so far: the number the next one gets. */
+        int pieceCount() {
+            return pieces.count();
+        }
+
         /**
          * Adds a channel that runs {@code step} once for each entry of {@code stepBytes} (the bytes
          * each step moves); its pieces were registered from {@code firstPiece} on, step by step.

@@ -52,11 +52,10 @@ class SteppedScheduleTest {
             ScheduleBuilder one = new ScheduleBuilder(REQ, "test");
             boolean[] wide = step(one, 0, 0, one.piece(0, 0, -1), one.piece(0, 0, -1), null);
             long[] bytes = new long[STEPS[c]];
-            int first = -1;
+            int first = b.pieceCount();
             for (int s = 0; s < STEPS[c]; s++) {
-                int p = b.piece(pieceOffset(c, s, 0), pieceLength(c, s, 0));
+                b.piece(pieceOffset(c, s, 0), pieceLength(c, s, 0));
                 b.piece(pieceOffset(c, s, 1), pieceLength(c, s, 1));
-                first = first < 0 ? p : first;
                 bytes[s] = stepBytes(c, s);
             }
             b.channel(c, one.build(), wide, first, bytes);
