@@ -57,10 +57,25 @@ public final class Bench {
         return rows;
     }
 
-    /** Simulated transfers per second this machine manages on large schedules (a 1,024-rank ring: 33.5 M in 73 s). */
+    /** Counted transfers per second this machine manages at weight 1 (2.5 us each). */
     static final double TRANSFERS_PER_SECOND = 4e5;
-    /** Memory one transfer of a schedule holds, with its dependencies (docs/performance.md). */
-    static final double BYTES_PER_TRANSFER = 150;
+    /**
+     * A ring's transfer against the rate above: measured 1.2 us each (the 1,024-rank ring of 256 MiB,
+     * 34 M transfers in 41 s; 8 M at 512 ranks in 9.2 s); 0.6 puts it at 1.5 us.
+     */
+    static final double RING_WEIGHT = 0.6;
+    /**
+     * A tree's counted transfer (one protocol step of one rank): 2.4 us at 4,096 GPUs and 256 MiB,
+     * 4.5-4.8 us at 16,384 GPUs (64 and 256 MiB; the runs grow with the ranks' depth in the tree);
+     * 2.0 puts it at 5 us.
+     */
+    static final double TREE_WEIGHT = 2.0;
+    /**
+     * Memory one transfer of a schedule holds, with its dependencies and the runner's state: 95 B at
+     * the peak for the 1,024-rank ring (34 M transfers, 3.2 GB), 98 B a counted tree transfer at
+     * 16,384 GPUs (17 M, 1.66 GB); rounded up (docs/performance.md).
+     */
+    static final double BYTES_PER_TRANSFER = 110;
     /**
      * Memory per counted transfer of NVLS, whose counted transfers stand for several (the in-switch
      * operations, the scatter and gather copies), all held: about 380 B each when NVLS-Tree held
@@ -89,8 +104,9 @@ public final class Bench {
      * About how many transfers the run's schedules hold, and about how long they take here: a ring
      * moves each channel's share in loops of n chunks, 2(n-1) steps of n transfers each (two slices a
      * chunk for Simple); other algorithms move each rank's data in steps of one protocol step. Time:
-     * the transfers at {@link #TRANSFERS_PER_SECOND}, those of NVLS and NVLS-Tree weighted by
-     * {@link #IN_SWITCH_WEIGHT}. Memory: the largest size's schedule.
+     * the transfers at {@link #TRANSFERS_PER_SECOND}, weighted by what one costs in each algorithm
+     * (measured for the ring, the tree, NVLS and NVLS-Tree; 1 for the rest). Memory: the largest
+     * size's schedule.
      */
     record Estimate(double transfers, double seconds, double bytes) {}
 
@@ -119,11 +135,21 @@ public final class Bench {
             boolean nvls = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS;
             boolean nvlsTree = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS_TREE;
             total += planned;
-            weighted += planned * (nvls || nvlsTree ? IN_SWITCH_WEIGHT : 1);
+            weighted += planned * weight(plan.algo());
             bytesHeld = Math.max(bytesHeld, planned * (nvls ? BYTES_PER_NVLS_TRANSFER
                     : nvlsTree ? BYTES_PER_NVLS_TREE_TRANSFER : BYTES_PER_TRANSFER));
         }
         return new Estimate(total, weighted / TRANSFERS_PER_SECOND, bytesHeld);
+    }
+
+    /** What a counted transfer of the algorithm costs against {@link #TRANSFERS_PER_SECOND}. */
+    static double weight(dev.collsim.core.nccl.AlgorithmId algo) {
+        return switch (algo) {
+            case RING -> RING_WEIGHT;
+            case TREE -> TREE_WEIGHT;
+            case NVLS, NVLS_TREE -> IN_SWITCH_WEIGHT;
+            default -> 1;
+        };
     }
 
     /** Bytes nccl-tests moves for a requested size: whole elements, and for all_gather and reduce_scatter a multiple of the ranks. */

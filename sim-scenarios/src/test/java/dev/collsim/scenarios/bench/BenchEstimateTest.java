@@ -17,10 +17,27 @@ import org.junit.jupiter.api.Test;
 /** Bench's estimate of a run's transfers, time and memory, and the runs it refuses without --force. */
 class BenchEstimateTest {
     private static BenchSpec allReduce(int nodes, long bytes) {
+        return allReduce(nodes, bytes, "auto");
+    }
+
+    private static BenchSpec allReduce(int nodes, long bytes, String algo) {
         return new BenchSpec(CollectiveOp.ALL_REDUCE, "hgx-h100", null, nodes, 8, null, WhatIf.NONE, 1, DataType.FLOAT,
                 ReduceOp.SUM, 0, new SizeSweep(bytes, bytes, 2, 1),
-                Selection.parse("auto", AlgorithmId.class, AlgorithmId::label, "algorithm"),
+                Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm"),
                 EnumSet.allOf(Protocol.class), 0, true, false);
+    }
+
+    /** A ring's transfers cost less here than a tree's counted ones: each is weighted by what it was measured to take. */
+    @Test
+    void ringAndTreeRunsAreWeightedByWhatTheirTransfersCostHere() {
+        BenchSpec ring = allReduce(16, 1L << 30, "ring");
+        Bench.Estimate r = Bench.estimate(ring, Bench.communicator(ring));
+        assertEquals(r.transfers() * Bench.RING_WEIGHT / Bench.TRANSFERS_PER_SECOND, r.seconds(), 1e-9);
+        assertEquals(r.transfers() * Bench.BYTES_PER_TRANSFER, r.bytes(), 1e-3);
+        BenchSpec tree = allReduce(16, 1L << 30, "tree");
+        Bench.Estimate t = Bench.estimate(tree, Bench.communicator(tree));
+        assertEquals(t.transfers() * Bench.TREE_WEIGHT / Bench.TRANSFERS_PER_SECOND, t.seconds(), 1e-9);
+        assertTrue(Bench.RING_WEIGHT < 1 && Bench.TREE_WEIGHT > 1);
     }
 
     /** 8 nodes at 1 GiB run NVLS-Tree in 512 KiB steps: 64 ranks x 2 x 2,048 steps, each at the in-switch weight and NVLS-Tree's memory. */
