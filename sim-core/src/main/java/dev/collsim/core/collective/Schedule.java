@@ -24,6 +24,16 @@ package dev.collsim.core.collective;
 public abstract class Schedule {
     /** {@code dst} of a transfer that reaches every rank of the sender's switch. */
     public static final int ALL = -1;
+    /** Successor entries hold {@code transfer << 1}: a schedule numbers fewer transfers than this. */
+    static final int MAX_TRANSFERS = 1 << 30;
+
+    /** The error for a collective whose schedule would number {@link #MAX_TRANSFERS} transfers or more. */
+    static dev.collsim.core.input.InputException tooLarge(CollectiveRequest request) {
+        return new dev.collsim.core.input.InputException(String.format(java.util.Locale.ROOT,
+                "%s of %d bytes on %d ranks over %d channel(s) would take more than %,d transfers, more than one"
+                        + " schedule can hold: try a smaller size, fewer channels or fewer ranks", request.op().ncclName(),
+                request.bytes(), request.nRanks(), request.channels(), MAX_TRANSFERS));
+    }
 
     private final CollectiveRequest request;
     private final String algorithm;

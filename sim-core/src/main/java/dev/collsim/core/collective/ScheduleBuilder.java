@@ -36,6 +36,9 @@ public final class ScheduleBuilder {
     ScheduleBuilder(CollectiveRequest request, String algorithm, ScheduleSize size) {
         this.request = request;
         this.algorithm = algorithm;
+        if (size.transfers() >= Schedule.MAX_TRANSFERS || size.dependencies() > ARRAY_LIMIT) {
+            throw Schedule.tooLarge(request);
+        }
         int t = room(size.transfers());
         src = new int[t];
         dst = new int[t];
@@ -52,8 +55,11 @@ public final class ScheduleBuilder {
 
     /** Room for {@code count} entries, no more than an array can hold (beyond that, growing fails as it would have). */
     static int room(long count) {
-        return (int) Math.max(1, Math.min(count, Integer.MAX_VALUE - 8));
+        return (int) Math.max(1, Math.min(count, ARRAY_LIMIT));
     }
+
+    /** The most entries a Java array can hold. */
+    private static final int ARRAY_LIMIT = Integer.MAX_VALUE - 8;
 
     /** Registers a byte range of the logical buffer; {@code segment} is its owner rank or -1. */
     public int piece(long offset, long length, int segment) {
@@ -107,8 +113,11 @@ public final class ScheduleBuilder {
 
     private int add(int channelId, int stepId, int from, int to, int pieceId, boolean reduces, TransferKind k) {
         checkNotBuilt();
+        if (n == Schedule.MAX_TRANSFERS - 1) {
+            throw Schedule.tooLarge(request);
+        }
         if (n == src.length) {
-            int cap = n * 2;
+            int cap = (int) Math.min(2L * n, Schedule.MAX_TRANSFERS);
             src = Arrays.copyOf(src, cap);
             dst = Arrays.copyOf(dst, cap);
             channel = Arrays.copyOf(channel, cap);
@@ -145,7 +154,10 @@ public final class ScheduleBuilder {
             throw new IllegalArgumentException("bad dependency " + from + " -> " + to);
         }
         if (edges == edgeFrom.length) {
-            int cap = edges * 2;
+            if (edges >= ARRAY_LIMIT) {
+                throw Schedule.tooLarge(request);
+            }
+            int cap = (int) Math.min(2L * edges, ARRAY_LIMIT);
             edgeFrom = Arrays.copyOf(edgeFrom, cap);
             edgeEntry = Arrays.copyOf(edgeEntry, cap);
         }

@@ -183,9 +183,6 @@ final class SteppedSchedule extends Schedule {
 
     /** Collects the channels and their pieces. */
     static final class Builder {
-        /** Successor entries hold {@code transfer << 1}: transfers must number fewer than 2^30. */
-        private static final long MAX_TRANSFERS = 1L << 30;
-
         private final CollectiveRequest request;
         private final String algorithm;
         private final PieceTable pieces = new PieceTable();
@@ -222,8 +219,8 @@ final class SteppedSchedule extends Schedule {
             if (firstPiece + (long) steps * step.pieceCount() > pieces.count()) {
                 throw new IllegalArgumentException("channel " + channel + " moves pieces it has not registered");
             }
-            if (transfers + (long) steps * size > MAX_TRANSFERS) {
-                throw new IllegalArgumentException("a schedule of more than " + MAX_TRANSFERS + " transfers");
+            if (transfers + (long) steps * size >= MAX_TRANSFERS) {
+                throw tooLarge(request);
             }
             int[] predecessors = new int[size];
             step.countPredecessors(predecessors);

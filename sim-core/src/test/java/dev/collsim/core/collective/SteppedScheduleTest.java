@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.collsim.core.input.InputException;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -110,6 +111,25 @@ class SteppedScheduleTest {
         }
         // Each transfer kind, sender and receiver once: the first step of each channel.
         assertEquals(4 * STEPS.length, stepped.representatives().count());
+    }
+
+    /** Successors are numbered twice over in an int: a schedule of 2^30 transfers or more is refused as input, with what to change. */
+    @Test
+    void aScheduleTooLargeToNumberIsRefusedAsInput() {
+        SteppedSchedule.Builder b = new SteppedSchedule.Builder(REQ, "test");
+        ScheduleBuilder one = new ScheduleBuilder(REQ, "test");
+        int piece = one.piece(0, 0, -1);
+        for (int i = 0; i < (1 << 16); i++) {
+            one.localCopy(0, 0, i % 4, piece);
+        }
+        int steps = (Schedule.MAX_TRANSFERS >> 16) + 1;
+        for (int s = 0; s < steps; s++) {
+            b.piece(s, 1);
+        }
+        InputException x = assertThrows(InputException.class,
+                () -> b.channel(0, one.build(), new boolean[1 << 16], 0, new long[steps]));
+        assertEquals("all_reduce of 1048576 bytes on 4 ranks over 3 channel(s) would take more than 1,073,741,824 transfers,"
+                + " more than one schedule can hold: try a smaller size, fewer channels or fewer ranks", x.getMessage());
     }
 
     @Test
