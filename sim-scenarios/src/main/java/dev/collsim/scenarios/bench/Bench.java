@@ -92,8 +92,8 @@ public final class Bench {
     /**
      * What a counted NVLS or NVLS-Tree transfer costs against a ring's: each of their in-switch
      * operations starts and ends flows on every GPU of a node. Measured from 1,024 to 16,384 GPUs and
-     * 256 MiB to 1 GiB, a counted NVLS-Tree transfer took 2.4-3.9 us; this weight puts it at
-     * 4.4 us, a little above the slowest (docs/performance.md).
+     * 256 MiB to 1 GiB, a counted NVLS-Tree transfer took 2.4-4.4 us; this weight puts it at
+     * 4.4 us, the slowest (16,384 GPUs at 1 GiB in a slow hour; docs/performance.md).
      */
     static final double IN_SWITCH_WEIGHT = 1.75;
 
