@@ -29,6 +29,33 @@ class ExactTimeTest {
     }
 
     /**
+     * The same message watched by a {@link TransferTimes} beside a second observer: it starts when
+     * the kernel does (5 us) and is received at 18.5 us, and both observers hear of it.
+     */
+    @Test
+    void transferTimesRecordWhenTheTransferStartedAndWasReceived() {
+        CollectiveRequest req = new CollectiveRequest(CollectiveOp.BROADCAST, 2, 500_000, 0, Protocol.SIMPLE, 1);
+        Schedule s = RingAlgorithm.inRankOrder(2).schedule(req);
+        TransferTimes times = new TransferTimes(s.transferCount());
+        long[] delivered = {-1};
+        TransferObserver other = new TransferObserver() {
+            @Override
+            public void started(int t, long time) {
+            }
+
+            @Override
+            public void delivered(int t, long time) {
+                delivered[0] = time;
+            }
+        };
+        CollectiveSimulator.run(two.fabric, two.ranks, new int[] {-1, -1}, null, null, s, SIMPLE, null, null,
+                TimeSpan.ofMicros(5), TransferObserver.both(times, other), true);
+        assertEquals(5_000_000L, times.startedPicos(0));
+        assertEquals(18_500_000L, times.receivedPicos(0));
+        assertEquals(18_500_000L, delivered[0]);
+    }
+
+    /**
      * The channel's own cap binds when it is below the link: at 20 GB/s the same message takes 25 us
      * of transfer: 5 + 25 + 1 + 2 + 0.5 = 33.5 us.
      */

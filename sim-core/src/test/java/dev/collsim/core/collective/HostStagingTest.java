@@ -37,7 +37,7 @@ class HostStagingTest {
         fabric = b.build();
     }
 
-    private record Run(RunResult result, List<String> violations) {}
+    private record Run(RunResult result, List<String> violations, TransferTimes times) {}
 
     private Run run(CollectiveRequest req, boolean staged) {
         Engine engine = new Engine();
@@ -47,15 +47,16 @@ class HostStagingTest {
         runner.setHostStaging(staged ? new HostMemory(new int[] {cpu, cpu}, null) : null);
         Schedule s = RingAlgorithm.inRankOrder(2).schedule(req);
         ContributionTracker tracker = new ContributionTracker(s);
-        runner.setObserver(tracker);
+        TransferTimes times = new TransferTimes(s.transferCount());
+        runner.setObserver(TransferObserver.both(tracker, times));
         RunResult r = runner.run(s, SIMPLE, null, null, TimeSpan.ofMicros(5));
-        return new Run(r, tracker.verify());
+        return new Run(r, tracker.verify(), times);
     }
 
     /**
      * One 500,000 B message: launch 5; written up to host memory in 10 us / efficiency; send overhead
      * 1, two hops 0.5 and the notify 2 until the receiver sees it; read back down in 10 us / efficiency
-     * and two hops 0.5.
+     * and two hops 0.5. The transfer is received (in the receiver's own memory) when the read ends.
      */
     @Test
     void aMessageIsWrittenToHostMemoryThenRead() {
@@ -63,6 +64,8 @@ class HostStagingTest {
         double expectedMicros = 5 + 10 / EFF + 1 + 0.5 + 2 + 10 / EFF + 0.5;
         assertEquals(expectedMicros, r.result().durationPicos() / 1e6, 1e-5);
         assertEquals(List.of(), r.violations());
+        assertEquals(5_000_000L, r.times().startedPicos(0));
+        assertEquals(r.result().durationPicos(), r.times().receivedPicos(0));
     }
 
     /**
