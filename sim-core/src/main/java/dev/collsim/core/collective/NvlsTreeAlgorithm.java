@@ -3,7 +3,6 @@ package dev.collsim.core.collective;
 import static dev.collsim.core.collective.Sizes.alignUp;
 import static dev.collsim.core.collective.Sizes.ceilDiv;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -97,18 +96,9 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
         int c = tree;
         int step = 0;
         int[] parent = parents(nNodes, tree);
-        List<List<Integer>> children = new ArrayList<>();
-        int root = -1;
-        for (int k = 0; k < nNodes; k++) {
-            children.add(new ArrayList<>());
-        }
-        for (int k = 0; k < nNodes; k++) {
-            if (parent[k] < 0) {
-                root = k;
-            } else {
-                children.get(parent[k]).add(k);
-            }
-        }
+        TreeShape shape = TreeShape.of(parent);
+        List<List<Integer>> children = shape.children();
+        int root = shape.root();
         int[] pieceOf = new int[ppn];
         for (int h = 0; h < ppn; h++) {
             pieceOf[h] = b.piece(0, 0, -1);
@@ -126,7 +116,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
             int piece = pieceOf[h];
             int[] reduced = new int[nNodes];
             int[] up = new int[nNodes];
-            for (int k : postOrder(root, children)) {
+            for (int k : shape.postOrder()) {
                 int headRank = nodes[k][h];
                 reduced[k] = b.switchReduce(c, step, headRank, piece);
                 for (int j = 0; j < ppn; j++) {
@@ -142,7 +132,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
             }
             // Down from the root: a head has the total once its parent's arrives (the root: once its children's have).
             int[] total = new int[nNodes];
-            for (int k : preOrder(root, children)) {
+            for (int k : shape.preOrder()) {
                 int headRank = nodes[k][h];
                 if (k != root) {
                     total[k] = b.transfer(c, step, nodes[parent[k]][h], headRank, piece, false);
@@ -188,33 +178,6 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
         b.afterDelivery(t, reducedRoot);
         for (int child : rootChildren) {
             b.afterDelivery(t, up[child]);
-        }
-    }
-
-
-    private static List<Integer> postOrder(int root, List<List<Integer>> children) {
-        List<Integer> out = new ArrayList<>();
-        post(root, children, out);
-        return out;
-    }
-
-    private static void post(int k, List<List<Integer>> children, List<Integer> out) {
-        for (int child : children.get(k)) {
-            post(child, children, out);
-        }
-        out.add(k);
-    }
-
-    private static List<Integer> preOrder(int root, List<List<Integer>> children) {
-        List<Integer> out = new ArrayList<>();
-        pre(root, children, out);
-        return out;
-    }
-
-    private static void pre(int k, List<List<Integer>> children, List<Integer> out) {
-        out.add(k);
-        for (int child : children.get(k)) {
-            pre(child, children, out);
         }
     }
 }

@@ -4,7 +4,6 @@ import static dev.collsim.core.collective.Sizes.alignUp;
 import static dev.collsim.core.collective.Sizes.ceilDiv;
 import static dev.collsim.core.collective.Sizes.channelBytes;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -168,19 +167,10 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
 
     private void channel(ScheduleBuilder b, int c, int[] parent, long lo, long hi, long chunk) {
         int n = parent.length;
-        List<List<Integer>> children = new ArrayList<>();
-        int root = -1;
-        for (int r = 0; r < n; r++) {
-            children.add(new ArrayList<>());
-        }
-        for (int r = 0; r < n; r++) {
-            if (parent[r] < 0) {
-                root = r;
-            } else {
-                children.get(parent[r]).add(r);
-            }
-        }
-        int[] order = postOrder(root, children);
+        TreeShape shape = TreeShape.of(parent);
+        List<List<Integer>> children = shape.children();
+        int root = shape.root();
+        int[] order = shape.postOrder();
         Streams connections = new Streams(b);
         int[] up = new int[n];
         int step = 0;
@@ -214,19 +204,6 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
                 }
             }
         }
-    }
-
-    private static int[] postOrder(int root, List<List<Integer>> children) {
-        List<Integer> out = new ArrayList<>();
-        visit(root, children, out);
-        return out.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    private static void visit(int r, List<List<Integer>> children, List<Integer> out) {
-        for (int child : children.get(r)) {
-            visit(child, children, out);
-        }
-        out.add(r);
     }
 
     private static int send(ScheduleBuilder b, Streams connections, int c, int step, int from, int to,
