@@ -51,7 +51,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
         int ppn = nodes[0].length;
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), ALIGN);
         long stepBytes = ppn * chunk;
-        Step[] byTree = new Step[2];
+        SteppedSchedule.Step[] byTree = new SteppedSchedule.Step[2];
         for (int c = 0; c < req.channels(); c++) {
             long lo = c * perChannel;
             long hi = Math.min(req.bytes(), lo + perChannel);
@@ -74,20 +74,16 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
                 }
                 bytesOfStep[s] = end - off;
             }
-            b.channel(c, byTree[tree].transfers, byTree[tree].stepWide, firstPiece, bytesOfStep);
+            b.channel(c, byTree[tree], firstPiece, bytesOfStep);
         }
         return b.build();
     }
 
     /**
      * One step of a channel, the same for every step of every channel on the same tree: its pieces
-     * are the heads' chunks, 0..ppn-1.
-     *
-     * @param stepWide per transfer, whether it copies the whole step (the scatters and gathers)
+     * are the heads' chunks, 0..ppn-1; the scatters and gathers copy the whole step.
      */
-    private record Step(Schedule transfers, boolean[] stepWide) {}
-
-    private Step step(CollectiveRequest req, int tree) {
+    private SteppedSchedule.Step step(CollectiveRequest req, int tree) {
         ScheduleBuilder b = new ScheduleBuilder(req, name());
         java.util.BitSet wide = new java.util.BitSet();
         int nNodes = nodes.length;
@@ -161,7 +157,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
         }
         boolean[] stepWide = new boolean[b.transferCount()];
         wide.stream().forEach(t -> stepWide[t] = true);
-        return new Step(b.build(), stepWide);
+        return new SteppedSchedule.Step(b.build(), stepWide);
     }
 
     /** Each node's parent in channel {@code c}'s tree (-1 for the root): even channels take the first tree, odd the second. */

@@ -25,10 +25,28 @@ import java.util.stream.IntStream;
  */
 final class SteppedSchedule extends Schedule {
     /**
-     * One channel: transfers {@code first..first + steps * size - 1}, {@code size} a step.
-     *
-     * @param predecessors each of the step's transfers' dependencies inside the step
+     * One step of a channel, shared by every channel that runs it: its transfers as a schedule of
+     * their own, which of them move the whole step, and how many dependencies each has inside it.
      */
+    static final class Step {
+        private final Schedule transfers;
+        private final boolean[] stepWide;
+        private final int[] predecessors;
+
+        /** @param stepWide per transfer, whether it moves the whole step's bytes rather than its piece's */
+        Step(Schedule transfers, boolean[] stepWide) {
+            if (transfers.transferCount() == 0 || stepWide.length != transfers.transferCount()) {
+                throw new IllegalArgumentException("a step of " + transfers.transferCount() + " transfers, "
+                        + stepWide.length + " marked");
+            }
+            this.transfers = transfers;
+            this.stepWide = stepWide.clone();
+            this.predecessors = new int[transfers.transferCount()];
+            transfers.countPredecessors(predecessors);
+        }
+    }
+
+    /** One channel: transfers {@code first..first + steps * size - 1}, {@code size} a step. */
     private record Run(int first, int size, int channel, int steps, Schedule step, int[] predecessors,
                        boolean[] stepWide, int firstPiece, long[] stepBytes) {}
 
@@ -207,25 +225,21 @@ final class SteppedSchedule extends Schedule {
         /**
          * Adds a channel that runs {@code step} once for each entry of {@code stepBytes} (the bytes
          * each step moves); its pieces were registered from {@code firstPiece} on, step by step.
-         *
-         * @param stepWide per transfer of the step, whether it moves the whole step's bytes
          */
-        void channel(int channel, Schedule step, boolean[] stepWide, int firstPiece, long[] stepBytes) {
-            int size = step.transferCount();
+        void channel(int channel, Step step, int firstPiece, long[] stepBytes) {
+            int size = step.transfers.transferCount();
             int steps = stepBytes.length;
-            if (size == 0 || steps == 0 || stepWide.length != size) {
-                throw new IllegalArgumentException("a channel of " + steps + " steps of " + size + " transfers");
+            if (steps == 0) {
+                throw new IllegalArgumentException("channel " + channel + " has no steps");
             }
-            if (firstPiece + (long) steps * step.pieceCount() > pieces.count()) {
+            if (firstPiece + (long) steps * step.transfers.pieceCount() > pieces.count()) {
                 throw new IllegalArgumentException("channel " + channel + " moves pieces it has not registered");
             }
             if (transfers + (long) steps * size >= MAX_TRANSFERS) {
                 throw tooLarge(request);
             }
-            int[] predecessors = new int[size];
-            step.countPredecessors(predecessors);
-            runs.add(new Run((int) transfers, size, channel, steps, step, predecessors, stepWide.clone(), firstPiece,
-                    stepBytes.clone()));
+            runs.add(new Run((int) transfers, size, channel, steps, step.transfers, step.predecessors, step.stepWide,
+                    firstPiece, stepBytes.clone()));
             transfers += (long) steps * size;
         }
 

@@ -59,7 +59,7 @@ class SteppedScheduleTest {
                 b.piece(pieceOffset(c, s, 1), pieceLength(c, s, 1));
                 bytes[s] = stepBytes(c, s);
             }
-            b.channel(c, one.build(), wide, first, bytes);
+            b.channel(c, new SteppedSchedule.Step(one.build(), wide), first, bytes);
         }
         return b.build();
     }
@@ -126,8 +126,8 @@ class SteppedScheduleTest {
         for (int s = 0; s < steps; s++) {
             b.piece(s, 1);
         }
-        InputException x = assertThrows(InputException.class,
-                () -> b.channel(0, one.build(), new boolean[1 << 16], 0, new long[steps]));
+        SteppedSchedule.Step step = new SteppedSchedule.Step(one.build(), new boolean[1 << 16]);
+        InputException x = assertThrows(InputException.class, () -> b.channel(0, step, 0, new long[steps]));
         assertEquals("all_reduce of 1048576 bytes on 4 ranks over 3 channel(s) would take more than 1,073,741,824 transfers,"
                 + " more than one schedule can hold: try a smaller size, fewer channels or fewer ranks", x.getMessage());
     }
@@ -139,6 +139,7 @@ class SteppedScheduleTest {
         boolean[] wide = step(one, 0, 0, one.piece(0, 0, -1), one.piece(0, 0, -1), null);
         b.piece(0, 10);
         b.piece(10, 10);
-        assertThrows(IllegalArgumentException.class, () -> b.channel(0, one.build(), wide, 0, new long[] {20, 20}));
+        SteppedSchedule.Step step = new SteppedSchedule.Step(one.build(), wide);
+        assertThrows(IllegalArgumentException.class, () -> b.channel(0, step, 0, new long[] {20, 20}));
     }
 }
