@@ -180,14 +180,27 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
     }
 
     /**
+     * As above, on the plan's schedule built already ({@link #schedule}), for a caller that needs
+     * it before the run (to size what its observer keeps per transfer).
+     */
+    public RunResult simulate(Plan plan, Schedule schedule, TransferObserver observer, boolean checkCapacity) {
+        return run(plan, schedule, observer, checkCapacity, 1, null, null);
+    }
+
+    /**
      * As above, for a stochastic run: the launch latency scaled by {@code launchFactor}, each
      * point-to-point step's latency by a factor {@code stepJitter} draws per transfer (null: none),
      * and some links down for a while (null: none).
      */
     public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity, double launchFactor,
                               java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
+        return run(plan, schedule(plan), observer, checkCapacity, launchFactor, stepJitter, outage);
+    }
+
+    private RunResult run(Plan plan, Schedule schedule, TransferObserver observer, boolean checkCapacity, double launchFactor,
+                          java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
         if (plan.algo().custom()) {
-            return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule(plan), customCosts.perBlock(),
+            return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule, customCosts.perBlock(),
                     nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), null, customCosts.launchLatency().times(launchFactor),
                     observer, checkCapacity, stepJitter, outage);
         }
@@ -195,7 +208,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
                 ? nvlsCosts.launchLatency()
                 : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
-        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule(plan), protocolCosts.get(proto),
+        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule, protocolCosts.get(proto),
                 nvlsCosts, sharpCosts, launch.times(launchFactor), observer, checkCapacity, stepJitter, outage);
     }
 

@@ -1,6 +1,5 @@
 package dev.collsim.scenarios.bench;
 
-import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.collective.Schedule;
 import dev.collsim.core.collective.TransferKind;
 import dev.collsim.core.collective.TransferTimes;
@@ -28,9 +27,9 @@ public final class BenchTrace {
     private BenchTrace() {}
 
     public static String json(Communicator comm, Plan plan) {
-        TransferTimes times = new TransferTimes(comm.schedule(plan).transferCount());
-        RunResult run = comm.simulate(plan, times, false);
-        Schedule s = run.schedule();
+        Schedule s = comm.schedule(plan);
+        TransferTimes times = new TransferTimes(s.transferCount());
+        comm.simulate(plan, s, times, false);
         Fabric f = comm.fabric();
         TraceEvents trace = new TraceEvents();
         String proto = plan.request().protocol().label();

@@ -55,7 +55,7 @@ public final class Explain {
         Schedule schedule = comm.schedule(plan);
         ContributionTracker tracker = new ContributionTracker(schedule);
         TransferTimes times = new TransferTimes(schedule.transferCount());
-        RunResult result = comm.simulate(plan, TransferObserver.both(tracker, times), true);
+        RunResult result = comm.simulate(plan, schedule, TransferObserver.both(tracker, times), true);
         List<String> wrong = tracker.verify();
         if (!wrong.isEmpty()) {
             throw new IllegalStateException("the schedule is not correct: " + wrong.get(0));
