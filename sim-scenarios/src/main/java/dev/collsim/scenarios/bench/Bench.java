@@ -132,12 +132,9 @@ public final class Bench {
             } else {
                 planned = (double) n * Math.max(channels, Math.ceil(2.0 * bytes / step));
             }
-            boolean nvls = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS;
-            boolean nvlsTree = plan.algo() == dev.collsim.core.nccl.AlgorithmId.NVLS_TREE;
             total += planned;
             weighted += planned * weight(plan.algo());
-            bytesHeld = Math.max(bytesHeld, planned * (nvls ? BYTES_PER_NVLS_TRANSFER
-                    : nvlsTree ? BYTES_PER_NVLS_TREE_TRANSFER : BYTES_PER_TRANSFER));
+            bytesHeld = Math.max(bytesHeld, planned * bytesPerTransfer(plan.algo()));
         }
         return new Estimate(total, weighted / TRANSFERS_PER_SECOND, bytesHeld);
     }
@@ -149,6 +146,15 @@ public final class Bench {
             case TREE -> TREE_WEIGHT;
             case NVLS, NVLS_TREE -> IN_SWITCH_WEIGHT;
             default -> 1;
+        };
+    }
+
+    /** The memory a counted transfer of the algorithm holds. */
+    static double bytesPerTransfer(dev.collsim.core.nccl.AlgorithmId algo) {
+        return switch (algo) {
+            case NVLS -> BYTES_PER_NVLS_TRANSFER;
+            case NVLS_TREE -> BYTES_PER_NVLS_TREE_TRANSFER;
+            default -> BYTES_PER_TRANSFER;
         };
     }
 
