@@ -151,6 +151,15 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         return nNodes() >= 4 ? Math.min(chunk, 64 * 1024) : chunk;
     }
 
+    private static CustomAllReduceAlgorithm.Variant kernel(AlgorithmId algo) {
+        return switch (algo) {
+            case ONESHOT -> CustomAllReduceAlgorithm.Variant.ONE_SHOT;
+            case TWOSHOT -> CustomAllReduceAlgorithm.Variant.TWO_SHOT;
+            case MULTIMEM -> CustomAllReduceAlgorithm.Variant.MULTIMEM;
+            default -> throw new IllegalArgumentException(algo.label() + " is not an inference engine's all-reduce kernel");
+        };
+    }
+
     /** Builds the schedule a plan describes. */
     public Schedule schedule(Plan plan) {
         CollectiveAlgorithm algorithm = switch (plan.algo()) {
@@ -161,9 +170,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
             case PAT -> new PatAlgorithm();
             case COLLNET_DIRECT -> new CollNetDirectAlgorithm(nodeRanks(), Protocol.SIMPLE.stepDataBytes());
             case COLLNET_CHAIN -> new CollNetChainAlgorithm(nodeRanks(), Protocol.SIMPLE.stepDataBytes());
-            case ONESHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.ONE_SHOT);
-            case TWOSHOT -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.TWO_SHOT);
-            case MULTIMEM -> new CustomAllReduceAlgorithm(CustomAllReduceAlgorithm.Variant.MULTIMEM);
+            case ONESHOT, TWOSHOT, MULTIMEM -> new CustomAllReduceAlgorithm(kernel(plan.algo()));
             case P2P -> new P2pAlgorithm(p2pChunkBytes(), plan.request().channels());
             default -> throw new IllegalArgumentException(plan.algo().label() + " is not simulated");
         };
@@ -200,7 +207,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
     private RunResult run(Plan plan, Schedule schedule, TransferObserver observer, boolean checkCapacity, double launchFactor,
                           java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
         if (plan.algo().custom()) {
-            return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule, customCosts.perBlock(),
+            return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule, customCosts.perBlock(kernel(plan.algo())),
                     nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), null, customCosts.launchLatency().times(launchFactor),
                     observer, checkCapacity, stepJitter, outage);
         }

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** The inference engines' all-reduce kernels: correct sums, and the traffic each is known for. */
 class CustomAllReduceTest {
-    private static final CustomKernelCosts COSTS = new CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5),
+    private static final CustomKernelCosts COSTS = new CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5), TimeSpan.ofMicros(2.5),
             TimeSpan.ofMicros(4));
     private static final NvlsCosts NVLS = new NvlsCosts(0.85, Rate.gigabytesPerSecond(30), TimeSpan.ofNanos(500),
             TimeSpan.ofMicros(1), TimeSpan.ofMicros(2), Rate.gigabytesPerSecond(25));
@@ -28,7 +28,7 @@ class CustomAllReduceTest {
         int blocks = CustomAllReduceAlgorithm.blocksFor(bytes);
         CollectiveRequest req = new CollectiveRequest(CollectiveOp.ALL_REDUCE, n, bytes, 0, Protocol.SIMPLE, blocks);
         Schedule s = new CustomAllReduceAlgorithm(variant).schedule(req);
-        TestFabrics.Tracked run = f.run(s, COSTS.perBlock(), COSTS.multimem(NVLS), COSTS.launchLatency());
+        TestFabrics.Tracked run = f.run(s, COSTS.perBlock(variant), COSTS.multimem(NVLS), COSTS.launchLatency());
         FlowNetwork net = run.network();
         assertEquals(List.of(), run.tracker().verify());
         // Bytes leaving all GPUs: one-shot (n-1) D each, two-shot 2 (n-1)/n D each, multimem D (1 + 1/n) / efficiency each.

@@ -41,7 +41,7 @@ class NcclPlannerTest {
                 RingGraph.search(NcclArch.HOPPER, 370.8), NvlsGraph.search(NcclArch.HOPPER, 370.8, 8), costs,
                 new dev.collsim.core.collective.NvlsCosts(0.85, Rate.gigabytesPerSecond(30), TimeSpan.ZERO,
                         TimeSpan.ofMicros(1), TimeSpan.ofMicros(5), Rate.gigabytesPerSecond(25)),
-                null, null, new dev.collsim.core.collective.CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5),
+                null, null, new dev.collsim.core.collective.CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5), TimeSpan.ofMicros(2.5),
                         TimeSpan.ofMicros(4)),
                 new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO), null);
     }

@@ -16,8 +16,17 @@ record CliRunner(int code, String out, String err) {
 
     /** Runs a {@code bench ... --format csv} that must succeed and returns the busbw of its first size. */
     static double busbw(String... args) {
+        return firstRow(args, 7);
+    }
+
+    /** As {@link #busbw}, the time in microseconds. */
+    static double timeUs(String... args) {
+        return firstRow(args, 5);
+    }
+
+    private static double firstRow(String[] args, int column) {
         CliRunner r = run(args);
         assertEquals(0, r.code(), r.err());
-        return Double.parseDouble(r.out().split("\n")[1].split(",")[7]);
+        return Double.parseDouble(r.out().split("\n")[1].split(",")[column]);
     }
 }
