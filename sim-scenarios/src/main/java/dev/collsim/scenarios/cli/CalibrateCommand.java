@@ -23,8 +23,9 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim calibrate}: fits a link class's rate and latency to your own nccl-tests logs. */
 @Command(name = "calibrate", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Fits the rate and latency of one link class (NVLink on one node, the network across nodes) to measured",
-            "nccl-tests runs by least squares, prints the fit and its residuals, and writes an override file that --overrides loads."})
+        description = {"Fits one link class's rate and latency to measured nccl-tests runs.",
+            "The class is NVLink on one node, or the network across nodes; the fit is least squares. It prints the fit and",
+            "its residuals and writes an override file that --overrides loads."})
 public final class CalibrateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

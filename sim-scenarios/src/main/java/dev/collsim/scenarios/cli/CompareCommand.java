@@ -17,9 +17,10 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim compare}: systems against an inter-token latency target for one model. */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Searches every layout of a model on N GPUs of each system (TP, PP, DP, EP, batch, overlap) that fits in",
-            "memory, simulates each decode step, and prints each system's Pareto frontier of tokens/s per GPU against",
-            "tokens/s per user and the best layout within the latency target."})
+        description = {"Finds each system's best layout of a model on N GPUs within an inter-token latency target.",
+            "It searches every layout (TP, PP, DP, EP, batch, overlap) that fits in memory, simulates each decode step,",
+            "and prints each system's Pareto frontier of tokens/s per GPU against tokens/s per user and the best layout",
+            "within the target."})
 public final class CompareCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -20,8 +20,9 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim explain OP}: the teaching view. */
 @Command(name = "explain", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Shows how a collective runs, transfer by transfer: who sends which bytes to whom, when, and what",
-            "each transfer carries; then the textbook alpha-beta time beside the simulated one."})
+        description = {"Shows how a collective runs, transfer by transfer.",
+            "Who sends which bytes to whom, when, and what each transfer carries; then the textbook alpha-beta time beside",
+            "the simulated one."})
 public final class ExplainCommand implements Callable<Integer> {
     /** A schedule longer than this is summarised, not printed line by line. */
     private static final int MAX_ROWS = 5000;

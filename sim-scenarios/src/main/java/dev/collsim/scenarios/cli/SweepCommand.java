@@ -13,8 +13,9 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim sweep FILE}: every point of a sweep scenario, resumable and shardable. */
 @Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Runs every point of a sweep scenario (docs/scenario-format.md) on all cores, appending one row per point",
-            "to PREFIX.csv and PREFIX.jsonl as it goes; run it again after an interruption and it goes on where it stopped."})
+        description = {"Runs every point of a sweep scenario on all cores, going on where an interrupted run stopped.",
+            "The scenario's format is docs/scenario-format.md. Each point appends one row to PREFIX.csv and PREFIX.jsonl",
+            "as it ends."})
 public final class SweepCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -47,8 +47,9 @@ public final class TopoCommand implements Runnable {
 
     /** {@code collsim topo show}: the nvidia-smi topo -m matrix of node 0 and a summary of the links. */
     @Command(name = "show", mixinStandardHelpOptions = true, sortOptions = false,
-            description = {"Prints the GPU matrix of one node as nvidia-smi topo -m labels it (NV#, PIX, PXB, PHB, SYS, NET),",
-                "so it can be held against a real machine's, and the fabric's links by class with their rates."})
+            description = {"Prints one node's GPU matrix as nvidia-smi topo -m does, and the fabric's links by class.",
+                "The matrix uses nvidia-smi's labels (NV#, PIX, PXB, PHB, SYS, NET), so it can be held against a real",
+                "machine's; the links are listed with their rates."})
     static final class Show implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -169,9 +170,10 @@ public final class TopoCommand implements Runnable {
 
     /** {@code collsim topo import FILE}: nvidia-smi topo -m text or NCCL's topology XML to the project's topology format. */
     @Command(name = "import", mixinStandardHelpOptions = true, sortOptions = false,
-            description = {"Turns the matrix that nvidia-smi topo -m prints, or the XML NCCL writes to NCCL_TOPO_DUMP_FILE,",
-                "into a topology file. The matrix has no rates: give them, or take the defaults (an A100-class",
-                "PCIe Gen4 box). The XML has PCIe speeds and widths and NVLink counts; the options override them."})
+            description = {"Turns nvidia-smi topo -m's matrix or NCCL's topology XML into a topology file.",
+                "The XML is what NCCL writes to NCCL_TOPO_DUMP_FILE. The matrix has no rates: give them, or take the",
+                "defaults (an A100-class PCIe Gen4 box). The XML has PCIe speeds and widths and NVLink counts; the",
+                "options override them."})
     static final class Import implements Callable<Integer> {
         @Spec
         CommandSpec spec;

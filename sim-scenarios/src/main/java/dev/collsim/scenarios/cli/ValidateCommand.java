@@ -17,8 +17,8 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim validate}: the simulator's error against the measured calibration set. */
 @Command(name = "validate", mixinStandardHelpOptions = true,
-        description = {"Simulates every measured nccl-tests line of the calibration set that the model covers, and of any log given",
-            "(run on --system), and prints the error per data set."})
+        description = {"Simulates measured nccl-tests runs and prints the model's error per data set.",
+            "The runs are every line of the calibration set that the model covers, and of any log given (run on --system)."})
 public final class ValidateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

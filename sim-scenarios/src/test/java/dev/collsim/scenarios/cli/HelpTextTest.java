@@ -29,4 +29,18 @@ class HelpTextTest {
         String warnings = captured.toString(StandardCharsets.UTF_8);
         assertFalse(warnings.contains("picocli WARN"), warnings);
     }
+
+    /** A command list shows only the first line of each description: it must be a whole sentence. */
+    @Test
+    void everyCommandsListedDescriptionIsAWholeSentence() {
+        assertWholeSentences(new CommandLine(new Main()));
+    }
+
+    private static void assertWholeSentences(CommandLine parent) {
+        parent.getSubcommands().forEach((name, sub) -> {
+            String[] description = sub.getCommandSpec().usageMessage().description();
+            assertTrue(description.length > 0 && description[0].endsWith("."), name + ": \"" + String.join(" ", description) + "\"");
+            assertWholeSentences(sub);
+        });
+    }
 }
