@@ -16,7 +16,14 @@ final class Scenarios {
         CommandLine cl = new CommandLine(new Main());
         return Scenario.load(file, (command, option) -> {
             CommandLine sub = cl.getSubcommands().get(command);
-            return sub != null && sub.getCommandSpec().findOption("--" + option) != null;
+            CommandLine.Model.OptionSpec spec = sub == null ? null : sub.getCommandSpec().findOption("--" + option);
+            if (spec == null) {
+                return Scenario.OptionKind.UNKNOWN;
+            }
+            if (spec.arity().max() == 0) {
+                return Scenario.OptionKind.SWITCH;
+            }
+            return spec.isMultiValue() ? Scenario.OptionKind.REPEATABLE : Scenario.OptionKind.SINGLE;
         });
     }
 

@@ -90,7 +90,7 @@ public final class Sweep {
         args.addAll(scenario.args());
         int k = 0;
         for (String axis : scenario.axes().keySet()) {
-            args.addAll(Scenario.arg(scenario.command(), axis, points.get(i).get(k++)));
+            args.addAll(scenario.axisArg(axis, points.get(i).get(k++)));
         }
         args.addAll(List.of("--format", "json"));
         return args;

@@ -45,11 +45,35 @@ class ScenarioFileTest {
         assertEquals(direct.out(), fromFile.out());
     }
 
-    /** A switch is true or false in a file, present or absent on the command line. */
+    /**
+     * True and false mean what they say: a switch ({@code force}) is present or absent; an option
+     * that takes on or off gets the value (YAML's false once dropped {@code --nvls}, so NVLS ran).
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "nvls: false | --nvls off",
+        "nvls: true  | --nvls on",
+        "force: true | --force",
+        "force: false | ''",
+    })
+    void trueAndFalseInAFileAreWhatTheCommandLineMeans(String option, String flags, @TempDir Path dir) throws Exception {
+        Path file = dir.resolve("b.yaml");
+        Files.writeString(file, "version: 1\ncommand: bench\noptions:\n  op: all_reduce\n  size: 64M\n  format: csv\n  " + option + "\n");
+        List<String> direct = new java.util.ArrayList<>(List.of("bench", "all_reduce", "-b", "64M", "-e", "64M", "--format", "csv"));
+        if (!flags.isEmpty()) {
+            direct.addAll(List.of(flags.split(" ")));
+        }
+        CliRunner fromFile = CliRunner.run("run", file.toString());
+        assertEquals(0, fromFile.code(), fromFile.err());
+        assertEquals(CliRunner.run(direct.toArray(String[]::new)).out(), fromFile.out());
+    }
+
     @Test
-    void switchesAreTrueOrFalse() {
-        assertEquals(List.of("--force"), dev.collsim.scenarios.scenario.Scenario.arg("bench", "force", "true"));
-        assertEquals(List.of(), dev.collsim.scenarios.scenario.Scenario.arg("bench", "force", "false"));
-        assertEquals(List.of("--tp", "8"), dev.collsim.scenarios.scenario.Scenario.arg("decode", "tp", "8"));
+    void nvlsOffInAFileRunsAnotherAlgorithm(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("b.yaml");
+        Files.writeString(file, "version: 1\ncommand: bench\noptions:\n  op: all_reduce\n  size: 64M\n  format: csv\n  nvls: false\n");
+        CliRunner r = CliRunner.run("run", file.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(!r.out().contains("NVLS") && r.out().contains("Ring"), r.out());
     }
 }

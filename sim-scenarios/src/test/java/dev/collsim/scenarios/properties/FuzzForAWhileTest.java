@@ -71,7 +71,7 @@ class FuzzForAWhileTest {
         only(() -> WhatIf.parseLinkEdits("--d", text, false));
         only(() -> TopologyFile.read(new StringReader(text), "f.yaml"));
         only(() -> ModelConfig.parse(text, "f.json"));
-        only(() -> Scenario.read(new StringReader(text), "f.yaml", (c, o) -> o.equals("system")));
+        only(() -> Scenario.read(new StringReader(text), "f.yaml", (c, o) -> o.equals("system") ? Scenario.OptionKind.REPEATABLE : Scenario.OptionKind.UNKNOWN));
         only(() -> NcclXmlImport.toYaml("<system>" + text + "</system>", "f.xml",
                 new NcclXmlImport.Options(null, null, null, Rate.gigabytesPerSecond(40))));
         only(() -> TopoMatrixImport.toYaml(List.of(text.split("\n")), "f.txt", GpuModel.H100_SXM,
