@@ -42,6 +42,11 @@ final class ResultFile {
         return header == null || complete.isEmpty() ? complete.size() : complete.size() - 1;
     }
 
+    /** The complete rows, after the header if any. */
+    List<String> rows() {
+        return header == null || complete.isEmpty() ? complete : complete.subList(1, complete.size());
+    }
+
     /** Keeps the header and the first {@code rows} rows, dropping the rest (a line cut short, or rows the other file lacks). */
     void keep(int rows) {
         int keep = rows + (header == null || complete.isEmpty() ? 0 : 1);

@@ -29,6 +29,9 @@ import java.util.function.Function;
  *   <li>{@code --shard i/N} runs the points whose number is i modulo N, for a cluster scheduler's
  *       array jobs, and merging the shards gives the whole sweep's rows, row for row.</li>
  * </ul>
+ * Beside the results, {@code PREFIX.sweep.json} records what they are the results of (the command,
+ * its options, the axes and the shard): resuming with a scenario edited since is refused rather than
+ * mixing rows of two sweeps under one point numbering.
  * A point runs its command in-process with {@code --format json}; a point the command refuses (a
  * layout that does not fit, say) is a row with its error, not the end of the sweep.
  */
@@ -110,10 +113,16 @@ public final class Sweep {
         }
         Path csv = Path.of(prefix + ".csv");
         Path jsonl = Path.of(prefix + ".jsonl");
+        Path record = Path.of(prefix + ".sweep.json");
         String header = String.join(",", columns());
         ResultFile csvBefore = new ResultFile(csv, header);
         ResultFile jsonlBefore = new ResultFile(jsonl, null);
         int doneBefore = Math.min(csvBefore.completeRows(), jsonlBefore.completeRows());
+        String what = recordOf(shard, shards);
+        if (doneBefore > 0) {
+            checkSameSweep(record, what, jsonlBefore, shard, shards, csv);
+        }
+        dev.collsim.reports.AtomicFiles.write(record, what);
         csvBefore.keep(doneBefore);
         jsonlBefore.keep(doneBefore);
         List<Integer> mine = new ArrayList<>();
@@ -161,10 +170,63 @@ public final class Sweep {
         }
         if (newFile && !todo.isEmpty() && failed == todo.size()) {
             // Every point failed: the options they share are wrong, and a file of error rows helps no one.
-            deleteQuietly(csv, jsonl);
+            deleteQuietly(csv, jsonl, record);
             throw new InputException("every point failed, e.g. point " + todo.get(0) + ": " + firstError);
         }
         return todo.size();
+    }
+
+    /** What the rows of one shard are the results of, as {@code PREFIX.sweep.json} keeps it. */
+    private String recordOf(int shard, int shards) {
+        ObjectNode r = JSON.createObjectNode();
+        r.put("command", scenario.command());
+        scenario.args().forEach(r.putArray("options")::add);
+        ObjectNode axes = r.putObject("axes");
+        scenario.axes().forEach((axis, values) -> values.forEach(axes.withArray(axis)::add));
+        r.put("shard", shard + "/" + shards);
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(r) + "\n";
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Refuses to go on from rows another sweep wrote: its record differs, or (rows written before
+     * records were kept) a row's point or axis values are not this sweep's.
+     */
+    private void checkSameSweep(Path record, String what, ResultFile jsonl, int shard, int shards, Path csv) {
+        String another = csv + " holds the results of another sweep (%s); move them away or choose another --out";
+        if (Files.exists(record)) {
+            String before;
+            try {
+                before = Files.readString(record, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new InputException(record + ": cannot read (" + e.getMessage() + ")");
+            }
+            if (!before.equals(what)) {
+                throw new InputException(String.format(another, record + " names other options, axes or shard"));
+            }
+            return;
+        }
+        List<String> rows = jsonl.rows();
+        for (int k = 0; k < rows.size(); k++) {
+            int i = shard + k * shards;
+            JsonNode row;
+            try {
+                row = JSON.readTree(rows.get(k));
+            } catch (IOException e) {
+                throw new InputException(String.format(another, "row " + (k + 1) + " is not JSON"));
+            }
+            boolean same = i < points.size() && row.path("point").asInt(-1) == i;
+            int a = 0;
+            for (String axis : scenario.axes().keySet()) {
+                same &= i < points.size() && points.get(i).get(a++).equals(row.path(axis).asText(null));
+            }
+            if (!same) {
+                throw new InputException(String.format(another, "its row " + (k + 1) + " is not point " + i + " of this one"));
+            }
+        }
     }
 
     private static void deleteQuietly(Path... files) {

@@ -74,6 +74,38 @@ class SweepTest {
         assertEquals(0, s.run(cut, 0, 1, 2, args -> { throw new AssertionError("nothing left to run"); }, (d, t) -> { }));
     }
 
+    /**
+     * Rows written for one scenario are not resumed under another's point numbering: an axis or an
+     * option edited since is refused, with the files untouched; the same scenario goes on.
+     */
+    @Test
+    void aScenarioEditedSinceItsResultsIsRefusedNotMixedIn(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("small.yaml");
+        Files.writeString(file, SWEEP);
+        String prefix = dir.resolve("out").toString();
+        CliRunner first = CliRunner.run("sweep", file.toString(), "--out", prefix);
+        assertEquals(0, first.code(), first.err());
+        String csv = Files.readString(Path.of(prefix + ".csv"));
+        for (String edited : List.of(SWEEP.replace("[64K, 1M, 16M, 64M]", "[64K, 4M, 16M, 64M]"),
+                SWEEP.replace("op: all_reduce", "op: all_gather"))) {
+            Files.writeString(file, edited);
+            CliRunner r = CliRunner.run("sweep", file.toString(), "--out", prefix);
+            assertEquals(2, r.code(), r.out());
+            assertTrue(r.err().contains("holds the results of another sweep"), r.err());
+            assertEquals(csv, Files.readString(Path.of(prefix + ".csv")));
+        }
+        Files.writeString(file, SWEEP);
+        CliRunner again = CliRunner.run("sweep", file.toString(), "--out", prefix);
+        assertEquals(0, again.code(), again.err());
+        assertTrue(again.out().contains(": 0 of 12 points run now"), again.out());
+        // Results from before records were kept: their rows' points and axis values are checked.
+        Files.delete(Path.of(prefix + ".sweep.json"));
+        Files.writeString(file, SWEEP.replace("[64K, 1M, 16M, 64M]", "[64K, 4M, 16M, 64M]"));
+        CliRunner legacy = CliRunner.run("sweep", file.toString(), "--out", prefix);
+        assertEquals(2, legacy.code(), legacy.out());
+        assertTrue(legacy.err().contains("its row 2 is not point 1 of this one"), legacy.err());
+    }
+
     @Test
     void fourShardsMergedEqualTheWholeSweepRowForRow(@TempDir Path dir) throws Exception {
         Sweep s = sweep(dir);
