@@ -67,7 +67,7 @@ public record Scenario(String name, String command, List<String> args, Map<Strin
         if (!COMMANDS.contains(command)) {
             throw commandDoc.error("unknown command '" + command + "'; expected bench, decode, compare, explain or sweep");
         }
-        String name = f.containsKey("name") ? f.get("name").text() : Path.of(file).getFileName().toString().replaceFirst("\\.ya?ml$", "");
+        String name = f.containsKey("name") ? plainName(f.get("name")) : Path.of(file).getFileName().toString().replaceFirst("\\.ya?ml$", "");
         Map<String, List<String>> axes = new LinkedHashMap<>();
         Set<String> switches = new HashSet<>();
         String runs = command;
@@ -116,6 +116,15 @@ public record Scenario(String name, String command, List<String> args, Map<Strin
             }
         }
         return new Scenario(name, runs, List.copyOf(args), axes, Set.copyOf(switches));
+    }
+
+    /** A sweep's results are named after the scenario, in the working directory: no folders in the name. */
+    private static String plainName(Doc name) {
+        String text = name.text();
+        if (!text.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")) {
+            throw name.error("'" + text + "': expected a plain name (letters, digits, '.', '_', '-'; results are named after it)");
+        }
+        return text;
     }
 
     /** The command line of an axis at one of its values. */
