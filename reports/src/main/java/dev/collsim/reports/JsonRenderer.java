@@ -9,7 +9,10 @@ import java.math.BigDecimal;
 import java.util.List;
 import java.util.TreeMap;
 
-/** One JSON object: the run's facts, its notes, and the rows as objects keyed by column key. */
+/**
+ * One JSON object per table: the run's facts, its notes, and the rows as objects keyed by column key;
+ * several tables are one array of them, so the output is one JSON document.
+ */
 final class JsonRenderer {
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .enable(SerializationFeature.INDENT_OUTPUT)
@@ -18,6 +21,16 @@ final class JsonRenderer {
     private JsonRenderer() {}
 
     static String render(Table t) {
+        return write(node(t));
+    }
+
+    static String render(List<Table> tables) {
+        ArrayNode all = MAPPER.createArrayNode();
+        tables.forEach(t -> all.add(node(t)));
+        return write(all);
+    }
+
+    private static ObjectNode node(Table t) {
         ObjectNode root = MAPPER.createObjectNode();
         root.put("title", t.title());
         root.set("meta", MAPPER.valueToTree(new TreeMap<>(t.meta())));
@@ -46,8 +59,12 @@ final class JsonRenderer {
                 }
             }
         }
+        return root;
+    }
+
+    private static String write(com.fasterxml.jackson.databind.JsonNode json) {
         try {
-            return MAPPER.writeValueAsString(root) + "\n";
+            return MAPPER.writeValueAsString(json) + "\n";
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write JSON", e);
         }

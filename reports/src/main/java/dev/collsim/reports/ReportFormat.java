@@ -2,6 +2,7 @@ package dev.collsim.reports;
 
 import dev.collsim.core.input.InputException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -21,6 +22,17 @@ public enum ReportFormat {
 
     public String render(Table table) {
         return renderer.apply(table);
+    }
+
+    /**
+     * Several tables as one output: one JSON document (an array of the tables), CSV sections
+     * separated by an empty line (each with its own header), text and Markdown one after another.
+     */
+    public String render(List<Table> tables) {
+        if (this == JSON) {
+            return JsonRenderer.render(tables);
+        }
+        return tables.stream().map(this::render).collect(Collectors.joining(this == MARKDOWN ? "" : "\n"));
     }
 
     public static ReportFormat fromName(String name) {

@@ -8,7 +8,6 @@ import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -59,14 +58,17 @@ public final class CompareCommand implements Callable<Integer> {
             throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");
         }
         Comparison c = Comparison.run(ModelConfig.load(model), systems, gpus, context, Precision.fromName(dtype), slo, t);
+        if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
+            throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", systems)
+                    + " at context " + context + " in " + dtype + ": give more --gpus, a smaller --dtype or a shorter --context");
+        }
         output.writeReport(() -> {
             dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport("collsim compare " + c.model());
             dev.collsim.scenarios.compare.CompareHtml.add(report, c);
             return report;
         });
         ReportFormat format = output.reportFormat();
-        String text = format == ReportFormat.JSON ? OutputOptions.json(c)
-                : c.tables().stream().map(format::render).collect(Collectors.joining(format == ReportFormat.TABLE ? "\n" : ""));
+        String text = format == ReportFormat.JSON ? OutputOptions.json(c) : format.render(c.tables());
         output.emit(text, spec.commandLine().getOut());
         return 0;
     }

@@ -79,8 +79,7 @@ public final class TopoCommand implements Runnable {
                             .collect(java.util.stream.Collectors.joining("+")) + " over them, striped by address, so the bundle is exact");
                 }
             }
-            String text = format.render(matrix(comm)) + (format == ReportFormat.TABLE ? "\n" : "") + format.render(links);
-            output.emit(text, spec.commandLine().getOut());
+            output.emit(format.render(List.of(matrix(comm), links)), spec.commandLine().getOut());
             return 0;
         }
 

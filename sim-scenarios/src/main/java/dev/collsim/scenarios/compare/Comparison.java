@@ -57,17 +57,17 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
         return new Comparison(m.name(), gpus, context, precision.label(), sloMs, out);
     }
 
-    /** The frontiers, then the winners side by side. */
+    /** The frontiers, system by system in one table, then the winners side by side. */
     public List<Table> tables() {
-        List<Table> tables = new ArrayList<>();
+        List<Column> frontierColumns = rowColumns("system");
+        frontierColumns.add(1, Column.text("layout", "layout", 24));
+        Table frontiers = new Table("Pareto frontiers", frontierColumns, Map.of("command", "compare", "model", model));
         for (SystemResult s : systems) {
-            Table t = new Table("Pareto frontier of " + s.system(), rowColumns("layout"), Map.of("command", "compare", "system", s.system()));
-            t.note(String.format(Locale.ROOT, "%s on %d GPUs of %s, context %d, %s: %d layouts fit and ran; these are the ones no other"
-                    + " beats on both tokens/s per GPU and per user", model, gpus, s.system(), context, dtype, s.layouts()));
-            s.frontier().forEach(r -> t.row(rowCells(r.layout(), r)));
-            tables.add(t);
+            frontiers.note(String.format(Locale.ROOT, "%s on %d GPUs of %s, context %d, %s: %d layouts fit and ran; these are the ones no"
+                    + " other beats on both tokens/s per GPU and per user", model, gpus, s.system(), context, dtype, s.layouts()));
+            s.frontier().forEach(r -> frontiers.row(cells(s.system(), r)));
         }
-        List<Column> columns = new ArrayList<>(rowColumns("system"));
+        List<Column> columns = rowColumns("system");
         columns.add(1, Column.text("layout", "layout", 24));
         columns.add(Column.number("vs_first", "per GPU vs first", "(x)", 16, 2));
         Table best = new Table("Best layout within the SLO", columns, Map.of("command", "compare", "model", model));
@@ -77,20 +77,18 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
         for (SystemResult s : systems) {
             Row r = s.best();
             if (r == null) {
-                best.footnote(s.system() + ": no layout meets the SLO");
+                best.footnote(s.system() + (s.layouts() == 0 ? ": no layout fits in memory" : ": no layout meets the SLO"));
                 continue;
             }
-            List<Object> cells = new ArrayList<>(List.of(rowCells(s.system(), r)));
-            cells.add(1, r.layout());
+            List<Object> cells = new ArrayList<>(List.of(cells(s.system(), r)));
             cells.add(first == null ? Double.NaN : r.tokensPerSPerGpu() / first.tokensPerSPerGpu());
             best.row(cells.toArray());
         }
-        tables.add(best);
-        return tables;
+        return List.of(frontiers, best);
     }
 
     private static List<Column> rowColumns(String first) {
-        return new ArrayList<>(List.of(Column.text(first, first, first.equals("layout") ? 24 : 14), Column.number("batch", "batch", "", 6, 0),
+        return new ArrayList<>(List.of(Column.text(first, first, 14), Column.number("batch", "batch", "", 6, 0),
                 Column.number("itl_ms", "ITL", "(ms)", 9, 2), Column.number("tok_s_user", "tok/s/user", "", 11, 1),
                 Column.number("tok_s_gpu", "tok/s/GPU", "", 10, 1), Column.number("compute_ms", "compute", "(ms)", 9, 2),
                 Column.number("comm_ms", "comm", "(ms)", 8, 2), Column.number("exposed_ms", "exposed", "(ms)", 8, 2),
@@ -98,8 +96,9 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
                 Column.number("memory_gib", "memory", "(GiB)", 8, 1)));
     }
 
-    private static Object[] rowCells(String first, Row r) {
-        return new Object[] {first, r.batch(), r.itlMs(), r.tokensPerSPerUser(), r.tokensPerSPerGpu(), r.computeMs(), r.commMs(),
+    /** A row's cells: the system, its layout, then its numbers. */
+    private static Object[] cells(String system, Row r) {
+        return new Object[] {system, r.layout(), r.batch(), r.itlMs(), r.tokensPerSPerUser(), r.tokensPerSPerGpu(), r.computeMs(), r.commMs(),
             r.exposedCommMs(), r.commBandwidthTermMs(), r.commLatencyTermMs(), r.memoryGibPerGpu()};
     }
 }

@@ -56,6 +56,37 @@ class OutputFormatsTest {
         assertTrue(last.get("busbw_GBps").asDouble() > 250);
     }
 
+    /**
+     * A command that prints several tables prints one JSON document (an array of them); an earlier
+     * version printed two documents back to back, which no JSON reader takes.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"topo show --system hgx-h100", "validate --detail"})
+    void severalTablesAreOneJsonDocument(String command) throws IOException {
+        CliRunner r = CliRunner.run((command + " --format json").split(" "));
+        assertEquals(0, r.code(), r.err());
+        JsonNode all = new ObjectMapper().readTree(r.out());
+        assertTrue(all.isArray() && all.size() == 2 && all.get(1).has("rows"), r.out());
+    }
+
+    /** compare's CSV: two sections (frontiers, winners), every row naming its system. */
+    @Test
+    void compareCsvNamesTheSystemOfEveryRow() {
+        CliRunner r = CliRunner.run("compare", "--model", "llama-3-8b", "--system", "hgx-h100", "--system", "hgx-b200", "--gpus", "8",
+                "--format", "csv");
+        assertEquals(0, r.code(), r.err());
+        String[] sections = r.out().split("\n\n");
+        assertEquals(2, sections.length, r.out());
+        for (String section : sections) {
+            String[] lines = section.strip().split("\n");
+            assertTrue(lines[0].startsWith("system,layout,batch,"), lines[0]);
+            for (int i = 1; i < lines.length; i++) {
+                assertTrue(lines[i].startsWith("hgx-h100,") || lines[i].startsWith("hgx-b200,"), lines[i]);
+            }
+        }
+        assertTrue(sections[0].contains("\nhgx-h100,") && sections[0].contains("\nhgx-b200,"), sections[0]);
+    }
+
     @Test
     void textTableLooksLikeNcclTests() {
         CliRunner r = CliRunner.run(SMALL);
