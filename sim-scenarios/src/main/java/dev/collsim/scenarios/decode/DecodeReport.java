@@ -31,7 +31,7 @@ public final class DecodeReport {
         }
         t.footnote(String.format(Locale.ROOT, "inter-token latency %.3f ms: %.1f tokens/s, %.1f per GPU, %.1f per user",
                 r.itlMs(), r.tokensPerS(), r.tokensPerSPerGpu(), r.tokensPerSPerUser()));
-        t.footnote(String.format(Locale.ROOT, "compute %.3f ms (the weights alone take %.3f ms at HBM's peak), communication %.3f ms"
+        t.footnote(String.format(Locale.ROOT, "compute %.3f ms (the weights it reads take %.3f ms at HBM's peak), communication %.3f ms"
                         + " (bandwidth %.3f, latency %.3f), exposed %.3f ms; %.1f MB sent per GPU", r.computeMs(), r.weightsReadMs(),
                 r.commMs(), r.commBandwidthTermMs(), r.commLatencyTermMs(), r.exposedCommMs(), r.commBytesPerGpu() / 1e6));
         return t;

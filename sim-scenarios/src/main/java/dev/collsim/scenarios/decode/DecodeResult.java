@@ -10,7 +10,8 @@ import java.util.List;
  * What a decode step costs, in the keys {@code decode --format json} writes. Times in ms from the
  * step's start; bytes per GPU. {@code comm_bytes_per_gpu} is the data one GPU sends in the step's
  * collectives, as their algorithms move it (a ring or two-shot all-reduce of S bytes on n GPUs sends
- * 2 (n-1)/n S, a one-shot (n-1) S); {@code weights_read_ms} is the weights' bytes at HBM's peak rate.
+ * 2 (n-1)/n S, a one-shot (n-1) S); {@code weights_read_ms} is the weights one GPU's kernels read in
+ * the step at HBM's peak rate (an MoE layer's unpicked experts are not read; two-batch reads them twice).
  */
 public record DecodeResult(
         String model, String system, String gpu, Layout layout,
@@ -47,9 +48,12 @@ public record DecodeResult(
                         @JsonProperty("compute_ms") double computeMs, @JsonProperty("comm_ms") double commMs, List<Span> spans) {}
 
     /**
-     * @param tpPath what the TP group's collectives cross: NVLink, PCIe, a CPU socket link, the network
+     * @param tpPath          what the TP group's collectives cross: NVLink, PCIe, a CPU socket link, the network
+     * @param weightBytesRead the weights one GPU's kernels read in the step (an MoE layer reads only the
+     *                        experts its tokens picked; two micro-batches read them twice)
      */
-    static DecodeResult of(DecodeSpec spec, GpuModel gpu, String tpPath, MemoryPlan memory, List<Op> ops, List<String> warnings) {
+    static DecodeResult of(DecodeSpec spec, GpuModel gpu, String tpPath, MemoryPlan memory, double weightBytesRead, List<Op> ops,
+                           List<String> warnings) {
         ModelConfig m = spec.model();
         double itl = ops.stream().mapToDouble(o -> o.end).max().orElse(0) / 1000;
         double compute = 0;
@@ -93,7 +97,7 @@ public record DecodeResult(
                 spec.precision().label(), spec.allReduce().label(), spec.overlap().label(), spec.cudaGraphs());
         return new DecodeResult(m.name(), spec.system(), gpu.label(), layout, tpPath, itl, tokensPerS, tokensPerS / spec.gpus(),
                 1000 / itl, compute, comm, exposed, bytes, comm - latency, latency, memory.weightsBytes(),
-                memory.weightsBytes() / gpu.roofline().hbmBytesPerSecond() * 1000, memory.kvBytes(),
+                weightBytesRead / gpu.roofline().hbmBytesPerSecond() * 1000, memory.kvBytes(),
                 memory.buffersBytes(), memory.total(), memory.capacityBytes(), List.copyOf(warnings), before, layers, after);
     }
 

@@ -27,6 +27,8 @@ public final class DecodeStep {
     private final List<List<Op>> pending = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
     private final int commStream;
+    /** The weights the step's kernels read, every micro-batch and stage: what HBM must deliver at least. */
+    private double weightBytesRead;
     private final int gpusPerNode;
     private final dev.collsim.scenarios.stochastic.Variability noise;
     private final int stragglerStage;
@@ -111,7 +113,7 @@ public final class DecodeStep {
             int t = tokens[b];
             last[b] = compute("final_norm", m.layers(), b, 0, norm(t), last[b]);
             double head = (double) m.vocab() * m.hidden() / spec.tp();
-            last[b] = compute("lm_head", m.layers(), b, 2 * t * head, head * spec.precision().bytesPerParam(), last[b]);
+            last[b] = compute("lm_head", m.layers(), b, 2 * t * head, weights(head * spec.precision().bytesPerParam()), last[b]);
             if (spec.tp() > 1) {
                 long shard = (long) t * m.vocab() / spec.tp() * Precision.ACTIVATION_BYTES;
                 last[b] = collective("logits_gather", m.layers(), b, comm.gatherToFirst(spec.tp(), shard), last[b]);
@@ -122,7 +124,8 @@ public final class DecodeStep {
         StreamScheduler.run(ops, gpu.roofline().sms(), 2);
         List<String> tpCrossings = spec.tp() > 1 ? comm.crossings(spec.tp()) : List.of();
         String tpPath = spec.tp() == 1 ? "none" : tpCrossings.isEmpty() ? "NVLink" : String.join(" and ", tpCrossings);
-        return DecodeResult.of(spec, gpu, tpPath, memory, ops, warnings);
+        // Every stage reads its own layers: per GPU, about a stage's share.
+        return DecodeResult.of(spec, gpu, tpPath, memory, weightBytesRead / spec.pp(), ops, warnings);
     }
 
     /** The layer's kernels for every micro-batch, issued so that one's collective can run under the other's compute. */
@@ -151,7 +154,7 @@ public final class DecodeStep {
         // Scores and values over the cache; MLA's absorbed form scores against the latent and rope key.
         double attnFlops = m.mla() == null ? 4.0 * t * spec.context() * qPerRank * m.headDim()
                 : 2.0 * t * spec.context() * qPerRank * (2.0 * m.mla().kvLoraRank() + m.mla().ropeHeadDim());
-        op = compute("qkv_proj", l, b, 2 * t * qkv, qkv * bpp, op);
+        op = compute("qkv_proj", l, b, 2 * t * qkv, weights(qkv * bpp), op);
         op = compute("attention", l, b, attnFlops, cacheBytes, op);
         return gemmThenReduce("o_proj", l, b, t, outParams, op);
     }
@@ -159,7 +162,7 @@ public final class DecodeStep {
     private Op mlp(int l, int b, int t, Op after) {
         double inner = (double) m.intermediate() / spec.tp();
         Op op = compute("mlp_norm", l, b, 0, norm(t), after);
-        op = compute("gate_up_proj", l, b, 4.0 * t * m.hidden() * inner, 2 * m.hidden() * inner * spec.precision().bytesPerParam(), op);
+        op = compute("gate_up_proj", l, b, 4.0 * t * m.hidden() * inner, weights(2 * m.hidden() * inner * spec.precision().bytesPerParam()), op);
         op = compute("act", l, b, 0, 3.0 * t * inner * Precision.ACTIVATION_BYTES, op);
         Op down = gemmThenReduce("down_proj", l, b, t, inner * m.hidden(), op);
         return tpReduce("mlp_all_reduce", l, b, t, down);
@@ -174,13 +177,13 @@ public final class DecodeStep {
         double bpp = spec.precision().bytesPerParam();
         double expert = m.mlpParams(m.moeIntermediate());
         Op op = compute("mlp_norm", l, b, 0, norm(t), after);
-        op = compute("router", l, b, 2.0 * t * m.hidden() * m.experts(), (double) m.hidden() * m.experts() * bpp, op);
+        op = compute("router", l, b, 2.0 * t * m.hidden() * m.experts(), weights((double) m.hidden() * m.experts() * bpp), op);
         if (spec.ep() == 1) {
             double active = m.experts() * (1 - Math.pow(1 - (double) m.expertsPerToken() / m.experts(), t));
-            op = compute("experts", l, b, 2.0 * t * m.expertsPerToken() * expert / spec.tp(), active * expert / spec.tp() * bpp, op);
+            op = compute("experts", l, b, 2.0 * t * m.expertsPerToken() * expert / spec.tp(), weights(active * expert / spec.tp() * bpp), op);
             if (m.sharedExperts() > 0) {
                 double shared = m.sharedExperts() * expert / spec.tp();
-                op = compute("shared_experts", l, b, 2.0 * t * shared, shared * bpp, op);
+                op = compute("shared_experts", l, b, 2.0 * t * shared, weights(shared * bpp), op);
             }
             return tpReduce("moe_all_reduce", l, b, t, op);
         }
@@ -192,10 +195,10 @@ public final class DecodeStep {
         double perRank = (double) m.experts() / spec.ep();
         double active = perRank * (1 - Math.pow(1 - (double) m.expertsPerToken() / m.experts(), global));
         double arriving = global * m.expertsPerToken() / spec.ep();
-        op = compute("experts", l, b, 2.0 * arriving * expert, active * expert * bpp, op);
+        op = compute("experts", l, b, 2.0 * arriving * expert, weights(active * expert * bpp), op);
         if (m.sharedExperts() > 0) {
             double shared = m.sharedExperts() * expert;
-            op = compute("shared_experts", l, b, 2.0 * local * shared, shared * bpp, op);
+            op = compute("shared_experts", l, b, 2.0 * local * shared, weights(shared * bpp), op);
         }
         long combine = (long) (local * m.expertsPerToken() * m.hidden() * Precision.ACTIVATION_BYTES);
         op = collective("combine", l, b, comm.allToAll(spec.ep(), combine), op);
@@ -214,7 +217,7 @@ public final class DecodeStep {
      */
     private Op gemmThenReduce(String name, int l, int b, int t, double params, Op after) {
         double flops = 2.0 * t * params;
-        double bytes = params * spec.precision().bytesPerParam();
+        double bytes = weights(params * spec.precision().bytesPerParam());
         if (spec.overlap() != Overlap.FUSED || spec.tp() == 1) {
             return compute(name, l, b, flops, bytes, after);
         }
@@ -258,6 +261,12 @@ public final class DecodeStep {
         double launch = launch();
         return add(new Op(name, layer, b, Op.Kind.COMM, commStream, c.micros() + launch, c.sms(), c.bytesSent(),
                 c.latencyMicros() + launch).after(after));
+    }
+
+    /** Counts a GEMM's weights among those the step reads. */
+    private double weights(double bytes) {
+        weightBytesRead += bytes;
+        return bytes;
     }
 
     /** A kernel launch, jittered in a stochastic run. */
