@@ -118,7 +118,7 @@ public final class BenchCommand implements Callable<Integer> {
     StochasticOptions stochastic;
 
     @Mixin
-    OutputOptions output;
+    ReportOptions output;
 
     @Override
     public Integer call() {

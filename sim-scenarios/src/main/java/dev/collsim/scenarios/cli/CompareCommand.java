@@ -46,7 +46,7 @@ public final class CompareCommand implements Callable<Integer> {
     Integer threads;
 
     @Mixin
-    OutputOptions output;
+    ReportOptions output;
 
     @Override
     public Integer call() {

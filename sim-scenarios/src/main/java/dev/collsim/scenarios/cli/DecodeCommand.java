@@ -93,7 +93,7 @@ public final class DecodeCommand implements Callable<Integer> {
     StochasticOptions stochastic;
 
     @Mixin
-    OutputOptions output;
+    ReportOptions output;
 
     @Override
     public Integer call() {

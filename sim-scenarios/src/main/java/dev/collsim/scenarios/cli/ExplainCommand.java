@@ -56,7 +56,7 @@ public final class ExplainCommand implements Callable<Integer> {
     int channels;
 
     @Mixin
-    OutputOptions output;
+    ReportOptions output;
 
     @Override
     public Integer call() {

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /** {@code --format} and {@code --output}, shared by every command that prints a table. */
-final class OutputOptions {
+class OutputOptions {
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
             description = "table, csv, json or markdown (default: ${DEFAULT-VALUE})")
     String format;
@@ -15,28 +15,6 @@ final class OutputOptions {
     @Option(names = {"-O", "--output"}, paramLabel = "FILE",
             description = "write to FILE (atomically: all or nothing) instead of standard output")
     Path output;
-
-    @Option(names = "--report", paramLabel = "FILE.html",
-            description = "also write a self-contained HTML report with charts (opens offline)")
-    Path report;
-
-    private boolean reportHandled;
-
-    /** Writes the HTML report if one was asked for (atomically). */
-    void writeReport(java.util.function.Supplier<dev.collsim.reports.HtmlReport> build) {
-        reportHandled = true;
-        if (report != null) {
-            writeHtml(report, build);
-        }
-    }
-
-    /** Writes an HTML report (atomically) to a file that must end in .html. */
-    static void writeHtml(Path file, java.util.function.Supplier<dev.collsim.reports.HtmlReport> build) {
-        if (!file.toString().endsWith(".html")) {
-            throw new dev.collsim.core.input.InputException("--report " + file + ": expected a file ending in .html");
-        }
-        AtomicFiles.write(file, build.get().render());
-    }
 
     ReportFormat reportFormat() {
         return ReportFormat.fromName(format);
@@ -61,10 +39,7 @@ final class OutputOptions {
     }
 
     void emit(String text, PrintWriter out) {
-        if (report != null && !reportHandled) {
-            throw new dev.collsim.core.input.InputException("--report: this run has no HTML report (bench, decode, compare, explain"
-                    + " and sweep have one; not with --links, --explain-choice or --replications)");
-        }
+        beforeEmit();
         if (output == null) {
             out.print(text);
             out.flush();
@@ -72,4 +47,7 @@ final class OutputOptions {
             AtomicFiles.write(output, text);
         }
     }
+
+    /** Called before the output is written: a last check of the options. */
+    void beforeEmit() {}
 }

@@ -64,7 +64,7 @@ public final class SweepCommand implements Callable<Integer> {
             throw e.in(file.toString()); // the whole sweep's problem, in this file
         }
         if (report != null) {
-            OutputOptions.writeHtml(report, () -> {
+            ReportOptions.writeHtml(report, () -> {
                 dev.collsim.reports.HtmlReport html = new dev.collsim.reports.HtmlReport("collsim sweep " + scenario.name());
                 dev.collsim.scenarios.sweep.SweepHtml.add(html, scenario, Path.of(prefix + ".jsonl"));
                 return html;
