@@ -21,6 +21,9 @@ public record SizeSweep(long minBytes, long maxBytes, long stepFactor, long step
         if (stepFactor < 1) {
             throw new InputException("-f " + stepFactor + ": the step factor must be 1 or more");
         }
+        if (stepFactor > 1 && minBytes == 0 && maxBytes > 0) {
+            throw new InputException("-b 0 with -f " + stepFactor + " never grows: start at 1 byte or more, or step with -f 1 -i BYTES");
+        }
         if (stepFactor == 1 && stepBytes < 1 && maxBytes > minBytes) {
             throw new InputException("-i " + stepBytes + ": the step must be 1 byte or more when -f is 1");
         }

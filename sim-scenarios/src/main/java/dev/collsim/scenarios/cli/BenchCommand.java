@@ -129,6 +129,10 @@ public final class BenchCommand implements Callable<Integer> {
         if (variability != null && (links || explainChoice)) {
             throw new InputException("--replications summarises many runs; leave out --links and --explain-choice");
         }
+        if ((variability != null || links || explainChoice) && (trace != null || measured != null)) {
+            throw new InputException((trace != null ? "--trace" : "--measured") + " goes with the table of one run; leave out "
+                    + (variability != null ? "--replications" : links ? "--links" : "--explain-choice"));
+        }
         if (variability == null && (explainChoice || links)) {
             output.emit(output.reportFormat().render(explainChoice ? ChoiceTable.of(benchSpec) : LinkTable.of(benchSpec)),
                     spec.commandLine().getOut());
@@ -137,6 +141,7 @@ public final class BenchCommand implements Callable<Integer> {
         java.util.Map<Long, Double> measuredTimes = measured == null || variability != null ? null
                 : dev.collsim.scenarios.validate.Measured.read(measured, benchSpec.op());
         Communicator comm = Bench.communicator(benchSpec);
+        Bench.checkSomeSizeRuns(benchSpec, comm.nRanks());
         if (!force) {
             Bench.checkNotTooLarge(benchSpec, comm, variability == null ? 1 : stochastic.replications);
         }
