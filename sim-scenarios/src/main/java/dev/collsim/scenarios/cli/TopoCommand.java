@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.TextFile;
 import dev.collsim.core.fabric.Device;
 import dev.collsim.core.fabric.DeviceKind;
@@ -181,7 +182,8 @@ public final class TopoCommand implements Runnable {
         Path file;
 
         @Option(names = "--gpu", paramLabel = "MODEL",
-                description = "a100, h100, h200, b200, gb200 or gb300 (default: from the XML's sm, a100 for topo -m)")
+                description = "a100, h100, h200, b200, gb200, gb300, h100-pcie, l40s, rtx4090 or rtx2080ti (default: from the XML's sm,"
+                        + " a100 for topo -m); GeForce cards import with p2p: false")
         String gpu;
 
         @Option(names = "--nvlink-rate", paramLabel = "RATE",
@@ -200,6 +202,9 @@ public final class TopoCommand implements Runnable {
 
         @Override
         public Integer call() {
+            if (output != null && output.toAbsolutePath().normalize().equals(file.toAbsolutePath().normalize())) {
+                throw new InputException("-O " + output + ": that is the file being imported; write the topology to another file");
+            }
             String text = TextFile.read(file);
             GpuModel model = gpu == null ? null : Flags.parse("--gpu", () -> GpuModel.byName(gpu));
             Rate nvlink = rate("--nvlink-rate", nvlinkRate);

@@ -38,6 +38,20 @@ class TopoImportTest {
         assertTrue(across < within / 2, "4 GPUs " + across + " GB/s against one pair " + within + " GB/s");
     }
 
+    /** GeForce cards have no peer-to-peer: imported as such, an all_reduce stages through host memory and is slower. */
+    @Test
+    void geforceCardsImportWithoutPeerToPeer(@TempDir Path dir) throws IOException {
+        Path text = dir.resolve("two.txt");
+        Files.writeString(text, "        GPU0  GPU1  CPU Affinity\nGPU0     X    PIX   0-15\nGPU1    PIX    X    0-15\n");
+        Path geforce = dir.resolve("geforce.yaml");
+        CliRunner r = CliRunner.run("topo", "import", text.toString(), "--gpu", "rtx4090", "--output", geforce.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(Files.readString(geforce).contains("\np2p: false"), Files.readString(geforce));
+        Path a100 = imported(dir, "a100", Files.readString(text));
+        assertTrue(!Files.readString(a100).contains("p2p:"), Files.readString(a100));
+        assertTrue(busbw(geforce) < busbw(a100), busbw(geforce) + " GB/s through host memory, " + busbw(a100) + " peer to peer");
+    }
+
     @Test
     void allNv18IsAnNvswitchNode(@TempDir Path dir) throws IOException {
         StringBuilder m = new StringBuilder("      ");

@@ -77,6 +77,14 @@ public enum GpuModel {
                 + java.util.Arrays.stream(values()).map(GpuModel::shortName).collect(java.util.stream.Collectors.joining(", ")));
     }
 
+    /**
+     * Whether GPUs of this model reach each other's memory over PCIe: not GeForce cards, whose driver
+     * turns peer-to-peer off, so NCCL copies through host memory (calibration set AH_2080TI_2G_SHM).
+     */
+    public boolean peerToPeer() {
+        return this != RTX_4090 && this != RTX_2080TI;
+    }
+
     /** The name files and options use. */
     public String shortName() {
         return shortName;

@@ -16,7 +16,11 @@ final class ImportedYaml {
     static void header(StringBuilder sb, String file, String source, GpuModel gpu) {
         sb.append("# Imported by collsim topo import from ").append(file).append(" (").append(source).append(").\n");
         sb.append("# Rates are the ones given to the import or its defaults: check them against your hardware.\n");
-        sb.append("version: 1\nname: ").append(baseName(file)).append("\ngpu: ").append(gpu.shortName()).append("\ndevices:\n");
+        sb.append("version: 1\nname: ").append(baseName(file)).append("\ngpu: ").append(gpu.shortName()).append('\n');
+        if (!gpu.peerToPeer()) {
+            sb.append("p2p: false                  # ").append(gpu.label()).append(": no peer-to-peer, NCCL copies through host memory\n");
+        }
+        sb.append("devices:\n");
     }
 
     /** The single NVSwitch device both importers reduce a board's switch chips to. */
