@@ -94,7 +94,11 @@ class CalibrationAccuracyTest {
         }
     }
 
-    /** 2 x AWS p5 over EFA, NCCL's choice (NVLS-Tree at large sizes): within 20 % at every size from 64 MiB. */
+    /**
+     * 2 x AWS p5 over EFA, NCCL's choice (NVLS-Tree at large sizes): within 20 % at every size from
+     * 64 MiB, and up to 8 KiB, where two network steps of a tree set the time (EFA's per-message
+     * latency, not the 75 us its plugin reports to NCCL's tuner, which made these 2.5x too slow).
+     */
     @Test
     void twoP5NodesOverEfa() {
         List<Validation.Point> kw = points("KW_P5_2N_2223", "all_reduce");
@@ -102,6 +106,8 @@ class CalibrationAccuracyTest {
         for (Validation.Point p : kw) {
             if (p.row().sizeBytes() >= 64L << 20) {
                 assertEquals("NVLSTree", p.simulated().algo(), p.row().sizeBytes() + " B");
+            }
+            if (p.row().sizeBytes() >= 64L << 20 || p.row().sizeBytes() <= 8192) {
                 assertTrue(Math.abs(p.errorPct()) <= 20, p.row().sizeBytes() + " B: " + p.errorPct() + " %");
             }
         }

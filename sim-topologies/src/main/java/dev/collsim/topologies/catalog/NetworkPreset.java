@@ -15,22 +15,28 @@ import java.util.stream.Collectors;
  * @param nicsPerGpu     NICs on each GPU's PCIe switch
  * @param hopLatency     a NIC-to-switch cable and the switch behind it
  * @param latencyInter   the network plugin's extra latency NCCL's tuner adds per network step
- *                       ({@code graph->latencyInter}; aws-ofi-nccl reports 75 us for EFA)
+ *                       ({@code graph->latencyInter}; aws-ofi-nccl reports 75 us for EFA): what NCCL
+ *                       believes when it chooses an algorithm, not what a step takes
+ * @param stepLatency    what a network step does take beyond NCCL's own network step latency: the
+ *                       transport's per-message cost. None for InfiniBand, RoCE and sockets; 25 us
+ *                       for EFA (SRD through libfabric), fitted to KW_P5_2N_2223 up to 8 KiB, where a
+ *                       2-node tree all_reduce with two network steps takes 64-86 us in all
  */
 public enum NetworkPreset {
-    IB_XDR("ib-xdr", "InfiniBand XDR, 800 Gb/s per NIC (ConnectX-8)", Rate.gigabitsPerSecond(800), 0.97, 1, TimeSpan.ofNanos(300), 0),
-    IB_NDR("ib-ndr", "InfiniBand NDR, 400 Gb/s per NIC", Rate.gigabitsPerSecond(400), 0.97, 1, TimeSpan.ofNanos(300), 0),
-    IB_HDR("ib-hdr", "InfiniBand HDR, 200 Gb/s per NIC", Rate.gigabitsPerSecond(200), 0.97, 1, TimeSpan.ofNanos(300), 0),
-    ROCE("roce", "RoCE v2, 400 Gb/s per NIC, lossless", Rate.gigabitsPerSecond(400), 0.95, 1, TimeSpan.ofNanos(500), 0),
+    IB_XDR("ib-xdr", "InfiniBand XDR, 800 Gb/s per NIC (ConnectX-8)", Rate.gigabitsPerSecond(800), 0.97, 1, TimeSpan.ofNanos(300), 0,
+            TimeSpan.ZERO),
+    IB_NDR("ib-ndr", "InfiniBand NDR, 400 Gb/s per NIC", Rate.gigabitsPerSecond(400), 0.97, 1, TimeSpan.ofNanos(300), 0, TimeSpan.ZERO),
+    IB_HDR("ib-hdr", "InfiniBand HDR, 200 Gb/s per NIC", Rate.gigabitsPerSecond(200), 0.97, 1, TimeSpan.ofNanos(300), 0, TimeSpan.ZERO),
+    ROCE("roce", "RoCE v2, 400 Gb/s per NIC, lossless", Rate.gigabitsPerSecond(400), 0.95, 1, TimeSpan.ofNanos(500), 0, TimeSpan.ZERO),
     EFA_P5("efa-p5", "AWS EFA on p5: 32 x 100 Gb/s per node, 4 per GPU", Rate.gigabitsPerSecond(100), 0.92, 4,
-            TimeSpan.ofNanos(800), 75),
+            TimeSpan.ofNanos(800), 75, TimeSpan.ofMicros(25)),
     /**
      * Plain Ethernet through NCCL's socket transport: no RDMA, so no GPUDirect either; every byte goes
      * through host memory at both ends. TCP/IP and Ethernet headers at the default 1,500 B MTU leave
      * (1500 - 52) / (1500 + 38) = 0.94 of the wire.
      */
     TCP("tcp", "Ethernet with NCCL's socket transport (TCP, no RDMA), 100 Gb/s per NIC", Rate.gigabitsPerSecond(100),
-            1448.0 / 1538, 1, TimeSpan.ofNanos(1000), 0);
+            1448.0 / 1538, 1, TimeSpan.ofNanos(1000), 0, TimeSpan.ZERO);
 
     private final String id;
     private final String description;
@@ -39,9 +45,10 @@ public enum NetworkPreset {
     private final int nicsPerGpu;
     private final TimeSpan hopLatency;
     private final double latencyInterMicros;
+    private final TimeSpan stepLatency;
 
     NetworkPreset(String id, String description, Rate lineRate, double efficiency, int nicsPerGpu, TimeSpan hopLatency,
-                  double latencyInterMicros) {
+                  double latencyInterMicros, TimeSpan stepLatency) {
         this.id = id;
         this.description = description;
         this.lineRate = lineRate;
@@ -49,6 +56,7 @@ public enum NetworkPreset {
         this.nicsPerGpu = nicsPerGpu;
         this.hopLatency = hopLatency;
         this.latencyInterMicros = latencyInterMicros;
+        this.stepLatency = stepLatency;
     }
 
     public String id() {
@@ -79,6 +87,10 @@ public enum NetworkPreset {
 
     public double latencyInterMicros() {
         return latencyInterMicros;
+    }
+
+    public TimeSpan stepLatency() {
+        return stepLatency;
     }
 
     /** False for sockets: the NIC cannot read or write GPU memory, so transfers bounce through host memory. */

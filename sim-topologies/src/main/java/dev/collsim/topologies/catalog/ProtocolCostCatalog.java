@@ -65,10 +65,10 @@ public final class ProtocolCostCatalog {
      * Costs for GPUs of one generation. A step over NVLink costs NCCL's NVLink ring latency; a step
      * that leaves through a NIC costs NCCL's network ring latency ({@code hwLat[NET][Ring]}: LL 2.7,
      * LL128 4.0, Simple 14 us), of which the network route's extra hops ({@code extraNetRoute} beyond
-     * the NVLink route) are already part of the route, plus the network plugin's own latency per
-     * message ({@code pluginLatency}, what it reports to NCCL as {@code latencyInter}).
+     * the NVLink route) are already part of the route, plus the transport's own latency per message
+     * ({@code transportLatency}: EFA's, not the 75 us its plugin reports to NCCL's tuner).
      */
-    public static Map<Protocol, ProtocolCosts> costs(NcclArch arch, TimeSpan extraNetRoute, TimeSpan pluginLatency) {
+    public static Map<Protocol, ProtocolCosts> costs(NcclArch arch, TimeSpan extraNetRoute, TimeSpan transportLatency) {
         long routeLatency = 2 * NvLinkGeneration.HOP_LATENCY.picos();
         Map<Protocol, ProtocolCosts> costs = new EnumMap<>(Protocol.class);
         for (Protocol p : Protocol.values()) {
@@ -76,7 +76,7 @@ public final class ProtocolCostCatalog {
             long step = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.RING, p)).picos();
             long netStep = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.RING, p)).picos();
             TimeSpan notify = new TimeSpan(step - routeLatency - overhead.picos());
-            TimeSpan net = new TimeSpan(Math.max(0, netStep - step - extraNetRoute.picos()) + pluginLatency.picos());
+            TimeSpan net = new TimeSpan(Math.max(0, netStep - step - extraNetRoute.picos()) + transportLatency.picos());
             costs.put(p, new ProtocolCosts(channelRate(arch, p), overhead, notify, net));
         }
         return costs;

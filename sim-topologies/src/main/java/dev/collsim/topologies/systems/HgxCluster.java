@@ -156,7 +156,7 @@ public final class HgxCluster {
         return new Communicator(name, fabric, ranks, switches, rankNodes, ringOrders(nodes, gpusPerNode),
                 nodes > 1 ? network.latencyInterMicros() : 0, gpu.arch(), LinkType.NVLINK, ring, nvlsGraph,
                 ProtocolCostCatalog.costs(gpu.arch(), new TimeSpan(Math.max(0, netRoute - nvlinkRoute)),
-                        TimeSpan.ofMicros(nodes > 1 ? network.latencyInterMicros() : 0)),
+                        nodes > 1 ? network.stepLatency() : TimeSpan.ZERO),
                 nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, sharp,
                 sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), new TimeSpan(Math.max(0, netRoute - nvlinkRoute))),
                 ProtocolCostCatalog.CUSTOM_KERNELS,
