@@ -117,7 +117,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
                     + " ranks, the collective " + n);
         }
         ScheduleBuilder b = new ScheduleBuilder(req, name(), size(req));
-        long chunk = req.protocol().stepDataBytes();
+        long chunk = chunk(req);
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
         for (int c = 0; c < req.channels(); c++) {
             long lo = c * perChannel;
@@ -136,7 +136,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
      */
     ScheduleSize size(CollectiveRequest req) {
         int n = req.nRanks();
-        long chunk = req.protocol().stepDataBytes();
+        long chunk = chunk(req);
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
         long transfers = 0;
         long dependencies = 0;
@@ -152,6 +152,33 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             dependencies += steps * (2 * (n - 1 - rootChildren) + rootChildren * rootChildren);
         }
         return new ScheduleSize(transfers, dependencies);
+    }
+
+    /**
+     * The data a channel moves per step: one buffer step, except that under LL128 NCCL halves it
+     * ({@code enqueue.cc}) until each channel has about {@code (1 + log2 nodes + 0.1 ranks per node)
+     * x 64 / ranks per node} chunks (down to 128 KiB), then x 16 (down to 32 KiB), so that the tree's
+     * pipeline fills: at 4 MiB on 2 nodes of 8, 36 KB where one step would be the channel's whole part.
+     */
+    long chunk(CollectiveRequest req) {
+        return chunkFor(req.protocol(), req.bytes(), req.channels(), req.nRanks(), nodes.length);
+    }
+
+    /** {@link #chunk} for a collective of {@code bytes} over {@code channels} on {@code nodes} nodes of {@code ranks} in all. */
+    public static long chunkFor(Protocol protocol, long bytes, int channels, int ranks, int nodes) {
+        long chunk = protocol.stepDataBytes();
+        if (protocol != Protocol.LL128) {
+            return chunk;
+        }
+        double perNode = (double) ranks / nodes;
+        double steps = 1 + (31 - Integer.numberOfLeadingZeros(nodes)) + 0.1 * perNode;
+        while (bytes / (channels * chunk) < steps * 64 / perNode && chunk > 131072) {
+            chunk /= 2;
+        }
+        while (bytes / (channels * chunk) < steps * 16 / perNode && chunk > 32768) {
+            chunk /= 2;
+        }
+        return Math.max(protocol.grainBytes(), chunk / protocol.grainBytes() * protocol.grainBytes());
     }
 
     /** How many children the root has, given every node's parent (-1 for the root). */

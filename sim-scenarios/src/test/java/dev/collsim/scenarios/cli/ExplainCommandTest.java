@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class ExplainCommandTest {
     /** The example and its siblings: every transfer is listed, and the alpha-beta comparison follows. */
     @ParameterizedTest
-    @CsvSource({"ring, 4, 4MiB, 48", "tree, 4, 1MiB, 12", "nvls, 4, 4MiB, 144"})
+    @CsvSource({"ring, 4, 4MiB, 48", "tree, 4, 1MiB, 90", "nvls, 4, 4MiB, 144"})
     void explainListsEveryTransfer(String algo, int ranks, String size, int transfers) throws Exception {
         CliRunner text = CliRunner.run("explain", "all_reduce", "--algo", algo, "--ranks", String.valueOf(ranks), "--size", size);
         assertEquals(0, text.code(), text.err());
