@@ -33,7 +33,7 @@ public final class MergeCommand implements Callable<Integer> {
             throw new InputException("--output " + output + ": expected a .csv or .jsonl file");
         }
         String header = null;
-        Map<Integer, String> rows = new TreeMap<>();
+        TreeMap<Integer, String> rows = new TreeMap<>();
         for (Path f : files) {
             if (f.toString().endsWith(".csv") != csv) {
                 throw new InputException(f + ": expected a " + (csv ? ".csv" : ".jsonl") + " file like --output");
@@ -43,6 +43,9 @@ public final class MergeCommand implements Callable<Integer> {
             if (csv) {
                 if (lines.isEmpty()) {
                     throw new InputException(f + ":1: empty; expected a sweep's CSV with its header");
+                }
+                if (!lines.get(0).startsWith("point,")) {
+                    throw new InputException(f + ":1: not a sweep's results (its header does not start with point)");
                 }
                 if (header != null && !header.equals(lines.get(0))) {
                     throw new InputException(f + ":1: its columns differ from " + files.get(0) + "'s: shards of another sweep?");
@@ -65,6 +68,10 @@ public final class MergeCommand implements Callable<Integer> {
         rows.values().forEach(r -> sb.append(r).append('\n'));
         AtomicFiles.write(output, sb.toString());
         spec.commandLine().getOut().printf("%d rows from %d files in %s%n", rows.size(), files.size(), output);
+        int missing = rows.isEmpty() ? 0 : rows.lastKey() + 1 - rows.size();
+        if (missing > 0) {
+            spec.commandLine().getOut().printf("%d points below the last are missing: a shard not given, or not finished%n", missing);
+        }
         spec.commandLine().getOut().flush();
         return 0;
     }

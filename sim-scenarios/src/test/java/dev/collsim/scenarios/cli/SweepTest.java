@@ -131,6 +131,19 @@ class SweepTest {
         }
     }
 
+    /** Merging some of the shards says how many points below the last are missing. */
+    @Test
+    void aMergeWithAShardLeftOutSaysPointsAreMissing(@TempDir Path dir) throws Exception {
+        Sweep s = sweep(dir);
+        for (int i = 0; i < 3; i++) {
+            s.run(dir.resolve("shard" + i), i, 3, 1, Scenarios::run, (d, t) -> { });
+        }
+        CliRunner r = CliRunner.run("merge", dir.resolve("shard0.csv").toString(), dir.resolve("shard2.csv").toString(), "-O",
+                dir.resolve("m.csv").toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("8 rows from 2 files") && r.out().contains("4 points below the last are missing"), r.out());
+    }
+
     @Test
     void theSweepCommandWritesBothFilesAndTheBarCountsPoints(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("small.yaml");
