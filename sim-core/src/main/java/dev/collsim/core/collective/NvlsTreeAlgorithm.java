@@ -42,6 +42,23 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
         return "NVLSTree";
     }
 
+    /**
+     * NCCL's NVLS-Tree chunk ({@code enqueue.cc}), its own thresholds, not NVLS's: the NVLS chunk size
+     * (128 KiB), at most 64 KiB from 4 nodes on, then 64 KiB below 4 chunks per concurrent operation
+     * (channel x head, a head per GPU of a node) and 32 KiB below one.
+     */
+    public static long chunkFor(long bytes, int channels, int ranksPerNode, int nodes) {
+        long chunk = nodes >= 4 ? Math.min(NvlsAlgorithm.CHUNK, 64 * 1024) : NvlsAlgorithm.CHUNK;
+        long ops = (long) channels * ranksPerNode;
+        if (bytes < 4 * ops * chunk && chunk > 64 * 1024) {
+            chunk = 64 * 1024;
+        }
+        if (bytes < ops * chunk && chunk > 32 * 1024) {
+            chunk = 32 * 1024;
+        }
+        return chunk;
+    }
+
     @Override
     public Schedule schedule(CollectiveRequest req) {
         if (req.op() != CollectiveOp.ALL_REDUCE || req.protocol() != Protocol.SIMPLE) {

@@ -158,7 +158,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
      * The data a channel moves per step: one buffer step, except that under LL128 NCCL halves it
      * ({@code enqueue.cc}) until each channel has about {@code (1 + log2 nodes + 0.1 ranks per node)
      * x 64 / ranks per node} chunks (down to 128 KiB), then x 16 (down to 32 KiB), so that the tree's
-     * pipeline fills: at 4 MiB on 2 nodes of 8, 36 KB where one step would be the channel's whole part.
+     * pipeline fills: at 4 MiB on 2 nodes of 8, 34,560 B where one step would be the channel's whole part.
      */
     long chunk(CollectiveRequest req) {
         return chunkFor(req.protocol(), req.bytes(), req.channels(), req.nRanks(), nodes.length);

@@ -145,21 +145,9 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         return nNodes() == 1 && intraLink == LinkType.NVLINK ? 512 * 1024 : 128 * 1024;
     }
 
-    /**
-     * NCCL's NVLS-Tree chunk ({@code enqueue.cc}): the NVLS chunk size (128 KiB), at most 64 KiB from 4
-     * nodes on, then halved to 64 KiB below 4 chunks per concurrent operation (channel x head) and to
-     * 32 KiB below one: its own thresholds, not NVLS's.
-     */
+    /** NCCL's NVLS-Tree chunk for a collective of {@code bytes} over {@code channels} here. */
     public long nvlsTreeChunk(long bytes, int channels) {
-        long chunk = nNodes() >= 4 ? Math.min(NvlsAlgorithm.CHUNK, 64 * 1024) : NvlsAlgorithm.CHUNK;
-        long ops = (long) channels * (nRanks() / nNodes());
-        if (bytes < 4 * ops * chunk && chunk > 64 * 1024) {
-            chunk = 64 * 1024;
-        }
-        if (bytes < ops * chunk && chunk > 32 * 1024) {
-            chunk = 32 * 1024;
-        }
-        return chunk;
+        return NvlsTreeAlgorithm.chunkFor(bytes, channels, nRanks() / nNodes(), nNodes());
     }
 
     private static CustomAllReduceAlgorithm.Variant kernel(AlgorithmId algo) {

@@ -17,6 +17,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** NVLS-Tree on several nodes: each node's switch reduces its part, trees join the nodes, every rank ends with the sum. */
 class NvlsTreeTest {
+    /** NCCL's NVLS-Tree chunk (enqueue.cc) for 16 channels of 8 heads: 128 x 128 KiB = 16 MiB is one chunk each. */
+    @ParameterizedTest(name = "{0} B on {3} nodes: {4} B")
+    @CsvSource({"67108864, 16, 8, 2, 131072", "33554432, 16, 8, 2, 65536", "8388608, 16, 8, 2, 65536", "4194304, 16, 8, 2, 32768",
+        "1073741824, 16, 8, 4, 65536", "8388608, 16, 8, 4, 65536", "4194304, 16, 8, 2048, 32768"})
+    void chunksFollowNcclsOwnThresholds(long bytes, int channels, int ranksPerNode, int nodes, long chunk) {
+        assertEquals(chunk, NvlsTreeAlgorithm.chunkFor(bytes, channels, ranksPerNode, nodes));
+    }
+
     private static final ProtocolCosts NET = new ProtocolCosts(Rate.gigabytesPerSecond(30), TimeSpan.ofNanos(500),
             TimeSpan.ofNanos(700), TimeSpan.ofMicros(3));
     private static final NvlsCosts NVLS = new NvlsCosts(0.85, Rate.gigabytesPerSecond(30), TimeSpan.ofNanos(500),

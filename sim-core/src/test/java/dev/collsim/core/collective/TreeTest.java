@@ -12,6 +12,19 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class TreeTest {
+    /**
+     * NCCL's LL128 tree chunk (enqueue.cc), worked by hand: 576,000 B halved to 72,000 while a
+     * channel has fewer than 22.4 chunks (2 nodes of 8: 1 + 1 + 0.8 steps x 64 / 8), then to 36,000
+     * while fewer than 5.6, then the 1,920 B grain: 34,560 B. Large messages and other protocols keep
+     * one buffer step.
+     */
+    @ParameterizedTest(name = "{0} {1} B on {3} ranks, {4} nodes: {5} B")
+    @CsvSource({"LL128, 4194304, 16, 16, 2, 34560", "LL128, 17179869184, 16, 16, 2, 576000", "SIMPLE, 4194304, 16, 16, 2, 524288",
+        "LL, 4194304, 16, 16, 2, 32768", "LL128, 1048576, 1, 4, 1, 71040"})
+    void ll128ChunksShrinkUntilTheTreesPipelineFills(Protocol protocol, long bytes, int channels, int ranks, int nodes, long chunk) {
+        assertEquals(chunk, TreeAlgorithm.chunkFor(protocol, bytes, channels, ranks, nodes));
+    }
+
     private static final ProtocolCosts COSTS = new ProtocolCosts(Rate.gigabytesPerSecond(20), TimeSpan.ofNanos(500),
             TimeSpan.ofNanos(700));
 
