@@ -177,7 +177,7 @@ public final class BenchCommand implements Callable<Integer> {
         int nodeCount;
         int gpus;
         String net;
-        SystemOptions.requireTopologyAlone(topology, nodes, gpusPerNode, network, whatIf);
+        SystemOptions.requireTopologyAlone(topology, system, nodes, gpusPerNode, network, whatIf);
         if (topology != null) {
             Communicator comm = TopologyFile.load(Path.of(topology));
             name = comm.name();
@@ -185,7 +185,7 @@ public final class BenchCommand implements Callable<Integer> {
             gpus = comm.nRanks() / nodeCount;
             net = null;
         } else {
-            SystemPreset preset = SystemPreset.byName(system);
+            SystemPreset preset = SystemPreset.byName(SystemOptions.preset(system));
             name = preset.id();
             nodeCount = nodes;
             gpus = preset.gpusPerNode(gpusPerNode);

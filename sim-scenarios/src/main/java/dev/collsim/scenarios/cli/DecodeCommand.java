@@ -35,7 +35,7 @@ public final class DecodeCommand implements Callable<Integer> {
                     + " or a Hugging Face config.json")
     String model;
 
-    @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "a preset system (default: ${DEFAULT-VALUE})")
+    @Option(names = "--system", paramLabel = "NAME", description = "a preset system (default: hgx-h100)")
     String system;
 
     @Option(names = "--topology", paramLabel = "FILE", description = "a topology file (docs/topology-format.md) instead of --system")
@@ -98,8 +98,9 @@ public final class DecodeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ModelConfig config = ModelConfig.load(model);
-        if (topology != null && (fabrics != null || network != null || gpusPerNode != null)) {
-            throw new InputException("--topology describes the whole system; leave out --fabrics, --network and --gpus-per-node");
+        if (topology != null && (system != null || nodes != null || fabrics != null || network != null || gpusPerNode != null)) {
+            throw new InputException("--topology describes the whole system; leave out --system, --nodes, --fabrics, --network and"
+                    + " --gpus-per-node");
         }
         Variability.Spec variability = stochastic.replicated();
         if (variability != null && (trace != null || fabrics != null)) {
@@ -121,7 +122,7 @@ public final class DecodeCommand implements Callable<Integer> {
             output.emit(output.reportFormat().render(DecodeReport.fabrics(results)), spec.commandLine().getOut());
             return 0;
         }
-        DecodeSpec decode = spec(config, system, gpusPerNode);
+        DecodeSpec decode = spec(config, SystemOptions.preset(system), gpusPerNode);
         if (variability != null) {
             Replications.Result r = Replications.decode(decode, variability, stochastic.seed, stochastic.replications);
             output.emit(r, r.table(), spec.commandLine().getOut());

@@ -42,7 +42,7 @@ public final class ExplainCommand implements Callable<Integer> {
     @Option(names = "--size", paramLabel = "SIZE", defaultValue = "4MiB", description = "message size with its unit, e.g. 4MiB (default: ${DEFAULT-VALUE})")
     String size;
 
-    @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "the node (default: ${DEFAULT-VALUE})")
+    @Option(names = "--system", paramLabel = "NAME", description = "the node (default: hgx-h100)")
     String system;
 
     @Option(names = "--topology", paramLabel = "FILE", description = "a topology file instead of --system and --ranks (all its GPUs take part)")
@@ -63,10 +63,13 @@ public final class ExplainCommand implements Callable<Integer> {
         CollectiveOp collective = CollectiveOp.fromName(op);
         Communicator comm;
         if (topology != null) {
+            if (system != null) {
+                throw new InputException("--topology describes the whole system; leave out --system");
+            }
             comm = dev.collsim.topologies.file.TopologyFile.load(topology);
             ranks = comm.nRanks();
         } else {
-            SystemPreset preset = SystemPreset.byName(system);
+            SystemPreset preset = SystemPreset.byName(SystemOptions.preset(system));
             if (ranks < 1 || ranks > preset.gpusPerNode()) {
                 throw new InputException("--ranks " + ranks + ": explain runs on one " + preset.id() + " node of "
                         + preset.gpusPerNode() + " GPUs; expected 1 to " + preset.gpusPerNode());

@@ -6,9 +6,13 @@ import picocli.CommandLine.Option;
 
 /** Which system a command runs on: a preset, its node count and network, or a topology file. */
 final class SystemOptions {
-    @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100",
+    /** The preset when neither --system nor --topology is given. */
+    static final String DEFAULT_SYSTEM = "hgx-h100";
+
+    /** Null when not given, so that a --topology beside it is an error rather than ignored. */
+    @Option(names = "--system", paramLabel = "NAME",
             description = "dgx-a100, hgx-h100, hgx-h200, hgx-b200, gb200-nvl72, gb300-nvl72, or a PCIe server: pcie-l40s-8x,"
-                    + " pcie-4090-8x, pcie-h100-8x, pcie-h100-8x-gen4, pcie-2080ti-2x (default: ${DEFAULT-VALUE})")
+                    + " pcie-4090-8x, pcie-h100-8x, pcie-h100-8x-gen4, pcie-2080ti-2x (default: hgx-h100)")
     String system;
 
     @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
@@ -26,10 +30,15 @@ final class SystemOptions {
     String network;
 
     /** A topology file describes the whole system: the flags that shape a preset would be ignored, so they are errors. */
-    static void requireTopologyAlone(String topology, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
-        if (topology != null && (whatIf.changesPreset() || nodes != 1 || gpusPerNode != null || network != null)) {
-            throw new InputException("--topology describes the whole system; leave out --nodes, --gpus-per-node, "
+    static void requireTopologyAlone(String topology, String system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
+        if (topology != null && (whatIf.changesPreset() || system != null || nodes != 1 || gpusPerNode != null || network != null)) {
+            throw new InputException("--topology describes the whole system; leave out --system, --nodes, --gpus-per-node, "
                     + "--network and the what-if knobs but --degrade and --link-down (edit the file instead)");
         }
+    }
+
+    /** The preset given, or the default. */
+    static String preset(String system) {
+        return system == null ? DEFAULT_SYSTEM : system;
     }
 }

@@ -67,12 +67,13 @@ public final class TopoCommand implements Runnable {
         @Override
         public Integer call() {
             WhatIf knobs = whatIf.toWhatIf();
-            SystemOptions.requireTopologyAlone(system.topology, system.nodes, system.gpusPerNode, system.network, knobs);
-            Communicator comm = Bench.system(system.system, system.topology, system.nodes, system.gpusPerNode, system.network, knobs);
+            SystemOptions.requireTopologyAlone(system.topology, system.system, system.nodes, system.gpusPerNode, system.network, knobs);
+            Communicator comm = Bench.system(SystemOptions.preset(system.system), system.topology, system.nodes, system.gpusPerNode,
+                    system.network, knobs);
             ReportFormat format = output.reportFormat();
             Table links = links(comm);
             if (system.topology == null) {
-                SystemPreset preset = SystemPreset.byName(system.system);
+                SystemPreset preset = SystemPreset.byName(SystemOptions.preset(system.system));
                 int[] chips = preset.nvlinksPerChip();
                 if (chips.length > 0) {
                     links.note("nvswitch: the node's " + chips.length + " NVSwitch chips as one crossbar; each GPU's "
