@@ -28,7 +28,31 @@ public final class Measured {
             return nonEmpty(out, file, op);
         }
         List<String> lines = TextFile.lines(file);
+        checkOperation(lines, file, op);
         return nonEmpty(parseLog(lines, file.toString()), file, op);
+    }
+
+    /**
+     * Refuses a log of another operation where its reduction column tells: nccl-tests prints {@code
+     * none} for all_gather, broadcast and alltoall, and the reduction (sum, ...) for all_reduce, reduce
+     * and reduce_scatter. sendrecv prints either, and logs of versions without the column pass.
+     */
+    private static void checkOperation(List<String> lines, Path file, CollectiveOp op) {
+        if (op == CollectiveOp.SEND_RECV) {
+            return;
+        }
+        for (int n = 0; n < lines.size(); n++) {
+            String[] tok = lines.get(n).trim().split("\\s+");
+            if (tok.length < 6 || !tok[0].matches("\\d+") || !tok[1].matches("\\d+") || looksNumeric(tok[3])) {
+                continue;
+            }
+            boolean logReduces = !tok[3].equals("none");
+            if (logReduces != op.reduces()) {
+                throw new InputException(file + ":" + (n + 1) + ": reduction '" + tok[3] + "': this is not " + op.ncclName()
+                        + "'s output (" + (op.reduces() ? "it reduces" : "it prints none") + "); give the log's own operation");
+            }
+            return;
+        }
     }
 
     /**
