@@ -84,7 +84,7 @@ public final class DecodeCommand implements Callable<Integer> {
     @Option(names = "--trace", paramLabel = "FILE", description = "also write the step as a Perfetto (Chrome trace-event) JSON file")
     Path trace;
 
-    @Option(names = "--fabrics", paramLabel = "SYSTEM[@G],...", split = ",",
+    @Option(names = "--fabrics", paramLabel = "SYSTEM[@G]", split = ",", splitSynopsisLabel = ",",
             description = "run the same step on each system (G GPUs per node in use, e.g. hgx-h100@1 for TP across nodes)"
                     + " and print one row each: the communication's bandwidth and latency terms")
     java.util.List<String> fabrics;

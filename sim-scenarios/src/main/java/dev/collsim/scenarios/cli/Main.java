@@ -44,7 +44,9 @@ public final class Main implements Runnable {
         cl.setOut(out);
         cl.setErr(err);
         cl.setParameterExceptionHandler((ex, ignored) -> {
-            err.println("collsim: " + firstLine(ex.getMessage()) + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName()
+            String suggestion = ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()
+                    ? "; did you mean " + String.join(" or ", u.getSuggestions()) + "?" : "";
+            err.println("collsim: " + firstLine(ex.getMessage()) + suggestion + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName()
                     + " --help')");
             return BAD_INPUT;
         });
