@@ -68,17 +68,25 @@ public final class CalibrateCommand implements Callable<Integer> {
         WhatIf.LinkClass c = linkClass != null ? WhatIf.parseScales("--class", linkClass + "=1").keySet().iterator().next()
                 : bench.nodes() > 1 ? WhatIf.LinkClass.NETWORK : WhatIf.LinkClass.NVLINK;
         Calibration.Fit fit = Calibration.fit(bench, measured, c);
+        String cls = c.name().toLowerCase(Locale.ROOT);
+        if (fit.classUnused()) {
+            throw new InputException("--class " + cls + ": no " + cls + " link carries these runs on " + bench.system()
+                    + " (" + bench.nodes() + " node(s)); fit the class they cross");
+        }
         Table t = new Table("collsim calibrate", List.of(Column.number("size_bytes", "size", "(B)", 12, 0),
                 Column.number("measured_us", "measured", "(us)", 10, 2), Column.number("before_us", "model", "(us)", 10, 2),
                 Column.number("before_pct", "error", "(%)", 7, 1), Column.number("after_us", "fitted", "(us)", 10, 2),
                 Column.number("after_pct", "error", "(%)", 7, 1)), Map.of("command", "calibrate"));
-        String cls = c.name().toLowerCase(Locale.ROOT);
         t.note(String.format(Locale.ROOT, "%s on %s: %d measured sizes from %d file(s); fitted %s rate x %.4f and latency x %.4f"
                 + " (%d simulations of the sweep)", run.op, bench.system(), measured.size(), logs.size(), cls, fit.rateFactor(),
                 fit.latencyFactor(), fit.evaluations()));
         for (Calibration.Point p : fit.points()) {
             t.row(p.sizeBytes(), p.measuredUs(), p.beforeUs(), 100 * (p.beforeUs() - p.measuredUs()) / p.measuredUs(), p.afterUs(),
                     100 * (p.afterUs() - p.measuredUs()) / p.measuredUs());
+        }
+        if (fit.atBound()) {
+            t.footnote(String.format(Locale.ROOT, "a factor reached the fit's bound (x%.0f or 1/%.0f): the %s class alone does not explain"
+                    + " these measurements; check the system, the operation and the log", Calibration.RANGE, Calibration.RANGE, cls));
         }
         t.footnote(String.format(Locale.ROOT, "rms error %.1f %% with the model's constants, %.1f %% fitted%s", fit.rmsBeforePct(),
                 fit.rmsAfterPct(), output == null ? "; --overrides-out FILE writes the override file" : "; overrides in " + output

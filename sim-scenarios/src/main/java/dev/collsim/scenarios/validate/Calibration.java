@@ -10,6 +10,7 @@ import dev.collsim.topologies.file.Doc;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -32,7 +33,7 @@ import org.apache.commons.math3.optim.nonlinear.scalar.noderiv.SimplexOptimizer;
  */
 public final class Calibration {
     /** The widest a fitted factor may stray from the model's constant, either way. */
-    static final double RANGE = 4;
+    public static final double RANGE = 4;
     private Calibration() {}
 
     /** One size: measured, simulated before and after the fit, in us. */
@@ -40,6 +41,16 @@ public final class Calibration {
 
     public record Fit(WhatIf.LinkClass linkClass, double rateFactor, double latencyFactor, double rmsBeforePct, double rmsAfterPct,
                       int evaluations, List<Point> points) {
+
+        /** Whether the class's rate or latency changed no simulated time: its links carry none of these runs. */
+        public boolean classUnused() {
+            return points.stream().allMatch(p -> p.afterUs() == p.beforeUs()) && rmsAfterPct == rmsBeforePct;
+        }
+
+        /** Whether a factor ended at the edge of its range: the class alone cannot explain the measurements. */
+        public boolean atBound() {
+            return Stream.of(rateFactor, latencyFactor).anyMatch(f -> f > RANGE * 0.99 || f < 1 / (RANGE * 0.99));
+        }
 
         /** The override file: the fitted factors in the command line's syntax, which {@code --overrides} reads. */
         public String overrides(String source) {

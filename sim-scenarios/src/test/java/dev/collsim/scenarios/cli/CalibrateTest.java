@@ -38,4 +38,20 @@ class CalibrateTest {
         double want = Double.parseDouble(slow.out().lines().reduce((a, b) -> b).orElseThrow().split(",")[5]);
         assertEquals(want, t, want * 0.03);
     }
+
+    /** A measurement ten times slower than any NVLink rate explains: the fit stops at its bound and says so. */
+    @Test
+    void aFitAtItsBoundSaysTheClassDoesNotExplainTheMeasurement(@TempDir Path dir) throws Exception {
+        CliRunner model = CliRunner.run("bench", "all_reduce", "-b", "64M", "-e", "1G", "-f", "4", "--algo", "ring", "--format", "csv");
+        StringBuilder csv = new StringBuilder("dataset_id,op,dtype,size_bytes,time_us\n");
+        model.out().lines().skip(1).forEach(l -> {
+            String[] c = l.split(",");
+            csv.append("SLOW,all_reduce,float,").append(c[0]).append(',').append(10 * Double.parseDouble(c[5])).append('\n');
+        });
+        Path measured = dir.resolve("ten-times.csv");
+        Files.writeString(measured, csv.toString());
+        CliRunner fit = CliRunner.run("calibrate", measured.toString(), "--algo", "ring");
+        assertEquals(0, fit.code(), fit.err());
+        assertTrue(fit.out().contains("a factor reached the fit's bound (x4 or 1/4)"), fit.out());
+    }
 }
