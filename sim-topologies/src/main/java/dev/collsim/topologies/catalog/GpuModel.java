@@ -28,7 +28,9 @@ public enum GpuModel {
 
     /**
      * What the roofline needs of a GPU: dense tensor-core rates in TFLOPS (0 where the format has
-     * none; FP8 and FP4 fall back to the next wider format), HBM in GB (10^9 B) and TB/s, and SMs.
+     * none; FP8 and FP4 fall back to the next wider format), HBM capacity as the datasheet's "GB" and
+     * bandwidth in TB/s (10^12 B/s), and SMs. The datasheets' capacities are binary: an "80GB" H100 or
+     * A100 shows 81,559-81,920 MiB in nvidia-smi, so {@link #hbmBytes} reads them as GiB.
      * Figures from {@code ../shared/reference/nccl-and-decode.md} (Q5), datasheets' sparse numbers
      * halved; GB300's and the GeForce cards' from their datasheets the same way.
      */
@@ -42,7 +44,7 @@ public enum GpuModel {
         }
 
         public double hbmBytes() {
-            return hbmGB * 1e9;
+            return hbmGB * (1L << 30);
         }
 
         public double hbmBytesPerSecond() {
