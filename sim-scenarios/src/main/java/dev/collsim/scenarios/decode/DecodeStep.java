@@ -192,9 +192,10 @@ public final class DecodeStep {
         double global = (double) t * spec.dp();
         long dispatch = (long) (local * m.expertsPerToken() * m.hidden() * spec.precision().dispatchBytes());
         op = collective("dispatch", l, b, comm.allToAll(spec.ep(), dispatch), op);
-        double perRank = (double) m.experts() / spec.ep();
+        // The busiest rank sets the step: it holds ceil(E / ep) experts and gets their share of the picks.
+        double perRank = MemoryPlan.expertsOnBusiestRank(m.experts(), spec.ep());
         double active = perRank * (1 - Math.pow(1 - (double) m.expertsPerToken() / m.experts(), global));
-        double arriving = global * m.expertsPerToken() / spec.ep();
+        double arriving = global * m.expertsPerToken() * perRank / m.experts();
         op = compute("experts", l, b, 2.0 * arriving * expert, weights(active * expert * bpp), op);
         if (m.sharedExperts() > 0) {
             double shared = m.sharedExperts() * expert;

@@ -14,6 +14,11 @@ import java.util.Locale;
  * activations: an assumption, not a measurement.
  */
 record MemoryPlan(double weightsBytes, double kvBytes, double buffersBytes, double reserveBytes, double capacityBytes) {
+    /** Routed experts on the GPU that holds the most of them when {@code experts} spread over {@code ep} GPUs. */
+    static int expertsOnBusiestRank(int experts, int ep) {
+        return (experts + ep - 1) / ep;
+    }
+
     static final double NCCL_BUFFERS_PER_CHANNEL_PEER = (4.0 + 4.5 + 0.25) * (1 << 20);
     static final double RESERVE = 1L << 30;
 
@@ -31,8 +36,9 @@ record MemoryPlan(double weightsBytes, double kvBytes, double buffersBytes, doub
                 layers++;
                 w += m.qkvParamsPerRank(spec.tp()) + m.outParamsPerRank(spec.tp());
                 if (m.isMoe(l)) {
-                    double experts = (double) m.experts() * m.mlpParams(m.moeIntermediate());
-                    w += spec.ep() > 1 ? experts / spec.ep() : experts / spec.tp();
+                    // Under EP the busiest GPU holds ceil(E / ep) whole experts (256 on 72 GPUs: 4 on some).
+                    double expert = m.mlpParams(m.moeIntermediate());
+                    w += spec.ep() > 1 ? expertsOnBusiestRank(m.experts(), spec.ep()) * expert : m.experts() * expert / spec.tp();
                     w += m.sharedExperts() * m.mlpParams(m.moeIntermediate()) / (spec.ep() > 1 ? 1 : spec.tp());
                     w += (double) m.hidden() * m.experts();
                 } else {
