@@ -339,7 +339,8 @@ public final class DecodeStep {
     private String suggestion() {
         for (int pp = spec.pp() * 2; pp <= Math.min(64, m.layers()); pp *= 2) {
             DecodeSpec more = spec.withPp(pp);
-            if (MemoryPlan.of(more, gpu, 0, spec.ep()).fits()) {
+            // Only a layout this system has GPUs for (a PCIe server is one node).
+            if ((more.gpus() + gpusPerNode - 1) / gpusPerNode <= machine.maxNodes() && MemoryPlan.of(more, gpu, 0, spec.ep()).fits()) {
                 return "--pp " + pp + " would fit (" + more.gpus() + " GPUs)";
             }
         }
