@@ -75,14 +75,20 @@ public final class DecodeHtml {
         return o;
     }
 
-    private static ObjectNode breakdown(DecodeResult r) {
+    static ObjectNode breakdown(DecodeResult r) {
         ObjectNode o = HtmlReport.json().createObjectNode();
         o.putObject("title").put("text", "where the step's time goes (ms)").put("left", "center");
         o.putObject("tooltip").put("trigger", "item");
         ArrayNode data = o.putArray("series").addObject().put("type", "pie").put("radius", "60%").putArray("data");
-        data.addObject().put("name", "compute").put("value", r.computeMs());
+        // The slices partition the step: hidden communication is part of the compute stream's busy time, not added to it.
+        double hidden = Math.min(r.computeMs(), Math.max(0, r.commMs() - r.exposedCommMs()));
+        data.addObject().put("name", "compute alone").put("value", r.computeMs() - hidden);
+        data.addObject().put("name", "compute with communication under it").put("value", hidden);
         data.addObject().put("name", "communication, exposed").put("value", r.exposedCommMs());
-        data.addObject().put("name", "communication under compute").put("value", Math.max(0, r.commMs() - r.exposedCommMs()));
+        double idle = r.itlMs() - r.computeMs() - r.exposedCommMs();
+        if (idle > 1e-9) {
+            data.addObject().put("name", "idle").put("value", idle);
+        }
         return o;
     }
 }
