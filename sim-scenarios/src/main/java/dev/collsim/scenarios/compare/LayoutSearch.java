@@ -50,22 +50,40 @@ public final class LayoutSearch {
                 continue;
             }
             for (int pp = 1; pp <= gpus / tp && pp <= m.layers(); pp = pp < 4 ? pp + 1 : pp * 2) {
-                int dp = gpus / tp / pp;
-                List<Integer> eps = new ArrayList<>(List.of(1));
-                if (m.experts() > 0 && tp * dp > 1 && tp * dp <= m.experts()) {
-                    eps.add(tp * dp);
-                }
-                for (int ep : eps) {
-                    for (int batch : BATCHES) {
-                        for (Overlap overlap : ep > 1 && batch > 1 ? List.of(Overlap.NONE, Overlap.TWO_BATCH) : List.of(Overlap.NONE)) {
-                            out.add(new DecodeSpec(m, system, null, null, null, null, tp, pp, ep, dp, batch, context, precision,
-                                    AllReduceKind.AUTO, overlap, true));
+                for (int dp : replicas(m, preset, gpus, tp, pp)) {
+                    List<Integer> eps = new ArrayList<>(List.of(1));
+                    if (m.experts() > 0 && tp * dp > 1 && tp * dp <= m.experts()) {
+                        eps.add(tp * dp);
+                    }
+                    for (int ep : eps) {
+                        for (int batch : BATCHES) {
+                            for (Overlap overlap : ep > 1 && batch > 1 ? List.of(Overlap.NONE, Overlap.TWO_BATCH) : List.of(Overlap.NONE)) {
+                                out.add(new DecodeSpec(m, system, null, null, null, null, tp, pp, ep, dp, batch, context, precision,
+                                        AllReduceKind.AUTO, overlap, true));
+                            }
                         }
                     }
                 }
             }
         }
         return out;
+    }
+
+    /**
+     * The replica counts to try: as many as the GPUs hold, and for an MoE model, whose expert
+     * parallelism spans the replicas, also as many as whole NVLink domains hold and as one domain
+     * holds, so that a GPU more than a rack (73 on NVL72) does not push the experts across racks.
+     */
+    private static List<Integer> replicas(ModelConfig m, SystemPreset preset, int gpus, int tp, int pp) {
+        java.util.TreeSet<Integer> dps = new java.util.TreeSet<>(java.util.Comparator.reverseOrder());
+        dps.add(gpus / tp / pp);
+        if (m.experts() > 0) {
+            int perNode = preset.gpusPerNode();
+            dps.add(gpus / perNode * perNode / tp / pp);
+            dps.add(Math.min(gpus, perNode) / tp / pp);
+        }
+        dps.remove(0);
+        return List.copyOf(dps);
     }
 
     /** Simulates every candidate that fits, on {@code threads} threads; the result's order does not depend on them. */

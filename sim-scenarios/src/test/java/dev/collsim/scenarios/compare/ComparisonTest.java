@@ -13,6 +13,17 @@ import org.junit.jupiter.api.Test;
 class ComparisonTest {
     private static final ModelConfig LLAMA_70B = ModelConfig.load("llama-3-70b");
 
+    /** An MoE model's replicas are also tried within whole NVLink domains: 73 GPUs of NVL72 racks keep the 72-GPU layouts. */
+    @Test
+    void aGpuMoreThanARackDoesNotPushTheExpertsAcrossRacks() {
+        ModelConfig deepseek = ModelConfig.load("deepseek-v3");
+        List<String> layouts = LayoutSearch.candidates(deepseek, "gb200-nvl72", 73, 4096, Precision.FP8).stream()
+                .map(s -> s.tp() + "/" + s.dp() + "/" + s.ep()).distinct().toList();
+        assertTrue(layouts.contains("1/73/73") && layouts.contains("1/72/72"), layouts.toString());
+        assertFalse(LayoutSearch.candidates(LLAMA_70B, "gb200-nvl72", 73, 4096, Precision.FP8).stream().anyMatch(s -> s.tp() == 1 && s.dp() == 72),
+                "dense models keep one replica count per TP and PP");
+    }
+
     /** No frontier point is beaten on both axes by any layout that ran, and the frontier trades one for the other. */
     @Test
     void theFrontierIsNotDominated() {
