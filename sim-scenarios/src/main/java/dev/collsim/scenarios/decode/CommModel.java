@@ -114,11 +114,17 @@ public final class CommModel {
         boolean nvlinkDomain = c.nNodes() == 1 && c.intraLink() == LinkType.NVLINK;
         return switch (allReduce) {
             case NCCL -> ncclAlgos();
-            case ONESHOT -> EnumSet.of(AlgorithmId.ONESHOT);
-            case TWOSHOT -> EnumSet.of(AlgorithmId.TWOSHOT);
+            case ONESHOT, TWOSHOT -> {
+                if (!nvlinkDomain) {
+                    throw new InputException("--allreduce " + allReduce.label() + ": the inference engines' kernels need the group of "
+                            + c.nRanks() + " GPUs inside one NVLink domain; use --allreduce nccl or auto");
+                }
+                yield EnumSet.of(allReduce == AllReduceKind.ONESHOT ? AlgorithmId.ONESHOT : AlgorithmId.TWOSHOT);
+            }
             case NVLS -> {
-                if (c.nvlsGraph() == null) {
-                    throw new InputException("--allreduce nvls: " + machine.name() + " has no NVLink SHARP for a group of " + c.nRanks());
+                if (c.nvlsGraph() == null || !nvlinkDomain) {
+                    throw new InputException("--allreduce nvls: " + machine.name() + " has no NVLink SHARP for a group of " + c.nRanks()
+                            + (nvlinkDomain ? "" : " that leaves its NVLink domain") + "; use --allreduce nccl or auto");
                 }
                 yield EnumSet.of(AlgorithmId.NVLS);
             }
