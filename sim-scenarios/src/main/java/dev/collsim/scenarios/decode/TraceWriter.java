@@ -11,8 +11,15 @@ public final class TraceWriter {
     private TraceWriter() {}
 
     public static String json(DecodeResult r) {
-        TraceEvents trace = new TraceEvents().processName(0, "GPU 0 (" + r.gpu() + ")").threadName(0, 0, "compute stream")
-                .threadName(0, 1, "communication stream");
+        // Under PP the step follows one micro-batch through every stage: a GPU of each stage in turn.
+        String process = r.layout().pp() == 1 ? "GPU 0 (" + r.gpu() + ")"
+                : "a GPU of each of the " + r.layout().pp() + " pipeline stages in turn (" + r.gpu() + ")";
+        TraceEvents trace = new TraceEvents().processName(0, process);
+        if (r.layout().overlap().equals(Overlap.NONE.label())) {
+            trace.threadName(0, 0, "the stream (kernels and collectives)");
+        } else {
+            trace.threadName(0, 0, "compute stream").threadName(0, 1, "communication stream");
+        }
         add(trace, -1, r.beforeLayers());
         r.layers().forEach(l -> add(trace, l.index(), l.spans()));
         add(trace, r.layers().size(), r.afterLayers());

@@ -40,6 +40,17 @@ class TraceStructureTest {
         check(trace);
     }
 
+    /** Under PP the trace says it follows a GPU of each stage; with one stream, its one thread carries the collectives too. */
+    @Test
+    void aPipelinedStepSaysWhichGpusItFollows(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("pp.json");
+        CliRunner r = CliRunner.run("decode", "--model", "llama-3-8b", "--tp", "2", "--pp", "2", "--trace", trace.toString());
+        assertEquals(0, r.code(), r.err());
+        String names = check(trace).findValuesAsText("name").toString();
+        assertTrue(names.contains("a GPU of each of the 2 pipeline stages in turn") && names.contains("the stream (kernels and collectives)")
+                && !names.contains("communication stream"), names);
+    }
+
     /** Every slice has pid, tid, ts and dur (dur >= 0); every flow start has one end, not before it; each counter track moves forward. */
     private static JsonNode check(Path trace) throws Exception {
         JsonNode events = new ObjectMapper().readTree(Files.readString(trace)).get("traceEvents");
