@@ -33,7 +33,8 @@ public final class ExplainCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "OP", description = "the collective, e.g. all_reduce")
     String op;
 
-    @Option(names = "--algo", paramLabel = "NAME", defaultValue = "ring", description = "ring, tree or nvls (default: ${DEFAULT-VALUE})")
+    /** Null when not given: alltoall and sendrecv run point to point whatever it says, so giving it is an error there. */
+    @Option(names = "--algo", paramLabel = "NAME", description = "ring, tree or nvls (default: ring)")
     String algo;
 
     @Option(names = "--ranks", paramLabel = "N", defaultValue = "4", description = "GPUs taking part (default: ${DEFAULT-VALUE})")
@@ -86,8 +87,12 @@ public final class ExplainCommand implements Callable<Integer> {
         if (channels < 0 || channels > 64) {
             throw new InputException("--channels " + channels + ": expected 0 (as NCCL chooses) to 64");
         }
+        if (collective.pointToPoint() && algo != null) {
+            throw new InputException("--algo " + algo + ": " + collective.ncclName() + " runs point to point; leave out --algo");
+        }
+        String algorithm = algo == null ? "ring" : algo;
         Explain.Run run = Explain.run(comm, collective, bytes,
-                Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
+                Flags.parse("--algo", () -> Selection.parse(algorithm, AlgorithmId.class, AlgorithmId::label, "algorithm")),
                 Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")), channels);
         if (run.result().schedule().transferCount() > MAX_ROWS) {
             throw new InputException("the schedule has " + run.result().schedule().transferCount() + " transfers, more than "
