@@ -6,22 +6,22 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
+import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.catalog.PcieGeneration;
 
 /**
  * A PCIe server: CPU sockets joined by the socket link, PCIe switches under each socket, GPUs under
  * each switch, every link x16 of the layout's generation, the switches' uplinks too. GPUs under one
  * switch talk through it (PIX), under one socket through its root complex (NODE), across sockets
- * over the socket link (SYS). Without peer-to-peer access (GeForce cards) NCCL copies through host
- * memory: its SHM transport.
+ * over the socket link (SYS). Without peer-to-peer access (GeForce cards, {@link GpuModel#peerToPeer})
+ * NCCL copies through host memory: its SHM transport.
  *
  * @param sockets           CPU sockets
  * @param switchesPerSocket PCIe switches under each socket
  * @param gpusPerSwitch     GPUs under each switch
  * @param generation        of every GPU link and switch uplink
- * @param p2p               whether the GPUs reach each other's memory over PCIe
  */
-public record PcieServer(int sockets, int switchesPerSocket, int gpusPerSwitch, PcieGeneration generation, boolean p2p) {
+public record PcieServer(int sockets, int switchesPerSocket, int gpusPerSwitch, PcieGeneration generation) {
 
     public int gpus() {
         return sockets * switchesPerSocket * gpusPerSwitch;
@@ -59,6 +59,6 @@ public record PcieServer(int sockets, int switchesPerSocket, int gpusPerSwitch, 
                 }
             }
         }
-        return FabricCommunicator.build(preset.id(), preset.gpu(), b.build(), ranks, new int[gpus], layout.p2p);
+        return FabricCommunicator.build(preset.id(), preset.gpu(), b.build(), ranks, new int[gpus], preset.gpu().peerToPeer());
     }
 }

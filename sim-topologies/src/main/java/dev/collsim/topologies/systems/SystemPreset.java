@@ -23,18 +23,18 @@ public enum SystemPreset {
     GB300_NVL72("gb300-nvl72", "NVIDIA GB300 NVL72 rack: 72 GB300 GPUs in one NVLink domain, 18 NVLink5 per GPU over 18"
             + " NVSwitch chips, ConnectX-8 800 Gb/s NICs", GpuModel.GB300, 72, PcieGeneration.GEN5, NetworkPreset.IB_XDR, 18),
     PCIE_L40S_8X("pcie-l40s-8x", "8x L40S on PCIe Gen4: 2 CPU sockets, 2 PCIe switches per socket, 2 GPUs per switch,"
-            + " peer-to-peer on", GpuModel.L40S, new PcieServer(2, 2, 2, PcieGeneration.GEN4, true)),
+            + " peer-to-peer on", GpuModel.L40S, new PcieServer(2, 2, 2, PcieGeneration.GEN4)),
     PCIE_4090_8X("pcie-4090-8x", "8x GeForce RTX 4090 on PCIe Gen4: 2 CPU sockets, 2 PCIe switches per socket, 2 GPUs per"
             + " switch; no peer-to-peer (GeForce), so NCCL copies through host memory", GpuModel.RTX_4090,
-            new PcieServer(2, 2, 2, PcieGeneration.GEN4, false)),
+            new PcieServer(2, 2, 2, PcieGeneration.GEN4)),
     PCIE_H100_8X("pcie-h100-8x", "8x H100 PCIe on PCIe Gen5: 2 CPU sockets, 2 PCIe switches per socket, 2 GPUs per switch,"
-            + " peer-to-peer on, no NVLink bridges", GpuModel.H100_PCIE, new PcieServer(2, 2, 2, PcieGeneration.GEN5, true)),
+            + " peer-to-peer on, no NVLink bridges", GpuModel.H100_PCIE, new PcieServer(2, 2, 2, PcieGeneration.GEN5)),
     PCIE_H100_8X_GEN4("pcie-h100-8x-gen4", "8x H100 PCIe in a PCIe Gen4 server: 2 CPU sockets, 2 PCIe switches per socket,"
             + " 2 GPUs per switch, peer-to-peer on, no NVLink bridges", GpuModel.H100_PCIE,
-            new PcieServer(2, 2, 2, PcieGeneration.GEN4, true)),
+            new PcieServer(2, 2, 2, PcieGeneration.GEN4)),
     PCIE_2080TI_2X("pcie-2080ti-2x", "2x GeForce RTX 2080 Ti under one PCIe Gen3 switch (topo PIX); no peer-to-peer, so NCCL"
             + " copies through host memory (calibration set AH_2080TI_2G_SHM)", GpuModel.RTX_2080TI,
-            new PcieServer(1, 1, 2, PcieGeneration.GEN3, false));
+            new PcieServer(1, 1, 2, PcieGeneration.GEN3));
 
     private final String id;
     private final String description;
