@@ -140,9 +140,14 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         return Integer.highestOneBit(Math.max(1, ring.channels() * 2 - 1));
     }
 
+    /** Whether every rank reaches every other over NVLink: one node whose GPUs talk over NVLink. */
+    public boolean oneNvlinkDomain() {
+        return nNodes() == 1 && intraLink == LinkType.NVLINK;
+    }
+
     /** NCCL's p2p chunk ({@code P2P_*_CHUNKSIZE}): 512 KiB when every peer is over NVLink, else 128 KiB. */
     public long p2pChunkBytes() {
-        return nNodes() == 1 && intraLink == LinkType.NVLINK ? 512 * 1024 : 128 * 1024;
+        return oneNvlinkDomain() ? 512 * 1024 : 128 * 1024;
     }
 
     /** NCCL's NVLS-Tree chunk for a collective of {@code bytes} over {@code channels} here. */

@@ -86,7 +86,7 @@ public final class NcclPlanner {
         if (op != CollectiveOp.ALL_REDUCE) {
             throw new InputException(algo.label() + " is an all_reduce kernel; " + op.ncclName() + " runs with NCCL's algorithms");
         }
-        if (comm.nNodes() > 1 || comm.intraLink() != LinkType.NVLINK) {
+        if (!comm.oneNvlinkDomain()) {
             throw new InputException(algo.label() + " needs every GPU in one NVLink domain");
         }
         if (algo == AlgorithmId.MULTIMEM && comm.nvlsCosts() == null) {

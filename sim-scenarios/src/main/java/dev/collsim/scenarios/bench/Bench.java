@@ -169,13 +169,12 @@ public final class Bench {
 
     /** Refuses a sweep none of whose sizes holds a whole element (per rank, where the size is the total): it would print nothing. */
     public static void checkSomeSizeRuns(BenchSpec spec, int nRanks) {
-        for (long size : spec.sizes().sizes()) {
-            if (roundedSize(spec, nRanks, size) > 0) {
-                return;
-            }
+        List<Long> sizes = spec.sizes().sizes();
+        if (sizes.stream().anyMatch(size -> roundedSize(spec, nRanks, size) > 0)) {
+            return;
         }
         long least = (long) spec.type().bytes() * (spec.op().sizeIsTotal() ? nRanks : 1);
-        throw new InputException("-b " + spec.sizes().sizes().get(0) + " to -e " + spec.sizes().sizes().get(spec.sizes().sizes().size() - 1)
+        throw new InputException("-b " + sizes.get(0) + " to -e " + sizes.get(sizes.size() - 1)
                 + ": no size holds a whole " + spec.type().ncclName() + (spec.op().sizeIsTotal() ? " per rank" : "")
                 + "; " + spec.op().ncclName() + " on " + nRanks + " ranks needs at least " + least + " B");
     }

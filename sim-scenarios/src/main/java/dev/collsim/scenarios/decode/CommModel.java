@@ -111,7 +111,7 @@ public final class CommModel {
 
     /** vLLM's custom all-reduce rule (one-shot at 2 GPUs and for small messages, two-shot up to 8 MiB), else NCCL. */
     private EnumSet<AlgorithmId> allReduceAlgos(Communicator c, long bytes) {
-        boolean nvlinkDomain = c.nNodes() == 1 && c.intraLink() == LinkType.NVLINK;
+        boolean nvlinkDomain = c.oneNvlinkDomain();
         return switch (allReduce) {
             case NCCL -> ncclAlgos();
             case ONESHOT, TWOSHOT -> {

@@ -314,8 +314,13 @@ public final class DecodeStep {
         pending.forEach(List::clear);
     }
 
+    /** Nodes a layout's GPUs fill. */
+    private int nodesFor(DecodeSpec layout) {
+        return (layout.gpus() + gpusPerNode - 1) / gpusPerNode;
+    }
+
     private void checkPlacement() {
-        int needed = (spec.gpus() + gpusPerNode - 1) / gpusPerNode;
+        int needed = nodesFor(spec);
         if (spec.nodes() != null && spec.nodes() < needed) {
             throw new InputException(String.format(Locale.ROOT, "--nodes %d: tp %d x pp %d x dp %d = %d GPUs need %d node(s) of %s",
                     spec.nodes(), spec.tp(), spec.pp(), spec.dp(), spec.gpus(), needed, machine.name()));
@@ -340,7 +345,7 @@ public final class DecodeStep {
         for (int pp = spec.pp() * 2; pp <= Math.min(64, m.layers()); pp *= 2) {
             DecodeSpec more = spec.withPp(pp);
             // Only a layout this system has GPUs for (a PCIe server is one node).
-            if ((more.gpus() + gpusPerNode - 1) / gpusPerNode <= machine.maxNodes() && MemoryPlan.of(more, gpu, 0, spec.ep()).fits()) {
+            if (nodesFor(more) <= machine.maxNodes() && MemoryPlan.of(more, gpu, 0, spec.ep()).fits()) {
                 return "--pp " + pp + " would fit (" + more.gpus() + " GPUs)";
             }
         }

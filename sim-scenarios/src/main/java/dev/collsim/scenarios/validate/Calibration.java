@@ -44,7 +44,7 @@ public final class Calibration {
 
         /** Whether the class's rate or latency changed no simulated time: its links carry none of these runs. */
         public boolean classUnused() {
-            return points.stream().allMatch(p -> p.afterUs() == p.beforeUs()) && rmsAfterPct == rmsBeforePct;
+            return points.stream().allMatch(p -> p.afterUs() == p.beforeUs());
         }
 
         /** Whether a factor ended at the edge of its range: the class alone cannot explain the measurements. */

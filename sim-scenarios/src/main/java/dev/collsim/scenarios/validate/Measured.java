@@ -27,32 +27,7 @@ public final class Measured {
             rows.forEach(r -> out.put(r.sizeBytes(), r.timeMicros()));
             return nonEmpty(out, file, op);
         }
-        List<String> lines = TextFile.lines(file);
-        checkOperation(lines, file, op);
-        return nonEmpty(parseLog(lines, file.toString()), file, op);
-    }
-
-    /**
-     * Refuses a log of another operation where its reduction column tells: nccl-tests prints {@code
-     * none} for all_gather, broadcast and alltoall, and the reduction (sum, ...) for all_reduce, reduce
-     * and reduce_scatter. sendrecv prints either, and logs of versions without the column pass.
-     */
-    private static void checkOperation(List<String> lines, Path file, CollectiveOp op) {
-        if (op == CollectiveOp.SEND_RECV) {
-            return;
-        }
-        for (int n = 0; n < lines.size(); n++) {
-            String[] tok = lines.get(n).trim().split("\\s+");
-            if (tok.length < 6 || !tok[0].matches("\\d+") || !tok[1].matches("\\d+") || looksNumeric(tok[3])) {
-                continue;
-            }
-            boolean logReduces = !tok[3].equals("none");
-            if (logReduces != op.reduces()) {
-                throw new InputException(file + ":" + (n + 1) + ": reduction '" + tok[3] + "': this is not " + op.ncclName()
-                        + "'s output (" + (op.reduces() ? "it reduces" : "it prints none") + "); give the log's own operation");
-            }
-            return;
-        }
+        return nonEmpty(parse(TextFile.lines(file), file.toString(), op), file, op);
     }
 
     /**
@@ -61,6 +36,17 @@ public final class Measured {
      * (nccl-tests -b 0) are skipped: they time the launch alone.
      */
     public static TreeMap<Long, Double> parseLog(List<String> lines, String file) {
+        return parse(lines, file, null);
+    }
+
+    /**
+     * As {@link #parseLog}; with {@code op}, a log of another operation is refused where its reduction
+     * column tells: nccl-tests prints {@code none} for all_gather, broadcast and alltoall, and the
+     * reduction (sum, ...) for all_reduce, reduce and reduce_scatter. sendrecv prints either, and logs
+     * of versions without the column pass.
+     */
+    private static TreeMap<Long, Double> parse(List<String> lines, String file, CollectiveOp op) {
+        boolean operationChecked = op == null || op == CollectiveOp.SEND_RECV;
         TreeMap<Long, Double> out = new TreeMap<>();
         Map<Long, Integer> lineOf = new HashMap<>();
         for (int n = 0; n < lines.size(); n++) {
@@ -78,6 +64,13 @@ public final class Measured {
             }
             if (tok[0].length() > 18) {
                 throw new InputException(where + "size '" + tok[0] + "' is beyond any buffer (at most 18 digits)");
+            }
+            if (!operationChecked && !looksNumeric(tok[3])) {
+                if (!tok[3].equals("none") != op.reduces()) {
+                    throw new InputException(where + "reduction '" + tok[3] + "': this is not " + op.ncclName() + "'s output ("
+                            + (op.reduces() ? "it reduces" : "it prints none") + "); give the log's own operation");
+                }
+                operationChecked = true;
             }
             int i = 3;
             while (i < tok.length && !looksNumeric(tok[i])) {
