@@ -7,6 +7,7 @@ import dev.collsim.scenarios.decode.DecodeReport;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.Engine;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
@@ -78,8 +79,18 @@ public final class DecodeCommand implements Callable<Integer> {
     @Option(names = "--overlap", paramLabel = "MODE", defaultValue = "none", description = "none, two-batch or fused (default: ${DEFAULT-VALUE})")
     String overlap;
 
-    @Option(names = "--cuda-graphs", paramLabel = "on|off", defaultValue = "on", description = "kernels replayed from a CUDA graph (default: ${DEFAULT-VALUE})")
+    @Option(names = "--cuda-graphs", paramLabel = "auto|on|off", defaultValue = "auto",
+            description = "kernels replayed from a CUDA graph (default: ${DEFAULT-VALUE}, as the engine does: on, off for lmdeploy)")
     String cudaGraphs;
+
+    @Option(names = "--engine", paramLabel = "NAME", defaultValue = "sglang",
+            description = "the serving engine whose kernels and host loop the step follows: vllm, vllm-v0, sglang, trtllm or lmdeploy"
+                    + " (default: ${DEFAULT-VALUE}, the one that fits the calibration best)")
+    String engine;
+
+    @Option(names = "--kv-dtype", paramLabel = "TYPE", defaultValue = "auto",
+            description = "the KV cache's elements: bf16, fp8, or auto for the engine's default (BF16; FP8 with FP8 weights under trtllm)")
+    String kvDtype;
 
     @Option(names = "--trace", paramLabel = "FILE", description = "also write the step as a Perfetto (Chrome trace-event) JSON file")
     Path trace;
@@ -143,7 +154,10 @@ public final class DecodeCommand implements Callable<Integer> {
 
     private DecodeSpec spec(ModelConfig config, String systemName, Integer perNode) {
         String name = topology != null ? java.nio.file.Path.of(topology).getFileName().toString() : systemName;
+        Engine e = Engine.fromName(engine);
+        boolean graphs = cudaGraphs.equals("auto") ? e.cudaGraphsByDefault() : Flags.onOff("--cuda-graphs", cudaGraphs);
+        Precision kv = kvDtype.equals("auto") ? null : Precision.fromName(kvDtype, "--kv-dtype");
         return new DecodeSpec(config, name, topology, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
-                AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), Flags.onOff("--cuda-graphs", cudaGraphs));
+                AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), graphs, e, kv);
     }
 }

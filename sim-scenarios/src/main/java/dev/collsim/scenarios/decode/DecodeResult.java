@@ -16,6 +16,8 @@ import java.util.List;
 public record DecodeResult(
         String model, String system, String gpu, Layout layout,
         @JsonProperty("tp_path") String tpPath,
+        String engine,
+        @JsonProperty("efficiency_set") String efficiencySet,
         @JsonProperty("itl_ms") double itlMs,
         @JsonProperty("tokens_per_s") double tokensPerS,
         @JsonProperty("tokens_per_s_per_gpu") double tokensPerSPerGpu,
@@ -32,13 +34,36 @@ public record DecodeResult(
         @JsonProperty("buffers_bytes_per_gpu") double buffersBytesPerGpu,
         @JsonProperty("memory_bytes_per_gpu") double memoryBytesPerGpu,
         @JsonProperty("hbm_bytes_per_gpu") double hbmBytesPerGpu,
+        @JsonProperty("gpu_path_ms") double gpuPathMs,
+        @JsonProperty("pipeline_bubble_ms") double pipelineBubbleMs,
+        @JsonProperty("host_ms") double hostMs,
+        @JsonProperty("host_exposed_ms") double hostExposedMs,
+        @JsonProperty("kernels_per_step") int kernelsPerStep,
+        @JsonProperty("kernel_floor_ms") double kernelFloorMs,
+        @JsonProperty("roofline_ms") double rooflineMs,
         List<String> warnings,
         @JsonProperty("before_layers") List<Span> beforeLayers,
         List<Layer> layers,
         @JsonProperty("after_layers") List<Span> afterLayers) {
 
-    public record Layout(int tp, int pp, int ep, int dp, int gpus, int batch, int context, String dtype, String allreduce,
-                         String overlap, @JsonProperty("cuda_graphs") boolean cudaGraphs) {}
+    public record Layout(int tp, int pp, int ep, int dp, int gpus, int batch, @JsonProperty("micro_batch") int microBatch, int context,
+                         String dtype, @JsonProperty("kv_dtype") String kvDtype, String allreduce, String overlap,
+                         @JsonProperty("cuda_graphs") boolean cudaGraphs) {}
+
+    /**
+     * The step's time as users see it and what it is made of.
+     *
+     * @param itlMs          the inter-token latency: the GPU's step, then the host time it does not hide
+     * @param gpuPathMs      one micro-batch's path through every stage's kernels
+     * @param bubbleMs       what the slowest pipeline stage adds beyond that path (0 without PP)
+     * @param hostMs         the engine's host time between steps
+     * @param hostExposedMs  the part of it on the critical path
+     * @param kernels        kernels launched per step on one GPU (compute and communication)
+     * @param floorMs        their per-kernel floors summed: launch gaps and fixed times
+     * @param rooflineMs     the compute kernels' work at peak rates: what the roofline alone would give
+     */
+    public record Timing(double itlMs, double gpuPathMs, double bubbleMs, double hostMs, double hostExposedMs, int kernels, double floorMs,
+                         double rooflineMs) {}
 
     /** One kernel: compute or a collective, on its stream, for one micro-batch. */
     public record Span(String name, String kind, int stream, @JsonProperty("micro_batch") int microBatch,
@@ -53,9 +78,9 @@ public record DecodeResult(
      *                        experts its tokens picked; two micro-batches read them twice)
      */
     static DecodeResult of(DecodeSpec spec, GpuModel gpu, String tpPath, MemoryPlan memory, double weightBytesRead, List<Op> ops,
-                           List<String> warnings) {
+                           Timing timing, List<String> warnings) {
         ModelConfig m = spec.model();
-        double itl = ops.stream().mapToDouble(o -> o.end).max().orElse(0) / 1000;
+        double itl = timing.itlMs();
         double compute = 0;
         double comm = 0;
         double latency = 0;
@@ -93,12 +118,15 @@ public record DecodeResult(
         }
         double exposed = (covered(commIntervals) - overlap(commIntervals, computeIntervals)) / 1000;
         double tokensPerS = spec.batch() * spec.dp() / (itl / 1000);
-        Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.gpus(), spec.batch(), spec.context(),
-                spec.precision().label(), spec.allReduce().label(), spec.overlap().label(), spec.cudaGraphs());
-        return new DecodeResult(m.name(), spec.system(), gpu.label(), layout, tpPath, itl, tokensPerS, tokensPerS / spec.gpus(),
+        Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.gpus(), spec.batch(), spec.microBatch(), spec.context(),
+                spec.precision().label(), spec.kvBytes() == 1 ? "fp8" : "bf16", spec.allReduce().label(), spec.overlap().label(),
+                spec.cudaGraphs());
+        return new DecodeResult(m.name(), spec.system(), gpu.label(), layout, tpPath, spec.engine().label(), KernelCosts.EFFICIENCY_SET,
+                itl, tokensPerS, tokensPerS / spec.gpus(),
                 1000 / itl, compute, comm, exposed, bytes, comm - latency, latency, memory.weightsBytes(),
                 weightBytesRead / gpu.roofline().hbmBytesPerSecond() * 1000, memory.kvBytes(),
-                memory.buffersBytes(), memory.total(), memory.capacityBytes(), List.copyOf(warnings), before, layers, after);
+                memory.buffersBytes(), memory.total(), memory.capacityBytes(), timing.gpuPathMs(), timing.bubbleMs(), timing.hostMs(),
+                timing.hostExposedMs(), timing.kernels(), timing.floorMs(), timing.rooflineMs(), List.copyOf(warnings), before, layers, after);
     }
 
     /** Total length of the union of intervals. */

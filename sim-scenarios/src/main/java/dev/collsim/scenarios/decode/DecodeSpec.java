@@ -15,10 +15,24 @@ import dev.collsim.core.input.InputException;
  * @param dp      data-parallel replicas of the attention (and of everything when ep is 1)
  * @param batch   sequences decoding together in each replica, one token each per step
  * @param context tokens already in each sequence's KV cache
+ * @param engine  the serving engine whose kernels and host loop the step follows
+ * @param kvCache the KV cache's element type, or null for the engine's default
  */
 public record DecodeSpec(ModelConfig model, String system, String topology, String network, Integer nodes, Integer gpusPerNode, int tp, int pp, int ep, int dp,
-                         int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs) {
+                         int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs,
+                         Engine engine, Precision kvCache) {
+    /** A step under the default engine, its KV cache as that engine keeps it. */
+    public DecodeSpec(ModelConfig model, String system, String topology, String network, Integer nodes, Integer gpusPerNode, int tp, int pp,
+                      int ep, int dp, int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs) {
+        this(model, system, topology, network, nodes, gpusPerNode, tp, pp, ep, dp, batch, context, precision, allReduce, overlap, cudaGraphs,
+                Engine.DEFAULT, null);
+    }
+
     public DecodeSpec {
+        java.util.Objects.requireNonNull(engine, "engine");
+        if (kvCache == Precision.FP4) {
+            throw new InputException("--kv-dtype fp4: expected auto, bf16 or fp8 (KV caches are kept in BF16 or FP8)");
+        }
         positive("--tp", tp);
         positive("--pp", pp);
         positive("--ep", ep);
@@ -65,12 +79,22 @@ public record DecodeSpec(ModelConfig model, String system, String topology, Stri
     /** The same step over {@code stages} pipeline stages, on as many nodes as that needs. */
     public DecodeSpec withPp(int stages) {
         return new DecodeSpec(model, system, topology, network, null, gpusPerNode, tp, stages, ep, dp, batch, context, precision, allReduce,
-                overlap, cudaGraphs);
+                overlap, cudaGraphs, engine, kvCache);
     }
 
     /** The same step with weights in another format. */
     public DecodeSpec withPrecision(Precision other) {
         return new DecodeSpec(model, system, topology, network, nodes, gpusPerNode, tp, pp, ep, dp, batch, context, other, allReduce,
-                overlap, cudaGraphs);
+                overlap, cudaGraphs, engine, kvCache);
+    }
+
+    /** Bytes per cached element: {@code --kv-dtype}, or what the engine keeps for these weights. */
+    public int kvBytes() {
+        return kvCache != null ? kvCache.kvBytes() : engine.defaultKvBytes(precision);
+    }
+
+    /** Sequences in each of the pipeline's in-flight micro-batches: the batch split over the stages. */
+    public int microBatch() {
+        return (batch + pp - 1) / pp;
     }
 }

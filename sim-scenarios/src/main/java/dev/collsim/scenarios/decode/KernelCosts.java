@@ -3,32 +3,87 @@ package dev.collsim.scenarios.decode;
 import dev.collsim.topologies.catalog.GpuModel;
 
 /**
- * The roofline of one kernel: its launch overhead plus the longer of its math at the tensor cores'
- * achievable rate and its memory traffic at HBM's achievable rate. The efficiencies are collsim's
- * assumptions, stated here and in docs/decode.md, not fitted per model: large GEMMs reach about 70 %
- * of dense peak, and decode's weight-streaming GEMVs and attention about 80 % of HBM bandwidth. A
- * kernel launch costs about 5 us from the host in eager mode and about 1.5 us inside a CUDA graph,
- * where the GPU runs the recorded kernels back to back.
+ * What one kernel of the decode step takes on a GPU. Every kernel pays a fixed time that no amount
+ * of bandwidth shortens (the gap between two kernels of a CUDA graph, its prologue, the fill and
+ * drain of its memory pipeline, the tail wave), then the longer of its math and its memory traffic,
+ * each at the efficiency its kind of kernel reaches. Without CUDA graphs the host issues every kernel
+ * and a kernel shorter than the host's issue time waits for it.
+ *
+ * <p>The constants are named by what they mean and sourced in docs/model.md ("Kernel efficiencies");
+ * small GEMVs reach a lower share of HBM bandwidth than large ones because the fixed time weighs more
+ * against fewer bytes ({@link #FIXED_US} plus bytes at {@link #GEMM_MEMORY}), not through a factor per size.
  */
-public record KernelCosts(GpuModel.Roofline gpu, Precision precision, boolean cudaGraphs) {
-    public static final double COMPUTE_EFFICIENCY = 0.70;
-    public static final double MEMORY_EFFICIENCY = 0.80;
-    public static final double LAUNCH_EAGER_US = 5.0;
-    public static final double LAUNCH_GRAPH_US = 1.5;
+public record KernelCosts(GpuModel.Roofline gpu, Precision precision, boolean cudaGraphs, Engine engine) {
+    /** Names this set of constants in every output, so results made with another set can be told apart. */
+    public static final String EFFICIENCY_SET = "collsim-kernels-2026-12";
+    /** Launch gap between two kernels replayed from a CUDA graph. */
+    public static final double GRAPH_GAP_US = 1.5;
+    /** A kernel's own fixed time: prologue, pipeline fill and drain, tail wave (DeepGEMM's M = 64 GEMMs, the calibration). */
+    public static final double FIXED_US = 1.5;
+    /** Share of HBM bandwidth a weight-streaming GEMM reaches once its fixed time is paid (DeepGEMM, M = 64). */
+    public static final double GEMM_MEMORY = 0.85;
+    /** Share of the dense tensor rate a GEMM reaches with its rows padded to whole MMA tiles (DeepGEMM, cuBLAS at large M). */
+    public static final double GEMM_MATH = 0.70;
+    /** Rows of the tensor cores' smallest tile (Hopper's wgmma and Blackwell's UMMA are 64 rows; Ampere's CTA tiles too). */
+    public static final int MMA_TILE_ROWS = 64;
+    /** Share of HBM bandwidth a grouped MoE GEMM reaches streaming its experts (DeepGEMM's masked grouped GEMM, fused_moe). */
+    public static final double GROUPED_MEMORY = 0.70;
+    /** Share of HBM bandwidth a paged decode-attention kernel reaches reading the KV cache (FlashMLA, FlashInfer). */
+    public static final double ATTENTION_MEMORY = 0.80;
+    /** Share of HBM bandwidth an element-wise kernel (norm, rotary, activation, quantisation, copy) reaches. */
+    public static final double STREAM_MEMORY = 0.85;
 
+    /** What a kernel does, which sets the efficiency its traffic and math reach. */
+    public enum Kind {
+        /** A dense GEMM whose weights stream from HBM; {@code rows} tokens padded to whole tiles. */
+        GEMM(GEMM_MEMORY),
+        /** A grouped GEMM over experts; each expert's rows padded to whole tiles. */
+        GROUPED_GEMM(GROUPED_MEMORY),
+        /** Decode attention over a paged KV cache. */
+        ATTENTION(ATTENTION_MEMORY),
+        /** An element-wise or reduction kernel: bandwidth only. */
+        ELEMENTWISE(STREAM_MEMORY);
+
+        final double memoryEfficiency;
+
+        Kind(double memoryEfficiency) {
+            this.memoryEfficiency = memoryEfficiency;
+        }
+    }
+
+    KernelCosts(GpuModel.Roofline gpu, Precision precision, boolean cudaGraphs) {
+        this(gpu, precision, cudaGraphs, Engine.DEFAULT);
+    }
+
+    /** The time between two kernels on a stream: the graph's gap, or the host's issue time without graphs. */
     public double launchMicros() {
-        return cudaGraphs ? LAUNCH_GRAPH_US : LAUNCH_EAGER_US;
+        return cudaGraphs ? GRAPH_GAP_US : engine.eagerLaunchUs;
     }
 
     /** A kernel of {@code flops} at the weight format's tensor rate that moves {@code bytes} through HBM, in us. */
     public double micros(double flops, double bytes) {
-        return launchMicros() + workMicros(flops, bytes);
+        return launchMicros() + workMicros(Kind.GEMM, flops, bytes);
     }
 
-    /** The kernel's time without its launch. */
-    public double workMicros(double flops, double bytes) {
-        double math = flops / (gpu.tflops(precision.bits()) * 1e12 * COMPUTE_EFFICIENCY);
-        double memory = bytes / (gpu.hbmBytesPerSecond() * MEMORY_EFFICIENCY);
+    /**
+     * The kernel's time after its launch: its fixed time, then the longer of its math (already
+     * padded to whole tiles by the caller) and its memory traffic at its kind's efficiency.
+     */
+    public double workMicros(Kind kind, double flops, double bytes) {
+        double math = flops / (gpu.tflops(precision.bits()) * 1e12 * GEMM_MATH);
+        double memory = bytes / (gpu.hbmBytesPerSecond() * kind.memoryEfficiency);
+        return FIXED_US + Math.max(math, memory) * 1e6;
+    }
+
+    /** The kernel's time with the dense efficiencies (no fixed time): the roofline bound, for the outputs' split. */
+    public double rooflineMicros(double flops, double bytes) {
+        double math = flops / (gpu.tflops(precision.bits()) * 1e12);
+        double memory = bytes / gpu.hbmBytesPerSecond();
         return Math.max(math, memory) * 1e6;
+    }
+
+    /** {@code rows} tokens as the tensor cores run them: whole tiles of {@link #MMA_TILE_ROWS}. */
+    static double paddedRows(double rows) {
+        return rows <= 0 ? 0 : Math.ceil(rows / MMA_TILE_ROWS) * MMA_TILE_ROWS;
     }
 }

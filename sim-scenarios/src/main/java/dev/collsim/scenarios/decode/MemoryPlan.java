@@ -46,7 +46,7 @@ record MemoryPlan(double weightsBytes, double kvBytes, double buffersBytes, doub
                 }
             }
             weights = Math.max(weights, w * bpp);
-            kv = Math.max(kv, (double) spec.batch() * spec.context() * layers * m.kvElementsPerTokenPerRank(spec.tp()) * spec.precision().kvBytes());
+            kv = Math.max(kv, (double) spec.batch() * spec.context() * layers * m.kvElementsPerTokenPerRank(spec.tp()) * spec.kvBytes());
         }
         double buffers = spec.tp() > 1 ? tpChannels * 2 * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
         buffers += spec.ep() > 1 ? epPeers * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;

@@ -21,9 +21,11 @@ import java.util.List;
  * @param moeIntermediate  one expert's intermediate size (Mixtral's is its {@code intermediate_size})
  * @param firstDenseLayers layers before the first MoE layer ({@code first_k_dense_replace})
  * @param mla              DeepSeek's multi-head latent attention, or null for grouped-query attention
+ * @param qkNorm           an RMSNorm on each head's queries and keys before rotary (Qwen3's {@code model_type}s)
  */
 public record ModelConfig(String name, int hidden, int layers, int heads, int kvHeads, int headDim, int intermediate, int vocab,
-                          int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, int firstDenseLayers, Mla mla) {
+                          int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, int firstDenseLayers, Mla mla,
+                          boolean qkNorm) {
 
     /** Multi-head latent attention's ranks: queries and keys/values pass through low-rank projections; the cache holds the latent. */
     public record Mla(int qLoraRank, int kvLoraRank, int ropeHeadDim, int nopeHeadDim, int vHeadDim) {}
@@ -108,7 +110,8 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         String name = Path.of(file).getFileName().toString().replaceFirst("\\.json$", "");
         return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optionalPositive("head_dim", hidden / heads), intermediate,
                 f.required("vocab_size"), experts, perToken, experts > 0 ? f.optionalPositive("moe_intermediate_size", intermediate) : 0,
-                f.optional("n_shared_experts", 0), experts > 0 ? firstDense : layers, mla);
+                f.optional("n_shared_experts", 0), experts > 0 ? firstDense : layers, mla,
+                root.path("model_type").asText("").startsWith("qwen3"));
     }
 
     public boolean isMoe(int layer) {

@@ -20,6 +20,10 @@ final class Op {
     final int sms;
     final long bytes;
     final double latencyMicros;
+    /** The part of its time that is the per-kernel floor: the launch gap and the kernel's fixed time. */
+    double floorMicros;
+    /** Its work at the roofline (peak rates, no fixed time): what the bound alone would give; 0 for collectives. */
+    double rooflineMicros;
     final List<Op> deps = new ArrayList<>();
     double start = Double.NaN;
     double end = Double.NaN;

@@ -10,7 +10,7 @@ import java.util.Locale;
  *
  * @param bits            the tensor-core format
  * @param bytesPerParam   NVFP4 adds an FP8 scale per 16 values: 4.5 bits
- * @param kvBytes         per cached element: BF16 with BF16 weights, FP8 otherwise
+ * @param kvBytes         per cached element when the KV cache is kept in this format ({@code --kv-dtype})
  * @param dispatchBytes   per activation an expert-parallel dispatch sends (FP8 dispatch, as DeepSeek does, below BF16)
  */
 public enum Precision {
@@ -54,10 +54,15 @@ public enum Precision {
     }
 
     public static Precision fromName(String name) {
+        return fromName(name, "--dtype");
+    }
+
+    /** A format named on {@code flag}. */
+    public static Precision fromName(String name, String flag) {
         try {
             return valueOf(name.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new InputException("--dtype '" + name + "': expected bf16, fp8 or fp4");
+            throw new InputException(flag + " '" + name + "': expected " + (flag.equals("--dtype") ? "bf16, fp8 or fp4" : "auto, bf16 or fp8"));
         }
     }
 }

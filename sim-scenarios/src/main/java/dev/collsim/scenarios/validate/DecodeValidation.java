@@ -1,0 +1,388 @@
+package dev.collsim.scenarios.validate;
+
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.TextFile;
+import dev.collsim.reports.Column;
+import dev.collsim.reports.Table;
+import dev.collsim.scenarios.decode.AllReduceKind;
+import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.DecodeSpec;
+import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.Engine;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Overlap;
+import dev.collsim.scenarios.decode.Precision;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code validate --decode}: every row of a measured decode CSV (the calibration file's columns)
+ * simulated as the decode step it describes, and the error scored without hiding a bias.
+ *
+ * <p>A row becomes a step as the calibration README says: with concurrency C (or a static batch B)
+ * spread over the replicas, each replica decodes C / dp sequences; at a request rate, Little's law
+ * gives the sequences in flight (rate x OSL x the simulated step, iterated to its fixed point); the
+ * mean context is ISL + OSL / 2. The engine comes from the framework column, the system from the
+ * GPU, the model from the catalogue or a {@code config.json} in {@code models/} beside the CSV.
+ * A row collsim cannot simulate is listed with the reason, never dropped.
+ */
+public final class DecodeValidation {
+    public static final String BUNDLED = "/calibration/decode_measured_calibration.csv";
+    private static final String BUNDLED_MODELS = "/calibration/models/";
+
+    /** One measured decode run, the columns the mapping reads. */
+    record Row(String id, String framework, String gpu, String model, String dtype, int tp, int pp, int ep, int dp, double load,
+               String loadKind, String isl, String osl, String cudaGraphs, String specDecode, String metric, double value, int line) {}
+
+    /** A row simulated: the measured and simulated step, or why it was not simulated. */
+    public record Outcome(String id, String model, String system, String engine, String layout, int batch, int context, double measuredMs,
+                          double simulatedMs, String skipped) {
+        public double ratio() {
+            return simulatedMs / measuredMs;
+        }
+    }
+
+    private final List<Outcome> outcomes;
+
+    private DecodeValidation(List<Outcome> outcomes) {
+        this.outcomes = outcomes;
+    }
+
+    public List<Outcome> outcomes() {
+        return outcomes;
+    }
+
+    /** The bundled calibration file. */
+    public static DecodeValidation bundled() {
+        try (InputStream in = DecodeValidation.class.getResourceAsStream(BUNDLED)) {
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return run(read(new StringReader(text), "bundled decode calibration"), null);
+        } catch (IOException e) {
+            throw new IllegalStateException("the bundled decode calibration cannot be read", e);
+        }
+    }
+
+    /** A measured decode CSV; models outside the catalogue are looked up in {@code models/} beside it. */
+    public static DecodeValidation file(Path csv) {
+        String text = TextFile.read(csv, csv.toString());
+        Path models = csv.toAbsolutePath().getParent().resolve("models");
+        return run(read(new StringReader(text), csv.toString()), models);
+    }
+
+    private static DecodeValidation run(List<Row> rows, Path models) {
+        List<Outcome> out = new ArrayList<>();
+        dev.collsim.scenarios.decode.CommModel.Cache cache = new dev.collsim.scenarios.decode.CommModel.Cache();
+        for (Row r : rows) {
+            out.add(simulate(r, models, cache));
+        }
+        return new DecodeValidation(out);
+    }
+
+    static List<Row> read(Reader reader, String name) {
+        List<Row> rows = new ArrayList<>();
+        int line = 1;
+        try (MappingIterator<Map<String, String>> it = new CsvMapper().readerForMapOf(String.class)
+                .with(CsvSchema.emptySchema().withHeader()).readValues(reader)) {
+            while (it.hasNext()) {
+                line = Math.max(line + 1, it.getParser().currentLocation().getLineNr());
+                Map<String, String> m = it.next();
+                Fields f = new Fields(m, name, line);
+                rows.add(new Row(f.text("row_id"), f.text("framework"), f.text("gpu"), f.text("model"), f.text("dtype"), f.count("tp"),
+                        f.count("pp"), f.count("ep"), f.count("dp"), f.number("batch_or_concurrency"), f.text("batch_kind"), f.text("isl"),
+                        f.text("osl"), f.optional("cuda_graphs"), f.optional("spec_decode"), f.text("metric"), f.number("value"), line));
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof InputException ie) {
+                throw ie;
+            }
+            throw new InputException(name + ": line " + line + ": not a measured decode CSV (" + e.getMessage().lines().findFirst().orElse("")
+                    + ")");
+        }
+        if (rows.isEmpty()) {
+            throw new InputException(name + ": no rows; expected the columns of decode_measured_calibration.csv and a row per run");
+        }
+        return rows;
+    }
+
+    private static Outcome simulate(Row r, Path models, dev.collsim.scenarios.decode.CommModel.Cache cache) {
+        String layout = "tp" + r.tp + (r.pp > 1 ? " pp" + r.pp : "") + (r.ep > 1 ? " ep" + r.ep : "") + (r.dp > 1 ? " dp" + r.dp : "");
+        String system = systemFor(r.gpu);
+        Engine engine = engineFor(r.framework);
+        String engineLabel = engine == null ? "?" : engine.label();
+        int context = firstInt(r.isl) + firstInt(r.osl) / 2;
+        String skip = null;
+        ModelConfig model = null;
+        Precision precision = precisionFor(r.dtype);
+        if (system == null) {
+            skip = "GPU '" + r.gpu + "' has no preset system";
+        } else if (engine == null) {
+            skip = "framework '" + r.framework + "' is not one of the engines (" + Engine.names() + ")";
+        } else if (precision == null) {
+            skip = "dtype '" + r.dtype + "': collsim runs bf16, fp8 or fp4 weights";
+        } else if (r.specDecode != null && !r.specDecode.isBlank() && !r.specDecode.equalsIgnoreCase("none")) {
+            skip = "speculative decoding (" + r.specDecode + ") is not modelled";
+        } else if (firstInt(r.osl) < 1) {
+            skip = "no output length in '" + r.osl + "'";
+        } else {
+            model = modelFor(r.model, models);
+            if (model == null) {
+                skip = "model '" + r.model + "' is neither in the catalogue nor a config.json under models/";
+            }
+        }
+        if (skip != null) {
+            return new Outcome(r.id, r.model, system == null ? "-" : system, engineLabel, layout, 0, context, Double.NaN, Double.NaN, skip);
+        }
+        boolean graphs = r.cudaGraphs == null || r.cudaGraphs.toLowerCase(Locale.ROOT).startsWith("n/a") ? engine.cudaGraphsByDefault()
+                : !r.cudaGraphs.toLowerCase(Locale.ROOT).matches("(off|no|false|disabled).*");
+        try {
+            int batch;
+            DecodeResult result;
+            switch (r.loadKind.toLowerCase(Locale.ROOT)) {
+                case "concurrency", "batch" -> {
+                    batch = Math.max(1, (int) Math.ceil(r.load / r.dp));
+                    result = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache);
+                }
+                case "qps" -> {
+                    // Little's law: sequences in flight = arrival rate x time each spends decoding.
+                    batch = 1;
+                    result = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache);
+                    for (int i = 0; i < 8; i++) {
+                        int next = Math.max(1, (int) Math.round(r.load / r.dp * firstInt(r.osl) * result.itlMs() / 1000));
+                        if (next == batch) {
+                            break;
+                        }
+                        batch = next;
+                        result = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache);
+                    }
+                }
+                default -> {
+                    return new Outcome(r.id, r.model, system, engineLabel, layout, 0, context, Double.NaN, Double.NaN,
+                            "batch_kind '" + r.loadKind + "': expected batch, concurrency or qps");
+                }
+            }
+            double measured = measuredStepMs(r, batch);
+            if (Double.isNaN(measured)) {
+                return new Outcome(r.id, r.model, system, engineLabel, layout, batch, context, Double.NaN, Double.NaN,
+                        "metric '" + r.metric + "' is not a per-step figure (tpot_ms, itl_ms, tok_s_per_user, tok_s_total, tok_s_per_gpu)");
+            }
+            return new Outcome(r.id, r.model, system, engineLabel, layout, batch, context, measured, result.itlMs(), null);
+        } catch (InputException e) {
+            return new Outcome(r.id, r.model, system, engineLabel, layout, 0, context, Double.NaN, Double.NaN, e.getMessage());
+        }
+    }
+
+    private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, Engine engine, boolean graphs, int batch,
+                                   int context) {
+        return new DecodeSpec(model, system, null, null, null, null, r.tp, r.pp, r.ep, r.dp, batch, context, precision, AllReduceKind.AUTO,
+                Overlap.NONE, graphs, engine, null);
+    }
+
+    /** The measured time of one decode step, in ms; NaN for a metric that is not one. */
+    static double measuredStepMs(Row r, int batchPerReplica) {
+        double sequences = (double) batchPerReplica * r.dp;
+        return switch (r.metric.toLowerCase(Locale.ROOT)) {
+            case "tpot_ms", "itl_ms" -> r.value;
+            case "tok_s_per_user" -> 1000 / r.value;
+            case "tok_s_total" -> r.loadKind.equalsIgnoreCase("qps") ? Double.NaN : sequences * 1000 / r.value;
+            case "tok_s_per_gpu" -> r.loadKind.equalsIgnoreCase("qps") ? Double.NaN
+                    : sequences * 1000 / (r.value * r.tp * r.pp * r.dp);
+            default -> Double.NaN;
+        };
+    }
+
+    /** The preset a GPU's name runs on; null where there is none. */
+    static String systemFor(String gpu) {
+        String g = gpu.toUpperCase(Locale.ROOT);
+        if (g.contains("GB300")) {
+            return "gb300-nvl72";
+        }
+        if (g.contains("GB200")) {
+            return "gb200-nvl72";
+        }
+        if (g.contains("B200")) {
+            return "hgx-b200";
+        }
+        if (g.contains("H200")) {
+            return "hgx-h200";
+        }
+        if (g.contains("H100")) {
+            return g.contains("PCIE") ? "pcie-h100-8x" : "hgx-h100";
+        }
+        if (g.contains("A100")) {
+            return g.contains("PCIE") ? null : "dgx-a100";
+        }
+        if (g.contains("L40S")) {
+            return "pcie-l40s-8x";
+        }
+        return g.contains("4090") ? "pcie-4090-8x" : null;
+    }
+
+    /** The engine a framework column names; a Dynamo row without its backend is taken as TensorRT-LLM, NVIDIA's usual one. */
+    static Engine engineFor(String framework) {
+        String f = framework.toLowerCase(Locale.ROOT);
+        if (f.contains("sglang")) {
+            return Engine.SGLANG;
+        }
+        if (f.contains("tensorrt") || f.contains("trt-llm") || f.contains("trtllm")) {
+            return Engine.TRTLLM;
+        }
+        if (f.contains("lmdeploy") || f.contains("turbomind")) {
+            return Engine.LMDEPLOY;
+        }
+        if (f.contains("vllm")) {
+            Matcher v = Pattern.compile("vllm[^0-9]*0\\.(\\d+)").matcher(f);
+            boolean v0 = f.contains("v0") || (v.find() && Integer.parseInt(v.group(1)) < 8);
+            return v0 ? Engine.VLLM_V0 : Engine.VLLM;
+        }
+        return f.contains("dynamo") ? Engine.TRTLLM : null;
+    }
+
+    static Precision precisionFor(String dtype) {
+        String d = dtype.toLowerCase(Locale.ROOT).trim();
+        if (d.startsWith("fp8")) {
+            return Precision.FP8;
+        }
+        if (d.startsWith("fp4") || d.startsWith("nvfp4") || d.startsWith("mxfp4")) {
+            return Precision.FP4;
+        }
+        return d.startsWith("bf16") || d.startsWith("fp16") ? Precision.BF16 : null;
+    }
+
+    /** Names the model families take in published runs, in the order they are tried. */
+    private static final List<Map.Entry<Pattern, String>> MODELS = List.of(
+            Map.entry(Pattern.compile("deepseek-?(r1|v3)"), "deepseek-v3"),
+            Map.entry(Pattern.compile("llama-?2-?70b"), "llama-2-70b.json"),
+            Map.entry(Pattern.compile("llama-?3(\\.\\d)?-?405b"), "llama-3.1-405b"),
+            Map.entry(Pattern.compile("llama-?3(\\.\\d)?-?70b"), "llama-3-70b"),
+            Map.entry(Pattern.compile("llama-?3(\\.\\d)?-?8b"), "llama-3-8b"),
+            Map.entry(Pattern.compile("mixtral-?8x7b"), "mixtral-8x7b"),
+            Map.entry(Pattern.compile("mixtral-?8x22b"), "mixtral-8x22b"),
+            Map.entry(Pattern.compile("qwen3-?235b"), "qwen3-235b-a22b"),
+            Map.entry(Pattern.compile("qwq-?32b|qwen2\\.5-?32b"), "qwen2.5-32b.json"));
+
+    /** The model a name describes: a catalogue model, or a config file beside the CSV or bundled with the calibration; null if none. */
+    static ModelConfig modelFor(String name, Path models) {
+        String n = name.toLowerCase(Locale.ROOT).replace(' ', '-');
+        for (Map.Entry<Pattern, String> e : MODELS) {
+            if (e.getKey().matcher(n).find()) {
+                return e.getValue().endsWith(".json") ? config(e.getValue(), models) : ModelConfig.load(e.getValue());
+            }
+        }
+        Matcher first = Pattern.compile("^[a-z0-9._-]+").matcher(n);
+        return first.find() ? config(first.group() + ".json", models) : null;
+    }
+
+    private static ModelConfig config(String file, Path models) {
+        if (models != null && Files.isRegularFile(models.resolve(file))) {
+            return ModelConfig.load(models.resolve(file).toString());
+        }
+        try (InputStream in = DecodeValidation.class.getResourceAsStream(BUNDLED_MODELS + file)) {
+            return in == null ? null : ModelConfig.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), file);
+        } catch (IOException e) {
+            throw new IllegalStateException("the bundled model " + file + " cannot be read", e);
+        }
+    }
+
+    /** The first whole number in a column such as "sonnet dataset (default ~550)"; 0 if none. */
+    static int firstInt(String s) {
+        Matcher m = Pattern.compile("\\d+").matcher(s);
+        return m.find() ? Integer.parseInt(m.group()) : 0;
+    }
+
+    /** Geomean |error| as exp(mean |ln(sim/meas)|) - 1, over the simulated rows. */
+    public double geomeanAbsError() {
+        return Math.exp(simulated().stream().mapToDouble(o -> Math.abs(Math.log(o.ratio()))).average().orElse(0)) - 1;
+    }
+
+    /** The signed bias: exp(mean ln(sim/meas)) - 1; negative when the model is fast. */
+    public double bias() {
+        return Math.exp(simulated().stream().mapToDouble(o -> Math.log(o.ratio())).average().orElse(0)) - 1;
+    }
+
+    public List<Outcome> simulated() {
+        return outcomes.stream().filter(o -> o.skipped() == null).toList();
+    }
+
+    /** The summary line and a row per measured run. */
+    public List<Table> tables(String source) {
+        List<Outcome> sim = simulated();
+        Outcome worst = sim.stream().max(java.util.Comparator.comparingDouble(o -> Math.abs(Math.log(o.ratio())))).orElse(null);
+        Table summary = new Table("decode steps simulated against measured runs", List.of(Column.text("source", "source", 24),
+                Column.number("rows", "rows", "", 6, 0), Column.number("skipped", "skipped", "", 8, 0),
+                Column.number("geomean_abs_error_pct", "geomean |err|", "(%)", 14, 1), Column.number("bias_pct", "bias", "(%)", 8, 1),
+                Column.text("worst_row", "worst row", 10), Column.number("worst_error_pct", "worst err", "(%)", 10, 1)),
+                Map.of("command", "validate --decode"));
+        summary.note("error = simulated / measured - 1 per row; geomean |err| = exp(mean |ln(sim/meas)|) - 1; bias = exp(mean ln(sim/meas)) - 1");
+        summary.row(source, sim.size(), outcomes.size() - sim.size(), 100 * geomeanAbsError(), 100 * bias(), worst == null ? "-" : worst.id(),
+                worst == null ? 0 : 100 * (worst.ratio() - 1));
+        Table rows = new Table("every measured decode run", List.of(Column.text("row", "row", 5), Column.text("model", "model", 24),
+                Column.text("system", "system", 12), Column.text("engine", "engine", 9), Column.text("layout", "layout", 14),
+                Column.number("batch", "batch", "", 6, 0), Column.number("context", "context", "", 8, 0),
+                Column.number("measured_ms", "measured", "(ms)", 10, 2), Column.number("simulated_ms", "simulated", "(ms)", 10, 2),
+                Column.number("error_pct", "error", "(%)", 8, 1)), Map.of("command", "validate --decode"));
+        for (Outcome o : outcomes) {
+            if (o.skipped() == null) {
+                rows.row(o.id(), shortName(o.model()), o.system(), o.engine(), o.layout(), o.batch(), o.context(), o.measuredMs(), o.simulatedMs(),
+                        100 * (o.ratio() - 1));
+            } else {
+                rows.note("skipped row " + o.id() + " (" + shortName(o.model()) + "): " + o.skipped());
+            }
+        }
+        return List.of(summary, rows);
+    }
+
+    private static String shortName(String model) {
+        int paren = model.indexOf(" (");
+        return paren > 0 ? model.substring(0, paren) : model;
+    }
+
+    /** Reads the CSV's fields, each error naming the file, the line and the column. */
+    private record Fields(Map<String, String> m, String file, int line) {
+        String text(String key) {
+            String v = m.get(key);
+            if (v == null || v.isBlank()) {
+                throw new InputException(file + ": line " + line + ": missing '" + key + "'");
+            }
+            return v.trim();
+        }
+
+        String optional(String key) {
+            return m.get(key);
+        }
+
+        double number(String key) {
+            String v = text(key);
+            try {
+                double d = Double.parseDouble(v);
+                if (d > 0 && Double.isFinite(d)) {
+                    return d;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new InputException(file + ": line " + line + ": " + key + " '" + v + "': expected a positive number");
+        }
+
+        int count(String key) {
+            double d = number(key);
+            if (d != Math.rint(d) || d > 1 << 20) {
+                throw new InputException(file + ": line " + line + ": " + key + " '" + m.get(key) + "': expected a whole number of ranks");
+            }
+            return (int) d;
+        }
+    }
+}
