@@ -39,8 +39,8 @@ public final class CommModel {
         private final Map<String, CommModel> models = new ConcurrentHashMap<>();
 
         CommModel forSpec(DecodeSpec spec, java.util.function.Supplier<Machine> machine) {
-            String key = spec.system() + "|" + spec.topology() + "|" + spec.network() + "|" + spec.gpusPerNode() + "|" + spec.allReduce();
-            return models.computeIfAbsent(key, k -> new CommModel(machine.get(), spec.allReduce()));
+            String key = spec.system() + "|" + spec.topology() + "|" + spec.network() + "|" + spec.gpusPerNode() + "|" + spec.allReduceKernel();
+            return models.computeIfAbsent(key, k -> new CommModel(machine.get(), spec.allReduceKernel()));
         }
     }
 

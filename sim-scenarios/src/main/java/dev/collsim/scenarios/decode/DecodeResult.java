@@ -119,7 +119,7 @@ public record DecodeResult(
         double exposed = (covered(commIntervals) - overlap(commIntervals, computeIntervals)) / 1000;
         double tokensPerS = spec.batch() * spec.dp() / (itl / 1000);
         Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.gpus(), spec.batch(), spec.microBatch(), spec.context(),
-                spec.precision().label(), spec.kvBytes() == 1 ? "fp8" : "bf16", spec.allReduce().label(), spec.overlap().label(),
+                spec.precision().label(), spec.kvBytes() == 1 ? "fp8" : "bf16", spec.allReduceKernel().label(), spec.overlap().label(),
                 spec.cudaGraphs());
         return new DecodeResult(m.name(), spec.system(), gpu.label(), layout, tpPath, spec.engine().label(), KernelCosts.EFFICIENCY_SET,
                 itl, tokensPerS, tokensPerS / spec.gpus(),

@@ -93,6 +93,11 @@ public record DecodeSpec(ModelConfig model, String system, String topology, Stri
         return kvCache != null ? kvCache.kvBytes() : engine.defaultKvBytes(precision);
     }
 
+    /** The all-reduce kernel in force: {@code --allreduce}, where auto means NCCL's for an engine without its own. */
+    public AllReduceKind allReduceKernel() {
+        return allReduce == AllReduceKind.AUTO && !engine.customAllReduce ? AllReduceKind.NCCL : allReduce;
+    }
+
     /** Sequences in each of the pipeline's in-flight micro-batches: the batch split over the stages. */
     public int microBatch() {
         return (batch + pp - 1) / pp;

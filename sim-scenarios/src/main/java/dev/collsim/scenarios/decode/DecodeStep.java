@@ -42,7 +42,7 @@ public final class DecodeStep {
         this.gpusPerNode = machine.gpusPerNode();
         this.noise = noise;
         boolean jitter = noise != null && (noise.spec().launchCv() > 0 || noise.spec().stepCv() > 0);
-        this.comm = jitter ? new CommModel(machine, spec.allReduce(), noise) : cache.forSpec(spec, () -> machine);
+        this.comm = jitter ? new CommModel(machine, spec.allReduceKernel(), noise) : cache.forSpec(spec, () -> machine);
         // The step follows replica 0, whose stage s holds GPUs s*tp .. s*tp+tp-1: a straggler there slows that stage.
         int straggler = noise == null ? -1 : noise.straggler(spec.gpus());
         this.stragglerStage = straggler >= 0 && straggler < spec.tp() * spec.pp() ? straggler / spec.tp() : -1;
@@ -202,7 +202,7 @@ public final class DecodeStep {
         double cacheElements = m.kvElementsPerTokenPerRank(spec.tp());
         op = ropeAndCacheWrite(l, b, t, (qPerRank + kvPerRank) * m.headDim(), cacheElements, op);
         double cacheBytes = (double) t * spec.context() * cacheElements * spec.kvBytes();
-        op = compute("attention", l, b, KernelCosts.Kind.ATTENTION, 4.0 * t * spec.context() * qPerRank * m.headDim(), cacheBytes, op);
+        op = attentionKernel(l, b, t, qPerRank, 4.0 * t * spec.context() * qPerRank * m.headDim(), cacheBytes, op);
         op = quantize(l, b, t, qPerRank * m.headDim(), op);
         return gemmThenReduce("o_proj", l, b, t, m.outParamsPerRank(spec.tp()), qPerRank * m.headDim() + m.hidden(), op);
     }
@@ -236,10 +236,22 @@ public final class DecodeStep {
         op = gemm("q_absorb", l, b, t, q * a.nopeHeadDim() * a.kvLoraRank(), Precision.ACTIVATION_BYTES, q * (a.nopeHeadDim() + a.kvLoraRank()), op);
         op = ropeAndCacheWrite(l, b, t, (q + 1) * a.ropeHeadDim(), latent, op);
         double cacheBytes = (double) t * spec.context() * latent * spec.kvBytes();
-        op = compute("attention", l, b, KernelCosts.Kind.ATTENTION, 2.0 * t * spec.context() * q * (2.0 * a.kvLoraRank() + a.ropeHeadDim()), cacheBytes, op);
+        op = attentionKernel(l, b, t, q, 2.0 * t * spec.context() * q * (2.0 * a.kvLoraRank() + a.ropeHeadDim()), cacheBytes, op);
         op = gemm("v_absorb", l, b, t, q * a.kvLoraRank() * a.vHeadDim(), Precision.ACTIVATION_BYTES, q * (a.kvLoraRank() + a.vHeadDim()), op);
         op = quantize(l, b, t, q * a.vHeadDim(), op);
         return gemmThenReduce("o_proj", l, b, t, m.outParamsPerRank(spec.tp()), q * a.vHeadDim() + m.hidden(), op);
+    }
+
+    /**
+     * Decode attention over the cache. An engine that splits the context over CTAs fills the GPU at
+     * any batch; one that gives each sequence and query head one CTA streams the cache with only that
+     * many of the SMs when the batch is small.
+     */
+    private Op attentionKernel(int l, int b, int t, double headsPerRank, double flops, double cacheBytes, Op after) {
+        double fill = k.engine().splitsKv ? 1 : Math.min(1, t * headsPerRank / gpu.roofline().sms());
+        Op op = compute("attention", l, b, KernelCosts.Kind.ATTENTION, flops, cacheBytes / fill, after, flops);
+        op.rooflineMicros = k.rooflineMicros(flops, cacheBytes);
+        return op;
     }
 
     /** The layer's input norm; under TensorRT-LLM's all-reduce fusion the previous layer's all-reduce already applied it. */

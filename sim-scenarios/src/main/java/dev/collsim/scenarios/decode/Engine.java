@@ -22,6 +22,12 @@ import java.util.stream.Collectors;
  *                                (norm, activation, all-reduce) instead of by a kernel of their own
  * @param fusesSharedExperts      shared experts run as extra experts inside the routed experts'
  *                                grouped GEMM (SGLang's shared-experts fusion for DeepSeek)
+ * @param splitsKv               decode attention splits each sequence's context over several CTAs
+ *                                (FlashDecoding, as FlashInfer, FlashAttention and FlashMLA do), so
+ *                                even one sequence fills the GPU; without it one CTA per sequence and
+ *                                query head streams the whole context
+ * @param customAllReduce        the engine's own one-shot/two-shot all-reduce inside an NVLink domain
+ *                                (vLLM's rule, {@code --allreduce auto}); without it NCCL's
  * @param eagerLaunchUs           host time to issue one kernel without CUDA graphs (Python and the
  *                                framework's dispatch for the PyTorch engines, C++ for TurboMind)
  * @param hostStepUs              host time per step that does not depend on the batch
@@ -35,15 +41,15 @@ import java.util.stream.Collectors;
  */
 public enum Engine {
     /** vLLM V1 (0.8 and later): torch.compile'd layers, FlashAttention/FlashInfer, custom all-reduce, CUDA graphs. */
-    VLLM("vllm", false, false, false, false, false, 9.0, 1_600, 0, false, false, true),
+    VLLM("vllm", false, false, false, false, false, true, true, 9.0, 2_000, 10, false, false, true),
     /** vLLM V0 (0.7 and earlier): the same kernels, with a host loop that builds every sequence's metadata each step. */
-    VLLM_V0("vllm-v0", false, false, false, false, false, 9.0, 3_000, 150, false, false, true),
+    VLLM_V0("vllm-v0", false, false, false, false, false, true, true, 9.0, 5_000, 200, false, false, true),
     /** SGLang: FlashInfer/FlashAttention-3 kernels, shared-experts fusion, and the overlap scheduler. */
-    SGLANG("sglang", false, false, false, false, true, 9.0, 1_500, 10, true, false, true),
+    SGLANG("sglang", false, false, false, false, true, true, true, 9.0, 1_500, 10, true, false, true),
     /** TensorRT-LLM (PyTorch backend): fused attention preprocessing, all-reduce + norm fusion, overlap scheduler. */
-    TRTLLM("trtllm", true, true, true, true, false, 4.0, 1_000, 5, true, true, true),
-    /** LMDeploy's TurboMind: FasterTransformer-style fused C++ kernels launched from C++, without CUDA graphs. */
-    LMDEPLOY("lmdeploy", true, false, true, true, false, 3.0, 300, 0, false, false, false);
+    TRTLLM("trtllm", true, true, true, true, false, true, true, 4.0, 1_000, 5, true, true, true),
+    /** LMDeploy's TurboMind (2023): FasterTransformer-style fused kernels launched from C++, without CUDA graphs, NCCL's all-reduce. */
+    LMDEPLOY("lmdeploy", true, false, true, true, false, false, false, 4.0, 2_000, 150, false, false, false);
 
     private final String label;
     final boolean fusesRopeAndCacheWrite;
@@ -51,6 +57,8 @@ public enum Engine {
     final boolean fusesActivation;
     final boolean fusesQuantize;
     final boolean fusesSharedExperts;
+    final boolean splitsKv;
+    final boolean customAllReduce;
     final double eagerLaunchUs;
     final double hostStepUs;
     final double hostPerSequenceUs;
@@ -59,7 +67,7 @@ public enum Engine {
     final boolean cudaGraphsByDefault;
 
     Engine(String label, boolean fusesRopeAndCacheWrite, boolean fusesNormIntoAllReduce, boolean fusesActivation, boolean fusesQuantize,
-           boolean fusesSharedExperts, double eagerLaunchUs, double hostStepUs, double hostPerSequenceUs, boolean hostOverlapped,
+           boolean fusesSharedExperts, boolean splitsKv, boolean customAllReduce, double eagerLaunchUs, double hostStepUs, double hostPerSequenceUs, boolean hostOverlapped,
            boolean fp8CacheWithFp8Weights, boolean cudaGraphsByDefault) {
         this.label = label;
         this.fusesRopeAndCacheWrite = fusesRopeAndCacheWrite;
@@ -67,6 +75,8 @@ public enum Engine {
         this.fusesActivation = fusesActivation;
         this.fusesQuantize = fusesQuantize;
         this.fusesSharedExperts = fusesSharedExperts;
+        this.splitsKv = splitsKv;
+        this.customAllReduce = customAllReduce;
         this.eagerLaunchUs = eagerLaunchUs;
         this.hostStepUs = hostStepUs;
         this.hostPerSequenceUs = hostPerSequenceUs;

@@ -19,15 +19,13 @@ public record KernelCosts(GpuModel.Roofline gpu, Precision precision, boolean cu
     /** Launch gap between two kernels replayed from a CUDA graph. */
     public static final double GRAPH_GAP_US = 1.5;
     /** A kernel's own fixed time: prologue, pipeline fill and drain, tail wave (DeepGEMM's M = 64 GEMMs, the calibration). */
-    public static final double FIXED_US = 1.5;
+    public static final double FIXED_US = 2.0;
     /** Share of HBM bandwidth a weight-streaming GEMM reaches once its fixed time is paid (DeepGEMM, M = 64). */
     public static final double GEMM_MEMORY = 0.85;
     /** Share of the dense tensor rate a GEMM reaches with its rows padded to whole MMA tiles (DeepGEMM, cuBLAS at large M). */
     public static final double GEMM_MATH = 0.70;
     /** Rows of the tensor cores' smallest tile (Hopper's wgmma and Blackwell's UMMA are 64 rows; Ampere's CTA tiles too). */
     public static final int MMA_TILE_ROWS = 64;
-    /** Share of HBM bandwidth a grouped MoE GEMM reaches streaming its experts (DeepGEMM's masked grouped GEMM, fused_moe). */
-    public static final double GROUPED_MEMORY = 0.70;
     /** Share of HBM bandwidth a paged decode-attention kernel reaches reading the KV cache (FlashMLA, FlashInfer). */
     public static final double ATTENTION_MEMORY = 0.80;
     /** Share of HBM bandwidth an element-wise kernel (norm, rotary, activation, quantisation, copy) reaches. */
@@ -37,8 +35,8 @@ public record KernelCosts(GpuModel.Roofline gpu, Precision precision, boolean cu
     public enum Kind {
         /** A dense GEMM whose weights stream from HBM; {@code rows} tokens padded to whole tiles. */
         GEMM(GEMM_MEMORY),
-        /** A grouped GEMM over experts; each expert's rows padded to whole tiles. */
-        GROUPED_GEMM(GROUPED_MEMORY),
+        /** A grouped GEMM over experts: it streams their weights as a dense GEMM does; each expert's rows padded to whole tiles. */
+        GROUPED_GEMM(GEMM_MEMORY),
         /** Decode attention over a paged KV cache. */
         ATTENTION(ATTENTION_MEMORY),
         /** An element-wise or reduction kernel: bandwidth only. */
