@@ -42,6 +42,10 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
     String dtype;
 
+    @Option(names = "--engine", paramLabel = "NAME", defaultValue = "vllm",
+            description = "the serving engine whose kernels and host loop every layout follows (default: ${DEFAULT-VALUE}; see decode --help)")
+    String engine;
+
     @Option(names = "--threads", paramLabel = "T", description = "layouts simulated at once (default: the cores)")
     Integer threads;
 
@@ -57,7 +61,8 @@ public final class CompareCommand implements Callable<Integer> {
         if (!(slo > 0)) {
             throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");
         }
-        Comparison c = Comparison.run(ModelConfig.load(model), systems, gpus, context, Precision.fromName(dtype), slo, t);
+        Comparison c = Comparison.run(ModelConfig.load(model), systems, gpus, context, Precision.fromName(dtype), slo, t,
+                dev.collsim.scenarios.decode.Engine.fromName(engine));
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", systems)
                     + " at context " + context + " in " + dtype + ": give more --gpus, a smaller --dtype or a shorter --context");

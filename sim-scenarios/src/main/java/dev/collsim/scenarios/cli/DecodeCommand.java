@@ -83,7 +83,7 @@ public final class DecodeCommand implements Callable<Integer> {
             description = "kernels replayed from a CUDA graph (default: ${DEFAULT-VALUE}, as the engine does: on, off for lmdeploy)")
     String cudaGraphs;
 
-    @Option(names = "--engine", paramLabel = "NAME", defaultValue = "sglang",
+    @Option(names = "--engine", paramLabel = "NAME", defaultValue = "vllm",
             description = "the serving engine whose kernels and host loop the step follows: vllm, vllm-v0, sglang, trtllm or lmdeploy"
                     + " (default: ${DEFAULT-VALUE}, the one that fits the calibration best)")
     String engine;
@@ -155,8 +155,11 @@ public final class DecodeCommand implements Callable<Integer> {
     private DecodeSpec spec(ModelConfig config, String systemName, Integer perNode) {
         String name = topology != null ? java.nio.file.Path.of(topology).getFileName().toString() : systemName;
         Engine e = Engine.fromName(engine);
-        boolean graphs = cudaGraphs.equals("auto") ? e.cudaGraphsByDefault() : Flags.onOff("--cuda-graphs", cudaGraphs);
-        Precision kv = kvDtype.equals("auto") ? null : Precision.fromName(kvDtype, "--kv-dtype");
+        if (!cudaGraphs.matches("(?i)auto|on|off|true|false|1|0")) {
+            throw new InputException("--cuda-graphs '" + cudaGraphs + "': expected auto, on or off");
+        }
+        boolean graphs = cudaGraphs.equalsIgnoreCase("auto") ? e.cudaGraphsByDefault() : Flags.onOff("--cuda-graphs", cudaGraphs);
+        Precision kv = kvDtype.equalsIgnoreCase("auto") ? null : Precision.fromName(kvDtype, "--kv-dtype");
         return new DecodeSpec(config, name, topology, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
                 AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), graphs, e, kv);
     }

@@ -55,6 +55,10 @@ public final class ValidateCommand implements Callable<Integer> {
             description = "with --decode: a CSV shaped like decode_measured_calibration.csv, its models/ beside it (default: the bundled file)")
     Path measured;
 
+    @Option(names = "--engine", paramLabel = "NAME",
+            description = "with --decode: run every row under this engine instead of the one its framework column names")
+    String engine;
+
     @Mixin
     LoggedRunOptions run;
 
@@ -66,8 +70,8 @@ public final class ValidateCommand implements Callable<Integer> {
         if (decode) {
             return decode();
         }
-        if (measured != null) {
-            throw new InputException("--measured CSV goes with --decode; nccl-tests logs are given as arguments");
+        if (measured != null || engine != null) {
+            throw new InputException((measured != null ? "--measured CSV" : "--engine") + " goes with --decode; nccl-tests logs are given as arguments");
         }
         List<CalibrationRow> rows = new java.util.ArrayList<>(calibration == null ? CalibrationSet.bundled() : CalibrationSet.file(calibration));
         java.util.Map<String, dev.collsim.scenarios.validate.DatasetSetup> setups = new java.util.LinkedHashMap<>(CalibrationSet.setups());
@@ -102,7 +106,8 @@ public final class ValidateCommand implements Callable<Integer> {
         if (!logs.isEmpty() || calibration != null) {
             throw new InputException("--decode validates a measured decode CSV (--measured); leave out nccl-tests logs and --calibration");
         }
-        DecodeValidation v = measured == null ? DecodeValidation.bundled() : DecodeValidation.file(measured);
+        dev.collsim.scenarios.decode.Engine forced = engine == null ? null : dev.collsim.scenarios.decode.Engine.fromName(engine);
+        DecodeValidation v = measured == null ? DecodeValidation.bundled(forced) : DecodeValidation.file(measured, forced);
         String source = measured == null ? "decode calibration" : measured.getFileName().toString();
         ReportFormat format = output.reportFormat();
         StringBuilder text = new StringBuilder();

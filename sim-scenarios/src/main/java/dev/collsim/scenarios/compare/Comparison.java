@@ -3,6 +3,8 @@ package dev.collsim.scenarios.compare;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
+import dev.collsim.scenarios.decode.Engine;
+import dev.collsim.scenarios.decode.KernelCosts;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
 import java.util.ArrayList;
@@ -17,7 +19,7 @@ import java.util.Map;
  * inter-token latency target, with where its time goes.
  */
 public record Comparison(String model, int gpus, int context, String dtype, @JsonProperty("itl_slo_ms") double itlSloMs,
-                         List<SystemResult> systems) {
+                         String engine, @JsonProperty("efficiency_set") String efficiencySet, List<SystemResult> systems) {
 
     /** One system's search: how many layouts fit and ran, the frontier, and the best within the SLO (null if none meets it). */
     public record SystemResult(String system, int layouts, List<Row> frontier, Row best) {}
@@ -44,9 +46,15 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
 
     public static Comparison run(ModelConfig m, List<String> systems, int gpus, int context, Precision precision, double sloMs,
                                  int threads) {
+        return run(m, systems, gpus, context, precision, sloMs, threads, Engine.DEFAULT);
+    }
+
+    /** Every system's search under {@code engine}'s kernels and host loop. */
+    public static Comparison run(ModelConfig m, List<String> systems, int gpus, int context, Precision precision, double sloMs,
+                                 int threads, Engine engine) {
         List<SystemResult> out = new ArrayList<>();
         for (String system : systems) {
-            List<LayoutSearch.Point> points = LayoutSearch.run(m, system, gpus, context, precision, threads);
+            List<LayoutSearch.Point> points = LayoutSearch.run(m, system, gpus, context, precision, threads, engine);
             List<Row> frontier = LayoutSearch.pareto(points).stream().map(Row::of).toList();
             Row best = points.stream().filter(p -> p.result().itlMs() <= sloMs)
                     .max(Comparator.comparingDouble((LayoutSearch.Point p) -> p.result().tokensPerSPerGpu())
@@ -54,7 +62,7 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
                     .map(Row::of).orElse(null);
             out.add(new SystemResult(system, points.size(), frontier, best));
         }
-        return new Comparison(m.name(), gpus, context, precision.label(), sloMs, out);
+        return new Comparison(m.name(), gpus, context, precision.label(), sloMs, engine.label(), KernelCosts.EFFICIENCY_SET, out);
     }
 
     /** The frontiers, system by system in one table, then the winners side by side. */
@@ -64,7 +72,8 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
         Table frontiers = new Table("Pareto frontiers", frontierColumns, Map.of("command", "compare", "model", model));
         for (SystemResult s : systems) {
             frontiers.note(String.format(Locale.ROOT, "%s on %d GPUs of %s, context %d, %s: %d layouts fit and ran; these are the ones no"
-                    + " other beats on both tokens/s per GPU and per user", model, gpus, s.system(), context, dtype, s.layouts()));
+                    + " other beats on both tokens/s per GPU and per user; %s's kernels and host loop, efficiencies %s", model, gpus, s.system(),
+                    context, dtype, s.layouts(), engine, efficiencySet));
             s.frontier().forEach(r -> frontiers.row(cells(s.system(), r)));
         }
         List<Column> columns = rowColumns("system");

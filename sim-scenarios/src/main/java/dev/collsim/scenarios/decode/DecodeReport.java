@@ -17,9 +17,10 @@ public final class DecodeReport {
                 Column.number("end_ms", "end", "(ms)", 10, 4), Column.number("compute_ms", "compute", "(ms)", 10, 4),
                 Column.number("comm_ms", "comm", "(ms)", 10, 4)),
                 Map.of("command", "decode", "model", r.model(), "system", r.system()));
-        t.note(String.format(Locale.ROOT, "%s on %s (%s): tp %d, pp %d, ep %d, dp %d = %d GPUs; batch %d, context %d, %s;"
-                        + " all-reduce %s, overlap %s, CUDA graphs %s", r.model(), r.system(), r.gpu(), l.tp(), l.pp(), l.ep(), l.dp(),
-                l.gpus(), l.batch(), l.context(), l.dtype(), l.allreduce(), l.overlap(), l.cudaGraphs() ? "on" : "off"));
+        t.note(String.format(Locale.ROOT, "%s on %s (%s): tp %d, pp %d, ep %d, dp %d = %d GPUs; batch %d%s, context %d, %s, KV cache %s;"
+                        + " all-reduce %s, overlap %s, CUDA graphs %s; engine %s, efficiencies %s", r.model(), r.system(), r.gpu(), l.tp(),
+                l.pp(), l.ep(), l.dp(), l.gpus(), l.batch(), l.pp() > 1 ? " (" + l.pp() + " micro-batches of " + l.microBatch() + ")" : "",
+                l.context(), l.dtype(), l.kvDtype(), l.allreduce(), l.overlap(), l.cudaGraphs() ? "on" : "off", r.engine(), r.efficiencySet()));
         t.note(String.format(Locale.ROOT, "memory per GPU: %.1f GiB of %.1f (weights %.1f, KV cache %.1f, buffers %.1f, reserve 1.0)",
                 gib(r.memoryBytesPerGpu()), gib(r.hbmBytesPerGpu()), gib(r.weightsBytesPerGpu()), gib(r.kvBytesPerGpu()),
                 gib(r.buffersBytesPerGpu())));
@@ -34,6 +35,10 @@ public final class DecodeReport {
         t.footnote(String.format(Locale.ROOT, "compute %.3f ms (the weights it reads take %.3f ms at HBM's peak), communication %.3f ms"
                         + " (bandwidth %.3f, latency %.3f), exposed %.3f ms; %.1f MB sent per GPU", r.computeMs(), r.weightsReadMs(),
                 r.commMs(), r.commBandwidthTermMs(), r.commLatencyTermMs(), r.exposedCommMs(), r.commBytesPerGpu() / 1e6));
+        t.footnote(String.format(Locale.ROOT, "%d kernels per step: their floors (launch gaps and fixed times, fitted) %.3f ms; their work at"
+                        + " the roofline's peak rates (a bound) %.3f ms; host %.3f ms between steps, %.3f ms of it exposed%s",
+                r.kernelsPerStep(), r.kernelFloorMs(), r.rooflineMs(), r.hostMs(), r.hostExposedMs(),
+                l.pp() > 1 ? String.format(Locale.ROOT, "; pipeline bubble %.3f ms", r.pipelineBubbleMs()) : ""));
         return t;
     }
 

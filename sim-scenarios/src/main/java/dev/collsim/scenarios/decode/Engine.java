@@ -86,7 +86,7 @@ public enum Engine {
     }
 
     /** The engine {@code --engine} defaults to: the one whose kernel set fits the calibration best (docs/decode.md). */
-    public static final Engine DEFAULT = SGLANG;
+    public static final Engine DEFAULT = VLLM;
 
     public boolean cudaGraphsByDefault() {
         return cudaGraphsByDefault;

@@ -66,28 +66,28 @@ public final class DecodeValidation {
         return outcomes;
     }
 
-    /** The bundled calibration file. */
-    public static DecodeValidation bundled() {
+    /** The bundled calibration file; {@code engine}, if not null, runs every row instead of the framework column's engine. */
+    public static DecodeValidation bundled(Engine engine) {
         try (InputStream in = DecodeValidation.class.getResourceAsStream(BUNDLED)) {
             String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return run(read(new StringReader(text), "bundled decode calibration"), null);
+            return run(read(new StringReader(text), "bundled decode calibration"), null, engine);
         } catch (IOException e) {
             throw new IllegalStateException("the bundled decode calibration cannot be read", e);
         }
     }
 
     /** A measured decode CSV; models outside the catalogue are looked up in {@code models/} beside it. */
-    public static DecodeValidation file(Path csv) {
+    public static DecodeValidation file(Path csv, Engine engine) {
         String text = TextFile.read(csv, csv.toString());
         Path models = csv.toAbsolutePath().getParent().resolve("models");
-        return run(read(new StringReader(text), csv.toString()), models);
+        return run(read(new StringReader(text), csv.toString()), models, engine);
     }
 
-    private static DecodeValidation run(List<Row> rows, Path models) {
+    private static DecodeValidation run(List<Row> rows, Path models, Engine engine) {
         List<Outcome> out = new ArrayList<>();
         dev.collsim.scenarios.decode.CommModel.Cache cache = new dev.collsim.scenarios.decode.CommModel.Cache();
         for (Row r : rows) {
-            out.add(simulate(r, models, cache));
+            out.add(simulate(r, models, cache, engine));
         }
         return new DecodeValidation(out);
     }
@@ -118,10 +118,10 @@ public final class DecodeValidation {
         return rows;
     }
 
-    private static Outcome simulate(Row r, Path models, dev.collsim.scenarios.decode.CommModel.Cache cache) {
+    private static Outcome simulate(Row r, Path models, dev.collsim.scenarios.decode.CommModel.Cache cache, Engine forced) {
         String layout = "tp" + r.tp + (r.pp > 1 ? " pp" + r.pp : "") + (r.ep > 1 ? " ep" + r.ep : "") + (r.dp > 1 ? " dp" + r.dp : "");
         String system = systemFor(r.gpu);
-        Engine engine = engineFor(r.framework);
+        Engine engine = forced != null ? forced : engineFor(r.framework);
         String engineLabel = engine == null ? "?" : engine.label();
         int context = firstInt(r.isl) + firstInt(r.osl) / 2;
         String skip = null;

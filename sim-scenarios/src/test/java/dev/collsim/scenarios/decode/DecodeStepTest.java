@@ -39,7 +39,8 @@ class DecodeStepTest {
         assertEquals(2, reduces);
         assertEquals(hgx.commMs(), hgx.commBandwidthTermMs() + hgx.commLatencyTermMs(), 1e-9);
         assertEquals(hgx.commMs(), hgx.exposedCommMs(), 1e-6, "one stream: every collective is exposed");
-        assertEquals(hgx.itlMs(), hgx.computeMs() + hgx.commMs(), 1e-6);
+        assertEquals(hgx.itlMs(), hgx.computeMs() + hgx.commMs() + hgx.hostExposedMs(), 1e-6);
+        assertEquals(Engine.VLLM.hostMicros(32) / 1000, hgx.hostExposedMs(), 1e-9, "vLLM V1 without async scheduling: the host is exposed");
         assertTrue(hgx.warnings().isEmpty(), hgx.warnings().toString());
         DecodeResult pcie = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-8b"), "pcie-l40s-8x", null, null, null, null, 8, 1, 1, 1, 32,
                 4096, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true));
@@ -123,7 +124,8 @@ class DecodeStepTest {
                 Precision.FP8, AllReduceKind.AUTO, Overlap.NONE, true));
         assertFalse(r.layers().get(2).moe());
         var moe = r.layers().get(3).spans().stream().map(DecodeResult.Span::name).toList();
-        assertTrue(moe.containsAll(java.util.List.of("router", "dispatch", "experts", "shared_experts", "combine")), moe.toString());
+        assertTrue(moe.containsAll(java.util.List.of("router", "topk", "dispatch", "moe_align", "experts_gate_up", "experts_down", "moe_sum",
+                "shared_gate_up", "shared_down", "combine")), moe.toString());
         assertEquals(64 * 72 / (r.itlMs() / 1000), r.tokensPerS(), 1e-6);
         assertEquals(r.tokensPerS() / 72, r.tokensPerSPerGpu(), 1e-9);
     }
@@ -137,7 +139,80 @@ class DecodeStepTest {
         DecodeResult r2 = DecodeStep.run(two);
         assertTrue(r2.weightsBytesPerGpu() < 0.55 * r1.weightsBytesPerGpu());
         assertEquals(1, r2.layers().get(39).spans().stream().filter(s -> s.name().startsWith("send_to_stage")).count());
-        assertTrue(r2.itlMs() > r1.itlMs(), "a micro-batch crosses both stages in turn and pays the send");
+        assertEquals(4, r2.layout().microBatch(), "the batch of 8 splits over the two stages' in-flight slots");
+        assertEquals(r2.gpuPathMs() + r2.pipelineBubbleMs() + r2.hostExposedMs(), r2.itlMs(), 1e-9);
+        assertTrue(r2.pipelineBubbleMs() >= 0);
+    }
+
+    /**
+     * Pipeline parallelism as engines run it: P micro-batches in flight, one per stage, so at the
+     * same batch per GPU the tokens/s per GPU stay those of one stage, less the bubbles and sends
+     * (it halved before, when one micro-batch crossed twice the GPUs).
+     */
+    @Test
+    void pipelineStagesKeepTheTokensPerGpuAtTheSameBatchPerGpu() {
+        DecodeResult pp1 = DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 32, Overlap.NONE));
+        DecodeResult pp2 = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-70b"), "hgx-h100", null, null, null, null, 8, 2, 1, 1, 64, 4096, Precision.BF16,
+                AllReduceKind.AUTO, Overlap.NONE, true));
+        assertEquals(16, pp2.layout().gpus());
+        assertEquals(32, pp2.layout().microBatch());
+        double ratio = pp2.tokensPerSPerGpu() / pp1.tokensPerSPerGpu();
+        assertTrue(ratio > 0.85 && ratio <= 1.0, "PP 2 / PP 1 tokens/s per GPU = " + ratio);
+        assertTrue(pp2.itlMs() > pp1.itlMs(), "each micro-batch crosses both stages and the send between them");
+    }
+
+    /**
+     * The engines launch different kernels for the same layer: TensorRT-LLM fuses rotary and the
+     * cache write into attention and the norm into the all-reduce; SGLang runs DeepSeek's shared
+     * expert inside the routed experts' grouped GEMM. Fewer kernels, fewer floors, a shorter step.
+     */
+    @Test
+    void eachEngineLaunchesItsOwnKernelSet() {
+        ModelConfig llama = ModelConfig.load("llama-3-70b");
+        DecodeResult vllm = DecodeStep.run(withEngine(llama, "hgx-h100", 8, 1, Precision.FP8, Engine.VLLM));
+        DecodeResult trt = DecodeStep.run(withEngine(llama, "hgx-h100", 8, 1, Precision.FP8, Engine.TRTLLM));
+        var vllmLayer = names(vllm.layers().get(1));
+        var trtLayer = names(trt.layers().get(1));
+        assertTrue(vllmLayer.containsAll(java.util.List.of("attn_norm", "quantize", "qkv_proj", "rope", "kv_cache_write", "attention",
+                "o_proj", "attn_all_reduce", "mlp_norm", "gate_up_proj", "act", "down_proj", "mlp_all_reduce")), vllmLayer.toString());
+        assertFalse(trtLayer.contains("rope") || trtLayer.contains("kv_cache_write") || trtLayer.contains("mlp_norm")
+                || trtLayer.contains("act") || trtLayer.contains("quantize"), trtLayer.toString());
+        assertTrue(trt.kernelsPerStep() < 0.6 * vllm.kernelsPerStep(), trt.kernelsPerStep() + " vs " + vllm.kernelsPerStep());
+        assertTrue(trt.kernelFloorMs() < vllm.kernelFloorMs());
+        assertEquals("fp8", trt.layout().kvDtype(), "TensorRT-LLM's FP8 checkpoints keep an FP8 cache");
+        assertEquals("bf16", vllm.layout().kvDtype(), "vLLM's auto cache keeps the model's activation type");
+        ModelConfig deepseek = ModelConfig.load("deepseek-v3");
+        var sglang = names(DecodeStep.run(withEngine(deepseek, "hgx-h200", 8, 4, Precision.FP8, Engine.SGLANG)).layers().get(3));
+        var vllmDs = names(DecodeStep.run(withEngine(deepseek, "hgx-h200", 8, 4, Precision.FP8, Engine.VLLM)).layers().get(3));
+        assertFalse(sglang.contains("shared_gate_up"), sglang.toString());
+        assertTrue(vllmDs.contains("shared_gate_up"), vllmDs.toString());
+    }
+
+    /**
+     * At batch 1 every kernel pays its floor: Llama-3-70B on 4 H100s launches about a thousand kernels
+     * a step, and their floors are more than a tenth of it; without CUDA graphs the host's issue time
+     * sets the shortest kernels' pace and the step gets longer.
+     */
+    @Test
+    void smallKernelsPayTheirFloorAndEagerModeTheHost() {
+        ModelConfig llama = ModelConfig.load("llama-3-70b");
+        DecodeResult graphs = DecodeStep.run(withEngine(llama, "hgx-h100", 4, 1, Precision.BF16, Engine.VLLM));
+        assertTrue(graphs.kernelsPerStep() > 900 && graphs.kernelsPerStep() < 1100, graphs.kernelsPerStep() + " kernels");
+        assertTrue(graphs.kernelFloorMs() > 0.12 * graphs.itlMs(), graphs.kernelFloorMs() + " of " + graphs.itlMs());
+        DecodeSpec eager = new DecodeSpec(llama, "hgx-h100", null, null, null, null, 4, 1, 1, 1, 1, 4096, Precision.BF16, AllReduceKind.AUTO,
+                Overlap.NONE, false, Engine.VLLM, null);
+        DecodeResult e = DecodeStep.run(eager);
+        assertTrue(e.itlMs() > graphs.itlMs() + graphs.kernelsPerStep() * (Engine.VLLM.eagerLaunchUs - KernelCosts.GRAPH_GAP_US - KernelCosts.FIXED_US)
+                / 1e3 * 0.5, e.itlMs() + " vs " + graphs.itlMs());
+    }
+
+    private static DecodeSpec withEngine(ModelConfig m, String system, int tp, int batch, Precision precision, Engine engine) {
+        return new DecodeSpec(m, system, null, null, null, null, tp, 1, 1, 1, batch, 4096, precision, AllReduceKind.AUTO, Overlap.NONE,
+                engine.cudaGraphsByDefault(), engine, null);
+    }
+
+    private static java.util.List<String> names(DecodeResult.Layer layer) {
+        return layer.spans().stream().map(DecodeResult.Span::name).toList();
     }
 
     @Test

@@ -1,0 +1,94 @@
+package dev.collsim.scenarios.validate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.decode.Engine;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DecodeValidationTest {
+    private static final String HEADER = "row_id,source,date,framework,gpu,system,gpus,nodes,interconnect,model,dtype,tp,pp,ep,dp,"
+            + "batch_or_concurrency,batch_kind,isl,osl,cuda_graphs,spec_decode,metric,stat,value,trust,notes\n";
+
+    /** The acceptance on the calibration file: geomean |error| at most 10 %, no row beyond 30 %, bias within 5 %. */
+    @Test
+    void theCalibrationRunsAreWithinTheirTargets() {
+        DecodeValidation v = DecodeValidation.bundled(null);
+        assertEquals(18, v.simulated().size(), "every calibration row is simulated");
+        assertTrue(v.geomeanAbsError() <= 0.10, "geomean |error| " + v.geomeanAbsError());
+        assertTrue(Math.abs(v.bias()) <= 0.05, "bias " + v.bias());
+        for (DecodeValidation.Outcome o : v.simulated()) {
+            assertTrue(Math.abs(o.ratio() - 1) <= 0.30, "row " + o.id() + ": " + o.simulatedMs() + " ms vs " + o.measuredMs());
+        }
+    }
+
+    /** Scores are symmetric in log space and keep the sign apart: 2x slow and 2x fast cancel in the bias, not in the error. */
+    @Test
+    void aBiasCannotHideInTheError() {
+        DecodeValidation v = DecodeValidation.bundled(null);
+        double logSum = v.simulated().stream().mapToDouble(o -> Math.log(o.ratio())).sum();
+        double absSum = v.simulated().stream().mapToDouble(o -> Math.abs(Math.log(o.ratio()))).sum();
+        int n = v.simulated().size();
+        assertEquals(Math.exp(logSum / n) - 1, v.bias(), 1e-12);
+        assertEquals(Math.exp(absSum / n) - 1, v.geomeanAbsError(), 1e-12);
+        assertTrue(v.geomeanAbsError() >= Math.abs(v.bias()));
+    }
+
+    /**
+     * A row becomes a step as the calibration README says; one collsim cannot run is listed with
+     * its reason; a request rate becomes a batch by Little's law on the simulated step.
+     */
+    @Test
+    void rowsMapToStepsAndTheRestAreListedWithAReason(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("runs.csv");
+        Files.writeString(csv, HEADER
+                + "1,s,2026,SGLang 0.5,H200 SXM,hgx,8,1,NVLink,DeepSeek-R1,fp8,8,1,1,1,16,concurrency,1024,8192,on,none,tpot_ms,median,15,A,\n"
+                + "2,s,2026,vLLM V1,H100 SXM,hgx,8,1,NVLink,Llama-3.1-70B-Instruct,bf16,8,1,1,1,2,qps,1000,200,on,none,tpot_ms,mean,20,A,\n"
+                + "3,s,2026,vLLM V1,MI300X,x,8,1,IF,Llama-3.1-70B,bf16,8,1,1,1,1,batch,1,200,on,none,tpot_ms,mean,20,A,\n"
+                + "4,s,2026,Triton,H100 SXM,hgx,8,1,NVLink,Llama-3.1-70B,bf16,8,1,1,1,1,batch,1,200,on,none,tpot_ms,mean,20,A,\n"
+                + "5,s,2026,vLLM V1,H100 SXM,hgx,8,1,NVLink,Llama-3.1-70B,bf16,8,1,1,1,1,batch,1,200,on,eagle,tpot_ms,mean,20,A,\n"
+                + "6,s,2026,vLLM 0.6.3,A100 SXM,dgx,8,1,NVLink,Llama-3.1-8B,bf16,1,1,1,1,32,batch,1,200,on,none,tok_s_total,mean,1000,A,\n");
+        List<DecodeValidation.Outcome> out = DecodeValidation.file(csv, null).outcomes();
+        assertEquals(6, out.size());
+        DecodeValidation.Outcome ds = out.get(0);
+        assertNull(ds.skipped());
+        assertEquals("sglang", ds.engine());
+        assertEquals(16, ds.batch());
+        assertEquals(1024 + 4096, ds.context());
+        DecodeValidation.Outcome rate = out.get(1);
+        assertNull(rate.skipped(), rate.skipped());
+        // 2 requests/s for 200 tokens at the simulated step: the sequences in flight.
+        assertEquals(Math.round(2 * 200 * rate.simulatedMs() / 1000), rate.batch(), 1.0);
+        assertTrue(out.get(2).skipped().contains("no preset system"), out.get(2).skipped());
+        assertTrue(out.get(3).skipped().contains("not one of the engines"), out.get(3).skipped());
+        assertTrue(out.get(4).skipped().contains("speculative decoding"), out.get(4).skipped());
+        DecodeValidation.Outcome old = out.get(5);
+        assertEquals("vllm-v0", old.engine());
+        assertEquals(32 * 1000.0 / 1000, old.measuredMs(), 1e-9, "32 sequences at 1,000 tokens/s: a step of 32 ms");
+    }
+
+    @Test
+    void forcingAnEngineRunsEveryRowUnderIt() {
+        DecodeValidation v = DecodeValidation.bundled(Engine.TRTLLM);
+        assertTrue(v.simulated().stream().allMatch(o -> o.engine().equals("trtllm")));
+    }
+
+    @Test
+    void aBadCsvIsOneLineNamingTheFileAndField(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("bad.csv");
+        Files.writeString(csv, HEADER
+                + "1,s,2026,SGLang,H200,hgx,8,1,NVLink,DeepSeek-R1,fp8,eight,1,1,1,16,concurrency,1024,8192,on,none,tpot_ms,median,15,A,\n");
+        InputException e = assertThrows(InputException.class, () -> DecodeValidation.file(csv, null));
+        assertTrue(e.getMessage().startsWith(csv + ": line 2: tp 'eight': expected a positive number"), e.getMessage());
+        Files.writeString(csv, "row_id,model\n");
+        e = assertThrows(InputException.class, () -> DecodeValidation.file(csv, null));
+        assertTrue(e.getMessage().contains("no rows"), e.getMessage());
+    }
+}
