@@ -46,6 +46,10 @@ public final class CompareCommand implements Callable<Integer> {
             description = "the serving engine whose kernels and host loop every layout follows (default: ${DEFAULT-VALUE}; see decode --help)")
     String engine;
 
+    @Option(names = "--kv-dtype", paramLabel = "TYPE", defaultValue = "auto",
+            description = "the KV cache's elements: bf16, fp8, or auto for the engine's default (default: ${DEFAULT-VALUE})")
+    String kvDtype;
+
     @Option(names = "--threads", paramLabel = "T", description = "layouts simulated at once (default: the cores)")
     Integer threads;
 
@@ -62,7 +66,8 @@ public final class CompareCommand implements Callable<Integer> {
             throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");
         }
         Comparison c = Comparison.run(ModelConfig.load(model), systems, gpus, context, Precision.fromName(dtype), slo, t,
-                dev.collsim.scenarios.decode.Engine.fromName(engine));
+                dev.collsim.scenarios.decode.Engine.fromName(engine),
+                kvDtype.equalsIgnoreCase("auto") ? null : Precision.fromName(kvDtype, "--kv-dtype"));
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", systems)
                     + " at context " + context + " in " + dtype + ": give more --gpus, a smaller --dtype or a shorter --context");

@@ -18,7 +18,8 @@ import java.util.Map;
  * per GPU against tokens/s per user, and the layout that gives the most tokens/s per GPU within the
  * inter-token latency target, with where its time goes.
  */
-public record Comparison(String model, int gpus, int context, String dtype, @JsonProperty("itl_slo_ms") double itlSloMs,
+public record Comparison(String model, int gpus, int context, String dtype, @JsonProperty("kv_dtype") String kvDtype,
+                         @JsonProperty("itl_slo_ms") double itlSloMs,
                          String engine, @JsonProperty("efficiency_set") String efficiencySet, List<SystemResult> systems) {
 
     /** One system's search: how many layouts fit and ran, the frontier, and the best within the SLO (null if none meets it). */
@@ -46,15 +47,15 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
 
     public static Comparison run(ModelConfig m, List<String> systems, int gpus, int context, Precision precision, double sloMs,
                                  int threads) {
-        return run(m, systems, gpus, context, precision, sloMs, threads, Engine.DEFAULT);
+        return run(m, systems, gpus, context, precision, sloMs, threads, Engine.DEFAULT, null);
     }
 
-    /** Every system's search under {@code engine}'s kernels and host loop. */
+    /** Every system's search under {@code engine}'s kernels and host loop, the KV cache in {@code kvCache} (null: the engine's default). */
     public static Comparison run(ModelConfig m, List<String> systems, int gpus, int context, Precision precision, double sloMs,
-                                 int threads, Engine engine) {
+                                 int threads, Engine engine, Precision kvCache) {
         List<SystemResult> out = new ArrayList<>();
         for (String system : systems) {
-            List<LayoutSearch.Point> points = LayoutSearch.run(m, system, gpus, context, precision, threads, engine);
+            List<LayoutSearch.Point> points = LayoutSearch.run(m, system, gpus, context, precision, threads, engine, kvCache);
             List<Row> frontier = LayoutSearch.pareto(points).stream().map(Row::of).toList();
             Row best = points.stream().filter(p -> p.result().itlMs() <= sloMs)
                     .max(Comparator.comparingDouble((LayoutSearch.Point p) -> p.result().tokensPerSPerGpu())
@@ -62,7 +63,8 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
                     .map(Row::of).orElse(null);
             out.add(new SystemResult(system, points.size(), frontier, best));
         }
-        return new Comparison(m.name(), gpus, context, precision.label(), sloMs, engine.label(), KernelCosts.EFFICIENCY_SET, out);
+        String kv = kvCache != null ? kvCache.label() : engine.defaultKvBytes(precision) == 1 ? "fp8" : "bf16";
+        return new Comparison(m.name(), gpus, context, precision.label(), kv, sloMs, engine.label(), KernelCosts.EFFICIENCY_SET, out);
     }
 
     /** The frontiers, system by system in one table, then the winners side by side. */
@@ -71,17 +73,17 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
         frontierColumns.add(1, Column.text("layout", "layout", 24));
         Table frontiers = new Table("Pareto frontiers", frontierColumns, Map.of("command", "compare", "model", model));
         for (SystemResult s : systems) {
-            frontiers.note(String.format(Locale.ROOT, "%s on %d GPUs of %s, context %d, %s: %d layouts fit and ran; these are the ones no"
-                    + " other beats on both tokens/s per GPU and per user; %s's kernels and host loop, efficiencies %s", model, gpus, s.system(),
-                    context, dtype, s.layouts(), engine, efficiencySet));
+            frontiers.note(String.format(Locale.ROOT, "%s on %d GPUs of %s, context %d, %s, KV cache %s: %d layouts fit and ran; these are"
+                    + " the ones no other beats on both tokens/s per GPU and per user; %s's kernels and host loop, efficiencies %s", model, gpus,
+                    s.system(), context, dtype, kvDtype, s.layouts(), engine, efficiencySet));
             s.frontier().forEach(r -> frontiers.row(cells(s.system(), r)));
         }
         List<Column> columns = rowColumns("system");
         columns.add(1, Column.text("layout", "layout", 24));
         columns.add(Column.number("vs_first", "per GPU vs first", "(x)", 16, 2));
         Table best = new Table("Best layout within the SLO", columns, Map.of("command", "compare", "model", model));
-        best.note(String.format(Locale.ROOT, "%s, %d GPUs, context %d, %s: the most tokens/s per GPU with an inter-token latency of at most"
-                + " %.1f ms", model, gpus, context, dtype, itlSloMs));
+        best.note(String.format(Locale.ROOT, "%s, %d GPUs, context %d, %s, KV cache %s: the most tokens/s per GPU with an inter-token latency"
+                + " of at most %.1f ms", model, gpus, context, dtype, kvDtype, itlSloMs));
         Row first = systems.get(0).best();
         for (SystemResult s : systems) {
             Row r = s.best();

@@ -40,7 +40,8 @@ public final class LayoutSearch {
     }
 
     /** The layouts to try, in a fixed order. */
-    static List<DecodeSpec> candidates(ModelConfig m, String system, int gpus, int context, Precision precision, Engine engine) {
+    static List<DecodeSpec> candidates(ModelConfig m, String system, int gpus, int context, Precision precision, Engine engine,
+                                       Precision kvCache) {
         SystemPreset preset = SystemPreset.byName(system);
         if (preset.pcieServer() != null && gpus > preset.gpusPerNode()) {
             throw new InputException("--gpus " + gpus + ": " + system + " is one server of " + preset.gpusPerNode() + " GPUs");
@@ -60,7 +61,7 @@ public final class LayoutSearch {
                         for (int batch : BATCHES) {
                             for (Overlap overlap : ep > 1 && batch > 1 ? List.of(Overlap.NONE, Overlap.TWO_BATCH) : List.of(Overlap.NONE)) {
                                 out.add(new DecodeSpec(m, system, null, null, null, null, tp, pp, ep, dp, batch, context, precision,
-                                        AllReduceKind.AUTO, overlap, engine.cudaGraphsByDefault(), engine, null));
+                                        AllReduceKind.AUTO, overlap, engine.cudaGraphsByDefault(), engine, kvCache));
                             }
                         }
                     }
@@ -88,8 +89,9 @@ public final class LayoutSearch {
     }
 
     /** Simulates every candidate that fits, on {@code threads} threads; the result's order does not depend on them. */
-    public static List<Point> run(ModelConfig m, String system, int gpus, int context, Precision precision, int threads, Engine engine) {
-        List<DecodeSpec> specs = candidates(m, system, gpus, context, precision, engine).stream().filter(DecodeStep::fits).toList();
+    public static List<Point> run(ModelConfig m, String system, int gpus, int context, Precision precision, int threads, Engine engine,
+                                  Precision kvCache) {
+        List<DecodeSpec> specs = candidates(m, system, gpus, context, precision, engine, kvCache).stream().filter(DecodeStep::fits).toList();
         CommModel.Cache cache = new CommModel.Cache();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try {

@@ -152,7 +152,7 @@ public final class DecodeStep {
             stageEnd[s] = Math.max(stageEnd[s], o.end);
             floor += o.floorMicros;
             roofline += o.rooflineMicros;
-            kernels += o.micros > 0 ? 1 : 0;
+            kernels += o.launch && o.micros > 0 ? 1 : 0;
         }
         double path = stageEnd[spec.pp() - 1];
         double slowest = 0;
@@ -402,10 +402,12 @@ public final class DecodeStep {
             if (i == 0) {
                 gemm.floorMicros = launch() + KernelCosts.FIXED_US;
             }
+            gemm.launch = i == 0;
             gemm.rooflineMicros = k.rooflineMicros(2.0 * t * params, bytes) / FUSED_TILES;
             reductions[i] = add(new Op(name + "_all_reduce[" + i + "]", l, b, Op.Kind.COMM, 1,
                     tileBandwidth + (lastTile ? full.latencyMicros() : 0), tile.sms(), tile.bytesSent(),
                     lastTile ? full.latencyMicros() : 0).after(gemm));
+            reductions[i].launch = false;
         }
         return add(new Op(name + "_reduced", l, b, Op.Kind.COMPUTE, 0, 0, 0, 0, 0).after(reductions));
     }

@@ -102,7 +102,7 @@ public enum Engine {
     }
 
     /** The KV cache's bytes per element for weights in {@code weights}, when {@code --kv-dtype} is auto. */
-    int defaultKvBytes(Precision weights) {
+    public int defaultKvBytes(Precision weights) {
         return weights != Precision.BF16 && fp8CacheWithFp8Weights ? 1 : 2;
     }
 

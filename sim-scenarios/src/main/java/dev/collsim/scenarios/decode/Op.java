@@ -22,6 +22,8 @@ final class Op {
     final double latencyMicros;
     /** The part of its time that is the per-kernel floor: the launch gap and the kernel's fixed time. */
     double floorMicros;
+    /** Whether it is a kernel launch of its own (a fused kernel's later tiles and their reductions are not). */
+    boolean launch = true;
     /** Its work at the roofline (peak rates, no fixed time): what the bound alone would give; 0 for collectives. */
     double rooflineMicros;
     final List<Op> deps = new ArrayList<>();
