@@ -22,6 +22,10 @@ public final class DecodeHtml {
         report.text(String.format(Locale.ROOT, "tp %d, pp %d, ep %d, dp %d, batch %d, context %d, %s, overlap %s: inter-token latency"
                         + " %.3f ms, %.1f tokens/s per GPU, %.1f per user", l.tp(), l.pp(), l.ep(), l.dp(), l.batch(), l.context(), l.dtype(),
                 l.overlap(), r.itlMs(), r.tokensPerSPerGpu(), r.tokensPerSPerUser()));
+        report.text(String.format(Locale.ROOT, "%s's kernels and host loop, efficiencies %s: %d kernels a step whose floors (fitted"
+                        + " constants) take %.3f ms and whose work at peak rates (the roofline's bound) takes %.3f ms; the host between steps"
+                        + " %.3f ms, %.3f ms of it exposed", r.engine(), r.efficiencySet(), r.kernelsPerStep(), r.kernelFloorMs(), r.rooflineMs(),
+                r.hostMs(), r.hostExposedMs()));
         report.chart(timeline(r), 260);
         report.chart(layers(r), 360);
         report.chart(breakdown(r), 320);
@@ -85,7 +89,13 @@ public final class DecodeHtml {
         data.addObject().put("name", "compute alone").put("value", r.computeMs() - hidden);
         data.addObject().put("name", "compute with communication under it").put("value", hidden);
         data.addObject().put("name", "communication, exposed").put("value", r.exposedCommMs());
-        double idle = r.itlMs() - r.computeMs() - r.exposedCommMs();
+        if (r.hostExposedMs() > 0) {
+            data.addObject().put("name", "host between steps, exposed").put("value", r.hostExposedMs());
+        }
+        if (r.pipelineBubbleMs() > 0) {
+            data.addObject().put("name", "pipeline bubble").put("value", r.pipelineBubbleMs());
+        }
+        double idle = r.itlMs() - r.computeMs() - r.exposedCommMs() - r.hostExposedMs() - r.pipelineBubbleMs();
         if (idle > 1e-9) {
             data.addObject().put("name", "idle").put("value", idle);
         }

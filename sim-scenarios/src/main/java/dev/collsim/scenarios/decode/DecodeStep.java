@@ -38,7 +38,7 @@ public final class DecodeStep {
         this.m = spec.model();
         this.machine = Machine.of(spec);
         this.gpu = machine.gpu();
-        this.k = new KernelCosts(gpu.roofline(), spec.precision(), spec.cudaGraphs(), spec.engine());
+        this.k = new KernelCosts(gpu.roofline(), spec.cudaGraphs(), spec.engine());
         this.gpusPerNode = machine.gpusPerNode();
         this.noise = noise;
         boolean jitter = noise != null && (noise.spec().launchCv() > 0 || noise.spec().stepCv() > 0);
@@ -249,8 +249,10 @@ public final class DecodeStep {
      */
     private Op attentionKernel(int l, int b, int t, double headsPerRank, double flops, double cacheBytes, Op after) {
         double fill = k.engine().splitsKv ? 1 : Math.min(1, t * headsPerRank / gpu.roofline().sms());
-        Op op = compute("attention", l, b, KernelCosts.Kind.ATTENTION, flops, cacheBytes / fill, after, flops);
-        op.rooflineMicros = k.rooflineMicros(flops, cacheBytes);
+        // Scores and values are computed in the cache's type: BF16, or FP8 where the cache is FP8.
+        int bits = spec.kvBytes() == 1 ? 8 : 16;
+        Op op = compute("attention", l, b, KernelCosts.Kind.ATTENTION, flops, cacheBytes / fill, after, flops, bits);
+        op.rooflineMicros = k.rooflineMicros(flops, cacheBytes, bits);
         return op;
     }
 
@@ -366,7 +368,8 @@ public final class DecodeStep {
     /** A dense GEMM of {@code params} weights at {@code bytesPerParam}, {@code rows} tokens padded to whole tiles, {@code io} activations in and out per token. */
     private Op gemm(String name, int l, int b, double rows, double params, double bytesPerParam, double io, Op after) {
         double bytes = weights(params * bytesPerParam) + rows * io * Precision.ACTIVATION_BYTES;
-        return compute(name, l, b, KernelCosts.Kind.GEMM, 2.0 * KernelCosts.paddedRows(rows) * params, bytes, after, 2.0 * rows * params);
+        return compute(name, l, b, KernelCosts.Kind.GEMM, 2.0 * KernelCosts.paddedRows(rows) * params, bytes, after, 2.0 * rows * params,
+                mathBits(bytesPerParam));
     }
 
     /** A grouped GEMM over {@code groups} experts holding {@code params} weights in all; each expert's rows padded to whole tiles. */
@@ -374,7 +377,8 @@ public final class DecodeStep {
         double bytes = weights(params * bytesPerParam) + rows * io * Precision.ACTIVATION_BYTES;
         double padded = groups <= 0 ? 0 : groups * KernelCosts.paddedRows(rows / groups);
         double perRow = groups <= 0 ? 0 : params / groups;
-        return compute(name, l, b, KernelCosts.Kind.GROUPED_GEMM, 2.0 * padded * perRow, bytes, after, 2.0 * rows * perRow);
+        return compute(name, l, b, KernelCosts.Kind.GROUPED_GEMM, 2.0 * padded * perRow, bytes, after, 2.0 * rows * perRow,
+                mathBits(bytesPerParam));
     }
 
     /**
@@ -388,7 +392,8 @@ public final class DecodeStep {
             return gemm(name, l, b, t, params, spec.precision().bytesPerParam(), io, after);
         }
         double bytes = weights(params * spec.precision().bytesPerParam()) + t * io * Precision.ACTIVATION_BYTES;
-        double whole = k.workMicros(KernelCosts.Kind.GEMM, 2.0 * KernelCosts.paddedRows(t) * params, bytes) * slowdown(l);
+        int bits = spec.precision().bits();
+        double whole = k.workMicros(KernelCosts.Kind.GEMM, 2.0 * KernelCosts.paddedRows(t) * params, bytes, bits) * slowdown(l);
         long message = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
         CommModel.Cost full = comm.allReduce(spec.tp(), message);
         CommModel.Cost tile = comm.allReduceSlice(spec.tp(), Math.max(16, message / FUSED_TILES), full);
@@ -403,7 +408,7 @@ public final class DecodeStep {
                 gemm.floorMicros = launch() + KernelCosts.FIXED_US;
             }
             gemm.launch = i == 0;
-            gemm.rooflineMicros = k.rooflineMicros(2.0 * t * params, bytes) / FUSED_TILES;
+            gemm.rooflineMicros = k.rooflineMicros(2.0 * t * params, bytes, bits) / FUSED_TILES;
             reductions[i] = add(new Op(name + "_all_reduce[" + i + "]", l, b, Op.Kind.COMM, 1,
                     tileBandwidth + (lastTile ? full.latencyMicros() : 0), tile.sms(), tile.bytesSent(),
                     lastTile ? full.latencyMicros() : 0).after(gemm));
@@ -422,19 +427,25 @@ public final class DecodeStep {
     }
 
     private Op compute(String name, int layer, int b, KernelCosts.Kind kind, double flops, double bytes, Op after) {
-        return compute(name, layer, b, kind, flops, bytes, after, flops);
+        return compute(name, layer, b, kind, flops, bytes, after, flops, spec.precision().bits());
+    }
+
+    /** The tensor cores' operand width for weights stored at {@code bytesPerParam}: the weight format, or BF16 for weights kept in BF16. */
+    private int mathBits(double bytesPerParam) {
+        return bytesPerParam >= Precision.ACTIVATION_BYTES ? 16 : spec.precision().bits();
     }
 
     /**
      * A compute kernel: {@code flops} as the tensor cores run them (rows padded to tiles), {@code
-     * usefulFlops} as the roofline counts them. Without CUDA graphs a kernel shorter than the host's
-     * issue time waits for the host.
+     * usefulFlops} as the roofline counts them, at the tensor rate of {@code mathBits}-bit operands.
+     * Without CUDA graphs a kernel shorter than the host's issue time waits for the host.
      */
-    private Op compute(String name, int layer, int b, KernelCosts.Kind kind, double flops, double bytes, Op after, double usefulFlops) {
-        double work = k.workMicros(kind, flops, bytes) * slowdown(layer);
+    private Op compute(String name, int layer, int b, KernelCosts.Kind kind, double flops, double bytes, Op after, double usefulFlops,
+                       int mathBits) {
+        double work = k.workMicros(kind, flops, bytes, mathBits) * slowdown(layer);
         double micros = spec.cudaGraphs() ? launch() + work : Math.max(launch(), work + KernelCosts.GRAPH_GAP_US);
         Op op = add(new Op(name, layer, b, Op.Kind.COMPUTE, 0, micros, 0, 0, 0).after(after));
-        op.rooflineMicros = k.rooflineMicros(usefulFlops, bytes);
+        op.rooflineMicros = k.rooflineMicros(usefulFlops, bytes, mathBits);
         op.floorMicros = micros - (work - KernelCosts.FIXED_US * slowdown(layer));
         return op;
     }

@@ -13,7 +13,7 @@ import dev.collsim.topologies.catalog.GpuModel;
  * small GEMVs reach a lower share of HBM bandwidth than large ones because the fixed time weighs more
  * against fewer bytes ({@link #FIXED_US} plus bytes at {@link #GEMM_MEMORY}), not through a factor per size.
  */
-public record KernelCosts(GpuModel.Roofline gpu, Precision precision, boolean cudaGraphs, Engine engine) {
+public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, Engine engine) {
     /** Names this set of constants in every output, so results made with another set can be told apart. */
     public static final String EFFICIENCY_SET = "collsim-kernels-2026-12";
     /** Launch gap between two kernels replayed from a CUDA graph. */
@@ -49,33 +49,25 @@ public record KernelCosts(GpuModel.Roofline gpu, Precision precision, boolean cu
         }
     }
 
-    KernelCosts(GpuModel.Roofline gpu, Precision precision, boolean cudaGraphs) {
-        this(gpu, precision, cudaGraphs, Engine.DEFAULT);
-    }
-
     /** The time between two kernels on a stream: the graph's gap, or the host's issue time without graphs. */
     public double launchMicros() {
         return cudaGraphs ? GRAPH_GAP_US : engine.eagerLaunchUs;
     }
 
-    /** A kernel of {@code flops} at the weight format's tensor rate that moves {@code bytes} through HBM, in us. */
-    public double micros(double flops, double bytes) {
-        return launchMicros() + workMicros(Kind.GEMM, flops, bytes);
-    }
-
     /**
      * The kernel's time after its launch: its fixed time, then the longer of its math (already
-     * padded to whole tiles by the caller) and its memory traffic at its kind's efficiency.
+     * padded to whole tiles by the caller) at the tensor rate of {@code mathBits}-bit operands and
+     * its memory traffic at its kind's efficiency.
      */
-    public double workMicros(Kind kind, double flops, double bytes) {
-        double math = flops / (gpu.tflops(precision.bits()) * 1e12 * GEMM_MATH);
+    public double workMicros(Kind kind, double flops, double bytes, int mathBits) {
+        double math = flops / (gpu.tflops(mathBits) * 1e12 * GEMM_MATH);
         double memory = bytes / (gpu.hbmBytesPerSecond() * kind.memoryEfficiency);
         return FIXED_US + Math.max(math, memory) * 1e6;
     }
 
     /** The kernel's time with the dense efficiencies (no fixed time): the roofline bound, for the outputs' split. */
-    public double rooflineMicros(double flops, double bytes) {
-        double math = flops / (gpu.tflops(precision.bits()) * 1e12);
+    public double rooflineMicros(double flops, double bytes, int mathBits) {
+        double math = flops / (gpu.tflops(mathBits) * 1e12);
         double memory = bytes / gpu.hbmBytesPerSecond();
         return Math.max(math, memory) * 1e6;
     }
