@@ -32,9 +32,12 @@ public final class DecodeStep {
     private final int gpusPerNode;
     private final dev.collsim.scenarios.stochastic.Variability noise;
     private final int stragglerStage;
+    /** A forward over one prompt instead of a decode step: {@code batch} new tokens of one sequence, {@code context} long. */
+    private final boolean prefill;
 
-    private DecodeStep(DecodeSpec spec, CommModel.Cache cache, dev.collsim.scenarios.stochastic.Variability noise) {
+    private DecodeStep(DecodeSpec spec, CommModel.Cache cache, dev.collsim.scenarios.stochastic.Variability noise, boolean prefill) {
         this.spec = spec;
+        this.prefill = prefill;
         this.m = spec.model();
         this.machine = Machine.of(spec);
         this.gpu = machine.gpu();
@@ -56,7 +59,21 @@ public final class DecodeStep {
 
     /** Simulates the step, reusing collectives already simulated for other steps on the same machine. */
     public static DecodeResult run(DecodeSpec spec, CommModel.Cache cache) {
-        return new DecodeStep(spec, cache, null).simulate();
+        return new DecodeStep(spec, cache, null, false).simulate();
+    }
+
+    /**
+     * The GPU time of one prompt's forward pass, in ms: {@code spec.batch()} prompt tokens of one
+     * sequence ({@code spec.context()} the same), through the layout's kernels and collectives, as
+     * serving engines run the prefills of arriving requests between (or inside) decode steps. GEMMs
+     * take every prompt token as a row; attention is causal (each token attends to those before it)
+     * and reads the prompt's keys and values once per tile of 128 queries; MLA runs in its
+     * uncompressed form, its keys and values projected up from the latent; only the last token's
+     * logits are computed. Memory is the decode step's to check; the host's time is not counted.
+     */
+    public static double prefillMs(DecodeSpec spec, CommModel.Cache cache) {
+        DecodeResult r = new DecodeStep(spec, cache, null, true).simulate();
+        return r.itlMs() - r.hostExposedMs();
     }
 
     /**
@@ -65,7 +82,7 @@ public final class DecodeStep {
      * afresh with this replication's draws unless only a straggler varies.
      */
     public static DecodeResult run(DecodeSpec spec, CommModel.Cache cache, dev.collsim.scenarios.stochastic.Variability noise) {
-        return new DecodeStep(spec, cache, noise).simulate();
+        return new DecodeStep(spec, cache, noise, false).simulate();
     }
 
     /** Whether the layout's weights and KV cache could fit in the GPUs' memory (buffers aside); cheap, simulates nothing. */
@@ -77,7 +94,7 @@ public final class DecodeStep {
     private DecodeResult simulate() {
         checkPlacement();
         MemoryPlan memory = MemoryPlan.of(spec, gpu, spec.tp() > 1 ? comm.group(spec.tp()).ring().channels() : 0, spec.ep());
-        if (!memory.fits()) {
+        if (!memory.fits() && !prefill) {
             throw memory.error(spec, gpu.label(), suggestion());
         }
         warn("TP", spec.tp());
@@ -112,7 +129,8 @@ public final class DecodeStep {
             issue();
         }
         for (int b = 0; b < micro; b++) {
-            int t = tokens[b];
+            // A prompt's forward samples from its last token only.
+            int t = prefill ? 1 : tokens[b];
             last[b] = norm("final_norm", m.layers(), b, t, last[b]);
             // The LM head stays in BF16 in FP8 and FP4 checkpoints.
             double head = (double) m.vocab() * m.hidden() / spec.tp();
@@ -201,8 +219,8 @@ public final class DecodeStep {
         }
         double cacheElements = m.kvElementsPerTokenPerRank(spec.tp());
         op = ropeAndCacheWrite(l, b, t, (qPerRank + kvPerRank) * m.headDim(), cacheElements, op);
-        double cacheBytes = (double) t * spec.context() * cacheElements * spec.kvBytes();
-        op = attentionKernel(l, b, t, qPerRank, 4.0 * t * spec.context() * qPerRank * m.headDim(), cacheBytes, op);
+        double cacheBytes = cacheReads(t) * spec.context() * cacheElements * spec.kvBytes();
+        op = attentionKernel(l, b, t, qPerRank, 4.0 * t * attended() * qPerRank * m.headDim(), cacheBytes, op);
         op = quantize(l, b, t, qPerRank * m.headDim(), op);
         return gemmThenReduce("o_proj", l, b, t, m.outParamsPerRank(spec.tp()), qPerRank * m.headDim() + m.hidden(), op);
     }
@@ -232,14 +250,33 @@ public final class DecodeStep {
             op = gemm("kv_a_proj", l, b, t, (double) m.hidden() * latent, bpp, m.hidden() + latent, op);
             op = compute("kv_a_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * a.kvLoraRank() * Precision.ACTIVATION_BYTES, op);
         }
-        // The absorbed projections are batched GEMMs over the rank's heads, kept in BF16.
-        op = gemm("q_absorb", l, b, t, q * a.nopeHeadDim() * a.kvLoraRank(), Precision.ACTIVATION_BYTES, q * (a.nopeHeadDim() + a.kvLoraRank()), op);
-        op = ropeAndCacheWrite(l, b, t, (q + 1) * a.ropeHeadDim(), latent, op);
-        double cacheBytes = (double) t * spec.context() * latent * spec.kvBytes();
-        op = attentionKernel(l, b, t, q, 2.0 * t * spec.context() * q * (2.0 * a.kvLoraRank() + a.ropeHeadDim()), cacheBytes, op);
-        op = gemm("v_absorb", l, b, t, q * a.kvLoraRank() * a.vHeadDim(), Precision.ACTIVATION_BYTES, q * (a.kvLoraRank() + a.vHeadDim()), op);
+        if (prefill) {
+            // A prompt runs MLA uncompressed: the latent projected up to every head's keys and values, then ordinary attention.
+            op = ropeAndCacheWrite(l, b, t, (q + 1) * a.ropeHeadDim(), latent, op);
+            op = gemm("kv_b_proj", l, b, t, a.kvLoraRank() * q * (a.nopeHeadDim() + a.vHeadDim()), Precision.ACTIVATION_BYTES,
+                    a.kvLoraRank() + q * (a.nopeHeadDim() + a.vHeadDim()), op);
+            double cacheBytes = cacheReads(t) * spec.context() * q * (qHead + a.vHeadDim()) * Precision.ACTIVATION_BYTES;
+            op = attentionKernel(l, b, t, q, 2.0 * t * attended() * q * (qHead + a.vHeadDim()), cacheBytes, op);
+        } else {
+            // The absorbed projections are batched GEMMs over the rank's heads, kept in BF16.
+            op = gemm("q_absorb", l, b, t, q * a.nopeHeadDim() * a.kvLoraRank(), Precision.ACTIVATION_BYTES, q * (a.nopeHeadDim() + a.kvLoraRank()), op);
+            op = ropeAndCacheWrite(l, b, t, (q + 1) * a.ropeHeadDim(), latent, op);
+            double cacheBytes = cacheReads(t) * spec.context() * latent * spec.kvBytes();
+            op = attentionKernel(l, b, t, q, 2.0 * t * attended() * q * (2.0 * a.kvLoraRank() + a.ropeHeadDim()), cacheBytes, op);
+            op = gemm("v_absorb", l, b, t, q * a.kvLoraRank() * a.vHeadDim(), Precision.ACTIVATION_BYTES, q * (a.kvLoraRank() + a.vHeadDim()), op);
+        }
         op = quantize(l, b, t, q * a.vHeadDim(), op);
         return gemmThenReduce("o_proj", l, b, t, m.outParamsPerRank(spec.tp()), q * a.vHeadDim() + m.hidden(), op);
+    }
+
+    /** Times the cache is read: once per sequence in decode (each its own), once per tile of 128 queries in a prompt. */
+    private double cacheReads(int t) {
+        return prefill ? Math.ceil(t / 128.0) : t;
+    }
+
+    /** Tokens each query attends to: the whole context in decode, half the prompt on average when it is causal. */
+    private double attended() {
+        return prefill ? spec.context() / 2.0 : spec.context();
     }
 
     /**

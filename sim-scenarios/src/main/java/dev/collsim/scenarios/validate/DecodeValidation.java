@@ -8,7 +8,6 @@ import dev.collsim.core.input.TextFile;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.decode.AllReduceKind;
-import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.Engine;
@@ -39,18 +38,24 @@ import java.util.regex.Pattern;
  * mean context is ISL + OSL / 2. The engine comes from the framework column, the system from the
  * GPU, the model from the catalogue or a {@code config.json} in {@code models/} beside the CSV.
  * A row collsim cannot simulate is listed with the reason, never dropped.
+ *
+ * <p>A serving benchmark's TPOT also holds the prefills of the requests that arrive while a
+ * sequence decodes: in steady state each replica starts batch / OSL requests a step, each a prompt
+ * of ISL tokens, so a step carries batch / OSL prompt forwards on average ({@link
+ * DecodeStep#prefillMs}); the simulated time is the decode step plus that share, shown apart. A
+ * static batch (benchmark_latency) prefills once before its OSL steps and gets none.
  */
 public final class DecodeValidation {
     public static final String BUNDLED = "/calibration/decode_measured_calibration.csv";
     private static final String BUNDLED_MODELS = "/calibration/models/";
 
     /** One measured decode run, the columns the mapping reads. */
-    record Row(String id, String framework, String gpu, String model, String dtype, int tp, int pp, int ep, int dp, double load,
+    record Row(String id, String framework, String gpu, int gpus, String model, String dtype, int tp, int pp, int ep, int dp, double load,
                String loadKind, String isl, String osl, String cudaGraphs, String specDecode, String metric, double value, int line) {}
 
     /** A row simulated: the measured and simulated step, or why it was not simulated. */
     public record Outcome(String id, String model, String system, String engine, String layout, int batch, int context, double measuredMs,
-                          double simulatedMs, String skipped) {
+                          double simulatedMs, double prefillMs, String skipped) {
         public double ratio() {
             return simulatedMs / measuredMs;
         }
@@ -101,7 +106,8 @@ public final class DecodeValidation {
                 line = Math.max(line + 1, it.getParser().currentLocation().getLineNr());
                 Map<String, String> m = it.next();
                 Fields f = new Fields(m, name, line);
-                rows.add(new Row(f.text("row_id"), f.text("framework"), f.text("gpu"), f.text("model"), f.text("dtype"), f.count("tp"),
+                rows.add(new Row(f.text("row_id"), f.text("framework"), f.text("gpu"), f.optionalCount("gpus"), f.text("model"), f.text("dtype"),
+                        f.count("tp"),
                         f.count("pp"), f.count("ep"), f.count("dp"), f.number("batch_or_concurrency"), f.text("batch_kind"), f.text("isl"),
                         f.text("osl"), f.optional("cuda_graphs"), f.optional("spec_decode"), f.text("metric"), f.number("value"), line));
             }
@@ -118,7 +124,8 @@ public final class DecodeValidation {
         return rows;
     }
 
-    private static Outcome simulate(Row r, Path models, dev.collsim.scenarios.decode.CommModel.Cache cache, Engine forced) {
+    private static Outcome simulate(Row given, Path models, dev.collsim.scenarios.decode.CommModel.Cache cache, Engine forced) {
+        Row r = asRun(given);
         String layout = "tp" + r.tp + (r.pp > 1 ? " pp" + r.pp : "") + (r.ep > 1 ? " ep" + r.ep : "") + (r.dp > 1 ? " dp" + r.dp : "");
         String system = systemFor(r.gpu);
         Engine engine = forced != null ? forced : engineFor(r.framework);
@@ -127,7 +134,9 @@ public final class DecodeValidation {
         String skip = null;
         ModelConfig model = null;
         Precision precision = precisionFor(r.dtype);
-        if (system == null) {
+        if (r.gpus > 0 && r.tp * r.pp * r.dp > r.gpus) {
+            skip = "tp " + r.tp + " x pp " + r.pp + " x dp " + r.dp + " needs more GPUs than the row's " + r.gpus;
+        } else if (system == null) {
             skip = "GPU '" + r.gpu + "' has no preset system";
         } else if (engine == null) {
             skip = "framework '" + r.framework + "' is not one of the engines (" + Engine.names() + ")";
@@ -144,45 +153,65 @@ public final class DecodeValidation {
             }
         }
         if (skip != null) {
-            return new Outcome(r.id, r.model, system == null ? "-" : system, engineLabel, layout, 0, context, Double.NaN, Double.NaN, skip);
+            return new Outcome(r.id, r.model, system == null ? "-" : system, engineLabel, layout, 0, context, Double.NaN, Double.NaN, 0, skip);
         }
         boolean graphs = r.cudaGraphs == null || r.cudaGraphs.toLowerCase(Locale.ROOT).startsWith("n/a") ? engine.cudaGraphsByDefault()
                 : !r.cudaGraphs.toLowerCase(Locale.ROOT).matches("(off|no|false|disabled).*");
         try {
             int batch;
-            DecodeResult result;
-            switch (r.loadKind.toLowerCase(Locale.ROOT)) {
+            double step;
+            String kind = r.loadKind.toLowerCase(Locale.ROOT);
+            int isl = firstInt(r.isl);
+            int osl = firstInt(r.osl);
+            // One prompt's forward on the same layout, and the share of it each serving step carries.
+            double prompt = kind.equals("batch") || isl < 1 ? 0
+                    : DecodeStep.prefillMs(spec(r, model, system, precision, engine, graphs, isl, isl), cache);
+            switch (kind) {
                 case "concurrency", "batch" -> {
                     batch = Math.max(1, (int) Math.ceil(r.load / r.dp));
-                    result = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache);
+                    step = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache).itlMs();
                 }
                 case "qps" -> {
                     // Little's law: sequences in flight = arrival rate x time each spends decoding.
                     batch = 1;
-                    result = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache);
+                    step = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache).itlMs();
                     for (int i = 0; i < 8; i++) {
-                        int next = Math.max(1, (int) Math.round(r.load / r.dp * firstInt(r.osl) * result.itlMs() / 1000));
+                        int next = Math.max(1, (int) Math.round(r.load / r.dp * osl * (step + prompt / osl) / 1000));
                         if (next == batch) {
                             break;
                         }
                         batch = next;
-                        result = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache);
+                        step = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache).itlMs();
                     }
                 }
                 default -> {
-                    return new Outcome(r.id, r.model, system, engineLabel, layout, 0, context, Double.NaN, Double.NaN,
+                    return new Outcome(r.id, r.model, system, engineLabel, layout, 0, context, Double.NaN, Double.NaN, 0,
                             "batch_kind '" + r.loadKind + "': expected batch, concurrency or qps");
                 }
             }
+            double prefills = prompt * batch / osl;
             double measured = measuredStepMs(r, batch);
             if (Double.isNaN(measured)) {
-                return new Outcome(r.id, r.model, system, engineLabel, layout, batch, context, Double.NaN, Double.NaN,
+                return new Outcome(r.id, r.model, system, engineLabel, layout, batch, context, Double.NaN, Double.NaN, 0,
                         "metric '" + r.metric + "' is not a per-step figure (tpot_ms, itl_ms, tok_s_per_user, tok_s_total, tok_s_per_gpu)");
             }
-            return new Outcome(r.id, r.model, system, engineLabel, layout, batch, context, measured, result.itlMs(), null);
+            return new Outcome(r.id, r.model, system, engineLabel, layout, batch, context, measured, step + prefills, prefills, null);
         } catch (InputException e) {
-            return new Outcome(r.id, r.model, system, engineLabel, layout, 0, context, Double.NaN, Double.NaN, e.getMessage());
+            return new Outcome(r.id, r.model, system, engineLabel, layout, 0, context, Double.NaN, Double.NaN, 0, e.getMessage());
         }
+    }
+
+    /**
+     * The row's layout as collsim counts it. SGLang and TensorRT-LLM name the whole group in tp and
+     * the attention replicas in dp (DP attention: {@code --tp 8 --dp 8} is 8 GPUs, attention TP 1);
+     * where the GPU count says so, attention's TP is tp / dp.
+     */
+    static Row asRun(Row r) {
+        if (r.gpus > 0 && r.tp * r.pp * r.dp > r.gpus && r.dp > 1 && r.tp % r.dp == 0 && r.tp / r.dp * r.pp * r.dp == r.gpus) {
+            return new Row(r.id, r.framework, r.gpu, r.gpus, r.model, r.dtype, r.tp / r.dp, r.pp, r.ep, r.dp, r.load, r.loadKind, r.isl, r.osl,
+                    r.cudaGraphs, r.specDecode, r.metric, r.value, r.line);
+        }
+        return r;
     }
 
     private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, Engine engine, boolean graphs, int batch,
@@ -333,11 +362,13 @@ public final class DecodeValidation {
                 Column.text("system", "system", 12), Column.text("engine", "engine", 9), Column.text("layout", "layout", 14),
                 Column.number("batch", "batch", "", 6, 0), Column.number("context", "context", "", 8, 0),
                 Column.number("measured_ms", "measured", "(ms)", 10, 2), Column.number("simulated_ms", "simulated", "(ms)", 10, 2),
-                Column.number("error_pct", "error", "(%)", 8, 1)), Map.of("command", "validate --decode"));
+                Column.number("prefill_ms", "of it prefills", "(ms)", 15, 2), Column.number("error_pct", "error", "(%)", 8, 1)),
+                Map.of("command", "validate --decode"));
+        rows.note("simulated = the decode step + the arriving requests' prefills a serving step carries (batch / OSL prompts of ISL tokens)");
         for (Outcome o : outcomes) {
             if (o.skipped() == null) {
                 rows.row(o.id(), shortName(o.model()), o.system(), o.engine(), o.layout(), o.batch(), o.context(), o.measuredMs(), o.simulatedMs(),
-                        100 * (o.ratio() - 1));
+                        o.prefillMs(), 100 * (o.ratio() - 1));
             } else {
                 rows.note("skipped row " + o.id() + " (" + shortName(o.model()) + "): " + o.skipped());
             }
@@ -375,6 +406,12 @@ public final class DecodeValidation {
                 // reported below
             }
             throw new InputException(file + ": line " + line + ": " + key + " '" + v + "': expected a positive number");
+        }
+
+        /** A count that may be blank (0 then). */
+        int optionalCount(String key) {
+            String v = m.get(key);
+            return v == null || v.isBlank() ? 0 : count(key);
         }
 
         int count(String key) {

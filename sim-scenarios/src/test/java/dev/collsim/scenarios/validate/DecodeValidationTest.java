@@ -54,9 +54,11 @@ class DecodeValidationTest {
                 + "3,s,2026,vLLM V1,MI300X,x,8,1,IF,Llama-3.1-70B,bf16,8,1,1,1,1,batch,1,200,on,none,tpot_ms,mean,20,A,\n"
                 + "4,s,2026,Triton,H100 SXM,hgx,8,1,NVLink,Llama-3.1-70B,bf16,8,1,1,1,1,batch,1,200,on,none,tpot_ms,mean,20,A,\n"
                 + "5,s,2026,vLLM V1,H100 SXM,hgx,8,1,NVLink,Llama-3.1-70B,bf16,8,1,1,1,1,batch,1,200,on,eagle,tpot_ms,mean,20,A,\n"
-                + "6,s,2026,vLLM 0.6.3,A100 SXM,dgx,8,1,NVLink,Llama-3.1-8B,bf16,1,1,1,1,32,batch,1,200,on,none,tok_s_total,mean,1000,A,\n");
+                + "6,s,2026,vLLM 0.6.3,A100 SXM,dgx,8,1,NVLink,Llama-3.1-8B,bf16,1,1,1,1,32,batch,1,200,on,none,tok_s_total,mean,1000,A,\n"
+                + "7,s,2026,SGLang,H200 SXM,hgx,8,1,NVLink,DeepSeek-R1,fp8,8,1,8,8,256,concurrency,1024,1024,on,none,tpot_ms,median,40,A,\n"
+                + "8,s,2026,SGLang,H200 SXM,hgx,4,1,NVLink,Llama-3.1-70B,fp8,8,1,1,1,8,concurrency,1024,1024,on,none,tpot_ms,median,9,A,\n");
         List<DecodeValidation.Outcome> out = DecodeValidation.file(csv, null).outcomes();
-        assertEquals(6, out.size());
+        assertEquals(8, out.size());
         DecodeValidation.Outcome ds = out.get(0);
         assertNull(ds.skipped());
         assertEquals("sglang", ds.engine());
@@ -72,6 +74,13 @@ class DecodeValidationTest {
         DecodeValidation.Outcome old = out.get(5);
         assertEquals("vllm-v0", old.engine());
         assertEquals(32 * 1000.0 / 1000, old.measuredMs(), 1e-9, "32 sequences at 1,000 tokens/s: a step of 32 ms");
+        assertEquals(0, old.prefillMs(), "a static batch prefills once, before its steps");
+        assertTrue(ds.prefillMs() > 0, "a serving step carries its share of the arriving prompts");
+        DecodeValidation.Outcome dpAttention = out.get(6);
+        assertNull(dpAttention.skipped(), dpAttention.skipped());
+        assertEquals("tp1 ep8 dp8", dpAttention.layout(), "SGLang's --tp 8 --dp 8 on 8 GPUs is attention TP 1 in 8 replicas");
+        assertEquals(32, dpAttention.batch(), "256 concurrent requests over 8 replicas");
+        assertTrue(out.get(7).skipped().contains("needs more GPUs than the row's 4"), out.get(7).skipped());
     }
 
     @Test
