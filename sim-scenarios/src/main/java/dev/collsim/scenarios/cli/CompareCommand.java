@@ -42,13 +42,8 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
     String dtype;
 
-    @Option(names = "--engine", paramLabel = "NAME", defaultValue = "vllm",
-            description = "the serving engine whose kernels and host loop every layout follows (default: ${DEFAULT-VALUE}; see decode --help)")
-    String engine;
-
-    @Option(names = "--kv-dtype", paramLabel = "TYPE", defaultValue = "auto",
-            description = "the KV cache's elements: bf16, fp8, or auto for the engine's default (default: ${DEFAULT-VALUE})")
-    String kvDtype;
+    @Mixin
+    EngineOptions engineOptions;
 
     @Option(names = "--threads", paramLabel = "T", description = "layouts simulated at once (default: the cores)")
     Integer threads;
@@ -66,8 +61,7 @@ public final class CompareCommand implements Callable<Integer> {
             throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");
         }
         Comparison c = Comparison.run(ModelConfig.load(model), systems, gpus, context, Precision.fromName(dtype), slo, t,
-                dev.collsim.scenarios.decode.Engine.fromName(engine),
-                kvDtype.equalsIgnoreCase("auto") ? null : Precision.fromName(kvDtype, "--kv-dtype"));
+                engineOptions.engine(), engineOptions.kvCache());
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", systems)
                     + " at context " + context + " in " + dtype + ": give more --gpus, a smaller --dtype or a shorter --context");

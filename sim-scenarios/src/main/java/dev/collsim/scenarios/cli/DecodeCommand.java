@@ -83,14 +83,8 @@ public final class DecodeCommand implements Callable<Integer> {
             description = "kernels replayed from a CUDA graph (default: ${DEFAULT-VALUE}, as the engine does: on, off for lmdeploy)")
     String cudaGraphs;
 
-    @Option(names = "--engine", paramLabel = "NAME", defaultValue = "vllm",
-            description = "the serving engine whose kernels and host loop the step follows: vllm, vllm-v0, sglang, trtllm or lmdeploy"
-                    + " (default: ${DEFAULT-VALUE}, the one that fits the calibration best)")
-    String engine;
-
-    @Option(names = "--kv-dtype", paramLabel = "TYPE", defaultValue = "auto",
-            description = "the KV cache's elements: bf16, fp8, or auto for the engine's default (BF16; FP8 with FP8 weights under trtllm)")
-    String kvDtype;
+    @Mixin
+    EngineOptions engineOptions;
 
     @Option(names = "--trace", paramLabel = "FILE", description = "also write the step as a Perfetto (Chrome trace-event) JSON file")
     Path trace;
@@ -154,13 +148,12 @@ public final class DecodeCommand implements Callable<Integer> {
 
     private DecodeSpec spec(ModelConfig config, String systemName, Integer perNode) {
         String name = topology != null ? java.nio.file.Path.of(topology).getFileName().toString() : systemName;
-        Engine e = Engine.fromName(engine);
+        Engine e = engineOptions.engine();
         if (!cudaGraphs.matches("(?i)auto|on|off|true|false|1|0")) {
             throw new InputException("--cuda-graphs '" + cudaGraphs + "': expected auto, on or off");
         }
         boolean graphs = cudaGraphs.equalsIgnoreCase("auto") ? e.cudaGraphsByDefault() : Flags.onOff("--cuda-graphs", cudaGraphs);
-        Precision kv = kvDtype.equalsIgnoreCase("auto") ? null : Precision.fromName(kvDtype, "--kv-dtype");
         return new DecodeSpec(config, name, topology, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
-                AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), graphs, e, kv);
+                AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), graphs, e, engineOptions.kvCache());
     }
 }
