@@ -106,9 +106,9 @@ public final class DecodeValidation {
                 line = Math.max(line + 1, it.getParser().currentLocation().getLineNr());
                 Map<String, String> m = it.next();
                 Fields f = new Fields(m, name, line);
-                rows.add(new Row(f.text("row_id"), f.text("framework"), f.text("gpu"), f.optionalCount("gpus"), f.text("model"), f.text("dtype"),
-                        f.count("tp"),
-                        f.count("pp"), f.count("ep"), f.count("dp"), f.number("batch_or_concurrency"), f.text("batch_kind"), f.text("isl"),
+                rows.add(new Row(f.text("row_id"), f.text("framework"), f.text("gpu"), f.optionalCount("gpus", 0), f.text("model"), f.text("dtype"),
+                        f.optionalCount("tp", 1), f.optionalCount("pp", 1), f.optionalCount("ep", 1), f.optionalCount("dp", 1),
+                        f.number("batch_or_concurrency"), f.text("batch_kind"), f.text("isl"),
                         f.text("osl"), f.optional("cuda_graphs"), f.optional("spec_decode"), f.text("metric"), f.number("value"), line));
             }
         } catch (IOException | RuntimeException e) {
@@ -160,7 +160,7 @@ public final class DecodeValidation {
         try {
             int batch;
             double step;
-            String kind = r.loadKind.toLowerCase(Locale.ROOT);
+            String kind = loadKind(r.loadKind);
             int isl = firstInt(r.isl);
             int osl = firstInt(r.osl);
             // One prompt's forward on the same layout, and the share of it each serving step carries.
@@ -220,14 +220,21 @@ public final class DecodeValidation {
                 Overlap.NONE, graphs, engine, null);
     }
 
+    /** The load column's kind as the README names them: concurrency, batch, or a request rate (qps). */
+    static String loadKind(String column) {
+        String c = column.toLowerCase(Locale.ROOT);
+        return c.contains("concurren") ? "concurrency" : c.contains("batch") ? "batch"
+                : c.contains("qps") || c.contains("rps") || c.contains("rate") ? "qps" : c;
+    }
+
     /** The measured time of one decode step, in ms; NaN for a metric that is not one. */
     static double measuredStepMs(Row r, int batchPerReplica) {
         double sequences = (double) batchPerReplica * r.dp;
         return switch (r.metric.toLowerCase(Locale.ROOT)) {
             case "tpot_ms", "itl_ms" -> r.value;
             case "tok_s_per_user" -> 1000 / r.value;
-            case "tok_s_total" -> r.loadKind.equalsIgnoreCase("qps") ? Double.NaN : sequences * 1000 / r.value;
-            case "tok_s_per_gpu" -> r.loadKind.equalsIgnoreCase("qps") ? Double.NaN
+            case "tok_s_total" -> loadKind(r.loadKind).equals("qps") ? Double.NaN : sequences * 1000 / r.value;
+            case "tok_s_per_gpu" -> loadKind(r.loadKind).equals("qps") ? Double.NaN
                     : sequences * 1000 / (r.value * r.tp * r.pp * r.dp);
             default -> Double.NaN;
         };
@@ -273,8 +280,9 @@ public final class DecodeValidation {
             return Engine.LMDEPLOY;
         }
         if (f.contains("vllm")) {
+            // V1 became the default in 0.8; "V0" as a word (not "v0.9.1") names the old engine.
             Matcher v = Pattern.compile("vllm[^0-9]*0\\.(\\d+)").matcher(f);
-            boolean v0 = f.contains("v0") || (v.find() && Integer.parseInt(v.group(1)) < 8);
+            boolean v0 = Pattern.compile("\\bv0\\b(?!\\.)").matcher(f).find() || (v.find() && Integer.parseInt(v.group(1)) < 8);
             return v0 ? Engine.VLLM_V0 : Engine.VLLM;
         }
         return f.contains("dynamo") ? Engine.TRTLLM : null;
@@ -408,10 +416,10 @@ public final class DecodeValidation {
             throw new InputException(file + ": line " + line + ": " + key + " '" + v + "': expected a positive number");
         }
 
-        /** A count that may be blank (0 then). */
-        int optionalCount(String key) {
+        /** A count that may be left blank, {@code otherwise} then. */
+        int optionalCount(String key, int otherwise) {
             String v = m.get(key);
-            return v == null || v.isBlank() ? 0 : count(key);
+            return v == null || v.isBlank() ? otherwise : count(key);
         }
 
         int count(String key) {

@@ -83,6 +83,21 @@ class DecodeValidationTest {
         assertTrue(out.get(7).skipped().contains("needs more GPUs than the row's 4"), out.get(7).skipped());
     }
 
+    /** The framework column names the engine: vLLM from 0.8 is V1 (0.9.1 is not "v0"), a Dynamo row without its backend TensorRT-LLM. */
+    @Test
+    void frameworksNameTheirEngines() {
+        assertEquals(Engine.VLLM, DecodeValidation.engineFor("vLLM v0.9.1"));
+        assertEquals(Engine.VLLM, DecodeValidation.engineFor("vLLM V1 (main, July 2025)"));
+        assertEquals(Engine.VLLM_V0, DecodeValidation.engineFor("vLLM 0.7.2 (torch 2.5)"));
+        assertEquals(Engine.VLLM_V0, DecodeValidation.engineFor("vLLM V0 engine"));
+        assertEquals(Engine.SGLANG, DecodeValidation.engineFor("Dynamo (SGLang backend)"));
+        assertEquals(Engine.TRTLLM, DecodeValidation.engineFor("NVIDIA Dynamo"));
+        assertEquals(Engine.LMDEPLOY, DecodeValidation.engineFor("LMDeploy v0.1.0a1 (TurboMind)"));
+        assertNull(DecodeValidation.engineFor("llama.cpp"));
+        assertEquals("concurrency", DecodeValidation.loadKind("max_concurrency"));
+        assertEquals("qps", DecodeValidation.loadKind("request rate"));
+    }
+
     @Test
     void forcingAnEngineRunsEveryRowUnderIt() {
         DecodeValidation v = DecodeValidation.bundled(Engine.TRTLLM);
