@@ -25,8 +25,9 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code collsim decode}: one decode step of a model on a system, layer by layer. */
 @Command(name = "decode", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Simulates one decode step of an LLM, layer by layer.",
-            "Every layer's kernels run on the GPU's roofline and its collectives chunk by chunk on the system, scheduled on",
-            "streams; it prints per-layer times, the inter-token latency and tokens/s."})
+            "Every kernel the serving engine launches runs at the efficiency its kind reaches and every collective chunk by",
+            "chunk on the system, scheduled on streams, then the engine's host time; it prints per-layer times, the",
+            "inter-token latency and tokens/s."})
 public final class DecodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

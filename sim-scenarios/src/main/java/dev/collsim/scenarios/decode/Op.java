@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * One kernel of the decode step on one GPU: compute, or a collective, on a stream; it starts when
  * the kernel before it on its stream and everything it depends on have ended. Its time is what it
- * takes alone; a compute kernel that shares the GPU with a collective gets fewer SMs and runs longer.
+ * takes alone, launch included; a compute kernel that shares the GPU with a collective gets fewer
+ * SMs and runs longer.
  */
 final class Op {
     enum Kind { COMPUTE, COMM }
