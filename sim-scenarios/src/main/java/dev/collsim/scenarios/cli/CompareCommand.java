@@ -61,7 +61,7 @@ public final class CompareCommand implements Callable<Integer> {
             throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");
         }
         Comparison c = Comparison.run(ModelConfig.load(model), systems, gpus, context, Precision.fromName(dtype), slo, t,
-                engineOptions.engine(), engineOptions.kvCache());
+                engineOptions.setup());
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", systems)
                     + " at context " + context + " in " + dtype + ": give more --gpus, a smaller --dtype or a shorter --context");

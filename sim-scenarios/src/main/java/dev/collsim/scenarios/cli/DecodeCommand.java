@@ -7,7 +7,7 @@ import dev.collsim.scenarios.decode.DecodeReport;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
-import dev.collsim.scenarios.decode.Engine;
+import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
@@ -149,12 +149,10 @@ public final class DecodeCommand implements Callable<Integer> {
 
     private DecodeSpec spec(ModelConfig config, String systemName, Integer perNode) {
         String name = topology != null ? java.nio.file.Path.of(topology).getFileName().toString() : systemName;
-        Engine e = engineOptions.engine();
-        if (!cudaGraphs.matches("(?i)auto|on|off|true|false|1|0")) {
-            throw new InputException("--cuda-graphs '" + cudaGraphs + "': expected auto, on or off");
-        }
-        boolean graphs = cudaGraphs.equalsIgnoreCase("auto") ? e.cudaGraphsByDefault() : Flags.onOff("--cuda-graphs", cudaGraphs);
+        EngineSetup engine = engineOptions.setup();
+        Boolean graphs = Flags.autoOnOff("--cuda-graphs", cudaGraphs);
         return new DecodeSpec(config, name, topology, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
-                AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), graphs, e, engineOptions.kvCache());
+                AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), graphs != null ? graphs : engine.engine().cudaGraphsByDefault(),
+                engine.engine(), engine.kvCache(), engine.overlapScheduler());
     }
 }

@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.scenarios.decode.Engine;
+import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.Precision;
 import picocli.CommandLine.Option;
 
@@ -15,8 +16,22 @@ final class EngineOptions {
             description = "the KV cache's elements: bf16, fp8, or auto for the engine's default (BF16; FP8 with FP8 weights under trtllm)")
     String kvDtype;
 
+    @Option(names = "--overlap-scheduler", paramLabel = "auto|on|off", defaultValue = "auto",
+            description = "the host prepares the next step while the GPU runs this one (SGLang's and TensorRT-LLM's overlap"
+                    + " scheduler, vLLM's --async-scheduling); auto: as the engine does by default (default: ${DEFAULT-VALUE})")
+    String overlapScheduler;
+
     Engine engine() {
         return Engine.fromName(engine);
+    }
+
+    EngineSetup setup() {
+        return new EngineSetup(engine(), kvCache(), overlapScheduler());
+    }
+
+    /** Whether the host overlaps the GPU's step, or null for the engine's default. */
+    Boolean overlapScheduler() {
+        return Flags.autoOnOff("--overlap-scheduler", overlapScheduler);
     }
 
     /** The KV cache's type, or null for the engine's default. */

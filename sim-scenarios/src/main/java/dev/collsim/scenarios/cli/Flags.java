@@ -24,6 +24,17 @@ final class Flags {
         };
     }
 
+    /** {@code auto}, {@code on} or {@code off} (and their true/false spellings): null for auto. */
+    static Boolean autoOnOff(String flag, String value) {
+        if (value.equalsIgnoreCase("auto")) {
+            return null;
+        }
+        if (!value.matches("(?i)on|off|true|false|1|0")) {
+            throw new InputException(flag + " '" + value + "': expected auto, on or off");
+        }
+        return onOff(flag, value);
+    }
+
     /** A count that must be 1 or more. */
     static int atLeastOne(String flag, int value) {
         if (value < 1) {

@@ -3,7 +3,7 @@ package dev.collsim.scenarios.compare;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
-import dev.collsim.scenarios.decode.Engine;
+import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.KernelCosts;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
@@ -47,15 +47,15 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
 
     public static Comparison run(ModelConfig m, List<String> systems, int gpus, int context, Precision precision, double sloMs,
                                  int threads) {
-        return run(m, systems, gpus, context, precision, sloMs, threads, Engine.DEFAULT, null);
+        return run(m, systems, gpus, context, precision, sloMs, threads, EngineSetup.DEFAULT);
     }
 
-    /** Every system's search under {@code engine}'s kernels and host loop, the KV cache in {@code kvCache} (null: the engine's default). */
+    /** Every system's search under the engine's kernels and host loop. */
     public static Comparison run(ModelConfig m, List<String> systems, int gpus, int context, Precision precision, double sloMs,
-                                 int threads, Engine engine, Precision kvCache) {
+                                 int threads, EngineSetup engine) {
         List<SystemResult> out = new ArrayList<>();
         for (String system : systems) {
-            List<LayoutSearch.Point> points = LayoutSearch.run(m, system, gpus, context, precision, threads, engine, kvCache);
+            List<LayoutSearch.Point> points = LayoutSearch.run(m, system, gpus, context, precision, threads, engine);
             List<Row> frontier = LayoutSearch.pareto(points).stream().map(Row::of).toList();
             Row best = points.stream().filter(p -> p.result().itlMs() <= sloMs)
                     .max(Comparator.comparingDouble((LayoutSearch.Point p) -> p.result().tokensPerSPerGpu())
@@ -63,8 +63,8 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
                     .map(Row::of).orElse(null);
             out.add(new SystemResult(system, points.size(), frontier, best));
         }
-        String kv = kvCache != null ? kvCache.label() : engine.defaultKvBytes(precision) == 1 ? "fp8" : "bf16";
-        return new Comparison(m.name(), gpus, context, precision.label(), kv, sloMs, engine.label(), KernelCosts.EFFICIENCY_SET, out);
+        return new Comparison(m.name(), gpus, context, precision.label(), engine.kvLabel(precision), sloMs, engine.engine().label(),
+                KernelCosts.EFFICIENCY_SET, out);
     }
 
     /** The frontiers, system by system in one table, then the winners side by side. */

@@ -8,7 +8,7 @@ import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
-import dev.collsim.scenarios.decode.Engine;
+import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
@@ -40,8 +40,7 @@ public final class LayoutSearch {
     }
 
     /** The layouts to try, in a fixed order. */
-    static List<DecodeSpec> candidates(ModelConfig m, String system, int gpus, int context, Precision precision, Engine engine,
-                                       Precision kvCache) {
+    static List<DecodeSpec> candidates(ModelConfig m, String system, int gpus, int context, Precision precision, EngineSetup engine) {
         SystemPreset preset = SystemPreset.byName(system);
         if (preset.pcieServer() != null && gpus > preset.gpusPerNode()) {
             throw new InputException("--gpus " + gpus + ": " + system + " is one server of " + preset.gpusPerNode() + " GPUs");
@@ -61,7 +60,8 @@ public final class LayoutSearch {
                         for (int batch : BATCHES) {
                             for (Overlap overlap : ep > 1 && batch > 1 ? List.of(Overlap.NONE, Overlap.TWO_BATCH) : List.of(Overlap.NONE)) {
                                 out.add(new DecodeSpec(m, system, null, null, null, null, tp, pp, ep, dp, batch, context, precision,
-                                        AllReduceKind.AUTO, overlap, engine.cudaGraphsByDefault(), engine, kvCache));
+                                        AllReduceKind.AUTO, overlap, engine.engine().cudaGraphsByDefault(), engine.engine(), engine.kvCache(),
+                                        engine.overlapScheduler()));
                             }
                         }
                     }
@@ -89,9 +89,8 @@ public final class LayoutSearch {
     }
 
     /** Simulates every candidate that fits, on {@code threads} threads; the result's order does not depend on them. */
-    public static List<Point> run(ModelConfig m, String system, int gpus, int context, Precision precision, int threads, Engine engine,
-                                  Precision kvCache) {
-        List<DecodeSpec> specs = candidates(m, system, gpus, context, precision, engine, kvCache).stream().filter(DecodeStep::fits).toList();
+    public static List<Point> run(ModelConfig m, String system, int gpus, int context, Precision precision, int threads, EngineSetup engine) {
+        List<DecodeSpec> specs = candidates(m, system, gpus, context, precision, engine).stream().filter(DecodeStep::fits).toList();
         CommModel.Cache cache = new CommModel.Cache();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try {

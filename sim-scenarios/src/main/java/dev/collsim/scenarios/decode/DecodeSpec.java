@@ -17,15 +17,18 @@ import dev.collsim.core.input.InputException;
  * @param context tokens already in each sequence's KV cache
  * @param engine  the serving engine whose kernels and host loop the step follows
  * @param kvCache the KV cache's element type, or null for the engine's default
+ * @param overlapScheduler whether the host prepares the next step while the GPU runs this one
+ *                (SGLang's and TensorRT-LLM's overlap schedulers, vLLM's async scheduling), or null
+ *                for the engine's default
  */
 public record DecodeSpec(ModelConfig model, String system, String topology, String network, Integer nodes, Integer gpusPerNode, int tp, int pp, int ep, int dp,
                          int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs,
-                         Engine engine, Precision kvCache) {
+                         Engine engine, Precision kvCache, Boolean overlapScheduler) {
     /** A step under the default engine, its KV cache as that engine keeps it. */
     public DecodeSpec(ModelConfig model, String system, String topology, String network, Integer nodes, Integer gpusPerNode, int tp, int pp,
                       int ep, int dp, int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs) {
         this(model, system, topology, network, nodes, gpusPerNode, tp, pp, ep, dp, batch, context, precision, allReduce, overlap, cudaGraphs,
-                Engine.DEFAULT, null);
+                Engine.DEFAULT, null, null);
     }
 
     public DecodeSpec {
@@ -79,18 +82,23 @@ public record DecodeSpec(ModelConfig model, String system, String topology, Stri
     /** The same step over {@code stages} pipeline stages, on as many nodes as that needs. */
     public DecodeSpec withPp(int stages) {
         return new DecodeSpec(model, system, topology, network, null, gpusPerNode, tp, stages, ep, dp, batch, context, precision, allReduce,
-                overlap, cudaGraphs, engine, kvCache);
+                overlap, cudaGraphs, engine, kvCache, overlapScheduler);
     }
 
     /** The same step with weights in another format. */
     public DecodeSpec withPrecision(Precision other) {
         return new DecodeSpec(model, system, topology, network, nodes, gpusPerNode, tp, pp, ep, dp, batch, context, other, allReduce,
-                overlap, cudaGraphs, engine, kvCache);
+                overlap, cudaGraphs, engine, kvCache, overlapScheduler);
     }
 
     /** Bytes per cached element: {@code --kv-dtype}, or what the engine keeps for these weights. */
     public int kvBytes() {
         return kvCache != null ? kvCache.kvBytes() : engine.defaultKvBytes(precision);
+    }
+
+    /** Whether the engine's host work overlaps the GPU's step: {@code --overlap-scheduler}, or the engine's default. */
+    public boolean hostOverlapped() {
+        return overlapScheduler != null ? overlapScheduler : engine.hostOverlapped;
     }
 
     /** The all-reduce kernel in force: {@code --allreduce}, where auto means NCCL's for an engine without its own. */

@@ -135,7 +135,7 @@ public final class DecodeStep {
         }
         double gpuStep = Math.max(path, spec.pp() * slowest);
         double host = spec.engine().hostMicros(spec.batch());
-        double exposedHost = spec.engine().hostOverlapped ? Math.max(0, host - gpuStep) : host;
+        double exposedHost = spec.hostOverlapped() ? Math.max(0, host - gpuStep) : host;
         return new DecodeResult.Timing((gpuStep + exposedHost) / 1000, path / 1000, (gpuStep - path) / 1000, host / 1000,
                 exposedHost / 1000, kernels, floor / 1000, roofline / 1000);
     }

@@ -217,7 +217,7 @@ public final class DecodeValidation {
     private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, Engine engine, boolean graphs, int batch,
                                    int context) {
         return new DecodeSpec(model, system, null, null, null, null, r.tp, r.pp, r.ep, r.dp, batch, context, precision, AllReduceKind.AUTO,
-                Overlap.NONE, graphs, engine, null);
+                Overlap.NONE, graphs, engine, null, null);
     }
 
     /** The load column's kind as the README names them: concurrency, batch, or a request rate (qps). */

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.collsim.scenarios.decode.Engine;
+import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
 import java.util.List;
@@ -18,17 +18,17 @@ class ComparisonTest {
     @Test
     void aGpuMoreThanARackDoesNotPushTheExpertsAcrossRacks() {
         ModelConfig deepseek = ModelConfig.load("deepseek-v3");
-        List<String> layouts = LayoutSearch.candidates(deepseek, "gb200-nvl72", 73, 4096, Precision.FP8, Engine.DEFAULT, null).stream()
+        List<String> layouts = LayoutSearch.candidates(deepseek, "gb200-nvl72", 73, 4096, Precision.FP8, EngineSetup.DEFAULT).stream()
                 .map(s -> s.tp() + "/" + s.dp() + "/" + s.ep()).distinct().toList();
         assertTrue(layouts.contains("1/73/73") && layouts.contains("1/72/72"), layouts.toString());
-        assertFalse(LayoutSearch.candidates(LLAMA_70B, "gb200-nvl72", 73, 4096, Precision.FP8, Engine.DEFAULT, null).stream().anyMatch(s -> s.tp() == 1 && s.dp() == 72),
+        assertFalse(LayoutSearch.candidates(LLAMA_70B, "gb200-nvl72", 73, 4096, Precision.FP8, EngineSetup.DEFAULT).stream().anyMatch(s -> s.tp() == 1 && s.dp() == 72),
                 "dense models keep one replica count per TP and PP");
     }
 
     /** No frontier point is beaten on both axes by any layout that ran, and the frontier trades one for the other. */
     @Test
     void theFrontierIsNotDominated() {
-        List<LayoutSearch.Point> points = LayoutSearch.run(LLAMA_70B, "hgx-h100", 16, 2048, Precision.FP8, 2, Engine.DEFAULT, null);
+        List<LayoutSearch.Point> points = LayoutSearch.run(LLAMA_70B, "hgx-h100", 16, 2048, Precision.FP8, 2, EngineSetup.DEFAULT);
         List<LayoutSearch.Point> frontier = LayoutSearch.pareto(points);
         assertFalse(frontier.isEmpty());
         for (LayoutSearch.Point f : frontier) {

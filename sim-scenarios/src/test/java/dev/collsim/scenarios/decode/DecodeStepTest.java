@@ -200,10 +200,34 @@ class DecodeStepTest {
         assertTrue(graphs.kernelsPerStep() > 900 && graphs.kernelsPerStep() < 1100, graphs.kernelsPerStep() + " kernels");
         assertTrue(graphs.kernelFloorMs() > 0.12 * graphs.itlMs(), graphs.kernelFloorMs() + " of " + graphs.itlMs());
         DecodeSpec eager = new DecodeSpec(llama, "hgx-h100", null, null, null, null, 4, 1, 1, 1, 1, 4096, Precision.BF16, AllReduceKind.AUTO,
-                Overlap.NONE, false, Engine.VLLM, null);
+                Overlap.NONE, false, Engine.VLLM, null, null);
         DecodeResult e = DecodeStep.run(eager);
         assertTrue(e.itlMs() > graphs.itlMs() + graphs.kernelsPerStep() * (Engine.VLLM.eagerLaunchUs - KernelCosts.GRAPH_GAP_US - KernelCosts.FIXED_US)
                 / 1e3 * 0.5, e.itlMs() + " vs " + graphs.itlMs());
+    }
+
+    /**
+     * The engine's host time between steps: waited for without an overlap scheduler (vLLM V1 by
+     * default), hidden behind the GPU's step with one (SGLang by default, vLLM's async scheduling),
+     * and only its excess shows when it outlasts the step.
+     */
+    @Test
+    void theOverlapSchedulerHidesTheHostBehindTheStep() {
+        ModelConfig llama = ModelConfig.load("llama-3-70b");
+        DecodeResult waits = DecodeStep.run(scheduled(llama, Engine.VLLM, null));
+        DecodeResult async = DecodeStep.run(scheduled(llama, Engine.VLLM, true));
+        DecodeResult sglang = DecodeStep.run(scheduled(llama, Engine.SGLANG, null));
+        DecodeResult sglangOff = DecodeStep.run(scheduled(llama, Engine.SGLANG, false));
+        assertEquals(waits.hostMs(), waits.hostExposedMs(), 1e-12);
+        assertEquals(0, async.hostExposedMs(), 1e-12);
+        assertEquals(waits.itlMs() - waits.hostMs(), async.itlMs(), 1e-9);
+        assertEquals(0, sglang.hostExposedMs(), 1e-12);
+        assertEquals(sglang.itlMs() + sglangOff.hostMs(), sglangOff.itlMs(), 1e-9);
+    }
+
+    private static DecodeSpec scheduled(ModelConfig m, Engine engine, Boolean overlapScheduler) {
+        return new DecodeSpec(m, "hgx-h100", null, null, null, null, 8, 1, 1, 1, 8, 4096, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE,
+                true, engine, null, overlapScheduler);
     }
 
     /** The report's breakdown partitions the step: its slices, host time and bubbles included, add up to the ITL. */
@@ -225,7 +249,7 @@ class DecodeStepTest {
 
     private static DecodeSpec withEngine(ModelConfig m, String system, int tp, int batch, Precision precision, Engine engine) {
         return new DecodeSpec(m, system, null, null, null, null, tp, 1, 1, 1, batch, 4096, precision, AllReduceKind.AUTO, Overlap.NONE,
-                engine.cudaGraphsByDefault(), engine, null);
+                engine.cudaGraphsByDefault(), engine, null, null);
     }
 
     private static java.util.List<String> names(DecodeResult.Layer layer) {
