@@ -69,6 +69,7 @@ public final class DemoCommand implements Callable<Integer> {
         out.println("  collsim bench all_reduce -b 64K -e 64M -f 4 --proto simple       force a protocol and watch small sizes slow down");
         out.println("  collsim bench broadcast --gpus-per-node 4 --channels 2 --format csv");
         out.println("  collsim validate                                                 the error against measured nccl-tests runs");
+        out.println("  collsim validate --decode                                        the decode step against measured serving runs");
         out.println("  collsim decode --model llama-3-70b --tp 8 --batch 32 --overlap two-batch   hide the all-reduces, reread the weights");
         out.println("  collsim decode --model deepseek-v3 --system gb200-nvl72 --dp 72 --ep 72 --batch 64 --dtype fp8");
         out.flush();

@@ -265,7 +265,8 @@ final class LayerKernels {
         double groups = active + (sharedInGroup ? 1 : 0);
         double rows = tokensIn + (sharedInGroup ? local : 0);
         op = compute("moe_align", l, b, KernelCosts.Kind.ELEMENTWISE, 0, rows * 8, op);
-        op = quantize(l, b, rows, m.hidden(), op);
+        // Under EP the dispatch already carries the tokens in the weights' format (DeepEP quantises before it sends).
+        op = spec.ep() > 1 && spec.precision().dispatchBytes() == 1 ? op : quantize(l, b, rows, m.hidden(), op);
         double gateUp = 2 * m.hidden() * inner * active + (sharedInGroup ? 2 * m.hidden() * sharedInner : 0);
         op = groupedGemm("experts_gate_up", l, b, rows, groups, gateUp, bpp, m.hidden() + 2 * inner, op);
         op = activation(l, b, rows, inner, op);
