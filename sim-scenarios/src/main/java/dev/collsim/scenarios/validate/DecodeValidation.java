@@ -342,12 +342,12 @@ public final class DecodeValidation {
 
     /** Geomean |error| as exp(mean |ln(sim/meas)|) - 1, over the simulated rows. */
     public double geomeanAbsError() {
-        return Math.exp(simulated().stream().mapToDouble(o -> Math.abs(Math.log(o.ratio()))).average().orElse(0)) - 1;
+        return LogError.geomeanAbs(simulated().stream().map(Outcome::ratio).toList());
     }
 
     /** The signed bias: exp(mean ln(sim/meas)) - 1; negative when the model is fast. */
     public double bias() {
-        return Math.exp(simulated().stream().mapToDouble(o -> Math.log(o.ratio())).average().orElse(0)) - 1;
+        return LogError.bias(simulated().stream().map(Outcome::ratio).toList());
     }
 
     public List<Outcome> simulated() {

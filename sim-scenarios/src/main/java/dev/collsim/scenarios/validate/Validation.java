@@ -30,6 +30,12 @@ public final class Validation {
             Column.text("dataset", "dataset", 22),
             Column.text("op", "op", 14),
             Column.number("rows", "rows", "", 4, 0),
+            Column.number("geomean_abs_err_pct", "geomean |err|", "(%)", 13, 1),
+            Column.number("bias_pct", "bias", "(%)", 6, 1),
+            Column.number("geomean_abs_err_pct_below_1MiB", "geomean |err| <1MiB", "(%)", 19, 1),
+            Column.number("geomean_abs_err_pct_from_1MiB", "geomean |err| >=1MiB", "(%)", 20, 1),
+            Column.number("worst_size_bytes", "worst size", "(B)", 12, 0),
+            Column.number("worst_error_pct", "worst err", "(%)", 9, 1),
             Column.number("mean_abs_err_pct", "mean |err|", "(%)", 10, 1),
             Column.number("median_abs_err_pct", "median |err|", "(%)", 12, 1),
             Column.number("max_abs_err_pct", "max |err|", "(%)", 9, 1),
@@ -46,11 +52,17 @@ public final class Validation {
             Column.number("channels", "channels", "", 8, 0));
 
     private static final long LARGE = 64L << 20;
+    /** Where the scores split small sizes from large: issue #22's 20 % and 10 % targets. */
+    private static final long MID = 1L << 20;
 
     /** The error of one measured line. */
     public record Point(CalibrationRow row, BenchRow simulated) {
         public double errorPct() {
             return 100.0 * (simulated.timeMicros() - row.timeMicros()) / row.timeMicros();
+        }
+
+        double ratio() {
+            return simulated.timeMicros() / row.timeMicros();
         }
     }
 
@@ -107,7 +119,8 @@ public final class Validation {
 
     public Table summary() {
         Table t = new Table("Simulated against measured nccl-tests time", SUMMARY, Map.of("command", "validate"));
-        t.note("error = (simulated - measured) / measured, per measured line, out-of-place time");
+        t.note("error = (simulated - measured) / measured, per measured line, out-of-place time; geomean |err| = exp(mean |ln(sim/meas)|) - 1"
+                + " and bias = exp(mean ln(sim/meas)) - 1 (negative: the simulation is fast), overall and below / from 1 MiB");
         Map<String, List<Point>> groups = new LinkedHashMap<>();
         for (Point p : points) {
             groups.computeIfAbsent(p.row().dataset() + "\u0000" + p.row().op(), k -> new ArrayList<>()).add(p);
@@ -121,8 +134,14 @@ public final class Validation {
                     large.addValue(Math.abs(p.errorPct()));
                 }
             }
-            t.row(g.get(0).row().dataset(), g.get(0).row().op(), g.size(), all.getMean(), all.getPercentile(50),
-                    all.getMax(), large.getN() == 0 ? Double.NaN : large.getMax());
+            List<Double> ratios = g.stream().map(Point::ratio).toList();
+            List<Double> small = g.stream().filter(p -> p.row().sizeBytes() < MID).map(Point::ratio).toList();
+            List<Double> big = g.stream().filter(p -> p.row().sizeBytes() >= MID).map(Point::ratio).toList();
+            Point worst = g.stream().max(java.util.Comparator.comparingDouble(p -> Math.abs(Math.log(p.ratio())))).orElseThrow();
+            t.row(g.get(0).row().dataset(), g.get(0).row().op(), g.size(), 100 * LogError.geomeanAbs(ratios), 100 * LogError.bias(ratios),
+                    small.isEmpty() ? Double.NaN : 100 * LogError.geomeanAbs(small), big.isEmpty() ? Double.NaN : 100 * LogError.geomeanAbs(big),
+                    worst.row().sizeBytes(), worst.errorPct(), all.getMean(), all.getPercentile(50), all.getMax(),
+                    large.getN() == 0 ? Double.NaN : large.getMax());
         }
         for (String s : skipped) {
             t.footnote("not simulated: " + s);

@@ -120,7 +120,7 @@ class OutputFormatsTest {
     void validatePrintsAnErrorPerDataset() {
         CliRunner r = CliRunner.run("validate", "--format", "csv");
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().startsWith("dataset,op,rows,mean_abs_err_pct"), r.out());
+        assertTrue(r.out().startsWith("dataset,op,rows,geomean_abs_err_pct,bias_pct,"), r.out());
         assertTrue(r.out().contains("TG_H100_1N8_SLURM_RING,all_reduce,14,"), r.out());
     }
 
