@@ -83,7 +83,7 @@ public final class ValidateCommand implements Callable<Integer> {
             }
             int perNode = dev.collsim.topologies.systems.SystemPreset.byName(system).gpusPerNode(gpusPerNode);
             setups.put(id, new dev.collsim.scenarios.validate.DatasetSetup(id, system, nodes, perNode, network, run.gpusPerThread,
-                    run.algo, null));
+                    run.algo, null, null));
             int line = 0;
             for (var m : dev.collsim.scenarios.validate.Measured.read(log, operation).entrySet()) {
                 rows.add(new CalibrationRow(id, operation.ncclName(), "float", m.getKey(), m.getValue(), ++line));

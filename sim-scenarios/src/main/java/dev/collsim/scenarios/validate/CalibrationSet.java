@@ -23,7 +23,9 @@ import java.util.Map;
 
 /** Reads the calibration CSV (the bundled copy or a file) and the set-up of each data set. */
 public final class CalibrationSet {
-    public static final String BUNDLED_CSV = "/calibration/nccl_measured_calibration.csv";
+    /** The project's calibration files, bundled: the first set and the runs added on 2026-12-01. */
+    public static final List<String> BUNDLED_CSVS = List.of("/calibration/nccl_measured_calibration.csv",
+            "/calibration/nccl_measured_calibration_2.csv");
     private static final String SETUPS = "/calibration/datasets.yaml";
 
     private CalibrationSet() {}
@@ -47,7 +49,7 @@ public final class CalibrationSet {
                     checkKnown(op, dtype, name, line);
                 }
                 rows.add(new CalibrationRow(dataset, op, dtype, size,
-                        parseTime(m.getOrDefault("time_us", ""), name, line), line));
+                        parseTime(m.getOrDefault("time_us", ""), name, line), line, parseNodes(m.getOrDefault("nodes", ""), name, line)));
             }
         } catch (IOException | RuntimeException e) {
             if (e instanceof InputException ie) {
@@ -74,11 +76,31 @@ public final class CalibrationSet {
     }
 
     public static List<CalibrationRow> bundled() {
-        try (InputStream in = CalibrationSet.class.getResourceAsStream(BUNDLED_CSV)) {
-            return read(new java.io.InputStreamReader(in, StandardCharsets.UTF_8), "bundled calibration set");
-        } catch (IOException e) {
-            throw new IllegalStateException("the bundled calibration set cannot be read", e);
+        List<CalibrationRow> rows = new ArrayList<>();
+        for (String csv : BUNDLED_CSVS) {
+            try (InputStream in = CalibrationSet.class.getResourceAsStream(csv)) {
+                rows.addAll(read(new java.io.InputStreamReader(in, StandardCharsets.UTF_8), "bundled " + csv.substring(csv.lastIndexOf('/') + 1)));
+            } catch (IOException e) {
+                throw new IllegalStateException("the bundled calibration set cannot be read", e);
+            }
         }
+        return rows;
+    }
+
+    /** A row's node count; blank (or no such column) is 0, its data set's set-up then says. */
+    private static int parseNodes(String v, String name, int line) {
+        if (v.isBlank()) {
+            return 0;
+        }
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new InputException(name + ": line " + line + ": nodes '" + v + "': expected a whole number of nodes, 1 or more");
     }
 
     public static List<CalibrationRow> file(Path path) {

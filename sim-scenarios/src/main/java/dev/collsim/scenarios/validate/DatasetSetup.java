@@ -14,10 +14,18 @@ public record DatasetSetup(
         @JsonProperty("network") String network,
         @JsonProperty("gpus-per-thread") Integer gpusPerThread,
         @JsonProperty("algo") String algo,
+        @JsonProperty("gdr") Boolean gdr,
         @JsonProperty("not-yet") String notYet) {
 
     public DatasetSetup {
         nodes = Math.max(1, nodes);
+        gdr = gdr == null || gdr;
+    }
+
+    /** The same set-up, or on {@code rowNodes} nodes where its rows give their own count. */
+    DatasetSetup onNodes(int rowNodes) {
+        return rowNodes < 1 || rowNodes == nodes ? this
+                : new DatasetSetup(id, system, rowNodes, gpusPerNode, network, gpusPerThread, algo, gdr, notYet);
     }
 
     public boolean simulated() {

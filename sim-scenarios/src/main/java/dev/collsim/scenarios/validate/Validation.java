@@ -27,7 +27,7 @@ import org.apache.commons.math3.stat.descriptive.DescriptiveStatistics;
  */
 public final class Validation {
     private static final List<Column> SUMMARY = List.of(
-            Column.text("dataset", "dataset", 22),
+            Column.text("dataset", "dataset", 32),
             Column.text("op", "op", 14),
             Column.number("rows", "rows", "", 4, 0),
             Column.number("geomean_abs_err_pct", "geomean |err|", "(%)", 13, 1),
@@ -42,7 +42,7 @@ public final class Validation {
             Column.number("max_abs_err_pct_from_64MiB", "max |err| >=64MiB", "(%)", 17, 1));
 
     private static final List<Column> DETAIL = List.of(
-            Column.text("dataset", "dataset", 22),
+            Column.text("dataset", "dataset", 32),
             Column.text("op", "op", 14),
             Column.number("size_bytes", "size", "(B)", 12, 0),
             Column.number("measured_us", "measured", "(us)", 10, 2),
@@ -55,8 +55,8 @@ public final class Validation {
     /** Where the scores split small sizes from large: issue #22's 20 % and 10 % targets. */
     private static final long MID = 1L << 20;
 
-    /** The error of one measured line. */
-    public record Point(CalibrationRow row, BenchRow simulated) {
+    /** The error of one measured line; {@code dataset} its data set's label (with the node count where it spans several). */
+    public record Point(String dataset, CalibrationRow row, BenchRow simulated) {
         public double errorPct() {
             return 100.0 * (simulated.timeMicros() - row.timeMicros()) / row.timeMicros();
         }
@@ -84,27 +84,34 @@ public final class Validation {
             } else if (!setup.simulated()) {
                 v.skipped.add(e.getKey() + ": " + setup.notYet());
             } else {
-                v.simulate(setup, e.getValue());
+                // A data set measured on several node counts is one data set a node count, labelled with it.
+                Map<Integer, List<CalibrationRow>> byNodes = new java.util.TreeMap<>();
+                e.getValue().forEach(r -> byNodes.computeIfAbsent(r.nodes(), k -> new ArrayList<>()).add(r));
+                for (Map.Entry<Integer, List<CalibrationRow>> n : byNodes.entrySet()) {
+                    String label = byNodes.size() == 1 ? e.getKey() : e.getKey() + " (" + n.getKey() + " nodes)";
+                    v.simulate(label, setup.onNodes(n.getKey()), n.getValue());
+                }
             }
         }
         return v;
     }
 
-    private void simulate(DatasetSetup setup, List<CalibrationRow> rows) {
+    private void simulate(String label, DatasetSetup setup, List<CalibrationRow> rows) {
+        WhatIf whatIf = setup.gdr() ? WhatIf.NONE : new WhatIf(null, 0, 1, 1, false, Map.of(), Map.of(), List.of());
         Map<String, Communicator> comms = new LinkedHashMap<>();
         for (CalibrationRow r : rows) {
             if (Double.isNaN(r.timeMicros()) || r.sizeBytes() < 0) {
                 continue;
             }
             BenchSpec spec = new BenchSpec(CollectiveOp.fromName(r.op()), setup.system(), null, setup.nodes(),
-                    setup.gpusPerNode(), setup.network(), WhatIf.NONE, setup.gpusPerThread(), DataType.fromName(r.dtype()), ReduceOp.SUM, 0,
+                    setup.gpusPerNode(), setup.network(), whatIf, setup.gpusPerThread(), DataType.fromName(r.dtype()), ReduceOp.SUM, 0,
                     new SizeSweep(r.sizeBytes(), r.sizeBytes(), 2, 1),
                     Selection.parse(setup.algo(), AlgorithmId.class, AlgorithmId::label, "algorithm"),
                     EnumSet.allOf(Protocol.class), 0, true, false);
             Communicator comm = comms.computeIfAbsent(setup.system(), k -> Bench.communicator(spec));
             BenchRow sim = Bench.runOne(spec, comm, r.sizeBytes());
             if (sim != null) {
-                points.add(new Point(r, sim));
+                points.add(new Point(label, r, sim));
             }
         }
     }
@@ -123,7 +130,7 @@ public final class Validation {
                 + " and bias = exp(mean ln(sim/meas)) - 1 (negative: the simulation is fast), overall and below / from 1 MiB");
         Map<String, List<Point>> groups = new LinkedHashMap<>();
         for (Point p : points) {
-            groups.computeIfAbsent(p.row().dataset() + "\u0000" + p.row().op(), k -> new ArrayList<>()).add(p);
+            groups.computeIfAbsent(p.dataset() + "\u0000" + p.row().op(), k -> new ArrayList<>()).add(p);
         }
         for (List<Point> g : groups.values()) {
             DescriptiveStatistics all = new DescriptiveStatistics();
@@ -138,7 +145,7 @@ public final class Validation {
             List<Double> small = g.stream().filter(p -> p.row().sizeBytes() < MID).map(Point::ratio).toList();
             List<Double> big = g.stream().filter(p -> p.row().sizeBytes() >= MID).map(Point::ratio).toList();
             Point worst = g.stream().max(java.util.Comparator.comparingDouble(p -> Math.abs(Math.log(p.ratio())))).orElseThrow();
-            t.row(g.get(0).row().dataset(), g.get(0).row().op(), g.size(), 100 * LogError.geomeanAbs(ratios), 100 * LogError.bias(ratios),
+            t.row(g.get(0).dataset(), g.get(0).row().op(), g.size(), 100 * LogError.geomeanAbs(ratios), 100 * LogError.bias(ratios),
                     small.isEmpty() ? Double.NaN : 100 * LogError.geomeanAbs(small), big.isEmpty() ? Double.NaN : 100 * LogError.geomeanAbs(big),
                     worst.row().sizeBytes(), worst.errorPct(), all.getMean(), all.getPercentile(50), all.getMax(),
                     large.getN() == 0 ? Double.NaN : large.getMax());
@@ -152,7 +159,7 @@ public final class Validation {
     public Table detail() {
         Table t = new Table("Every measured line", DETAIL, Map.of("command", "validate"));
         for (Point p : points) {
-            t.row(p.row().dataset(), p.row().op(), p.row().sizeBytes(), p.row().timeMicros(), p.simulated().timeMicros(),
+            t.row(p.dataset(), p.row().op(), p.row().sizeBytes(), p.row().timeMicros(), p.simulated().timeMicros(),
                     p.errorPct(), p.simulated().proto(), p.simulated().channels());
         }
         return t;
