@@ -18,16 +18,25 @@ import java.util.stream.Collectors;
  *                       ({@code graph->latencyInter}; aws-ofi-nccl reports 75 us for EFA): what NCCL
  *                       believes when it chooses an algorithm, not what a step takes
  * @param stepLatency    what a network step does take beyond NCCL's own network step latency: the
- *                       transport's per-message cost. None for InfiniBand, RoCE and sockets; 25 us
- *                       for EFA (SRD through libfabric), fitted to KW_P5_2N_2223 up to 8 KiB, where a
- *                       2-node tree all_reduce with two network steps takes 64-86 us in all
+ *                       transport's per-message cost. None for InfiniBand; 3 us for RoCE (the seeds:
+ *                       5-10 us a message on RoCE against InfiniBand's 2-3 us, Ethernet switches'
+ *                       store-and-forward and the RoCE NIC's congestion control); 25 us for EFA (SRD
+ *                       through libfabric), fitted to KW_P5_2N_2223 up to 8 KiB, where a 2-node tree
+ *                       all_reduce with two network steps takes 64-86 us in all; 50 us for sockets
+ *                       (the seeds' 50-100 us: the kernel's TCP stack and NCCL's socket threads on
+ *                       the CPU at both ends, the copies through host memory apart)
  */
 public enum NetworkPreset {
     IB_XDR("ib-xdr", "InfiniBand XDR, 800 Gb/s per NIC (ConnectX-8)", Rate.gigabitsPerSecond(800), 0.97, 1, TimeSpan.ofNanos(300), 0,
             TimeSpan.ZERO),
     IB_NDR("ib-ndr", "InfiniBand NDR, 400 Gb/s per NIC", Rate.gigabitsPerSecond(400), 0.97, 1, TimeSpan.ofNanos(300), 0, TimeSpan.ZERO),
     IB_HDR("ib-hdr", "InfiniBand HDR, 200 Gb/s per NIC", Rate.gigabitsPerSecond(200), 0.97, 1, TimeSpan.ofNanos(300), 0, TimeSpan.ZERO),
-    ROCE("roce", "RoCE v2, 400 Gb/s per NIC, lossless", Rate.gigabitsPerSecond(400), 0.95, 1, TimeSpan.ofNanos(500), 0, TimeSpan.ZERO),
+    /**
+     * RDMA over Ethernet, configured lossless (PFC/ECN), as RoCE must be: without it drops and
+     * retransmissions make it worse than TCP, which no preset models.
+     */
+    ROCE("roce", "RoCE v2, 400 Gb/s per NIC, lossless (PFC/ECN) configuration assumed", Rate.gigabitsPerSecond(400), 0.95, 1,
+            TimeSpan.ofNanos(500), 0, TimeSpan.ofMicros(3)),
     EFA_P5("efa-p5", "AWS EFA on p5: 32 x 100 Gb/s per node, 4 per GPU", Rate.gigabitsPerSecond(100), 0.92, 4,
             TimeSpan.ofNanos(800), 75, TimeSpan.ofMicros(25)),
     /**
@@ -36,7 +45,7 @@ public enum NetworkPreset {
      * (1500 - 52) / (1500 + 38) = 0.94 of the wire.
      */
     TCP("tcp", "Ethernet with NCCL's socket transport (TCP, no RDMA), 100 Gb/s per NIC", Rate.gigabitsPerSecond(100),
-            1448.0 / 1538, 1, TimeSpan.ofNanos(1000), 0, TimeSpan.ZERO);
+            1448.0 / 1538, 1, TimeSpan.ofNanos(1000), 0, TimeSpan.ofMicros(50));
 
     private final String id;
     private final String description;
