@@ -15,9 +15,14 @@ import org.junit.jupiter.api.Test;
 class CalibrationAccuracyTest {
     private static Validation validation;
 
+    /** The data sets these targets are about (the rest of the bundled set is scored by PublishedTablesTest's table). */
+    private static final java.util.Set<String> CHECKED = java.util.Set.of("AH_2080TI_2G_SHM", "KW_P5_2N_2223", "TG_H100_1N8_RING",
+            "TG_H100_1N8_SLURM_NVLS", "TG_H100_1N8_SLURM_RING", "XR_H100_10N1", "SE_P2P_H100");
+
     @BeforeAll
     static void simulateTheCalibrationSet() {
-        validation = Validation.run(CalibrationSet.bundled(), CalibrationSet.setups());
+        validation = Validation.run(CalibrationSet.bundled().stream().filter(r -> CHECKED.contains(r.dataset())).toList(),
+                CalibrationSet.setups());
     }
 
     private static List<Validation.Point> points(String dataset, String op) {
