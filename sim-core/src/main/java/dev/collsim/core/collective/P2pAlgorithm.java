@@ -8,27 +8,22 @@ package dev.collsim.core.collective;
  * every other rank, peers taken in NCCL's order (round {@code i} sends to {@code rank + d_i} with
  * {@code d_i = (i^2 + i)/2 mod 2^k}, skipping deltas outside the communicator), in batches of
  * {@value #PEERS_PER_BATCH} peers; a batch starts on a channel when the previous batch there has
- * finished. Each send is split into parts on separate channels (aligned to 4 KiB), and each part
- * moves as a pipeline of chunks with {@link Protocol#STEPS} slots of credit. The rank's own block
- * stays in its memory and is not simulated.
+ * finished. Each send is split into the request's channels' parts (aligned to 4 KiB; how many is
+ * NCCL's rule, {@code NcclPlanner}), and each part moves as a pipeline of chunks with
+ * {@link Protocol#STEPS} slots of credit. The rank's own block stays in its memory and is not simulated.
  */
 public final class P2pAlgorithm implements CollectiveAlgorithm {
     public static final int PEERS_PER_BATCH = 8;
     private static final long PART_ALIGN = 4096;
 
     private final long chunkBytes;
-    private final int partsPerPeer;
 
-    /**
-     * @param chunkBytes   the p2p chunk (NCCL: 512 KiB over NVLink, 128 KiB over PCIe or the network)
-     * @param partsPerPeer the most channels one send is split over
-     */
-    public P2pAlgorithm(long chunkBytes, int partsPerPeer) {
-        if (chunkBytes < 1 || partsPerPeer < 1) {
-            throw new IllegalArgumentException("chunk and parts must be positive");
+    /** @param chunkBytes the p2p chunk (NCCL: 512 KiB over NVLink, 128 KiB over PCIe or the network) */
+    public P2pAlgorithm(long chunkBytes) {
+        if (chunkBytes < 1) {
+            throw new IllegalArgumentException("the chunk must be positive");
         }
         this.chunkBytes = chunkBytes;
-        this.partsPerPeer = partsPerPeer;
     }
 
     @Override
@@ -53,12 +48,6 @@ public final class P2pAlgorithm implements CollectiveAlgorithm {
         return out;
     }
 
-    /** Parts one send of {@code bytes} is split into: one per 1/8 chunk, at most {@code partsPerPeer}. */
-    public int partsFor(long bytes) {
-        long minPart = Math.max(PART_ALIGN, chunkBytes / 8);
-        return (int) Math.max(1, Math.min(partsPerPeer, (bytes + minPart - 1) / minPart));
-    }
-
     @Override
     public Schedule schedule(CollectiveRequest req) {
         if (!req.op().pointToPoint()) {
@@ -70,7 +59,7 @@ public final class P2pAlgorithm implements CollectiveAlgorithm {
         int[] deltas = req.op() == CollectiveOp.SEND_RECV ? new int[] {1} : peerDeltas(n);
         int window = Protocol.STEPS;
         long chunk = req.protocol() == Protocol.SIMPLE ? chunkBytes : Protocol.LL.stepDataBytes();
-        int parts = partsFor(block);
+        int parts = Math.max(1, req.channels());
         long partBytes = (block + parts - 1) / parts;
         partBytes = (partBytes + PART_ALIGN - 1) / PART_ALIGN * PART_ALIGN;
         for (int src = 0; src < n; src++) {

@@ -55,7 +55,13 @@ public final class ScheduleRunner implements FlowListener {
 
     private Schedule schedule;
     private double wireFactor;
+    /** Share of a channel's rate each direction of a send/receive pair gets. */
+    static final double P2P_DIRECTION_SHARE = 0.5;
+    /** NCCL's P2P_PER_CHANNEL_NET_BW, 14 GB/s: what one p2p channel to a network peer carries (TG_B200_SR_SCALING's 64 nodes: 14.8). */
+    static final double NET_P2P_CHANNEL_BYTES_PER_S = 14e9;
     private double capWireRate;
+    /** A point-to-point channel's cap on a route through a NIC: the lower of its own rate and the network p2p rate. */
+    private double netCapWireRate;
     private long sendOverhead;
     private long notifyLatency;
     private long netLatency;
@@ -158,7 +164,12 @@ public final class ScheduleRunner implements FlowListener {
         }
         this.schedule = s;
         this.wireFactor = 1.0 / req.protocol().wireEfficiency();
-        this.capWireRate = protocolCosts.channelRate().bytesPerSecond() * wireFactor;
+        // A point-to-point channel's warps split between its send and its receive (NCCL's sendrecv.h), so
+        // each direction gets half a channel; towards a network peer it carries at most NCCL's own
+        // per-channel figure (P2P_PER_CHANNEL_NET_BW).
+        boolean p2p = req.op().pointToPoint();
+        this.capWireRate = protocolCosts.channelRate().bytesPerSecond() * wireFactor * (p2p ? P2P_DIRECTION_SHARE : 1);
+        this.netCapWireRate = p2p ? Math.min(capWireRate, NET_P2P_CHANNEL_BYTES_PER_S * wireFactor) : capWireRate;
         this.sendOverhead = protocolCosts.sendOverhead().picos();
         this.notifyLatency = protocolCosts.notifyLatency().picos();
         this.netLatency = protocolCosts.netLatency().picos();
@@ -258,7 +269,8 @@ public final class ScheduleRunner implements FlowListener {
             case LOCAL_COPY -> engine.schedule(now + nvls.copyRate().picosFor(bytes), copiedHandler, t);
             case P2P -> {
                 waiting[t] = 1;
-                network.start(route(t).links(), bytes * wireFactor, capWireRate, this, t);
+                Route r = route(t);
+                network.start(r.links(), bytes * wireFactor, r.viaNic() ? netCapWireRate : capWireRate, this, t);
             }
         }
     }

@@ -20,6 +20,8 @@ import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.collective.Schedule;
 import dev.collsim.core.collective.TransferObserver;
 import dev.collsim.core.collective.TreeAlgorithm;
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.Link;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.units.TimeSpan;
@@ -140,6 +142,64 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         return Integer.highestOneBit(Math.max(1, ring.channels() * 2 - 1));
     }
 
+    /** NCCL's {@code P2P_PER_CHANNEL_NET_BW}: the GB/s it plans one p2p channel to a network peer to carry. */
+    public static final double P2P_PER_CHANNEL_NET_GBPS = 14;
+    /** NCCL's {@code NCCL_MAX_DEV_WORK_P2P_PER_BATCH}: peers one batch of p2p work serves. */
+    private static final int P2P_PER_BATCH = 8;
+
+    /**
+     * NCCL's p2p channels per peer ({@code ncclTopoComputeP2pChannelsPerPeer} and
+     * {@code ncclTopoComputeP2pChannels}, {@code src/graph/paths.cc}): the fewest any peer gets (two
+     * a NVLink, two over PCIe, over the network one a local NIC and enough to carry the NICs'
+     * bandwidth at {@value #P2P_PER_CHANNEL_NET_GBPS} GB/s a channel), a power of two; across nodes
+     * halved until every peer fits in one round of the communicator's p2p channels.
+     */
+    public int p2pChannelsPerPeer() {
+        int perPeer = intraLink == LinkType.NVLINK ? p2pChannels() : 2;
+        if (nNodes() > 1) {
+            perPeer = Integer.highestOneBit(Math.max(1, Math.min(perPeer, netChannels()) * 2 - 1));
+            int batches = (nRanks() + P2P_PER_BATCH - 1) / P2P_PER_BATCH;
+            while (perPeer * batches > p2pChannels() && perPeer > 1) {
+                perPeer /= 2;
+            }
+            return perPeer;
+        }
+        return Math.min(p2pChannels(), perPeer);
+    }
+
+    /**
+     * Channels NCCL gives a network peer ({@code ncclTopoGetNchannels}): one a NIC next to the first
+     * rank's GPU, counted until their bandwidth reaches the GPU's PCIe link, and more if that
+     * bandwidth needs them at {@value #P2P_PER_CHANNEL_NET_GBPS} GB/s each; two without a NIC in view.
+     */
+    private int netChannels() {
+        int gpu = rankDevices[0];
+        int count = 0;
+        double bw = 0;
+        for (int up : fabric.outLinks(gpu)) {
+            Link toSwitch = fabric.link(up);
+            if (fabric.device(toSwitch.to()).kind() != DeviceKind.PCIE_SWITCH) {
+                continue;
+            }
+            double gpuBw = toSwitch.rate().bytesPerSecond() / 1e9;
+            for (int l : fabric.outLinks(toSwitch.to())) {
+                int nic = fabric.link(l).to();
+                if (fabric.device(nic).kind() != DeviceKind.NIC || bw >= gpuBw) {
+                    continue;
+                }
+                double nicBw = 0;
+                for (int out : fabric.outLinks(nic)) {
+                    if (fabric.device(fabric.link(out).to()).kind() == DeviceKind.NETWORK_SWITCH) {
+                        nicBw = Math.max(nicBw, fabric.link(out).rate().bytesPerSecond() / 1e9);
+                    }
+                }
+                bw += Math.min(nicBw, gpuBw);
+                count++;
+            }
+        }
+        return count == 0 ? 2 : Math.max(count, (int) Math.ceil(bw / P2P_PER_CHANNEL_NET_GBPS));
+    }
+
     /** Whether every rank reaches every other over NVLink: one node whose GPUs talk over NVLink. */
     public boolean oneNvlinkDomain() {
         return nNodes() == 1 && intraLink == LinkType.NVLINK;
@@ -175,7 +235,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
             case COLLNET_DIRECT -> new CollNetDirectAlgorithm(nodeRanks(), Protocol.SIMPLE.stepDataBytes());
             case COLLNET_CHAIN -> new CollNetChainAlgorithm(nodeRanks(), Protocol.SIMPLE.stepDataBytes());
             case ONESHOT, TWOSHOT, MULTIMEM -> new CustomAllReduceAlgorithm(kernel(plan.algo()));
-            case P2P -> new P2pAlgorithm(p2pChunkBytes(), plan.request().channels());
+            case P2P -> new P2pAlgorithm(p2pChunkBytes());
             default -> throw new IllegalArgumentException(plan.algo().label() + " is not simulated");
         };
         return algorithm.schedule(plan.request());

@@ -97,22 +97,43 @@ public final class NcclPlanner {
     }
 
     /**
-     * alltoall and sendrecv: NCCL's point-to-point path, no tuner. Each send is split over at most
-     * the communicator's p2p channels per peer (more peers at once share them); LL carries sends of
-     * at most 16 KiB per channel, Simple the rest.
+     * alltoall and sendrecv: NCCL's point-to-point path, no tuner. A send is split over channels as
+     * {@code scheduleP2pTasksToPlan} and {@code addP2pToPlan} ({@code src/enqueue.cc}) split it: at
+     * most the communicator's p2p channels per peer, starting from as many as let every rank's
+     * operation have its own channels, doubled while a part exceeds 32 chunks inside a node (one
+     * chunk across nodes); so a large send inside a node takes more channels only as its size grows.
+     * LL carries sends of at most 16 KiB per channel, Simple the rest.
      */
     private static Plan pointToPoint(Communicator comm, CollectiveOp op, long bytes, Set<Protocol> protos, int channels) {
         int n = comm.nRanks();
-        int peers = op == CollectiveOp.SEND_RECV ? 1 : Math.min(n - 1, dev.collsim.core.collective.P2pAlgorithm.PEERS_PER_BATCH);
-        int perPeer = channels > 0 ? channels : Math.max(1, comm.p2pChannels() / Integer.highestOneBit(Math.max(1, peers) * 2 - 1));
         long block = op.sizeIsTotal() ? bytes / n : bytes;
-        int parts = new dev.collsim.core.collective.P2pAlgorithm(comm.p2pChunkBytes(), perPeer).partsFor(block);
+        int parts = channels > 0 ? channels : p2pParts(comm, block);
         boolean ll = block <= parts * P2P_LL_THRESHOLD;
         Protocol proto = ll && protos.contains(Protocol.LL) || !protos.contains(Protocol.SIMPLE) ? Protocol.LL : Protocol.SIMPLE;
         if (!protos.contains(proto)) {
             throw new InputException(op.ncclName() + " runs with LL or Simple; --proto allows neither");
         }
-        return new Plan(AlgorithmId.P2P, new CollectiveRequest(op, n, bytes, 0, proto, perPeer), null, List.of());
+        return new Plan(AlgorithmId.P2P, new CollectiveRequest(op, n, bytes, 0, proto, parts), null, List.of());
+    }
+
+    /** Channels NCCL splits one send of {@code block} bytes over ({@code addP2pToPlan}). */
+    static int p2pParts(Communicator comm, long block) {
+        int max = comm.p2pChannelsPerPeer();
+        int min = max;
+        while (min * comm.nRanks() > comm.p2pChannels() && min > 1) {
+            min /= 2;
+        }
+        long chunk = comm.p2pChunkBytes();
+        boolean across = comm.nNodes() > 1;
+        long minPart = across ? chunk / 2 : chunk / 8;
+        long maxPart = across ? chunk : chunk * 32;
+        int parts = (int) Math.max(1, Math.min(min, (block + minPart - 1) / minPart));
+        long part = Math.max(minPart, (block + parts - 1) / parts);
+        while (part > maxPart && parts <= max / 2) {
+            parts *= 2;
+            part = (block + parts - 1) / parts;
+        }
+        return parts;
     }
 
     /** The cost model's estimate for every algorithm and protocol this communicator could run. */

@@ -31,7 +31,7 @@ class P2pTest {
     void blocksReachTheirRanks(CollectiveOp op, int n, long size, int parts, Protocol proto) {
         long bytes = op.sizeIsTotal() ? size / n * n : size;
         CollectiveRequest req = new CollectiveRequest(op, n, bytes, 0, proto, parts);
-        Schedule s = new P2pAlgorithm(512 * 1024, parts).schedule(req);
+        Schedule s = new P2pAlgorithm(512 * 1024).schedule(req);
         TestFabrics f = TestFabrics.star(n, 40, 0.2);
         TestFabrics.Tracked run = f.run(s, COSTS, null, TimeSpan.ofMicros(1));
         FlowNetwork net = run.network();
