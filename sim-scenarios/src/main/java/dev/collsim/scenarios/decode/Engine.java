@@ -2,7 +2,9 @@ package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.input.InputException;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -13,43 +15,61 @@ import java.util.stream.Collectors;
  * the GPU's step, and the KV cache's element type when none is named. docs/decode.md says, per
  * model family, which kernels each engine fuses and where the host figures come from.
  *
- * @param fusesRopeAndCacheWrite  rotary embedding and the KV-cache write run inside the attention
- *                                kernel's preprocessing (TensorRT-LLM) instead of as two kernels
- * @param fusesNormIntoAllReduce  the TP all-reduce adds the residual and applies the next RMSNorm
- *                                in the same kernel (TensorRT-LLM's all-reduce fusion)
- * @param fusesActivation         the gated activation runs in the gate/up GEMM's epilogue
- * @param fusesQuantize           FP8/FP4 activations are quantised in the kernel before the GEMM
- *                                (norm, activation, all-reduce) instead of by a kernel of their own
- * @param fusesSharedExperts      shared experts run as extra experts inside the routed experts'
- *                                grouped GEMM (SGLang's shared-experts fusion for DeepSeek)
- * @param splitsKv               decode attention splits each sequence's context over several CTAs
- *                                (FlashDecoding, as FlashInfer, FlashAttention and FlashMLA do), so
- *                                even one sequence fills the GPU; without it one CTA per sequence and
- *                                query head streams the whole context
- * @param customAllReduce        the engine's own one-shot/two-shot all-reduce inside an NVLink domain
- *                                (vLLM's rule, {@code --allreduce auto}); without it NCCL's
- * @param eagerLaunchUs           host time to issue one kernel without CUDA graphs (Python and the
- *                                framework's dispatch for the PyTorch engines, C++ for TurboMind)
- * @param hostStepUs              host time per step that does not depend on the batch
- * @param hostPerSequenceUs       host time per step and sequence in the batch
- * @param hostOverlapped          the next step is scheduled while the GPU runs this one, so only host
- *                                time beyond the GPU's step is exposed
- * @param fp8CacheWithFp8Weights  with FP8 or FP4 weights the KV cache is FP8 by default (the
- *                                quantised checkpoints TensorRT-LLM serves); the others keep the
- *                                model's activation type (BF16) unless told
- * @param cudaGraphsByDefault     whether the engine replays decode steps from CUDA graphs
+ * <p>What each engine does is a set of {@link Trait}s and its {@link Host} loop.
  */
 public enum Engine {
     /** vLLM V1 (0.8 and later): torch.compile'd layers, FlashAttention/FlashInfer, custom all-reduce, CUDA graphs. */
-    VLLM("vllm", false, false, false, false, false, true, true, 9.0, 2_000, 10, false, false, true),
+    VLLM("vllm", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS), new Host(9.0, 2_000, 10, false)),
     /** vLLM V0 (0.7 and earlier): the same kernels, with a host loop that builds every sequence's metadata each step. */
-    VLLM_V0("vllm-v0", false, false, false, false, false, true, true, 9.0, 5_000, 200, false, false, true),
+    VLLM_V0("vllm-v0", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS), new Host(9.0, 5_000, 200, false)),
     /** SGLang: FlashInfer/FlashAttention-3 kernels, shared-experts fusion, and the overlap scheduler. */
-    SGLANG("sglang", false, false, false, false, true, true, true, 9.0, 1_500, 10, true, false, true),
+    SGLANG("sglang", EnumSet.of(Trait.FUSES_SHARED_EXPERTS, Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS),
+            new Host(9.0, 1_500, 10, true)),
     /** TensorRT-LLM (PyTorch backend): fused attention preprocessing, all-reduce + norm fusion, overlap scheduler. */
-    TRTLLM("trtllm", true, true, true, true, false, true, true, 4.0, 1_000, 5, true, true, true),
+    TRTLLM("trtllm", EnumSet.of(Trait.FUSES_ROPE_AND_CACHE_WRITE, Trait.FUSES_NORM_INTO_ALL_REDUCE, Trait.FUSES_ACTIVATION,
+            Trait.FUSES_QUANTIZE, Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.FP8_CACHE_WITH_FP8_WEIGHTS, Trait.CUDA_GRAPHS),
+            new Host(4.0, 1_000, 5, true)),
     /** LMDeploy's TurboMind (2023): FasterTransformer-style fused kernels launched from C++, without CUDA graphs, NCCL's all-reduce. */
-    LMDEPLOY("lmdeploy", true, false, true, true, false, false, false, 4.0, 2_000, 150, false, false, false);
+    LMDEPLOY("lmdeploy", EnumSet.of(Trait.FUSES_ROPE_AND_CACHE_WRITE, Trait.FUSES_ACTIVATION, Trait.FUSES_QUANTIZE),
+            new Host(4.0, 2_000, 150, false));
+
+    /** What an engine does, where engines differ. */
+    public enum Trait {
+        /** Rotary embedding and the KV-cache write run inside the attention kernel's preprocessing instead of as two kernels. */
+        FUSES_ROPE_AND_CACHE_WRITE,
+        /** The TP all-reduce adds the residual and applies the next RMSNorm in the same kernel (TensorRT-LLM's all-reduce fusion). */
+        FUSES_NORM_INTO_ALL_REDUCE,
+        /** The gated activation runs in the gate/up GEMM's epilogue. */
+        FUSES_ACTIVATION,
+        /** FP8/FP4 activations are quantised in the kernel before the GEMM (norm, activation, all-reduce), not by one of their own. */
+        FUSES_QUANTIZE,
+        /** Shared experts run as extra experts inside the routed experts' grouped GEMM (SGLang's shared-experts fusion). */
+        FUSES_SHARED_EXPERTS,
+        /**
+         * Decode attention splits each sequence's context over several CTAs (FlashDecoding, as FlashInfer,
+         * FlashAttention and FlashMLA do), so even one sequence fills the GPU; without it one CTA per
+         * sequence and query head streams the whole context.
+         */
+        SPLIT_KV_ATTENTION,
+        /** The engine's own one-shot/two-shot all-reduce inside an NVLink domain (vLLM's rule, {@code --allreduce auto}); else NCCL's. */
+        CUSTOM_ALL_REDUCE,
+        /** With FP8 or FP4 weights the KV cache is FP8 by default (the quantised checkpoints TensorRT-LLM serves); else BF16. */
+        FP8_CACHE_WITH_FP8_WEIGHTS,
+        /** Decode steps are replayed from CUDA graphs. */
+        CUDA_GRAPHS
+    }
+
+    /**
+     * The engine's host loop.
+     *
+     * @param eagerLaunchUs     host time to issue one kernel without CUDA graphs (Python and the framework's dispatch for
+     *                          the PyTorch engines, C++ for TurboMind)
+     * @param stepUs            host time per step that does not depend on the batch
+     * @param perSequenceUs     host time per step and sequence in the batch
+     * @param overlapped        the next step is scheduled while the GPU runs this one, so only host time beyond the
+     *                          GPU's step is exposed
+     */
+    public record Host(double eagerLaunchUs, double stepUs, double perSequenceUs, boolean overlapped) {}
 
     private final String label;
     final boolean fusesRopeAndCacheWrite;
@@ -66,23 +86,21 @@ public enum Engine {
     final boolean fp8CacheWithFp8Weights;
     final boolean cudaGraphsByDefault;
 
-    Engine(String label, boolean fusesRopeAndCacheWrite, boolean fusesNormIntoAllReduce, boolean fusesActivation, boolean fusesQuantize,
-           boolean fusesSharedExperts, boolean splitsKv, boolean customAllReduce, double eagerLaunchUs, double hostStepUs, double hostPerSequenceUs, boolean hostOverlapped,
-           boolean fp8CacheWithFp8Weights, boolean cudaGraphsByDefault) {
+    Engine(String label, Set<Trait> traits, Host host) {
         this.label = label;
-        this.fusesRopeAndCacheWrite = fusesRopeAndCacheWrite;
-        this.fusesNormIntoAllReduce = fusesNormIntoAllReduce;
-        this.fusesActivation = fusesActivation;
-        this.fusesQuantize = fusesQuantize;
-        this.fusesSharedExperts = fusesSharedExperts;
-        this.splitsKv = splitsKv;
-        this.customAllReduce = customAllReduce;
-        this.eagerLaunchUs = eagerLaunchUs;
-        this.hostStepUs = hostStepUs;
-        this.hostPerSequenceUs = hostPerSequenceUs;
-        this.hostOverlapped = hostOverlapped;
-        this.fp8CacheWithFp8Weights = fp8CacheWithFp8Weights;
-        this.cudaGraphsByDefault = cudaGraphsByDefault;
+        this.fusesRopeAndCacheWrite = traits.contains(Trait.FUSES_ROPE_AND_CACHE_WRITE);
+        this.fusesNormIntoAllReduce = traits.contains(Trait.FUSES_NORM_INTO_ALL_REDUCE);
+        this.fusesActivation = traits.contains(Trait.FUSES_ACTIVATION);
+        this.fusesQuantize = traits.contains(Trait.FUSES_QUANTIZE);
+        this.fusesSharedExperts = traits.contains(Trait.FUSES_SHARED_EXPERTS);
+        this.splitsKv = traits.contains(Trait.SPLIT_KV_ATTENTION);
+        this.customAllReduce = traits.contains(Trait.CUSTOM_ALL_REDUCE);
+        this.fp8CacheWithFp8Weights = traits.contains(Trait.FP8_CACHE_WITH_FP8_WEIGHTS);
+        this.cudaGraphsByDefault = traits.contains(Trait.CUDA_GRAPHS);
+        this.eagerLaunchUs = host.eagerLaunchUs();
+        this.hostStepUs = host.stepUs();
+        this.hostPerSequenceUs = host.perSequenceUs();
+        this.hostOverlapped = host.overlapped();
     }
 
     /** The engine {@code --engine} defaults to: the one whose kernel set fits the calibration best (docs/decode.md). */
