@@ -17,13 +17,24 @@ public final class P2pAlgorithm implements CollectiveAlgorithm {
     private static final long PART_ALIGN = 4096;
 
     private final long chunkBytes;
+    private final boolean network;
 
     /** @param chunkBytes the p2p chunk (NCCL: 512 KiB over NVLink, 128 KiB over PCIe or the network) */
     public P2pAlgorithm(long chunkBytes) {
+        this(chunkBytes, false);
+    }
+
+    /**
+     * @param network whether the sends cross nodes: a small send then moves in smaller chunks, as
+     *                {@code addP2pToPlan} tunes them for the network (a quarter below one chunk
+     *                under Simple, a half below eight)
+     */
+    public P2pAlgorithm(long chunkBytes, boolean network) {
         if (chunkBytes < 1) {
             throw new IllegalArgumentException("the chunk must be positive");
         }
         this.chunkBytes = chunkBytes;
+        this.network = network;
     }
 
     @Override
@@ -59,6 +70,9 @@ public final class P2pAlgorithm implements CollectiveAlgorithm {
         int[] deltas = req.op() == CollectiveOp.SEND_RECV ? new int[] {1} : peerDeltas(n);
         int window = Protocol.STEPS;
         long chunk = req.protocol() == Protocol.SIMPLE ? chunkBytes : Protocol.LL.stepDataBytes();
+        if (network && req.protocol() == Protocol.SIMPLE) {
+            chunk = block < chunkBytes ? chunk / 4 : block < 8 * chunkBytes ? chunk / 2 : chunk;
+        }
         int parts = Math.max(1, req.channels());
         long partBytes = (block + parts - 1) / parts;
         partBytes = (partBytes + PART_ALIGN - 1) / PART_ALIGN * PART_ALIGN;

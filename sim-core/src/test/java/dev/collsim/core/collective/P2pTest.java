@@ -42,4 +42,15 @@ class P2pTest {
             assertEquals(wire, net.bytesCarried(l.id()), s.transferCount() + 1.0, "bytes on " + l);
         }
     }
+
+    /** Across nodes a small Simple send moves in smaller chunks (addP2pToPlan): a quarter below one chunk, a half below eight. */
+    @ParameterizedTest(name = "{0} B: {1} transfers")
+    @CsvSource({"65536, 2", "524288, 8", "2097152, 16"})
+    void smallSendsAcrossNodesTakeSmallerChunks(long bytes, int transfers) {
+        CollectiveRequest req = new CollectiveRequest(CollectiveOp.SEND_RECV, 2, bytes, 0, Protocol.SIMPLE, 1);
+        Schedule across = new P2pAlgorithm(128 * 1024, true).schedule(req);
+        Schedule inside = new P2pAlgorithm(128 * 1024, false).schedule(req);
+        assertEquals(2 * transfers, across.transferCount(), "both ranks' sends");
+        assertEquals(2 * Math.max(1, bytes / (128 * 1024)), inside.transferCount());
+    }
 }
