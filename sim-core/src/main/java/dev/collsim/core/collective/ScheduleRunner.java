@@ -55,7 +55,7 @@ public final class ScheduleRunner implements FlowListener {
 
     private Schedule schedule;
     private double wireFactor;
-    /** Share of a channel's rate each direction of a send/receive pair gets. */
+    /** Share of a Simple channel's rate each direction of a send/receive pair gets. */
     static final double P2P_DIRECTION_SHARE = 0.5;
     /** NCCL's P2P_PER_CHANNEL_NET_BW, 14 GB/s: what one p2p channel to a network peer carries (TG_B200_SR_SCALING's 64 nodes: 14.8). */
     static final double NET_P2P_CHANNEL_BYTES_PER_S = 14e9;
@@ -165,10 +165,12 @@ public final class ScheduleRunner implements FlowListener {
         this.schedule = s;
         this.wireFactor = 1.0 / req.protocol().wireEfficiency();
         // A point-to-point channel's warps split between its send and its receive (NCCL's sendrecv.h), so
-        // each direction gets half a channel; towards a network peer it carries at most NCCL's own
-        // per-channel figure (P2P_PER_CHANNEL_NET_BW).
+        // under Simple, whose channel rate is its warps' copying, each direction gets half a channel; LL's
+        // channel rate is its flag lines' (NCCL's llMaxBw), which the split does not halve. Towards a
+        // network peer a channel carries at most NCCL's own per-channel figure (P2P_PER_CHANNEL_NET_BW).
         boolean p2p = req.op().pointToPoint();
-        this.capWireRate = protocolCosts.channelRate().bytesPerSecond() * wireFactor * (p2p ? P2P_DIRECTION_SHARE : 1);
+        double share = p2p && req.protocol() == Protocol.SIMPLE ? P2P_DIRECTION_SHARE : 1;
+        this.capWireRate = protocolCosts.channelRate().bytesPerSecond() * wireFactor * share;
         this.netCapWireRate = p2p ? Math.min(capWireRate, NET_P2P_CHANNEL_BYTES_PER_S * wireFactor) : capWireRate;
         this.sendOverhead = protocolCosts.sendOverhead().picos();
         this.notifyLatency = protocolCosts.notifyLatency().picos();
