@@ -2,6 +2,7 @@ package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.decode.Engine;
 import dev.collsim.scenarios.validate.CalibrationRow;
 import dev.collsim.scenarios.validate.CalibrationSet;
 import dev.collsim.scenarios.validate.DecodeValidation;
@@ -107,7 +108,7 @@ public final class ValidateCommand implements Callable<Integer> {
         if (!logs.isEmpty() || calibration != null) {
             throw new InputException("--decode validates a measured decode CSV (--measured); leave out nccl-tests logs and --calibration");
         }
-        dev.collsim.scenarios.decode.Engine forced = engine == null ? null : dev.collsim.scenarios.decode.Engine.fromName(engine);
+        Engine forced = engine == null ? null : Engine.fromName(engine);
         DecodeValidation v = measured == null ? DecodeValidation.bundled(forced) : DecodeValidation.file(measured, forced);
         String source = measured == null ? "decode calibration" : measured.getFileName().toString();
         ReportFormat format = output.reportFormat();

@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.decode;
 
+import dev.collsim.scenarios.stochastic.Variability;
 import dev.collsim.topologies.catalog.GpuModel;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +22,7 @@ final class LayerKernels {
     private final GpuModel gpu;
     private final KernelCosts k;
     private final CommModel comm;
-    private final dev.collsim.scenarios.stochastic.Variability noise;
+    private final Variability noise;
     private final int stragglerStage;
     private final int commStream;
     private final boolean prefill;
@@ -31,7 +32,7 @@ final class LayerKernels {
     /** The weights the step's kernels read, every micro-batch and stage: what HBM must deliver at least. */
     private double weightBytesRead;
 
-    LayerKernels(DecodeSpec spec, GpuModel gpu, CommModel comm, dev.collsim.scenarios.stochastic.Variability noise, boolean prefill) {
+    LayerKernels(DecodeSpec spec, GpuModel gpu, CommModel comm, Variability noise, boolean prefill) {
         this.spec = spec;
         this.m = spec.model();
         this.gpu = gpu;

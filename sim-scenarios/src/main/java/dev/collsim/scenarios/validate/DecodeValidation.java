@@ -8,6 +8,7 @@ import dev.collsim.core.input.TextFile;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.decode.AllReduceKind;
+import dev.collsim.scenarios.decode.CommModel;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.Engine;
@@ -90,7 +91,7 @@ public final class DecodeValidation {
 
     private static DecodeValidation run(List<Row> rows, Path models, Engine engine) {
         List<Outcome> out = new ArrayList<>();
-        dev.collsim.scenarios.decode.CommModel.Cache cache = new dev.collsim.scenarios.decode.CommModel.Cache();
+        CommModel.Cache cache = new CommModel.Cache();
         for (Row r : rows) {
             out.add(simulate(r, models, cache, engine));
         }
@@ -124,7 +125,7 @@ public final class DecodeValidation {
         return rows;
     }
 
-    private static Outcome simulate(Row given, Path models, dev.collsim.scenarios.decode.CommModel.Cache cache, Engine forced) {
+    private static Outcome simulate(Row given, Path models, CommModel.Cache cache, Engine forced) {
         Row r = asRun(given);
         String layout = "tp" + r.tp + (r.pp > 1 ? " pp" + r.pp : "") + (r.ep > 1 ? " ep" + r.ep : "") + (r.dp > 1 ? " dp" + r.dp : "");
         String system = systemFor(r.gpu);
