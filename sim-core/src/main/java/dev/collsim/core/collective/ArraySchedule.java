@@ -15,10 +15,13 @@ final class ArraySchedule extends Schedule {
     private final int[] succStart;
     private final int[] succ;
     private final int maxSuccessors;
+    private final ThreadSplit split;
+    /** Transfers sent by a channel's whole thread block although the schedule splits its threads. */
+    private final java.util.BitSet unsplit;
 
     ArraySchedule(CollectiveRequest request, String algorithm, int n, int[] src, int[] dst, int[] channel, int[] step,
                   int[] piece, long[] bytes, boolean[] reduce, TransferKind[] kind, int[] succStart, int[] succ,
-                  PieceTable pieces) {
+                  PieceTable pieces, ThreadSplit split, java.util.BitSet unsplit) {
         super(request, algorithm, pieces);
         this.n = n;
         this.src = src;
@@ -31,6 +34,8 @@ final class ArraySchedule extends Schedule {
         this.kind = kind;
         this.succStart = succStart;
         this.succ = succ;
+        this.split = split;
+        this.unsplit = unsplit;
         int most = 0;
         for (int t = 0; t < n; t++) {
             most = Math.max(most, succStart[t + 1] - succStart[t]);
@@ -76,6 +81,11 @@ final class ArraySchedule extends Schedule {
     @Override
     public boolean reduces(int t) {
         return reduce[t];
+    }
+
+    @Override
+    public double threadShare(int t) {
+        return unsplit.get(t) ? 1 : split.share(reduce[t]);
     }
 
     @Override

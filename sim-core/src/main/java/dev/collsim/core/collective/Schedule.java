@@ -78,6 +78,15 @@ public abstract class Schedule {
     /** True if the receiver reduces the data into what it holds, false if it copies it. */
     public abstract boolean reduces(int t);
 
+    /**
+     * The share of its channel's threads that send {@code t}: 1 unless the algorithm splits a
+     * channel's threads between groups that run at the same time (NCCL's tree: one group reduces up
+     * while the other broadcasts down), each then moving data at its share of the channel's rate.
+     */
+    public double threadShare(int t) {
+        return 1;
+    }
+
     public abstract TransferKind kind(int t);
 
     /**

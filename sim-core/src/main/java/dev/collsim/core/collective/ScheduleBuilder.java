@@ -21,6 +21,8 @@ public final class ScheduleBuilder {
     /** The dependent transfer and the kind of the dependency, as {@link Schedule#successors} gives them. */
     private int[] edgeEntry;
     private boolean built;
+    private ThreadSplit split = ThreadSplit.NONE;
+    private final java.util.BitSet unsplit = new java.util.BitSet();
 
     public ScheduleBuilder(CollectiveRequest request, String algorithm) {
         this(request, algorithm, new ScheduleSize(64, 128));
@@ -77,6 +79,16 @@ public final class ScheduleBuilder {
             throw new IllegalArgumentException("a transfer from rank " + from + " to " + to);
         }
         return add(channelId, stepId, from, to, pieceId, reduces, TransferKind.P2P);
+    }
+
+    /** Splits each channel's threads as {@code split} says, for every transfer not marked {@link #unsplit}. */
+    public void splitThreads(ThreadSplit split) {
+        this.split = split;
+    }
+
+    /** Marks {@code t} as sent by its channel's whole thread block, whatever {@link #splitThreads} says. */
+    public void unsplit(int t) {
+        unsplit.set(t);
     }
 
     /** Adds an in-switch all-reduce of one piece over the ranks on {@code anchor}'s switch. */
@@ -193,7 +205,7 @@ public final class ScheduleBuilder {
         edgeEntry = null;
         return new ArraySchedule(request, algorithm, n, fit(src), fit(dst), fit(channel), fit(step), fit(piece),
                 bytes.length == n ? bytes : Arrays.copyOf(bytes, n), reduce.length == n ? reduce : Arrays.copyOf(reduce, n),
-                kind.length == n ? kind : Arrays.copyOf(kind, n), succStart, succ, pieces);
+                kind.length == n ? kind : Arrays.copyOf(kind, n), succStart, succ, pieces, split, unsplit);
     }
 
     private void checkNotBuilt() {

@@ -272,7 +272,8 @@ public final class ScheduleRunner implements FlowListener {
             case P2P -> {
                 waiting[t] = 1;
                 Route r = route(t);
-                network.start(r.links(), bytes * wireFactor, r.viaNic() ? netCapWireRate : capWireRate, this, t);
+                network.start(r.links(), bytes * wireFactor, (r.viaNic() ? netCapWireRate : capWireRate) * schedule.threadShare(t),
+                        this, t);
             }
         }
     }
@@ -576,7 +577,9 @@ public final class ScheduleRunner implements FlowListener {
         if (bytes == 0) {
             engine.schedule(engine.now(), legEndHandler, tag);
         } else {
-            network.start(links, bytes * wireFactor / HOST_ACCESS_EFFICIENCY, capWireRate / HOST_ACCESS_EFFICIENCY, this, tag);
+            int n = schedule.transferCount();
+            double cap = capWireRate * schedule.threadShare(tag < n ? tag : tag - n) / HOST_ACCESS_EFFICIENCY;
+            network.start(links, bytes * wireFactor / HOST_ACCESS_EFFICIENCY, cap, this, tag);
         }
     }
 

@@ -2,24 +2,37 @@ package dev.collsim.core.collective;
 
 /**
  * Streams of transfers that run in order (a connection, or one warp group of a channel on a rank):
- * each waits until the previous one's sender is free, and for the one {@link Protocol#STEPS}
- * earlier to be delivered, its buffer slot being needed again.
+ * each waits until the previous one's sender is free, and for the one a window earlier to be
+ * delivered, its buffer slot being needed again. The window is {@link Protocol#STEPS} transfers, one
+ * a buffer step, or more where a step moves in several transfers.
  */
 final class Streams {
     private final ScheduleBuilder b;
-    /** Each stream's slot; a slot keeps the stream's last STEPS transfers in a ring. */
+    private final int window;
+    /** Each stream's slot; a slot keeps the stream's last {@code window} transfers in a ring. */
     private final LongIntMap slotOf = new LongIntMap();
     private int slots;
-    private int[] recent = new int[32 * Protocol.STEPS];
+    private int[] recent;
     private int[] count = new int[32];
 
     Streams(ScheduleBuilder b) {
+        this(b, Protocol.STEPS);
+    }
+
+    Streams(ScheduleBuilder b, int window) {
         this.b = b;
+        this.window = window;
+        this.recent = new int[32 * window];
     }
 
     /** The dependencies {@link #next} adds to {@code streams} streams of {@code transfersEach} transfers each. */
     static long dependencies(long streams, long transfersEach) {
-        return streams * (Math.max(0, transfersEach - 1) + Math.max(0, transfersEach - Protocol.STEPS));
+        return dependencies(streams, transfersEach, Protocol.STEPS);
+    }
+
+    /** {@link #dependencies(long, long)} for streams of the given window. */
+    static long dependencies(long streams, long transfersEach, int window) {
+        return streams * (Math.max(0, transfersEach - 1) + Math.max(0, transfersEach - window));
     }
 
     /** A stream key: what kind of stream, on which channel, from which rank to which (-1 for none). */
@@ -31,14 +44,14 @@ final class Streams {
     int next(long key, int t) {
         int s = slot(key);
         int n = count[s];
-        int base = s * Protocol.STEPS;
+        int base = s * window;
         if (n > 0) {
-            b.afterSend(t, recent[base + (n - 1) % Protocol.STEPS]);
+            b.afterSend(t, recent[base + (n - 1) % window]);
         }
-        if (n >= Protocol.STEPS) {
-            b.afterDelivery(t, recent[base + n % Protocol.STEPS]); // the one STEPS earlier, about to be overwritten
+        if (n >= window) {
+            b.afterDelivery(t, recent[base + n % window]); // the one a window earlier, about to be overwritten
         }
-        recent[base + n % Protocol.STEPS] = t;
+        recent[base + n % window] = t;
         count[s] = n + 1;
         return t;
     }
@@ -48,7 +61,7 @@ final class Streams {
         if (s < 0) {
             if (slots == count.length) {
                 count = java.util.Arrays.copyOf(count, slots * 2);
-                recent = java.util.Arrays.copyOf(recent, slots * 2 * Protocol.STEPS);
+                recent = java.util.Arrays.copyOf(recent, slots * 2 * window);
             }
             s = slots++;
             slotOf.put(key, s);

@@ -117,7 +117,8 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
                     + " ranks, the collective " + n);
         }
         ScheduleBuilder b = new ScheduleBuilder(req, name(), size(req));
-        long chunk = chunk(req);
+        b.splitThreads(threadSplit(req.protocol()));
+        long chunk = transferBytes(req);
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
         for (int c = 0; c < req.channels(); c++) {
             long lo = c * perChannel;
@@ -125,7 +126,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             if (hi <= lo) {
                 break;
             }
-            channel(b, c, parents(c % 2, n, c / 2), lo, hi, chunk);
+            channel(b, c, parents(c % 2, n, c / 2), lo, hi, chunk, window(req.protocol()));
         }
         return b.build();
     }
@@ -136,7 +137,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
      */
     ScheduleSize size(CollectiveRequest req) {
         int n = req.nRanks();
-        long chunk = chunk(req);
+        long chunk = transferBytes(req);
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
         long transfers = 0;
         long dependencies = 0;
@@ -146,7 +147,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             // Every tree edge is a connection up and one down, each a stream of one transfer a step.
             long streams = 2L * (n - 1);
             transfers += steps * streams;
-            dependencies += Streams.dependencies(streams, steps);
+            dependencies += Streams.dependencies(streams, steps, window(req.protocol()));
             // Per step: a send up waits for its children's, a send down for the one that reached its
             // sender, and the root's sends down for all its children's sends up.
             dependencies += steps * (2 * (n - 1 - rootChildren) + rootChildren * rootChildren);
@@ -155,16 +156,57 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
     }
 
     /**
+     * LL and LL128 forward what they receive line by line: a rank polls each line's flag and sends
+     * the line on ({@code prims_ll.h}, {@code prims_ll128.h}), so a chunk does not wait at every hop
+     * of the tree for its last byte, as a Simple chunk, fenced and flagged as a whole, does. Modelled
+     * as the chunk moving in {@value #FORWARD_PIECES} pieces, each sent on once it has arrived.
+     */
+    static final int FORWARD_PIECES = Protocol.STEPS;
+
+    /** The data one transfer of the tree moves: a chunk ({@link #chunkFor}), or one of its pieces under LL and LL128. */
+    public static long transferBytesFor(Protocol protocol, long bytes, int channels, int ranks, int nodes) {
+        long chunk = chunkFor(protocol, bytes, channels, ranks, nodes);
+        if (protocol == Protocol.SIMPLE) {
+            return chunk;
+        }
+        return Math.max(protocol.grainBytes(), alignUp(ceilDiv(chunk, FORWARD_PIECES), protocol.grainBytes()));
+    }
+
+    /**
+     * How NCCL's {@code runTreeSplit} divides a channel's threads under LL and LL128: 70 % to the
+     * group that receives and reduces up (from up to three sources, the costlier side), the rest to
+     * the one that broadcasts down; the root runs both with all its threads. These protocols' channel
+     * rates are their warps' own (flag lines polled and written), so each group moves data at its
+     * share. NCCL splits Simple's threads too (320 of 512 up), but the Simple channel rate stands for
+     * what the links give a ring channel, not for its threads' copying, and NCCL's own tree constants
+     * ({@code perChMaxTreeBw}, above the ring's per channel) show no such cost: Simple is not split.
+     */
+    static ThreadSplit threadSplit(Protocol protocol) {
+        if (protocol == Protocol.SIMPLE) {
+            return ThreadSplit.NONE;
+        }
+        int warp = 32;
+        int threads = protocol.maxThreads();
+        int up = threads * 7 / (10 * warp) * warp;
+        return new ThreadSplit((double) up / threads, (double) (threads - up) / threads);
+    }
+
+    /** Transfers a connection may have in flight: its buffer's steps, each of {@link #FORWARD_PIECES} pieces under LL and LL128. */
+    private static int window(Protocol protocol) {
+        return Protocol.STEPS * (protocol == Protocol.SIMPLE ? 1 : FORWARD_PIECES);
+    }
+
+    private long transferBytes(CollectiveRequest req) {
+        return transferBytesFor(req.protocol(), req.bytes(), req.channels(), req.nRanks(), nodes.length);
+    }
+
+    /**
      * The data a channel moves per step: one buffer step, except that under LL128 NCCL halves it
      * ({@code enqueue.cc}) until each channel has about {@code (1 + log2 nodes + 0.1 ranks per node)
      * x 64 / ranks per node} chunks (down to 128 KiB), then x 16 (down to 32 KiB), so that the tree's
      * pipeline fills: at 4 MiB on 2 nodes of 8, 34,560 B where one step would be the channel's whole part.
+     * For a collective of {@code bytes} over {@code channels} on {@code nodes} nodes of {@code ranks} in all.
      */
-    long chunk(CollectiveRequest req) {
-        return chunkFor(req.protocol(), req.bytes(), req.channels(), req.nRanks(), nodes.length);
-    }
-
-    /** {@link #chunk} for a collective of {@code bytes} over {@code channels} on {@code nodes} nodes of {@code ranks} in all. */
     public static long chunkFor(Protocol protocol, long bytes, int channels, int ranks, int nodes) {
         long chunk = protocol.stepDataBytes();
         if (protocol != Protocol.LL128) {
@@ -192,13 +234,13 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         return count;
     }
 
-    private void channel(ScheduleBuilder b, int c, int[] parent, long lo, long hi, long chunk) {
+    private void channel(ScheduleBuilder b, int c, int[] parent, long lo, long hi, long chunk, int window) {
         int n = parent.length;
         TreeShape shape = TreeShape.of(parent);
         List<List<Integer>> children = shape.children();
         int root = shape.root();
         int[] order = shape.postOrder();
-        Streams connections = new Streams(b);
+        Streams connections = new Streams(b, window);
         int[] up = new int[n];
         int step = 0;
         for (long off = lo; off < hi; off += chunk, step++) {
@@ -221,6 +263,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
                 for (int child : children.get(r)) {
                     int t = send(b, connections, c, step, r, child, piece, false);
                     if (r == root) {
+                        b.unsplit(t);
                         for (int other : children.get(r)) {
                             b.afterDelivery(t, up[other]);
                         }

@@ -131,7 +131,7 @@ public final class Bench {
                 planned = channels * loops * 2.0 * (n - 1) * n * (simple ? 2 : 1);
             } else {
                 if (plan.algo() == dev.collsim.core.nccl.AlgorithmId.TREE) {
-                    step = dev.collsim.core.collective.TreeAlgorithm.chunkFor(plan.request().protocol(), bytes, channels, n, comm.nNodes());
+                    step = dev.collsim.core.collective.TreeAlgorithm.transferBytesFor(plan.request().protocol(), bytes, channels, n, comm.nNodes());
                 }
                 planned = (double) n * Math.max(channels, Math.ceil(2.0 * bytes / step));
             }
