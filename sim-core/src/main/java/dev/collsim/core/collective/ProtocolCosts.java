@@ -14,8 +14,19 @@ import dev.collsim.core.units.TimeSpan;
  * @param netLatency    added to a step whose route leaves through a network card: NCCL's network
  *                      transport hands each step to a proxy thread that posts it to the NIC and
  *                      polls for its completion
+ * @param proxyPost     time the sender's proxy thread spends posting one step to the NIC (NCCL's
+ *                      {@code NCCL_NET_OVERHEAD}); one thread serves all of a GPU's network steps, so
+ *                      they queue behind each other
+ * @param proxyReceive  time the receiver's proxy thread spends on one arrived step before the GPU may
+ *                      see it (under Simple, the flush of what the NIC wrote)
  */
-public record ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan notifyLatency, TimeSpan netLatency) {
+public record ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan notifyLatency, TimeSpan netLatency,
+                            TimeSpan proxyPost, TimeSpan proxyReceive) {
+
+    /** Costs of a protocol whose network steps cost their proxies nothing. */
+    public ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan notifyLatency, TimeSpan netLatency) {
+        this(channelRate, sendOverhead, notifyLatency, netLatency, TimeSpan.ZERO, TimeSpan.ZERO);
+    }
 
     /** Costs of a protocol that never crosses a network card. */
     public ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan notifyLatency) {

@@ -65,6 +65,12 @@ public final class ScheduleRunner implements FlowListener {
     private long sendOverhead;
     private long notifyLatency;
     private long netLatency;
+    private long proxyPost;
+    private long proxyReceive;
+    /** Per rank: when its proxy thread is free for the next network step. */
+    private long[] proxyFreeAt;
+    /** Per transfer through a NIC: when its sender's proxy had posted it (null when posts cost nothing). */
+    private long[] postedAt;
     private NvlsCosts nvls;
     private NvlsCosts sharp;
     private final PairRoutes pairRoutes;
@@ -100,6 +106,7 @@ public final class ScheduleRunner implements FlowListener {
     private final IndexedEvent legEndHandler = this::transferred;
     private final IndexedEvent offerReadHandler = this::offerRead;
     private final IndexedEvent networkLegHandler = this::startNetworkLeg;
+    private final IndexedEvent landedHandler = this::landed;
 
     /**
      * @param rankDevice fabric device id of each rank's GPU
@@ -175,6 +182,8 @@ public final class ScheduleRunner implements FlowListener {
         this.sendOverhead = protocolCosts.sendOverhead().picos();
         this.notifyLatency = protocolCosts.notifyLatency().picos();
         this.netLatency = protocolCosts.netLatency().picos();
+        this.proxyPost = protocolCosts.proxyPost().picos();
+        this.proxyReceive = protocolCosts.proxyReceive().picos();
         this.nvls = nvlsCosts;
         this.sharp = sharpCosts;
         int n = s.transferCount();
@@ -190,6 +199,9 @@ public final class ScheduleRunner implements FlowListener {
         network.declareRoutes(routesOf(s));
         long kernelStart = origin + launchLatency.picos();
         Arrays.fill(readyAt, kernelStart);
+        proxyFreeAt = new long[rankDevice.length];
+        Arrays.fill(proxyFreeAt, kernelStart);
+        postedAt = proxyPost > 0 ? new long[n] : null;
         s.countPredecessors(waiting);
         for (int t = 0; t < n; t++) {
             if (waiting[t] == 0) {
@@ -272,10 +284,21 @@ public final class ScheduleRunner implements FlowListener {
             case P2P -> {
                 waiting[t] = 1;
                 Route r = route(t);
-                network.start(r.links(), bytes * wireFactor, (r.viaNic() ? netCapWireRate : capWireRate) * schedule.threadShare(t),
-                        this, t);
+                if (r.viaNic() && proxyPost > 0) {
+                    // The proxy posts the step while the NIC may still be sending the one before, so the
+                    // post delays the step's arrival, not the wire; a busy proxy makes posts queue.
+                    int src = schedule.src(t);
+                    proxyFreeAt[src] = Math.max(now, proxyFreeAt[src]) + proxyPost;
+                    postedAt[t] = proxyFreeAt[src];
+                }
+                startFlow(t, r);
             }
         }
+    }
+
+    private void startFlow(int t, Route r) {
+        network.start(r.links(), schedule.bytes(t) * wireFactor,
+                (r.viaNic() ? netCapWireRate : capWireRate) * schedule.threadShare(t), this, t);
     }
 
     /** A point-to-point step's latency after its last byte has left: the route's, and the network's across nodes. */
@@ -460,12 +483,30 @@ public final class ScheduleRunner implements FlowListener {
         if (stepJitter != null && kind == TransferKind.P2P) {
             stepLatency = Math.round(stepLatency * stepJitter.getAsDouble());
         }
-        long visibleAt = freeAt + stepLatency;
+        long visibleAt = Math.max(freeAt, postedAt == null ? 0 : postedAt[t]) + stepLatency;
+        if (kind == TransferKind.P2P && proxyReceive > 0 && route(t).viaNic()) {
+            // The sender moves on; the receiver's proxy takes the step when it lands, in turn with its other work.
+            release(t, true, false, -1, freeAt, freeAt);
+            engine.schedule(visibleAt, landedHandler, t);
+            return;
+        }
         if (observer != null) {
             observer.delivered(t, visibleAt);
         }
         received(t, visibleAt);
         release(t, true, true, -1, freeAt, visibleAt);
+    }
+
+    /** A network step has landed in its receiver's buffer: the receiver's proxy flushes it, then the GPU may see it. */
+    private void landed(int t) {
+        int dst = schedule.dst(t);
+        proxyFreeAt[dst] = Math.max(engine.now(), proxyFreeAt[dst]) + proxyReceive;
+        long visibleAt = proxyFreeAt[dst];
+        if (observer != null) {
+            observer.delivered(t, visibleAt);
+        }
+        received(t, visibleAt);
+        release(t, false, true, -1, visibleAt, visibleAt);
     }
 
     /**

@@ -91,4 +91,13 @@ public enum NcclArch {
     public int sm() {
         return sm;
     }
+
+    /**
+     * Whether what a NIC writes into this GPU's memory must be flushed before the GPU reads it (NCCL's
+     * {@code ncclTopoNeedFlush}: on Ampere and earlier; from Hopper on only for a NIC whose control
+     * path crosses a C2C link, not modelled).
+     */
+    public boolean needsGdrFlush() {
+        return sm < 90;
+    }
 }

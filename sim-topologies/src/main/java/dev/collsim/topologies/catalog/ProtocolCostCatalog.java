@@ -36,6 +36,14 @@ import java.util.Map;
  */
 public final class ProtocolCostCatalog {
     private static final TimeSpan SIMPLE_SEND_OVERHEAD = TimeSpan.ofMicros(1.5);
+    /**
+     * What a proxy thread spends posting one network step: NCCL's {@code NCCL_NET_OVERHEAD}
+     * ({@code getNetOverhead} in {@code tuning.cc}, 1 us on Intel and ARM hosts), which its cost model
+     * charges every step of a ring across nodes, three times under Simple. On Ampere and earlier the
+     * receiver's proxy also flushes what the NIC wrote before the GPU may read it under Simple
+     * ({@code ncclTopoNeedFlush}: not from Hopper on), charged here as the other two.
+     */
+    static final TimeSpan NET_OVERHEAD = TimeSpan.ofMicros(1.0);
     private static final TimeSpan NVLS_NOTIFY_LATENCY = TimeSpan.ofMicros(3.0);
     private static final Rate NVLS_COPY_RATE = Rate.gigabytesPerSecond(25);
 
@@ -77,7 +85,8 @@ public final class ProtocolCostCatalog {
             long netStep = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.RING, p)).picos();
             TimeSpan notify = new TimeSpan(step - routeLatency - overhead.picos());
             TimeSpan net = new TimeSpan(Math.max(0, netStep - step - extraNetRoute.picos()) + transportLatency.picos());
-            costs.put(p, new ProtocolCosts(channelRate(arch, p), overhead, notify, net));
+            TimeSpan flush = p == Protocol.SIMPLE && arch.needsGdrFlush() ? new TimeSpan(2 * NET_OVERHEAD.picos()) : TimeSpan.ZERO;
+            costs.put(p, new ProtocolCosts(channelRate(arch, p), overhead, notify, net, NET_OVERHEAD, flush));
         }
         return costs;
     }
