@@ -16,7 +16,9 @@ import dev.collsim.core.units.TimeSpan;
  *                      polls for its completion
  * @param proxyPost     time the sender's proxy thread spends posting one step to the NIC (NCCL's
  *                      {@code NCCL_NET_OVERHEAD}); one thread serves all of a GPU's network steps, so
- *                      they queue behind each other
+ *                      they queue behind each other. It delays the step's arrival, not the wire: the
+ *                      proxy posts a step while the NIC still sends the one before (steps staged
+ *                      through host memory, without GPUDirect, are not charged yet)
  * @param proxyReceive  time the receiver's proxy thread spends on one arrived step before the GPU may
  *                      see it (under Simple, the flush of what the NIC wrote)
  */
