@@ -69,8 +69,6 @@ public final class ScheduleRunner implements FlowListener {
     private long proxyReceive;
     /** Per rank: when its proxy thread is free for the next network step. */
     private long[] proxyFreeAt;
-    /** Per transfer through a NIC: when its sender's proxy had posted it (null when posts cost nothing). */
-    private long[] postedAt;
     private NvlsCosts nvls;
     private NvlsCosts sharp;
     private final PairRoutes pairRoutes;
@@ -86,7 +84,10 @@ public final class ScheduleRunner implements FlowListener {
      * of its flows have not yet ended (an in-switch or in-network operation's).
      */
     private int[] waiting;
-    /** Per transfer: when its last dependency is met; once it starts, when it started. */
+    /**
+     * Per transfer: when its last dependency is met; once it starts, when it started, or for a step
+     * through a NIC when its proxy had posted it (it is not visible before).
+     */
     private long[] readyAt;
     private java.util.BitSet begun;
     private java.util.BitSet arrived;
@@ -201,7 +202,6 @@ public final class ScheduleRunner implements FlowListener {
         Arrays.fill(readyAt, kernelStart);
         proxyFreeAt = new long[rankDevice.length];
         Arrays.fill(proxyFreeAt, kernelStart);
-        postedAt = proxyPost > 0 ? new long[n] : null;
         s.countPredecessors(waiting);
         for (int t = 0; t < n; t++) {
             if (waiting[t] == 0) {
@@ -289,7 +289,7 @@ public final class ScheduleRunner implements FlowListener {
                     // post delays the step's arrival, not the wire; a busy proxy makes posts queue.
                     int src = schedule.src(t);
                     proxyFreeAt[src] = Math.max(now, proxyFreeAt[src]) + proxyPost;
-                    postedAt[t] = proxyFreeAt[src];
+                    readyAt[t] = proxyFreeAt[src];
                 }
                 startFlow(t, r);
             }
@@ -483,7 +483,7 @@ public final class ScheduleRunner implements FlowListener {
         if (stepJitter != null && kind == TransferKind.P2P) {
             stepLatency = Math.round(stepLatency * stepJitter.getAsDouble());
         }
-        long visibleAt = Math.max(freeAt, postedAt == null ? 0 : postedAt[t]) + stepLatency;
+        long visibleAt = Math.max(freeAt, kind == TransferKind.P2P ? readyAt[t] : 0) + stepLatency;
         if (kind == TransferKind.P2P && proxyReceive > 0 && route(t).viaNic()) {
             // The sender moves on; the receiver's proxy takes the step when it lands, in turn with its other work.
             release(t, true, false, -1, freeAt, freeAt);
