@@ -490,10 +490,7 @@ public final class ScheduleRunner implements FlowListener {
             engine.schedule(visibleAt, landedHandler, t);
             return;
         }
-        if (observer != null) {
-            observer.delivered(t, visibleAt);
-        }
-        received(t, visibleAt);
+        delivered(t, visibleAt);
         release(t, true, true, -1, freeAt, visibleAt);
     }
 
@@ -502,11 +499,16 @@ public final class ScheduleRunner implements FlowListener {
         int dst = schedule.dst(t);
         proxyFreeAt[dst] = Math.max(engine.now(), proxyFreeAt[dst]) + proxyReceive;
         long visibleAt = proxyFreeAt[dst];
-        if (observer != null) {
-            observer.delivered(t, visibleAt);
-        }
-        received(t, visibleAt);
+        delivered(t, visibleAt);
         release(t, false, true, -1, visibleAt, visibleAt);
+    }
+
+    /** Transfer t's data is visible to its receiver from {@code at}, which has it in its own memory. */
+    private void delivered(int t, long at) {
+        if (observer != null) {
+            observer.delivered(t, at);
+        }
+        received(t, at);
     }
 
     /**

@@ -181,7 +181,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
             if (fabric.device(toSwitch.to()).kind() != DeviceKind.PCIE_SWITCH) {
                 continue;
             }
-            double gpuBw = toSwitch.rate().bytesPerSecond() / 1e9;
+            double gpuBw = toSwitch.rate().gigabytesPerSecond();
             for (int l : fabric.outLinks(toSwitch.to())) {
                 int nic = fabric.link(l).to();
                 if (fabric.device(nic).kind() != DeviceKind.NIC || bw >= gpuBw) {
@@ -190,7 +190,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
                 double nicBw = 0;
                 for (int out : fabric.outLinks(nic)) {
                     if (fabric.device(fabric.link(out).to()).kind() == DeviceKind.NETWORK_SWITCH) {
-                        nicBw = Math.max(nicBw, fabric.link(out).rate().bytesPerSecond() / 1e9);
+                        nicBw = Math.max(nicBw, fabric.link(out).rate().gigabytesPerSecond());
                     }
                 }
                 bw += Math.min(nicBw, gpuBw);
