@@ -18,10 +18,12 @@ final class ArraySchedule extends Schedule {
     private final ThreadSplit split;
     /** Transfers sent by a channel's whole thread block although the schedule splits its threads. */
     private final java.util.BitSet unsplit;
+    private final java.util.BitSet postedWithPrevious;
 
     ArraySchedule(CollectiveRequest request, String algorithm, int n, int[] src, int[] dst, int[] channel, int[] step,
                   int[] piece, long[] bytes, boolean[] reduce, TransferKind[] kind, int[] succStart, int[] succ,
-                  PieceTable pieces, ThreadSplit split, java.util.BitSet unsplit) {
+                  PieceTable pieces, ThreadSplit split, java.util.BitSet unsplit,
+                  java.util.BitSet postedWithPrevious) {
         super(request, algorithm, pieces);
         this.n = n;
         this.src = src;
@@ -36,6 +38,7 @@ final class ArraySchedule extends Schedule {
         this.succ = succ;
         this.split = split;
         this.unsplit = unsplit;
+        this.postedWithPrevious = postedWithPrevious;
         int most = 0;
         for (int t = 0; t < n; t++) {
             most = Math.max(most, succStart[t + 1] - succStart[t]);
@@ -86,6 +89,11 @@ final class ArraySchedule extends Schedule {
     @Override
     public double threadShare(int t) {
         return unsplit.get(t) ? 1 : split.share(reduce[t]);
+    }
+
+    @Override
+    public boolean postedWithPrevious(int t) {
+        return postedWithPrevious.get(t);
     }
 
     @Override

@@ -87,6 +87,15 @@ public abstract class Schedule {
         return 1;
     }
 
+    /**
+     * True if {@code t} carries more of the buffer step that transfer {@code t - 1}, on the same
+     * connection, began: a network proxy posts that step once ({@code sendProxyProgress} in
+     * {@code transport/net.cc} hands the NIC one send per step), not once per transfer.
+     */
+    public boolean postedWithPrevious(int t) {
+        return false;
+    }
+
     public abstract TransferKind kind(int t);
 
     /**

@@ -23,6 +23,7 @@ public final class ScheduleBuilder {
     private boolean built;
     private ThreadSplit split = ThreadSplit.NONE;
     private final java.util.BitSet unsplit = new java.util.BitSet();
+    private final java.util.BitSet postedWithPrevious = new java.util.BitSet();
 
     public ScheduleBuilder(CollectiveRequest request, String algorithm) {
         this(request, algorithm, new ScheduleSize(64, 128));
@@ -89,6 +90,17 @@ public final class ScheduleBuilder {
     /** Marks {@code t} as sent by its channel's whole thread block, whatever {@link #splitThreads} says. */
     public void unsplit(int t) {
         unsplit.set(t);
+    }
+
+    /**
+     * Marks {@code t} as more of the buffer step its connection's previous transfer, {@code t - 1},
+     * began: across nodes the proxy posts the step to the NIC once, not once a transfer.
+     */
+    public void postedWithPrevious(int t) {
+        if (t < 1 || t >= n || src[t] != src[t - 1] || dst[t] != dst[t - 1] || channel[t] != channel[t - 1]) {
+            throw new IllegalArgumentException("transfer " + t + " does not follow another on its connection");
+        }
+        postedWithPrevious.set(t);
     }
 
     /** Adds an in-switch all-reduce of one piece over the ranks on {@code anchor}'s switch. */
@@ -205,7 +217,7 @@ public final class ScheduleBuilder {
         edgeEntry = null;
         return new ArraySchedule(request, algorithm, n, fit(src), fit(dst), fit(channel), fit(step), fit(piece),
                 bytes.length == n ? bytes : Arrays.copyOf(bytes, n), reduce.length == n ? reduce : Arrays.copyOf(reduce, n),
-                kind.length == n ? kind : Arrays.copyOf(kind, n), succStart, succ, pieces, split, unsplit);
+                kind.length == n ? kind : Arrays.copyOf(kind, n), succStart, succ, pieces, split, unsplit, postedWithPrevious);
     }
 
     private void checkNotBuilt() {

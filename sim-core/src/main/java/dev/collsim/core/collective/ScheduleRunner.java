@@ -286,10 +286,15 @@ public final class ScheduleRunner implements FlowListener {
                 Route r = route(t);
                 if (r.viaNic() && proxyPost > 0) {
                     // The proxy posts the step while the NIC may still be sending the one before, so the
-                    // post delays the step's arrival, not the wire; a busy proxy makes posts queue.
+                    // post delays the step's arrival, not the wire; a busy proxy makes posts queue. A
+                    // transfer that continues its predecessor's step went with that post.
                     int src = schedule.src(t);
-                    proxyFreeAt[src] = Math.max(now, proxyFreeAt[src]) + proxyPost;
-                    readyAt[t] = proxyFreeAt[src];
+                    if (schedule.postedWithPrevious(t)) {
+                        readyAt[t] = Math.max(now, readyAt[t - 1]);
+                    } else {
+                        proxyFreeAt[src] = Math.max(now, proxyFreeAt[src]) + proxyPost;
+                        readyAt[t] = proxyFreeAt[src];
+                    }
                 }
                 startFlow(t, r);
             }

@@ -24,12 +24,28 @@ import java.util.List;
  */
 public final class TreeAlgorithm implements CollectiveAlgorithm {
     private final int[][] nodes;
+    /** Per rank, the node it is on. */
+    private final int[] nodeOf;
 
     /**
      * @param nodes the ranks of each node, in chain order (the first connects across nodes)
      */
     public TreeAlgorithm(int[][] nodes) {
         this.nodes = Arrays.stream(nodes).map(int[]::clone).toArray(int[][]::new);
+        this.nodeOf = new int[Arrays.stream(nodes).mapToInt(a -> a.length).sum()];
+        for (int k = 0; k < nodes.length; k++) {
+            for (int r : nodes[k]) {
+                if (r < 0 || r >= nodeOf.length) {
+                    throw new IllegalArgumentException("rank " + r + " of node " + k + " is not one of the "
+                            + nodeOf.length + " ranks");
+                }
+                nodeOf[r] = k;
+            }
+        }
+    }
+
+    private boolean acrossNodes(int from, int to) {
+        return nodeOf[from] != nodeOf[to];
     }
 
     /** All ranks in one node, chained in rank order. */
@@ -118,7 +134,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         }
         ScheduleBuilder b = new ScheduleBuilder(req, name(), size(req));
         b.splitThreads(threadSplit(req.protocol()));
-        long chunk = transferBytes(req);
+        long piece = transferBytes(req);
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
         for (int c = 0; c < req.channels(); c++) {
             long lo = c * perChannel;
@@ -126,7 +142,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             if (hi <= lo) {
                 break;
             }
-            channel(b, c, parents(c % 2, n, c / 2), lo, hi, chunk, window(req.protocol()));
+            channel(b, c, parents(c % 2, n, c / 2), lo, hi, piece, piecesPerStep(req.protocol()), window(req.protocol()));
         }
         return b.build();
     }
@@ -137,22 +153,51 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
      */
     ScheduleSize size(CollectiveRequest req) {
         int n = req.nRanks();
-        long chunk = transferBytes(req);
+        long piece = transferBytes(req);
+        int perStep = piecesPerStep(req.protocol());
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
         long transfers = 0;
         long dependencies = 0;
         for (int c = 0; c < req.channels() && channelBytes(req.bytes(), perChannel, c) > 0; c++) {
-            long steps = ceilDiv(channelBytes(req.bytes(), perChannel, c), chunk);
-            long rootChildren = rootChildren(parents(c % 2, n, c / 2));
-            // Every tree edge is a connection up and one down, each a stream of one transfer a step.
+            long pieces = ceilDiv(channelBytes(req.bytes(), perChannel, c), piece);
+            long steps = ceilDiv(pieces, perStep);
+            long lastStep = pieces - (steps - 1) * perStep;
+            // Every tree edge is a connection up and one down, each a stream of one transfer a piece.
             long streams = 2L * (n - 1);
-            transfers += steps * streams;
-            dependencies += Streams.dependencies(streams, steps, window(req.protocol()));
-            // Per step: a send up waits for its children's, a send down for the one that reached its
-            // sender, and the root's sends down for all its children's sends up.
-            dependencies += steps * (2 * (n - 1 - rootChildren) + rootChildren * rootChildren);
+            transfers += pieces * streams;
+            dependencies += Streams.dependencies(streams, pieces, window(req.protocol()));
+            // A piece waits for its sources' same piece; across nodes, for every piece of its step.
+            long[] sources = sourcesPerPiece(parents(c % 2, n, c / 2));
+            dependencies += sources[0] * pieces + sources[1] * ((steps - 1) * perStep * perStep + lastStep * lastStep);
         }
         return new ScheduleSize(transfers, dependencies);
+    }
+
+    /**
+     * Over every edge of a channel's tree, up and down, the transfers each piece it carries waits
+     * for: {@code [0]} summed over the edges inside a node, {@code [1]} over the edges across nodes.
+     * A send up waits for its children's, a send down for the one that reached its sender, and the
+     * root's sends down for all its children's sends up.
+     */
+    private long[] sourcesPerPiece(int[] parent) {
+        int n = parent.length;
+        int[] childCount = new int[n];
+        int root = -1;
+        for (int r = 0; r < n; r++) {
+            if (parent[r] >= 0) {
+                childCount[parent[r]]++;
+            } else {
+                root = r;
+            }
+        }
+        long[] sum = new long[2];
+        for (int r = 0; r < n; r++) {
+            if (parent[r] >= 0) {
+                sum[acrossNodes(r, parent[r]) ? 1 : 0] += childCount[r];
+                sum[acrossNodes(parent[r], r) ? 1 : 0] += parent[r] == root ? childCount[root] : 1;
+            }
+        }
+        return sum;
     }
 
     /**
@@ -191,9 +236,14 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         return new ThreadSplit((double) up / threads, (double) (threads - up) / threads);
     }
 
-    /** Transfers a connection may have in flight: its buffer's steps, each of {@link #FORWARD_PIECES} pieces under LL and LL128. */
+    /** Transfers a connection may have in flight: its buffer's steps, each of {@link #piecesPerStep} pieces. */
     private static int window(Protocol protocol) {
-        return Protocol.STEPS * (protocol == Protocol.SIMPLE ? 1 : FORWARD_PIECES);
+        return Protocol.STEPS * piecesPerStep(protocol);
+    }
+
+    /** The transfers one buffer step (a chunk) moves in: {@link #FORWARD_PIECES} under LL and LL128, one under Simple. */
+    private static int piecesPerStep(Protocol protocol) {
+        return protocol == Protocol.SIMPLE ? 1 : FORWARD_PIECES;
     }
 
     private long transferBytes(CollectiveRequest req) {
@@ -223,61 +273,84 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         return Math.max(protocol.grainBytes(), chunk / protocol.grainBytes() * protocol.grainBytes());
     }
 
-    /** How many children the root has, given every node's parent (-1 for the root). */
-    static long rootChildren(int[] parent) {
-        long count = 0;
-        for (int p : parent) {
-            if (p >= 0 && parent[p] < 0) {
-                count++;
-            }
-        }
-        return count;
-    }
-
-    private void channel(ScheduleBuilder b, int c, int[] parent, long lo, long hi, long chunk, int window) {
+    /**
+     * One channel's range, step by step; a step is {@code perStep} pieces. Inside a node a piece is
+     * sent on once it has arrived; across nodes the proxy hands the NIC a step only once the GPU has
+     * written all of it ({@code sendProxyProgress} waits for the step's tail under LL128 and Simple),
+     * so every piece of a step sent across nodes waits for all of the step's pieces, and the step is
+     * posted once.
+     */
+    private void channel(ScheduleBuilder b, int c, int[] parent, long lo, long hi, long pieceBytes, int perStep,
+                         int window) {
         int n = parent.length;
         TreeShape shape = TreeShape.of(parent);
         List<List<Integer>> children = shape.children();
         int root = shape.root();
         int[] order = shape.postOrder();
         Streams connections = new Streams(b, window);
-        int[] up = new int[n];
+        int[][] up = new int[n][perStep];
+        int[][] down = new int[n][perStep];
         int step = 0;
-        for (long off = lo; off < hi; off += chunk, step++) {
-            int piece = b.piece(off, Math.min(chunk, hi - off), -1);
+        for (long off = lo; off < hi; off += pieceBytes * perStep, step++) {
+            int k = (int) Math.min(perStep, ceilDiv(hi - off, pieceBytes));
+            int[] pieces = new int[k];
+            for (int i = 0; i < k; i++) {
+                long start = off + i * pieceBytes;
+                pieces[i] = b.piece(start, Math.min(pieceBytes, hi - start), -1);
+            }
             // Reduce up: children before parents.
-            Arrays.fill(up, -1);
             for (int r : order) {
-                if (parent[r] >= 0) {
-                    up[r] = send(b, connections, c, step, r, parent[r], piece, true);
+                if (parent[r] < 0) {
+                    continue;
+                }
+                boolean whole = acrossNodes(r, parent[r]);
+                for (int i = 0; i < k; i++) {
+                    int t = send(b, connections, c, step, r, parent[r], pieces[i], true, whole && i > 0);
                     for (int child : children.get(r)) {
-                        b.afterDelivery(up[r], up[child]);
+                        waitFor(b, t, up[child], i, k, whole);
                     }
+                    up[r][i] = t;
                 }
             }
             // Broadcast down: parents before children; the root starts once all its children have reported.
-            int[] down = new int[n];
-            Arrays.fill(down, -1);
-            for (int i = order.length - 1; i >= 0; i--) {
-                int r = order[i];
+            for (int j = order.length - 1; j >= 0; j--) {
+                int r = order[j];
                 for (int child : children.get(r)) {
-                    int t = send(b, connections, c, step, r, child, piece, false);
-                    if (r == root) {
-                        b.unsplit(t);
-                        for (int other : children.get(r)) {
-                            b.afterDelivery(t, up[other]);
+                    boolean whole = acrossNodes(r, child);
+                    for (int i = 0; i < k; i++) {
+                        int t = send(b, connections, c, step, r, child, pieces[i], false, whole && i > 0);
+                        if (r == root) {
+                            b.unsplit(t);
+                            for (int other : children.get(r)) {
+                                waitFor(b, t, up[other], i, k, whole);
+                            }
+                        } else {
+                            waitFor(b, t, down[r], i, k, whole);
                         }
-                    } else {
-                        b.afterDelivery(t, down[r]);
+                        down[child][i] = t;
                     }
-                    down[child] = t;
                 }
             }
         }
     }
 
+    /** {@code t}, piece {@code i} of a step of {@code k}, waits for that piece of {@code sources}, or for all of them. */
+    private static void waitFor(ScheduleBuilder b, int t, int[] sources, int i, int k, boolean wholeStep) {
+        if (!wholeStep) {
+            b.afterDelivery(t, sources[i]);
+            return;
+        }
+        for (int s = 0; s < k; s++) {
+            b.afterDelivery(t, sources[s]);
+        }
+    }
+
     private static int send(ScheduleBuilder b, Streams connections, int c, int step, int from, int to,
-                            int piece, boolean reduce) {
-        return connections.next(Streams.key(0, c, from, to), b.transfer(c, step, from, to, piece, reduce));
+                            int piece, boolean reduce, boolean samePost) {
+        int t = b.transfer(c, step, from, to, piece, reduce);
+        if (samePost) {
+            b.postedWithPrevious(t);
+        }
+        return connections.next(Streams.key(0, c, from, to), t);
     }
 }

@@ -279,7 +279,10 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
                 ? nvlsCosts.launchLatency()
                 : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
-        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule, protocolCosts.get(proto),
+        ProtocolCosts costs = plan.algo() == AlgorithmId.TREE
+                ? TreeCosts.of(protocolCosts.get(proto), proto, arch, nNodes())
+                : protocolCosts.get(proto);
+        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule, costs,
                 nvlsCosts, sharpCosts, launch.times(launchFactor), observer, checkCapacity, stepJitter, outage);
     }
 

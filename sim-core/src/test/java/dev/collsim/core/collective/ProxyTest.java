@@ -37,9 +37,13 @@ class ProxyTest {
         for (int[] p : pairs) {
             b.transfer(0, 0, p[0], p[1], b.piece(0, 16, p[0], p[1]), false);
         }
+        return run(b.build(), post, receive);
+    }
+
+    private long run(Schedule schedule, TimeSpan post, TimeSpan receive) {
         ProtocolCosts costs = new ProtocolCosts(Rate.gigabytesPerSecond(20), TimeSpan.ZERO, TimeSpan.ZERO, TimeSpan.ZERO,
                 post, receive);
-        return TestFabrics.run(fabric, ranks, new int[] {-1, -1, -1}, null, b.build(), costs, null, null, TimeSpan.ZERO)
+        return TestFabrics.run(fabric, ranks, new int[] {-1, -1, -1}, null, schedule, costs, null, null, TimeSpan.ZERO)
                 .result().durationPicos();
     }
 
@@ -62,5 +66,28 @@ class ProxyTest {
     @Test
     void arrivalsAtOneReceiverQueue() {
         assertEquals(5.6, run(new int[][] {{1, 0}, {2, 0}}, TimeSpan.ZERO, TimeSpan.ofMicros(2)) / 1e6, 0.01);
+    }
+
+    /**
+     * One buffer step of 32 B sent from rank 0 to rank 1 as two 16-byte transfers, the second after the
+     * first on the connection: posted separately they arrive at 1 + 1 + 1.6 = 3.6 us; as one step
+     * ({@link ScheduleBuilder#postedWithPrevious}) the proxy posts once and both are there at 2.6 us.
+     */
+    @Test
+    void aStepIsPostedOnceHoweverManyTransfersCarryIt() {
+        assertEquals(3.6, run(twoTransfersOfOneStep(false), TimeSpan.ofMicros(1), TimeSpan.ZERO) / 1e6, 0.01);
+        assertEquals(2.6, run(twoTransfersOfOneStep(true), TimeSpan.ofMicros(1), TimeSpan.ZERO) / 1e6, 0.01);
+    }
+
+    private static Schedule twoTransfersOfOneStep(boolean onePost) {
+        CollectiveRequest req = new CollectiveRequest(CollectiveOp.SEND_RECV, 3, 32, 0, Protocol.LL, 1);
+        ScheduleBuilder b = new ScheduleBuilder(req, "test");
+        int first = b.transfer(0, 0, 0, 1, b.piece(0, 16, 0, 1), false);
+        int second = b.transfer(0, 0, 0, 1, b.piece(16, 16, 0, 1), false);
+        b.afterSend(second, first);
+        if (onePost) {
+            b.postedWithPrevious(second);
+        }
+        return b.build();
     }
 }

@@ -120,6 +120,50 @@ class TreeTest {
                 micros + " us: between " + slowestGroup + " and half of " + storeAndForward);
     }
 
+    /**
+     * Across nodes the proxy sends a step once the GPU has written all of it, and posts it once. On
+     * 2 nodes of 2 (chains 0-1 and 2-3, node 1's head 2 under node 0's head 0), one LL128 step of 8
+     * pieces on one channel: 2's pieces up to 0 each wait for all 8 of 3's pieces up to 2, and all but
+     * the first share the first's post; inside a node piece i waits for piece i only and each is posted
+     * on its own (a post there costs nothing).
+     */
+    @Test
+    void acrossNodesAStepWaitsForAllItsPiecesAndIsPostedOnce() {
+        CollectiveRequest req = new CollectiveRequest(CollectiveOp.ALL_REDUCE, 4, 8 * 3840, 0, Protocol.LL128, 1);
+        Schedule s = new TreeAlgorithm(nodes(2, 2)).schedule(req);
+        int[][] waitsFor = new int[s.transferCount()][s.transferCount()];
+        int[] into = new int[s.maxSuccessors()];
+        for (int t = 0; t < s.transferCount(); t++) {
+            for (int i = 0, n = s.successors(t, into); i < n; i++) {
+                if ((into[i] & 1) == 1) {
+                    waitsFor[into[i] >>> 1][t] = 1;
+                }
+            }
+        }
+        int checked = 0;
+        for (int t = 0; t < s.transferCount(); t++) {
+            boolean across = s.src(t) / 2 != s.dst(t) / 2;
+            boolean firstOfStep = t == 0 || s.src(t - 1) != s.src(t) || s.dst(t - 1) != s.dst(t);
+            assertEquals(across && !firstOfStep, s.postedWithPrevious(t), "transfer " + t + ": " + s.src(t) + " -> " + s.dst(t));
+            if (s.src(t) == 2 && s.dst(t) == 0) {
+                long fromChild = 0;
+                for (int u = 0; u < s.transferCount(); u++) {
+                    fromChild += s.src(u) == 3 && s.dst(u) == 2 ? waitsFor[t][u] : 0;
+                }
+                assertEquals(8, fromChild, "2 -> 0 transfer " + t + " waits for every piece from 3");
+                checked++;
+            }
+            if (s.src(t) == 2 && s.dst(t) == 3) {
+                long fromParent = 0;
+                for (int u = 0; u < s.transferCount(); u++) {
+                    fromParent += s.src(u) == 0 && s.dst(u) == 2 ? waitsFor[t][u] : 0;
+                }
+                assertEquals(1, fromParent, "2 -> 3 transfer " + t + " waits for its own piece from 0");
+            }
+        }
+        assertEquals(8, checked);
+    }
+
     /** The builder is sized by a count made without building. */
     @ParameterizedTest(name = "nodes={0} ppn={1} {2}B ch={3} {4}")
     @CsvSource({"1, 8, 1000, 1, LL", "1, 5, 3000000, 3, SIMPLE", "4, 2, 2000000, 2, SIMPLE", "3, 3, 777777, 4, LL128",
