@@ -214,7 +214,9 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         if (protocol == Protocol.SIMPLE) {
             return chunk;
         }
-        return Math.max(protocol.grainBytes(), alignUp(ceilDiv(chunk, FORWARD_PIECES), protocol.grainBytes()));
+        // A channel with less than a chunk moves all it has in one step, still line by line.
+        long step = Math.min(chunk, alignUp(ceilDiv(bytes, channels), protocol.grainBytes()));
+        return Math.max(protocol.grainBytes(), alignUp(ceilDiv(step, FORWARD_PIECES), protocol.grainBytes()));
     }
 
     /**
