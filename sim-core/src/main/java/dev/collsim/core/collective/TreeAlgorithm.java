@@ -227,16 +227,20 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
      * share. NCCL splits Simple's threads too (320 of 512 up), but the Simple channel rate stands for
      * what the links give a ring channel, not for its threads' copying, and NCCL's own tree constants
      * ({@code perChMaxTreeBw}, above the ring's per channel) show no such cost: Simple is not split.
+     * A tree kernel runs {@value #THREADS} threads whatever the protocol ({@code enqueue.cc}: "Tree now
+     * uses all threads always"), so LL splits them 448 and 192, as LL128 does.
      */
     static ThreadSplit threadSplit(Protocol protocol) {
         if (protocol == Protocol.SIMPLE) {
             return ThreadSplit.NONE;
         }
         int warp = 32;
-        int threads = protocol.maxThreads();
-        int up = threads * 7 / (10 * warp) * warp;
-        return new ThreadSplit((double) up / threads, (double) (threads - up) / threads);
+        int up = THREADS * 7 / (10 * warp) * warp;
+        return new ThreadSplit((double) up / THREADS, (double) (THREADS - up) / THREADS);
     }
+
+    /** Threads of a tree kernel's channel ({@code NCCL_MAX_NTHREADS}). */
+    static final int THREADS = 640;
 
     /** Transfers a connection may have in flight: its buffer's steps, each of {@link #piecesPerStep} pieces. */
     private static int window(Protocol protocol) {

@@ -166,10 +166,14 @@ public final class NcclPlanner {
         return nc;
     }
 
-    /** Tree kernels run 640 threads, with the protocols' plain thresholds. */
+    /**
+     * The tree's channels, dropped while each thread would have less than the protocol's plain
+     * threshold; the threads counted are the protocol's ({@code maxThreads[TREE]}: 512 under LL and
+     * Simple, 640 under LL128), though the kernel then runs 640.
+     */
     private static int treeChannels(Communicator comm, Protocol proto, long bytes) {
         int nc = comm.ring().channels();
-        long perChannel = 640L * threadThreshold(proto, 1);
+        long perChannel = (long) proto.maxThreads() * threadThreshold(proto, 1);
         while (bytes < nc * perChannel && nc > 1) {
             nc--;
         }

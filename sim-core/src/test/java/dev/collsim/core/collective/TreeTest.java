@@ -95,11 +95,11 @@ class TreeTest {
     /**
      * LL forwards a chunk as it arrives. A 32 KiB all_reduce on a chain of 8 (one channel, one LL
      * chunk) moves in 8 pieces of 4 KiB on each of the 14 connections, the reducing group sending at
-     * 352 of 512 threads' share of the 20 GB/s channel and the broadcasting one at 160, the root at all.
+     * 448 of 640 threads' share of the 20 GB/s channel and the broadcasting one at 192, the root at all.
      * Were every hop to wait for the whole chunk (64 KiB of LL lines), the 7 hops up would take 7 x 65,536 /
-     * (20 GB/s x 352 / 512) = 33.4 us and the 6 broadcasts below the root 6 x 65,536 / (20 GB/s x 160 /
-     * 512) = 62.9 us; forwarded piece by piece, the chain costs little more than its slowest group's
-     * 10.5 us for the chunk and the hops' latencies.
+     * (20 GB/s x 448 / 640) = 32.8 us and the 6 broadcasts below the root 6 x 65,536 / (20 GB/s x 192 /
+     * 640) = 65.5 us; forwarded piece by piece, the chain costs little more than its slowest group's
+     * 10.9 us for the chunk and the hops' latencies.
      */
     @Test
     void llForwardsEachPieceOnceItHasArrivedNotTheWholeChunk() {
@@ -108,14 +108,14 @@ class TreeTest {
         assertEquals(14 * 8, s.transferCount());
         for (int t = 0; t < s.transferCount(); t++) {
             assertEquals(4096, s.bytes(t));
-            double share = s.src(t) == 0 ? 1 : s.reduces(t) ? 352.0 / 512 : 160.0 / 512;
+            double share = s.src(t) == 0 ? 1 : s.reduces(t) ? 448.0 / 640 : 192.0 / 640;
             assertEquals(share, s.threadShare(t), 1e-12, "transfer " + t + " from " + s.src(t));
         }
         TestFabrics.Tracked run = TestFabrics.star(8, 400, 0.1).run(s, COSTS, null, TimeSpan.ZERO);
         assertEquals(List.of(), run.tracker().verify());
         double micros = run.result().durationPicos() / 1e6;
-        double slowestGroup = 65536 / (20e9 * 160 / 512) * 1e6;
-        double storeAndForward = 7 * 65536 / (20e9 * 352 / 512) * 1e6 + 6 * slowestGroup;
+        double slowestGroup = 65536 / (20e9 * 192 / 640) * 1e6;
+        double storeAndForward = 7 * 65536 / (20e9 * 448 / 640) * 1e6 + 6 * slowestGroup;
         assertTrue(micros > slowestGroup && micros < storeAndForward / 2,
                 micros + " us: between " + slowestGroup + " and half of " + storeAndForward);
     }

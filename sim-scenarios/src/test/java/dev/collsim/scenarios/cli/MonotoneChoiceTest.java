@@ -30,10 +30,9 @@ class MonotoneChoiceTest {
         "pcie-2080ti-2x"};
 
     /**
-     * Falls not fixed yet ({@code monotone-known-falls.txt}: 69 when it was written, 74 since trees
-     * across nodes post a step once and cost NCCL's tree latencies, which took 39 off and added 44;
-     * 21 of those are 8 KiB to 16 KiB on 2 nodes, where Tree/LL goes from one channel to three and one
-     * channel's broadcast group, 30 % of an LL channel, moves 1.8 GB/s). On one PCIe
+     * Falls not fixed yet ({@code monotone-known-falls.txt}: 69 when it was written, 53 since trees
+     * across nodes post a step once, cost NCCL's tree latencies and drop channels at NCCL's thresholds,
+     * which took 39 off and added 23). On one PCIe
      * server NCCL's cost model picks Tree/Simple at 1-2 MiB within 1 % of Ring/Simple, where the
      * simulated chain moves each channel's only 512 KiB chunk hop by hop through host memory: 3-5x its
      * prediction. On 2 nodes, time falls where NCCL's choice changes (over TCP at 256 KiB, HGX B200 at
