@@ -285,20 +285,26 @@ public final class ScheduleRunner implements FlowListener {
                 waiting[t] = 1;
                 Route r = route(t);
                 if (r.viaNic() && proxyPost > 0) {
-                    // The proxy posts the step while the NIC may still be sending the one before, so the
-                    // post delays the step's arrival, not the wire; a busy proxy makes posts queue. A
-                    // transfer that continues its predecessor's step went with that post.
-                    int src = schedule.src(t);
-                    if (schedule.postedWithPrevious(t)) {
-                        readyAt[t] = Math.max(now, readyAt[t - 1]);
-                    } else {
-                        proxyFreeAt[src] = Math.max(now, proxyFreeAt[src]) + proxyPost;
-                        readyAt[t] = proxyFreeAt[src];
-                    }
+                    post(t, now);
                 }
                 startFlow(t, r);
             }
         }
+    }
+
+    /**
+     * The sender's proxy posts network step {@code t} while the NIC may still be sending the one
+     * before, so the post delays the step's arrival, not the wire; a busy proxy makes posts queue. A
+     * transfer that continues its predecessor's step went with that post.
+     */
+    private void post(int t, long now) {
+        if (schedule.postedWithPrevious(t)) {
+            readyAt[t] = Math.max(now, readyAt[t - 1]);
+            return;
+        }
+        int src = schedule.src(t);
+        proxyFreeAt[src] = Math.max(now, proxyFreeAt[src]) + proxyPost;
+        readyAt[t] = proxyFreeAt[src];
     }
 
     private void startFlow(int t, Route r) {
