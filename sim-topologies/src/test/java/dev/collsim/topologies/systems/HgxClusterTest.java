@@ -37,7 +37,7 @@ class HgxClusterTest {
         assertTrue(unknown.getMessage().contains("hgx-h100"), unknown.getMessage());
     }
 
-    /** The catalogue's per-step latencies add up to NCCL's NVLink ring latencies on every generation. */
+    /** The catalogue's per-step latencies add up to NCCL's NVLink ring latencies on every generation, on Blackwell 0.7 us more. */
     @ParameterizedTest
     @EnumSource(value = SystemPreset.class, names = "PCIE_.*", mode = EnumSource.Mode.MATCH_NONE)
     void perStepLatencyMatchesNcclsNvlinkTable(SystemPreset preset) {
@@ -46,7 +46,8 @@ class HgxClusterTest {
         for (Protocol p : Protocol.values()) {
             var costs = c.protocolCosts().get(p);
             double step = (route + costs.sendOverhead().picos() + costs.notifyLatency().picos()) / 1e6;
-            assertEquals(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.RING, p), step, 1e-9, p.label());
+            double extra = c.tunerInputs().arch() == dev.collsim.core.nccl.NcclArch.BLACKWELL ? 0.7 : 0;
+            assertEquals(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.RING, p) + extra, step, 1e-9, p.label());
         }
     }
 
