@@ -16,8 +16,9 @@ import java.util.Map;
 
 /**
  * What one channel costs per protocol and GPU generation. Every constant is physical and says
- * where it comes from; none is fitted per message size. The calibration that set the two fitted
- * ones (Simple's send overhead, the host launch costs) is in {@code docs/calibration.md}.
+ * where it comes from; none is fitted per message size. The fitted ones (Simple's send overhead,
+ * the host launch costs, Blackwell's extra step latency) say what they were fitted to; docs/model.md
+ * lists them.
  *
  * <ul>
  *   <li>Channel rate, the most one CTA moves: LL is NCCL's LL bus-bandwidth cap ({@code llMaxBws},
@@ -27,7 +28,7 @@ import java.util.Map;
  *       NVLinks, so the links, not the CTAs, bound large transfers.</li>
  *   <li>Per-step latency: NCCL's {@code hwLat[NVLINK][Ring]} (LL 0.6, LL128 1.9, Simple 3.4 us) is
  *       the sum of the route's latency (two NVLink hops), the notify latency and, for Simple, the
- *       send overhead.</li>
+ *       send overhead; on Blackwell a step takes {@link #stepExtra} more.</li>
  *   <li>Simple's send overhead (1.5 us): the barrier, {@code __threadfence_system} and flag store
  *       after every slice, during which the channel sends nothing. Fitted to the ring all_reduce
  *       times of TG_H100_1N8_SLURM_RING from 64 MiB to 1 GiB; LL and LL128 carry their flags in
