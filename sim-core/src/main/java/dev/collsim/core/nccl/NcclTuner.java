@@ -87,8 +87,10 @@ public final class NcclTuner {
     /**
      * NCCL's estimate for the double binary tree (all_reduce only): latency
      * {@code base + 2 ((ppn - 1) intraLat + log2(nNodes) interLat)}; bandwidth from the ring graph's
-     * channels, capped per protocol and channel, halved into algorithm bandwidth. NCCL's correction
-     * factors by message size ({@code treeCorrectionFactor}) are not reproduced. Null for other operations.
+     * channels, capped per protocol and channel, halved into algorithm bandwidth, times NCCL's
+     * correction for the size ({@link #treeCorrection}). NVLS-Tree's use of the same correction (on
+     * Blackwell with x86 hosts) is not reproduced: a communicator does not know its host's CPU yet.
+     * Null for other operations.
      */
     public static Estimate tree(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
         if (op != CollectiveOp.ALL_REDUCE || in.nRanks() < 2) {
@@ -104,7 +106,7 @@ public final class NcclTuner {
                     g.searchChannels() * in.arch().perChannelMaxTreeLL128Bw(nNodes));
             case SIMPLE -> Math.min(busBw * LL128_EFFICIENCY, g.searchChannels() * in.arch().perChannelMaxTreeBw(nNodes));
         };
-        double algBw = busBw * 0.5;
+        double algBw = busBw * 0.5 * treeCorrection(proto, nBytes);
         double intraLat = intraLatency(NcclAlgo.TREE, proto, in);
         double interLat = interLatency(NcclAlgo.TREE, proto, in);
         double latency = baseLatencyMicros(NcclAlgo.TREE, proto)
@@ -113,9 +115,32 @@ public final class NcclTuner {
         return new Estimate(NcclAlgo.TREE, proto, latency, algBw, latency + nBytes / (1000 * algBw), enabled);
     }
 
-    private static double log2(int n) {
-        return Math.log(n) / Math.log(2);
+    /** NCCL's {@code log2i}: the floor of the base-2 logarithm (3 for 10 nodes). */
+    private static int log2(long n) {
+        return 63 - Long.numberOfLeadingZeros(n);
     }
+
+    /**
+     * NCCL's {@code treeCorrectionFactor} ({@code tuning.cc}: "Trees are not perfectly sticking to the
+     * model for medium sizes"): the tree's bandwidth in its cost model times a factor by size, powers
+     * of two from 64 B, down to 0.4 under LL at 256-512 KiB, 0.6 under LL128 at 32 KiB-2 MiB and 0.5
+     * under Simple at 128 KiB-2 MiB; 1 outside 64 B-256 MiB. It moves NCCL's choice, not what a
+     * tree does.
+     */
+    static double treeCorrection(Protocol proto, long nBytes) {
+        long units = nBytes >> 6;
+        if (units <= 0) {
+            return 1;
+        }
+        int logSize = log2(units);
+        return logSize < 23 ? TREE_CORRECTION[proto.ordinal()][logSize] : 1;
+    }
+
+    private static final double[][] TREE_CORRECTION = {
+        {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+        {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+        {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+    };
 
     /**
      * NCCL's estimate for NVLS (Simple only, all_reduce only, one node here): latency is the NVLink

@@ -32,10 +32,11 @@ class MonotoneChoiceTest {
         "pcie-2080ti-2x"};
 
     /**
-     * Falls not fixed yet ({@code monotone-known-falls.txt}: 69 when it was written, 53 since trees
-     * across nodes post a step once, cost NCCL's tree latencies and drop channels at NCCL's thresholds,
-     * which took 39 off and added 23; and 7 on 4 and 8 nodes, among them Tree/LL at 512 KiB on 8 HGX H100
-     * nodes, 142 us where NCCL predicts 81: its 20 hops each wait for a whole eighth of the step). On one PCIe
+     * Falls not fixed yet ({@code monotone-known-falls.txt}: 69 when it was written on 1 and 2 nodes,
+     * 59 now on 1, 2, 4 and 8, since trees across nodes post a step once, cost NCCL's tree latencies,
+     * drop channels at NCCL's thresholds and NCCL's choice takes in its tree correction by size: most
+     * of those left sit where that choice moves, between a tree whose hops each wait for an eighth of a
+     * step (Tree/LL at 512 KiB on 8 HGX H100 nodes: 142 us where NCCL predicts 81) and a ring). On one PCIe
      * server NCCL's cost model picks Tree/Simple at 1-2 MiB within 1 % of Ring/Simple, where the
      * simulated chain moves each channel's only 512 KiB chunk hop by hop through host memory: 3-5x its
      * prediction. On 2 nodes, time falls where NCCL's choice changes (over TCP at 256 KiB, HGX B200 at
