@@ -22,6 +22,8 @@ public final class NcclTuner {
 
     /** LL128's bandwidth factor against the ring's bus bandwidth. */
     private static final double LL128_EFFICIENCY = 0.92;
+    /** The all_reduce tree's share of the ring graph's bandwidth in NCCL's model ({@code busBw * .92}). */
+    private static final double TREE_EFFICIENCY = 0.92;
 
     private NcclTuner() {}
 
@@ -99,12 +101,13 @@ public final class NcclTuner {
         RingGraph g = in.ring();
         int nNodes = in.nNodes();
         int ppn = in.nRanks() / nNodes;
-        double busBw = g.busBw();
+        // Every protocol's tree first takes the all_reduce tree's cap, then its own.
+        double busBw = Math.min(g.busBw() * TREE_EFFICIENCY, g.searchChannels() * in.arch().perChannelMaxTreeBw(nNodes));
         busBw = switch (proto) {
             case LL -> Math.min(busBw / 3.8, in.arch().llMaxBw(nNodes));
             case LL128 -> Math.min(busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                     g.searchChannels() * in.arch().perChannelMaxTreeLL128Bw(nNodes));
-            case SIMPLE -> Math.min(busBw * LL128_EFFICIENCY, g.searchChannels() * in.arch().perChannelMaxTreeBw(nNodes));
+            case SIMPLE -> busBw;
         };
         double algBw = busBw * 0.5 * treeCorrection(proto, nBytes);
         double intraLat = intraLatency(NcclAlgo.TREE, proto, in);

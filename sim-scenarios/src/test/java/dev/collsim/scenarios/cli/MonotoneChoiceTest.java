@@ -33,7 +33,7 @@ class MonotoneChoiceTest {
 
     /**
      * Falls not fixed yet ({@code monotone-known-falls.txt}: 69 when it was written on 1 and 2 nodes,
-     * 59 now on 1, 2, 4 and 8, since trees across nodes post a step once, cost NCCL's tree latencies,
+     * 60 now on 1, 2, 4 and 8, since trees across nodes post a step once, cost NCCL's tree latencies,
      * drop channels at NCCL's thresholds and NCCL's choice takes in its tree correction by size: most
      * of those left sit where that choice moves, between a tree whose hops each wait for an eighth of a
      * step (Tree/LL at 512 KiB on 8 HGX H100 nodes: 142 us where NCCL predicts 81) and a ring). On one PCIe
