@@ -20,7 +20,9 @@ import java.util.List;
  * channel moves its range chunk by chunk: a rank sends a chunk up to its parent once every child's
  * part of that chunk has arrived (reduce), and down to its children once the reduced chunk has
  * come from its parent (broadcast); the two directions run at the same time, as NCCL's split
- * thread groups do. Each connection keeps {@link Protocol#STEPS} slots of credit.
+ * thread groups do. Each connection keeps {@link Protocol#STEPS} slots of credit. Under LL and LL128
+ * a chunk moves in pieces, each sent on as it arrives inside a node; across nodes a chunk goes to
+ * the NIC whole, in one post ({@link #channel}).
  */
 public final class TreeAlgorithm implements CollectiveAlgorithm {
     private final int[][] nodes;

@@ -279,11 +279,17 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
                 ? nvlsCosts.launchLatency()
                 : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
-        ProtocolCosts costs = plan.algo() == AlgorithmId.TREE
-                ? TreeCosts.of(protocolCosts.get(proto), proto, arch, nNodes())
-                : protocolCosts.get(proto);
-        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule, costs,
+        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule, costs(plan.algo(), proto),
                 nvlsCosts, sharpCosts, launch.times(launchFactor), observer, checkCapacity, stepJitter, outage);
+    }
+
+    /**
+     * What one channel of {@code algo} costs under {@code proto}: the protocol's costs, which are a
+     * ring's, and for the tree NCCL's tree latencies and LL128 rate ({@link TreeCosts}).
+     */
+    public ProtocolCosts costs(AlgorithmId algo, Protocol proto) {
+        ProtocolCosts ring = protocolCosts.get(proto);
+        return algo == AlgorithmId.TREE ? TreeCosts.of(ring, proto, arch, nNodes()) : ring;
     }
 
     /** The links (both directions) of the connection between two devices, by name; empty if they are not joined. */

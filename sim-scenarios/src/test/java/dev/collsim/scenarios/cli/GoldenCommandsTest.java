@@ -1,9 +1,6 @@
 package dev.collsim.scenarios.cli;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -38,14 +35,6 @@ class GoldenCommandsTest {
     void outputMatchesItsGolden(String name, String args) {
         CliRunner r = CliRunner.run(args.split(" +"));
         String actual = "exit " + r.code() + "\n--- stdout\n" + r.out() + "--- stderr\n" + r.err();
-        Path golden = DIR.resolve(name + ".txt");
-        try {
-            if (Boolean.getBoolean("golden.update")) {
-                Files.writeString(golden, actual);
-            }
-            assertEquals(Files.readString(golden), actual, name + " (" + args + ") differs from " + golden);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Golden.check(DIR.resolve(name + ".txt"), actual, name + " (" + args + ")");
     }
 }

@@ -29,10 +29,6 @@ class GoldenScenariosTest {
             assertEquals(0, r.code(), r.err());
             actual = r.out();
         }
-        Path golden = Path.of("src/test/resources/golden/" + name + ".txt");
-        if (Boolean.getBoolean("golden.update")) {
-            Files.writeString(golden, actual);
-        }
-        assertEquals(Files.readString(golden), actual, name + " differs from " + golden);
+        Golden.check(Path.of("src/test/resources/golden/" + name + ".txt"), actual, name);
     }
 }
