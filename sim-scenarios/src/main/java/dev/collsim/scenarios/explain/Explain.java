@@ -161,7 +161,7 @@ public final class Explain {
         boolean nvls = algo == AlgorithmId.NVLS || algo == AlgorithmId.NVLS_TREE;
         double launch = nvls ? comm.nvlsCosts().launchLatency().micros() : NcclTuner.baseLatencyMicros(tunerAlgo, proto);
         double efficiency = nvls ? comm.nvlsCosts().efficiency() : proto.wireEfficiency();
-        double channelCap = (nvls ? comm.nvlsCosts().channelRate() : comm.protocolCosts().get(proto).channelRate())
+        double channelCap = (nvls ? comm.nvlsCosts().channelRate() : comm.costs(algo, proto).channelRate())
                 .bytesPerSecond() / 1e6;
         double effective = Math.min(req.channels() * channelCap, beta * efficiency);
         // NCCL's NVLS latency is the whole algorithm's, and the simulation pays it once, at launch.
