@@ -235,7 +235,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
             case COLLNET_DIRECT -> new CollNetDirectAlgorithm(nodeRanks(), Protocol.SIMPLE.stepDataBytes());
             case COLLNET_CHAIN -> new CollNetChainAlgorithm(nodeRanks(), Protocol.SIMPLE.stepDataBytes());
             case ONESHOT, TWOSHOT, MULTIMEM -> new CustomAllReduceAlgorithm(kernel(plan.algo()));
-            case P2P -> new P2pAlgorithm(p2pChunkBytes(), nNodes() > 1);
+            case P2P -> new P2pAlgorithm(p2pChunkBytes(), nRanks() / nNodes(), p2pChannels());
             default -> throw new IllegalArgumentException(plan.algo().label() + " is not simulated");
         };
         return algorithm.schedule(plan.request());
