@@ -12,15 +12,15 @@ import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.TraceWriter;
-import dev.collsim.scenarios.stochastic.Replications;
+import dev.collsim.scenarios.replications.Replications;
 import dev.collsim.scenarios.stochastic.Variability;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim decode}: one decode step of a model on a system, layer by layer. */
 @Command(name = "decode", mixinStandardHelpOptions = true, sortOptions = false,

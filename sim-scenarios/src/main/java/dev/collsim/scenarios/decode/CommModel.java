@@ -10,10 +10,11 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.core.nccl.Plan;
+import dev.collsim.scenarios.stochastic.Variability;
 import java.util.EnumSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The decode step's collectives, each simulated chunk by chunk on its group's GPUs of the system
@@ -30,7 +31,7 @@ public final class CommModel {
 
     private final Machine machine;
     private final AllReduceKind allReduce;
-    private final dev.collsim.scenarios.stochastic.Variability noise;
+    private final Variability noise;
     private final Map<Integer, Communicator> groups = new ConcurrentHashMap<>();
     private final Map<String, Cost> costs = new ConcurrentHashMap<>();
 
@@ -49,7 +50,7 @@ public final class CommModel {
     }
 
     /** With {@code noise}, each distinct collective is simulated once with its draws (launch and step jitter). */
-    CommModel(Machine machine, AllReduceKind allReduce, dev.collsim.scenarios.stochastic.Variability noise) {
+    CommModel(Machine machine, AllReduceKind allReduce, Variability noise) {
         this.machine = machine;
         this.allReduce = allReduce;
         this.noise = noise;

@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.stochastic.Variability;
 import dev.collsim.topologies.catalog.GpuModel;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +26,7 @@ public final class DecodeStep {
     /** A forward over one prompt instead of a decode step: {@code batch} new tokens of one sequence, {@code context} long. */
     private final boolean prefill;
 
-    private DecodeStep(DecodeSpec spec, CommModel.Cache cache, dev.collsim.scenarios.stochastic.Variability noise, boolean prefill) {
+    private DecodeStep(DecodeSpec spec, CommModel.Cache cache, Variability noise, boolean prefill) {
         this.spec = spec;
         this.prefill = prefill;
         this.m = spec.model();
@@ -66,7 +67,7 @@ public final class DecodeStep {
      * straggler (drawn or named) slowing the stage of replica 0 it sits in; collectives are simulated
      * afresh with this replication's draws unless only a straggler varies.
      */
-    public static DecodeResult run(DecodeSpec spec, CommModel.Cache cache, dev.collsim.scenarios.stochastic.Variability noise) {
+    public static DecodeResult run(DecodeSpec spec, CommModel.Cache cache, Variability noise) {
         return new DecodeStep(spec, cache, noise, false).simulate();
     }
 

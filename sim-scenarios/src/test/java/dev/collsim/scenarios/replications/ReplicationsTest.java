@@ -1,4 +1,4 @@
-package dev.collsim.scenarios.stochastic;
+package dev.collsim.scenarios.replications;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -9,6 +9,7 @@ import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.scenarios.stochastic.Variability;
 import org.junit.jupiter.api.Test;
 
 class ReplicationsTest {

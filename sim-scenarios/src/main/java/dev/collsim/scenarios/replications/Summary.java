@@ -1,4 +1,4 @@
-package dev.collsim.scenarios.stochastic;
+package dev.collsim.scenarios.replications;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Arrays;

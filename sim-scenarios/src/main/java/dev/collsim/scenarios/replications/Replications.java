@@ -1,4 +1,4 @@
-package dev.collsim.scenarios.stochastic;
+package dev.collsim.scenarios.replications;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.collsim.core.collective.CollectiveOp;
@@ -13,6 +13,7 @@ import dev.collsim.scenarios.decode.CommModel;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.stochastic.Variability;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
