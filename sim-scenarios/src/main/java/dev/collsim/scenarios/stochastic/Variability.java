@@ -67,14 +67,11 @@ public final class Variability {
 
     public Variability(Spec spec, long seed) {
         this.spec = spec;
-        // The package seed is SSJ's global state: set it and create the streams in one step.
-        synchronized (MRG32k3a.class) {
-            MRG32k3a.setPackageSeed(seedOf(seed));
-            launch = new MRG32k3a("launch");
-            step = new MRG32k3a("step");
-            straggler = new MRG32k3a("straggler");
-            outage = new MRG32k3a("outage");
-        }
+        MRG32k3a[] streams = Mrg32k3aStreams.of(seedOf(seed), 4);
+        launch = streams[0];
+        step = streams[1];
+        straggler = streams[2];
+        outage = streams[3];
     }
 
     /** Six seed words from one number, each in the ranges MRG32k3a requires (below its moduli, not all zero). */
