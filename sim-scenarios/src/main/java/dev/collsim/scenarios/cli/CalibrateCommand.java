@@ -16,10 +16,10 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim calibrate}: fits a link class's rate and latency to your own nccl-tests logs. */
 @Command(name = "calibrate", mixinStandardHelpOptions = true, sortOptions = false,

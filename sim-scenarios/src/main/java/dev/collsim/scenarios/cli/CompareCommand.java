@@ -6,13 +6,14 @@ import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.compare.Comparison;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.scenarios.views.CompareHtml;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim compare}: systems against an inter-token latency target for one model. */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
@@ -68,7 +69,7 @@ public final class CompareCommand implements Callable<Integer> {
         }
         output.writeReport(() -> {
             dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport("collsim compare " + c.model());
-            dev.collsim.scenarios.compare.CompareHtml.add(report, c);
+            CompareHtml.add(report, c);
             return report;
         });
         ReportFormat format = output.reportFormat();

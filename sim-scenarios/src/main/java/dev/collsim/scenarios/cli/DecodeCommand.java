@@ -3,7 +3,6 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.input.InputException;
 import dev.collsim.reports.AtomicFiles;
 import dev.collsim.scenarios.decode.AllReduceKind;
-import dev.collsim.scenarios.decode.DecodeReport;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
@@ -11,9 +10,11 @@ import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
-import dev.collsim.scenarios.decode.TraceWriter;
 import dev.collsim.scenarios.replications.Replications;
 import dev.collsim.scenarios.stochastic.Variability;
+import dev.collsim.scenarios.views.DecodeHtml;
+import dev.collsim.scenarios.views.DecodeReport;
+import dev.collsim.scenarios.views.TraceWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -140,7 +141,7 @@ public final class DecodeCommand implements Callable<Integer> {
         }
         output.writeReport(() -> {
             dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport("collsim decode " + result.model());
-            dev.collsim.scenarios.decode.DecodeHtml.add(report, result);
+            DecodeHtml.add(report, result);
             return report;
         });
         output.emit(result, DecodeReport.table(result), spec.commandLine().getOut());

@@ -8,15 +8,16 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.core.units.DataSize;
 import dev.collsim.scenarios.explain.Explain;
+import dev.collsim.scenarios.views.ExplainHtml;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim explain OP}: the teaching view. */
 @Command(name = "explain", mixinStandardHelpOptions = true, sortOptions = false,
@@ -101,7 +102,7 @@ public final class ExplainCommand implements Callable<Integer> {
         dev.collsim.reports.Table table = Explain.table(run);
         output.writeReport(() -> {
             dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport(table.title());
-            dev.collsim.scenarios.explain.ExplainHtml.add(report, table);
+            ExplainHtml.add(report, table);
             return report;
         });
         output.emit(output.reportFormat().render(table), spec.commandLine().getOut());

@@ -3,8 +3,8 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.collective.CollectiveStalledException;
 import dev.collsim.core.input.InputException;
 import java.io.PrintWriter;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * The {@code collsim} command. Bad input of any kind (a flag, a value, a file) ends with one line

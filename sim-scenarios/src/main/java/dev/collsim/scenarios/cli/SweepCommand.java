@@ -3,13 +3,14 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.input.InputException;
 import dev.collsim.scenarios.scenario.Scenario;
 import dev.collsim.scenarios.sweep.Sweep;
+import dev.collsim.scenarios.views.SweepHtml;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim sweep FILE}: every point of a sweep scenario, resumable and shardable. */
 @Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
@@ -66,7 +67,7 @@ public final class SweepCommand implements Callable<Integer> {
         if (report != null) {
             ReportOptions.writeHtml(report, () -> {
                 dev.collsim.reports.HtmlReport html = new dev.collsim.reports.HtmlReport("collsim sweep " + scenario.name());
-                dev.collsim.scenarios.sweep.SweepHtml.add(html, scenario, Path.of(prefix + ".jsonl"));
+                SweepHtml.add(html, scenario, Path.of(prefix + ".jsonl"));
                 return html;
             });
         }

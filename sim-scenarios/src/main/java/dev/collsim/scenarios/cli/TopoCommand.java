@@ -1,18 +1,18 @@
 package dev.collsim.scenarios.cli;
 
-import dev.collsim.core.input.InputException;
-import dev.collsim.core.input.TextFile;
 import dev.collsim.core.fabric.Device;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.TextFile;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.units.Rate;
 import dev.collsim.reports.AtomicFiles;
-import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.reports.Table;
+import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.file.NcclXmlImport;
 import dev.collsim.topologies.file.TopoMatrixImport;
@@ -29,10 +29,10 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim topo}: look at a modelled system. */
 @Command(name = "topo", mixinStandardHelpOptions = true, description = "Shows a modelled system's topology.",

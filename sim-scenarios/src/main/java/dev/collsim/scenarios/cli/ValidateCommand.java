@@ -2,20 +2,20 @@ package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
+import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.decode.Engine;
 import dev.collsim.scenarios.validate.CalibrationRow;
 import dev.collsim.scenarios.validate.CalibrationSet;
 import dev.collsim.scenarios.validate.DecodeValidation;
 import dev.collsim.scenarios.validate.Validation;
-import dev.collsim.reports.ReportFormat;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code collsim validate}: the simulator's error against the measured calibration set. */
 @Command(name = "validate", mixinStandardHelpOptions = true,

@@ -230,23 +230,6 @@ class DecodeStepTest {
                 true, engine, null, overlapScheduler);
     }
 
-    /** The report's breakdown partitions the step: its slices, host time and bubbles included, add up to the ITL. */
-    @Test
-    void theBreakdownPartitionsTheStep() {
-        ModelConfig llama = ModelConfig.load("llama-3-70b");
-        for (DecodeSpec spec : java.util.List.of(spec("llama-3-70b", "hgx-h100", 8, 32, Overlap.NONE), spec("llama-3-70b", "hgx-h100", 8, 32,
-                Overlap.FUSED), spec("llama-3-70b", "hgx-h100", 8, 32, Overlap.TWO_BATCH), new DecodeSpec(llama, "hgx-h100", null, null, null, null,
-                8, 2, 1, 1, 64, 4096, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true))) {
-            DecodeResult r = DecodeStep.run(spec);
-            double sum = 0;
-            for (var slice : DecodeHtml.breakdown(r).get("series").get(0).get("data")) {
-                assertTrue(slice.get("value").asDouble() >= 0, slice.toString());
-                sum += slice.get("value").asDouble();
-            }
-            assertEquals(r.itlMs(), sum, 1e-9, spec.overlap() + " pp " + spec.pp());
-        }
-    }
-
     private static DecodeSpec withEngine(ModelConfig m, String system, int tp, int batch, Precision precision, Engine engine) {
         return new DecodeSpec(m, system, null, null, null, null, tp, 1, 1, 1, batch, 4096, precision, AllReduceKind.AUTO, Overlap.NONE,
                 engine.cudaGraphsByDefault(), engine, null, null);

@@ -1,4 +1,4 @@
-package dev.collsim.scenarios.sweep;
+package dev.collsim.scenarios.views;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;

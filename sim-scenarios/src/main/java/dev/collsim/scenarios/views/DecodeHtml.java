@@ -1,8 +1,9 @@
-package dev.collsim.scenarios.decode;
+package dev.collsim.scenarios.views;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.reports.HtmlReport;
+import dev.collsim.scenarios.decode.DecodeResult;
 import java.util.List;
 import java.util.Locale;
 

@@ -1,4 +1,4 @@
-package dev.collsim.scenarios.bench;
+package dev.collsim.scenarios.views;
 
 import dev.collsim.core.collective.Schedule;
 import dev.collsim.core.collective.TransferKind;

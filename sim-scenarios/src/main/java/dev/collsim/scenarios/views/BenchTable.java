@@ -1,7 +1,9 @@
-package dev.collsim.scenarios.bench;
+package dev.collsim.scenarios.views;
 
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
+import dev.collsim.scenarios.bench.BenchRow;
+import dev.collsim.scenarios.bench.BenchSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

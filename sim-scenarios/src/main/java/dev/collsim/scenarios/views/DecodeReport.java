@@ -1,7 +1,8 @@
-package dev.collsim.scenarios.decode;
+package dev.collsim.scenarios.views;
 
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
+import dev.collsim.scenarios.decode.DecodeResult;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;

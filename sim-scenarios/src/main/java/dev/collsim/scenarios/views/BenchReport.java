@@ -1,8 +1,10 @@
-package dev.collsim.scenarios.bench;
+package dev.collsim.scenarios.views;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.reports.HtmlReport;
+import dev.collsim.scenarios.bench.BenchRow;
+import dev.collsim.scenarios.bench.BenchSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

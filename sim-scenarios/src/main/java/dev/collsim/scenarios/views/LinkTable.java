@@ -1,4 +1,4 @@
-package dev.collsim.scenarios.bench;
+package dev.collsim.scenarios.views;
 
 import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.fabric.Fabric;
@@ -7,6 +7,8 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.Plan;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
+import dev.collsim.scenarios.bench.Bench;
+import dev.collsim.scenarios.bench.BenchSpec;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;

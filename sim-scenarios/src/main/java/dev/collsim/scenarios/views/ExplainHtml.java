@@ -1,4 +1,4 @@
-package dev.collsim.scenarios.explain;
+package dev.collsim.scenarios.views;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ArrayNode;

@@ -1,10 +1,12 @@
-package dev.collsim.scenarios.bench;
+package dev.collsim.scenarios.views;
 
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.NcclTuner;
 import dev.collsim.core.nccl.Plan;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
+import dev.collsim.scenarios.bench.Bench;
+import dev.collsim.scenarios.bench.BenchSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

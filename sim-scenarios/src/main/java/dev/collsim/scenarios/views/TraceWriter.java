@@ -1,6 +1,8 @@
-package dev.collsim.scenarios.decode;
+package dev.collsim.scenarios.views;
 
 import dev.collsim.reports.TraceEvents;
+import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.Overlap;
 import java.util.List;
 
 /**

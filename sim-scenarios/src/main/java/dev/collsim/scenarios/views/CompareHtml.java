@@ -1,8 +1,9 @@
-package dev.collsim.scenarios.compare;
+package dev.collsim.scenarios.views;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.reports.HtmlReport;
+import dev.collsim.scenarios.compare.Comparison;
 import java.util.List;
 import java.util.Locale;
 
