@@ -96,8 +96,8 @@ public final class ScheduleRunner implements FlowListener {
     private int done;
     private long last;
     private TransferObserver observer;
-    private int[] shmHost;
-    private int[] netHost;
+    private final int[] shmHost;
+    private final int[] netHost;
     private boolean[] staged;
     private int[] fusedInto;
     private int[] fusedHead;
@@ -109,28 +109,27 @@ public final class ScheduleRunner implements FlowListener {
     private final IndexedEvent networkLegHandler = this::startNetworkLeg;
     private final IndexedEvent landedHandler = this::landed;
 
-    /**
-     * @param rankDevice fabric device id of each rank's GPU
-     * @param rankSwitch fabric device id of the NVLS switch each rank's GPU hangs off, or -1
-     * @param rankSharp  fabric device id of the SHARP switch each rank's NIC reaches, or -1 (null: none)
-     */
-    public ScheduleRunner(Engine engine, FlowNetwork network, Fabric fabric, int[] rankDevice, int[] rankSwitch,
-                          int[] rankSharp) {
-        if (rankSwitch.length != rankDevice.length || (rankSharp != null && rankSharp.length != rankDevice.length)) {
-            throw new IllegalArgumentException("one switch entry per rank");
-        }
+    public ScheduleRunner(Engine engine, FlowNetwork network, RankPlacement placement) {
         this.engine = engine;
         this.network = network;
-        this.fabric = fabric;
-        this.rankDevice = rankDevice.clone();
-        this.rankSwitch = rankSwitch.clone();
-        this.rankSharp = rankSharp == null ? null : rankSharp.clone();
+        this.fabric = placement.fabric();
+        this.rankDevice = placement.devices().clone();
+        this.rankSwitch = placement.nvlsSwitches().clone();
+        this.rankSharp = placement.sharpSwitches() == null ? null : placement.sharpSwitches().clone();
         this.switchGroups = new HubGroup[fabric.devices().size()];
         this.sharpGroups = new HubGroup[fabric.devices().size()];
         this.pairRoutes = new PairRoutes((src, dst) -> fabric.route(this.rankDevice[src], this.rankDevice[dst]));
         this.writeRoutes = new PairRoutes((src, dst) -> fabric.route(this.rankDevice[src], writeHost(src, dst)));
         this.readRoutes = new PairRoutes((src, dst) -> fabric.route(readHost(src, dst), this.rankDevice[dst]));
         this.networkLegs = new PairRoutes(this::networkLeg);
+        HostMemory host = placement.host();
+        shmHost = host == null ? null : host.shm();
+        netHost = host == null ? null : host.network();
+        for (int[] a : new int[][] {shmHost, netHost}) {
+            if (a != null && a.length != rankDevice.length) {
+                throw new IllegalArgumentException("one host memory entry per rank");
+            }
+        }
     }
 
     public void setObserver(TransferObserver observer) {
@@ -145,27 +144,16 @@ public final class ScheduleRunner implements FlowListener {
         this.stepJitter = factor;
     }
 
-    /** Stages the transfers GPUs cannot make directly through host memory; null: none. */
-    public void setHostStaging(HostMemory host) {
-        shmHost = host == null ? null : host.shm();
-        netHost = host == null ? null : host.network();
-        for (int[] a : new int[][] {shmHost, netHost}) {
-            if (a != null && a.length != rankDevice.length) {
-                throw new IllegalArgumentException("one host memory entry per rank");
-            }
-        }
-    }
-
     /**
      * Runs the schedule to completion, starting now.
      *
-     * @param nvlsCosts     costs of NVLS operations, or null if the schedule has none
-     * @param sharpCosts    costs of in-network (SHARP) all-reduces, or null if the schedule has none
-     * @param launchLatency time from the start until the kernels begin work
      * @throws CollectiveStalledException if some transfer can never arrive (a dependency cycle)
      */
-    public RunResult run(Schedule s, ProtocolCosts protocolCosts, NvlsCosts nvlsCosts, NvlsCosts sharpCosts,
-                         TimeSpan launchLatency) {
+    public RunResult run(Schedule s, StepCosts costs) {
+        ProtocolCosts protocolCosts = costs.protocol();
+        NvlsCosts nvlsCosts = costs.nvls();
+        NvlsCosts sharpCosts = costs.sharp();
+        TimeSpan launchLatency = costs.launchLatency();
         CollectiveRequest req = s.request();
         if (req.nRanks() > rankDevice.length) {
             throw new IllegalArgumentException(req.nRanks() + " ranks but only " + rankDevice.length + " GPUs");

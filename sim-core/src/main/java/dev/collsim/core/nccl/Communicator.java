@@ -3,6 +3,7 @@ package dev.collsim.core.nccl;
 import dev.collsim.core.collective.CollNetChainAlgorithm;
 import dev.collsim.core.collective.CollNetDirectAlgorithm;
 import dev.collsim.core.collective.CollectiveAlgorithm;
+import dev.collsim.core.collective.CollectiveRun;
 import dev.collsim.core.collective.CollectiveSimulator;
 import dev.collsim.core.collective.CustomAllReduceAlgorithm;
 import dev.collsim.core.collective.CustomKernelCosts;
@@ -15,14 +16,16 @@ import dev.collsim.core.collective.P2pAlgorithm;
 import dev.collsim.core.collective.PatAlgorithm;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.ProtocolCosts;
+import dev.collsim.core.collective.RankPlacement;
 import dev.collsim.core.collective.RingAlgorithm;
 import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.collective.Schedule;
+import dev.collsim.core.collective.StepCosts;
 import dev.collsim.core.collective.TransferObserver;
 import dev.collsim.core.collective.TreeAlgorithm;
 import dev.collsim.core.fabric.DeviceKind;
-import dev.collsim.core.fabric.Link;
 import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.Link;
 import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.units.TimeSpan;
 import java.util.EnumMap;
@@ -270,17 +273,24 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
 
     private RunResult run(Plan plan, Schedule schedule, TransferObserver observer, boolean checkCapacity, double launchFactor,
                           java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
+        StepCosts steps;
         if (plan.algo().custom()) {
-            return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule, customCosts.perBlock(kernel(plan.algo())),
-                    nvlsCosts == null ? null : customCosts.multimem(nvlsCosts), null, customCosts.launchLatency().times(launchFactor),
-                    observer, checkCapacity, stepJitter, outage);
+            steps = new StepCosts(customCosts.perBlock(kernel(plan.algo())), nvlsCosts == null ? null : customCosts.multimem(nvlsCosts),
+                    null, customCosts.launchLatency().times(launchFactor));
+        } else {
+            Protocol proto = plan.request().protocol();
+            TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
+                    ? nvlsCosts.launchLatency()
+                    : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
+            steps = new StepCosts(costs(plan.algo(), proto), nvlsCosts, sharpCosts, launch.times(launchFactor));
         }
-        Protocol proto = plan.request().protocol();
-        TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
-                ? nvlsCosts.launchLatency()
-                : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
-        return CollectiveSimulator.run(fabric, rankDevices, rankSwitches, rankSharp, hostMemory, schedule, costs(plan.algo(), proto),
-                nvlsCosts, sharpCosts, launch.times(launchFactor), observer, checkCapacity, stepJitter, outage);
+        CollectiveRun run = new CollectiveRun(placement(), schedule, steps, observer, checkCapacity, stepJitter, outage);
+        return CollectiveSimulator.run(run);
+    }
+
+    /** Where this communicator's ranks sit on its fabric, as the simulation runs them. */
+    public RankPlacement placement() {
+        return new RankPlacement(fabric, rankDevices, rankSwitches, rankSharp, hostMemory);
     }
 
     /**

@@ -32,8 +32,8 @@ class AlphaBetaPropertiesTest {
                     new TimeSpan(notifyPs));
             Schedule s = RingAlgorithm.inRankOrder(2).schedule(new CollectiveRequest(CollectiveOp.BROADCAST, 2, bytes, 0, protocol, 1));
             assertEquals(1, s.transferCount(), "one message");
-            long t = CollectiveSimulator.run(two.fabric, two.ranks, new int[] {-1, -1}, null, null, s, costs, null, null,
-                    new TimeSpan(launchPs), null, true).durationPicos();
+            long t = CollectiveSimulator.run(CollectiveRun.of(RankPlacement.of(two.fabric, two.ranks), s,
+                    StepCosts.of(costs, new TimeSpan(launchPs))).checkingCapacity()).durationPicos();
 
             // The link carries the protocol's wire bytes; the channel's rate caps the data.
             double wireSeconds = Math.max(bytes / protocol.wireEfficiency() / (linkGbps * 1e9), bytes / (channelGbps * 1e9));

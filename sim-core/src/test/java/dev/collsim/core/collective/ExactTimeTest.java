@@ -14,7 +14,8 @@ class ExactTimeTest {
 
     private RunResult run(CollectiveRequest req, ProtocolCosts costs) {
         Schedule s = RingAlgorithm.inRankOrder(req.nRanks()).schedule(req);
-        return CollectiveSimulator.run(two.fabric, two.ranks, new int[] {-1, -1}, null, null, s, costs, null, null, TimeSpan.ofMicros(5), null, true);
+        return CollectiveSimulator.run(CollectiveRun.of(RankPlacement.of(two.fabric, two.ranks), s,
+                StepCosts.of(costs, TimeSpan.ofMicros(5))).checkingCapacity());
     }
 
     /**
@@ -48,8 +49,8 @@ class ExactTimeTest {
                 delivered[0] = time;
             }
         };
-        CollectiveSimulator.run(two.fabric, two.ranks, new int[] {-1, -1}, null, null, s, SIMPLE, null, null,
-                TimeSpan.ofMicros(5), TransferObserver.both(times, other), true);
+        CollectiveSimulator.run(CollectiveRun.of(RankPlacement.of(two.fabric, two.ranks), s, StepCosts.of(SIMPLE, TimeSpan.ofMicros(5)))
+                .observedBy(TransferObserver.both(times, other)).checkingCapacity());
         assertEquals(5_000_000L, times.startedPicos(0));
         assertEquals(18_500_000L, times.receivedPicos(0));
         assertEquals(18_500_000L, delivered[0]);

@@ -43,13 +43,13 @@ class HostStagingTest {
         Engine engine = new Engine();
         FlowNetwork net = new FlowNetwork(engine, fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray());
         net.setCheckCapacity(true);
-        ScheduleRunner runner = new ScheduleRunner(engine, net, fabric, ranks, new int[] {-1, -1}, null);
-        runner.setHostStaging(staged ? new HostMemory(new int[] {cpu, cpu}, null) : null);
+        ScheduleRunner runner = new ScheduleRunner(engine, net,
+                new RankPlacement(fabric, ranks, new int[] {-1, -1}, null, staged ? new HostMemory(new int[] {cpu, cpu}, null) : null));
         Schedule s = RingAlgorithm.inRankOrder(2).schedule(req);
         ContributionTracker tracker = new ContributionTracker(s);
         TransferTimes times = new TransferTimes(s.transferCount());
         runner.setObserver(TransferObserver.both(tracker, times));
-        RunResult r = runner.run(s, SIMPLE, null, null, TimeSpan.ofMicros(5));
+        RunResult r = runner.run(s, StepCosts.of(SIMPLE, TimeSpan.ofMicros(5)));
         return new Run(r, tracker.verify(), times);
     }
 

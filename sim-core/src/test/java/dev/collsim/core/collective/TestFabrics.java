@@ -61,10 +61,10 @@ final class TestFabrics {
         Engine engine = new Engine();
         FlowNetwork net = new FlowNetwork(engine, fabric.links().stream().mapToDouble(l -> l.rate().bytesPerSecond()).toArray());
         net.setCheckCapacity(true);
-        ScheduleRunner runner = new ScheduleRunner(engine, net, fabric, ranks, switches, sharp);
+        ScheduleRunner runner = new ScheduleRunner(engine, net, new RankPlacement(fabric, ranks, switches, sharp, null));
         ContributionTracker tracker = new ContributionTracker(s, switches, sharp);
         runner.setObserver(tracker);
-        RunResult result = runner.run(s, costs, nvls, sharpCosts, launch);
+        RunResult result = runner.run(s, new StepCosts(costs, nvls, sharpCosts, launch));
         return new Tracked(result, tracker, net);
     }
 

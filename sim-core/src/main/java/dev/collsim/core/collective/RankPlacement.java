@@ -1,0 +1,31 @@
+package dev.collsim.core.collective;
+
+import dev.collsim.core.fabric.Fabric;
+
+/**
+ * Where a collective's ranks sit on a fabric.
+ *
+ * @param fabric        the devices and links
+ * @param devices       fabric device of each rank's GPU, in rank order
+ * @param nvlsSwitches  the NVLS switch each rank's GPU hangs off, or -1
+ * @param sharpSwitches the SHARP switch each rank's NIC reaches, or null where the network cannot reduce
+ * @param host          where transfers the GPUs cannot make directly are staged, or null
+ */
+public record RankPlacement(Fabric fabric, int[] devices, int[] nvlsSwitches, int[] sharpSwitches, HostMemory host) {
+    public RankPlacement {
+        if (nvlsSwitches.length != devices.length || (sharpSwitches != null && sharpSwitches.length != devices.length)) {
+            throw new IllegalArgumentException("one switch entry per rank");
+        }
+    }
+
+    /** Ranks on {@code devices} with no NVLS or SHARP switch and nothing staged through host memory. */
+    public static RankPlacement of(Fabric fabric, int... devices) {
+        int[] none = new int[devices.length];
+        java.util.Arrays.fill(none, -1);
+        return new RankPlacement(fabric, devices, none, null, null);
+    }
+
+    public int nRanks() {
+        return devices.length;
+    }
+}
