@@ -33,77 +33,48 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A set of ranks on a fabric, with what NCCL would know of them: the GPU generation, the link type
- * inside the node, the graphs its searches find, and what each protocol costs on these GPUs.
+ * A set of ranks on a fabric as NCCL would run collectives on them: where the ranks sit, what NCCL
+ * makes of them, and what each kind of step costs.
  *
- * @param name          the system's name, for reports
- * @param rankDevices   fabric device id of each rank's GPU, in rank order
- * @param rankSwitches  fabric device id of the NVLS switch of each rank's GPU, or -1
- * @param rankNodes     the node (NVLink domain) of each rank, numbered from 0
- * @param ringOrders    the rings NCCL's search builds, one per channel and repeated over the channels
- *                      (rank order on one node; rail-aligned across nodes)
- * @param latencyInterMicros the network plugin's extra latency per network step, for the tuner
- * @param nvlsGraph     NCCL's NVLS graph, or null where NVLS cannot run (or is turned off)
- * @param protocolCosts per protocol, what one channel costs
- * @param nvlsCosts     what an NVLS step costs, or null where NVLS cannot run
- * @param rankSharp     fabric device id of the SHARP switch each rank's NIC reaches, or null where the
- *                      network cannot reduce or CollNet is off ({@code NCCL_COLLNET_ENABLE=0}, NCCL's default)
- * @param sharpCosts    what an in-network all-reduce costs, or null with {@code rankSharp}
- * @param customCosts   what the inference engines' all-reduce kernels cost
- * @param hostLaunch    host-side cost of issuing a collective
- * @param hostMemory    where transfers are staged that GPUs cannot make directly (no peer-to-peer access, no
- *                      GPUDirect RDMA), or null
+ * @param name      the system's name, for reports
+ * @param placement where the ranks sit on the fabric (GPUs, NVLS and SHARP switches, host staging)
+ * @param nccl      NCCL's view: GPU generation, link type, nodes, ring and NVLS graphs
+ * @param book      what every kind of step costs
  */
-public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] rankSwitches, int[] rankNodes,
-                           int[][] ringOrders, double latencyInterMicros,
-                           NcclArch arch, LinkType intraLink, RingGraph ring, NvlsGraph nvlsGraph,
-                           Map<Protocol, ProtocolCosts> protocolCosts, NvlsCosts nvlsCosts, int[] rankSharp,
-                           NvlsCosts sharpCosts, CustomKernelCosts customCosts, HostLaunch hostLaunch,
-                           HostMemory hostMemory) {
+public record Communicator(String name, RankPlacement placement, NcclView nccl, CostBook book) {
 
     public Communicator {
-        rankDevices = rankDevices.clone();
-        rankSwitches = rankSwitches.clone();
-        rankNodes = rankNodes.clone();
-        ringOrders = java.util.Arrays.stream(ringOrders).map(int[]::clone).toArray(int[][]::new);
-        rankSharp = rankSharp == null ? null : rankSharp.clone();
-        if ((rankSharp == null) != (sharpCosts == null)) {
+        if (nccl.nRanks() != placement.nRanks()) {
+            throw new IllegalArgumentException("one node entry per rank");
+        }
+        if ((placement.sharpSwitches() == null) != (book.sharp() == null)) {
             throw new IllegalArgumentException("CollNet needs both its SHARP switches and their costs");
         }
-        if (rankSwitches.length != rankDevices.length || rankNodes.length != rankDevices.length) {
-            throw new IllegalArgumentException("one NVLS switch and one node entry per rank");
-        }
-        if ((nvlsGraph == null) != (nvlsCosts == null)) {
+        if ((nccl.nvlsGraph() == null) != (book.nvls() == null)) {
             throw new IllegalArgumentException("NVLS needs both its graph and its costs");
         }
-        protocolCosts = new EnumMap<>(protocolCosts);
-        for (Protocol p : Protocol.values()) {
-            if (!protocolCosts.containsKey(p)) {
-                throw new IllegalArgumentException("no costs for protocol " + p.label());
-            }
-        }
+    }
+
+    public Fabric fabric() {
+        return placement.fabric();
     }
 
     public int nRanks() {
-        return rankDevices.length;
+        return placement.nRanks();
     }
 
     public int nNodes() {
-        return java.util.Arrays.stream(rankNodes).max().orElse(-1) + 1;
+        return nccl.nNodes();
     }
 
     /** The ranks of each node, in rank order. */
     public int[][] nodeRanks() {
-        int[][] out = new int[nNodes()][];
-        for (int k = 0; k < out.length; k++) {
-            int node = k;
-            out[k] = java.util.stream.IntStream.range(0, nRanks()).filter(r -> rankNodes[r] == node).toArray();
-        }
-        return out;
+        return nccl.nodeRanks();
     }
 
     public TunerInputs tunerInputs() {
-        return new TunerInputs(nRanks(), nNodes(), arch, intraLink, ring, nvlsGraph, latencyInterMicros, rankSharp != null);
+        return new TunerInputs(nRanks(), nNodes(), nccl.arch(), nccl.intraLink(), nccl.ring(), nccl.nvlsGraph(),
+                nccl.latencyInterMicros(), placement.sharpSwitches() != null);
     }
 
     /**
@@ -116,33 +87,33 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
         if (edits.isEmpty()) {
             return this;
         }
-        Fabric edited = fabric.withEdits(edits);
-        boolean nvlsLeft = nvlsGraph != null;
+        Fabric edited = fabric().withEdits(edits);
+        boolean nvlsLeft = nccl.nvlsGraph() != null;
         for (int r = 0; r < nRanks() && nvlsLeft; r++) {
-            int gpu = rankDevices[r];
-            int sw = rankSwitches[r];
+            int gpu = placement.devices()[r];
+            int sw = placement.nvlsSwitches()[r];
             nvlsLeft = sw >= 0 && java.util.Arrays.stream(edited.outLinks(gpu)).anyMatch(l -> edited.link(l).to() == sw);
         }
-        return new Communicator(name, edited, rankDevices, rankSwitches, rankNodes, ringOrders, latencyInterMicros, arch,
-                intraLink, ring, nvlsLeft ? nvlsGraph : null, protocolCosts, nvlsLeft ? nvlsCosts : null, rankSharp, sharpCosts,
-                customCosts, hostLaunch, hostMemory);
+        RankPlacement moved = new RankPlacement(edited, placement.devices(), placement.nvlsSwitches(), placement.sharpSwitches(),
+                placement.host());
+        return nvlsLeft ? new Communicator(name, moved, nccl, book) : new Communicator(name, moved, nccl.withoutNvls(), book.withoutNvls());
     }
 
     /** The same communicator with NVLS unavailable, as {@code NCCL_NVLS_ENABLE=0} makes it. */
     public Communicator withoutNvls() {
-        return new Communicator(name, fabric, rankDevices, rankSwitches, rankNodes, ringOrders, latencyInterMicros, arch, intraLink, ring, null,
-                protocolCosts, null, rankSharp, sharpCosts, customCosts, hostLaunch, hostMemory);
+        return new Communicator(name, placement, nccl.withoutNvls(), book.withoutNvls());
     }
 
     /** The same communicator without in-network reduction, as {@code NCCL_COLLNET_ENABLE=0} (NCCL's default) makes it. */
     public Communicator withoutCollNet() {
-        return new Communicator(name, fabric, rankDevices, rankSwitches, rankNodes, ringOrders, latencyInterMicros, arch,
-                intraLink, ring, nvlsGraph, protocolCosts, nvlsCosts, null, null, customCosts, hostLaunch, hostMemory);
+        RankPlacement noSharp = new RankPlacement(placement.fabric(), placement.devices(), placement.nvlsSwitches(), null,
+                placement.host());
+        return new Communicator(name, noSharp, nccl, book.withoutSharp());
     }
 
     /** Channels of NCCL's point-to-point path: the ring channels rounded up to a power of two (32 on H100). */
     public int p2pChannels() {
-        return Integer.highestOneBit(Math.max(1, ring.channels() * 2 - 1));
+        return Integer.highestOneBit(Math.max(1, nccl.ring().channels() * 2 - 1));
     }
 
     /** NCCL's {@code P2P_PER_CHANNEL_NET_BW}: the GB/s it plans one p2p channel to a network peer to carry. */
@@ -158,7 +129,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
      * halved until every peer fits in one round of the communicator's p2p channels.
      */
     public int p2pChannelsPerPeer() {
-        int perPeer = intraLink == LinkType.NVLINK ? p2pChannels() : 2;
+        int perPeer = nccl.intraLink() == LinkType.NVLINK ? p2pChannels() : 2;
         if (nNodes() > 1) {
             perPeer = Integer.highestOneBit(Math.max(1, Math.min(perPeer, netChannels()) * 2 - 1));
             int batches = (nRanks() + P2P_PER_BATCH - 1) / P2P_PER_BATCH;
@@ -176,7 +147,8 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
      * bandwidth needs them at {@value #P2P_PER_CHANNEL_NET_GBPS} GB/s each; two without a NIC in view.
      */
     private int netChannels() {
-        int gpu = rankDevices[0];
+        Fabric fabric = fabric();
+        int gpu = placement.devices()[0];
         int count = 0;
         double bw = 0;
         for (int up : fabric.outLinks(gpu)) {
@@ -205,7 +177,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
 
     /** Whether every rank reaches every other over NVLink: one node whose GPUs talk over NVLink. */
     public boolean oneNvlinkDomain() {
-        return nNodes() == 1 && intraLink == LinkType.NVLINK;
+        return nNodes() == 1 && nccl.intraLink() == LinkType.NVLINK;
     }
 
     /** NCCL's p2p chunk ({@code P2P_*_CHUNKSIZE}): 512 KiB when every peer is over NVLink, else 128 KiB. */
@@ -230,7 +202,7 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
     /** Builds the schedule a plan describes. */
     public Schedule schedule(Plan plan) {
         CollectiveAlgorithm algorithm = switch (plan.algo()) {
-            case RING -> new RingAlgorithm(ringOrders);
+            case RING -> new RingAlgorithm(nccl.ringOrders());
             case NVLS -> new NvlsAlgorithm();
             case NVLS_TREE -> new NvlsTreeAlgorithm(nodeRanks(), nvlsTreeChunk(plan.request().bytes(), plan.request().channels()));
             case TREE -> new TreeAlgorithm(nodeRanks());
@@ -275,22 +247,18 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
                           java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
         StepCosts steps;
         if (plan.algo().custom()) {
-            steps = new StepCosts(customCosts.perBlock(kernel(plan.algo())), nvlsCosts == null ? null : customCosts.multimem(nvlsCosts),
-                    null, customCosts.launchLatency().times(launchFactor));
+            CustomKernelCosts custom = book.custom();
+            steps = new StepCosts(custom.perBlock(kernel(plan.algo())), book.nvls() == null ? null : custom.multimem(book.nvls()),
+                    null, custom.launchLatency().times(launchFactor));
         } else {
             Protocol proto = plan.request().protocol();
             TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
-                    ? nvlsCosts.launchLatency()
+                    ? book.nvls().launchLatency()
                     : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
-            steps = new StepCosts(costs(plan.algo(), proto), nvlsCosts, sharpCosts, launch.times(launchFactor));
+            steps = new StepCosts(costs(plan.algo(), proto), book.nvls(), book.sharp(), launch.times(launchFactor));
         }
-        CollectiveRun run = new CollectiveRun(placement(), schedule, steps, observer, checkCapacity, stepJitter, outage);
+        CollectiveRun run = new CollectiveRun(placement, schedule, steps, observer, checkCapacity, stepJitter, outage);
         return CollectiveSimulator.run(run);
-    }
-
-    /** Where this communicator's ranks sit on its fabric, as the simulation runs them. */
-    public RankPlacement placement() {
-        return new RankPlacement(fabric, rankDevices, rankSwitches, rankSharp, hostMemory);
     }
 
     /**
@@ -298,12 +266,13 @@ public record Communicator(String name, Fabric fabric, int[] rankDevices, int[] 
      * ring's, and for the tree NCCL's tree latencies and LL128 rate ({@link TreeCosts}).
      */
     public ProtocolCosts costs(AlgorithmId algo, Protocol proto) {
-        ProtocolCosts ring = protocolCosts.get(proto);
-        return algo == AlgorithmId.TREE ? TreeCosts.of(ring, proto, arch, nNodes()) : ring;
+        ProtocolCosts ring = book.protocols().get(proto);
+        return algo == AlgorithmId.TREE ? TreeCosts.of(ring, proto, nccl.arch(), nNodes()) : ring;
     }
 
     /** The links (both directions) of the connection between two devices, by name; empty if they are not joined. */
     public int[] connection(String a, String b) {
+        Fabric fabric = fabric();
         return fabric.links().stream().filter(l -> new LinkEdit(a, b, 0).joins(fabric.device(l.from()).name(),
                 fabric.device(l.to()).name())).mapToInt(dev.collsim.core.fabric.Link::id).toArray();
     }

@@ -70,7 +70,7 @@ public final class NcclPlanner {
         Protocol proto = best.protocol();
         int nc = channels;
         if (nc == 0) {
-            nc = best.algo() == NcclAlgo.NVLS || best.algo() == NcclAlgo.NVLS_TREE ? comm.nvlsGraph().channels()
+            nc = best.algo() == NcclAlgo.NVLS || best.algo() == NcclAlgo.NVLS_TREE ? comm.nccl().nvlsGraph().channels()
                     : best.algo() == NcclAlgo.TREE ? treeChannels(comm, proto, bytes)
                     : ringChannels(comm, proto, bytes);
         }
@@ -89,7 +89,7 @@ public final class NcclPlanner {
         if (!comm.oneNvlinkDomain()) {
             throw new InputException(algo.label() + " needs every GPU in one NVLink domain");
         }
-        if (algo == AlgorithmId.MULTIMEM && comm.nvlsCosts() == null) {
+        if (algo == AlgorithmId.MULTIMEM && comm.book().nvls() == null) {
             throw new InputException("Multimem needs an NVSwitch that can reduce and multicast (NVLS)");
         }
         int blocks = channels > 0 ? channels : dev.collsim.core.collective.CustomAllReduceAlgorithm.blocksFor(bytes);
@@ -158,7 +158,7 @@ public final class NcclPlanner {
     }
 
     private static int ringChannels(Communicator comm, Protocol proto, long bytes) {
-        int nc = comm.ring().channels();
+        int nc = comm.nccl().ring().channels();
         long perChannel = (long) proto.maxThreads() * threadThreshold(proto, comm.nRanks());
         while (bytes < nc * perChannel && nc > 1) {
             nc--;
@@ -172,7 +172,7 @@ public final class NcclPlanner {
      * Simple, 640 under LL128), though the kernel then runs 640.
      */
     private static int treeChannels(Communicator comm, Protocol proto, long bytes) {
-        int nc = comm.ring().channels();
+        int nc = comm.nccl().ring().channels();
         long perChannel = (long) proto.maxThreads() * threadThreshold(proto, 1);
         while (bytes < nc * perChannel && nc > 1) {
             nc--;

@@ -8,6 +8,7 @@ import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.HostLaunch;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.ProtocolCosts;
+import dev.collsim.core.collective.RankPlacement;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.FabricBuilder;
 import dev.collsim.core.input.InputException;
@@ -37,13 +38,14 @@ class NcclPlannerTest {
         }
         int[] switches = new int[8];
         java.util.Arrays.fill(switches, sw);
-        return new Communicator("test", b.build(), ranks, switches, new int[8], new int[][] {{0, 1, 2, 3, 4, 5, 6, 7}}, 0, NcclArch.HOPPER, LinkType.NVLINK,
-                RingGraph.search(NcclArch.HOPPER, 370.8), NvlsGraph.search(NcclArch.HOPPER, 370.8, 8), costs,
-                new dev.collsim.core.collective.NvlsCosts(0.85, Rate.gigabytesPerSecond(30), TimeSpan.ZERO,
-                        TimeSpan.ofMicros(1), TimeSpan.ofMicros(5), Rate.gigabytesPerSecond(25)),
-                null, null, new dev.collsim.core.collective.CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5), TimeSpan.ofMicros(2.5),
+        NcclView view = new NcclView(NcclArch.HOPPER, LinkType.NVLINK, new int[8], new int[][] {{0, 1, 2, 3, 4, 5, 6, 7}},
+                RingGraph.search(NcclArch.HOPPER, 370.8), NvlsGraph.search(NcclArch.HOPPER, 370.8, 8), 0);
+        CostBook book = new CostBook(costs, new dev.collsim.core.collective.NvlsCosts(0.85, Rate.gigabytesPerSecond(30), TimeSpan.ZERO,
+                TimeSpan.ofMicros(1), TimeSpan.ofMicros(5), Rate.gigabytesPerSecond(25)), null,
+                new dev.collsim.core.collective.CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5), TimeSpan.ofMicros(2.5),
                         TimeSpan.ofMicros(4)),
-                new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO), null);
+                new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO));
+        return new Communicator("test", new RankPlacement(b.build(), ranks, switches, null, null), view, book);
     }
 
     private static Plan plan(long bytes, Set<Protocol> protos) {
@@ -61,8 +63,8 @@ class NcclPlannerTest {
         NcclTuner.Estimate nvls = NcclTuner.nvls(CollectiveOp.ALL_REDUCE, Protocol.SIMPLE, 0, h100Like().tunerInputs());
         assertEquals(25.0, nvls.latencyMicros(), 1e-9);
         assertEquals(272.0, nvls.algBwGBps(), 0.1);
-        assertEquals(40.0, h100Like().nvlsGraph().bwIntra());
-        assertEquals(16, h100Like().nvlsGraph().channels());
+        assertEquals(40.0, h100Like().nccl().nvlsGraph().bwIntra());
+        assertEquals(16, h100Like().nccl().nvlsGraph().channels());
     }
 
     /** NCCL on 8 x H100: LL ring for small all_reduces, NVLS from about 1.2 MB on. */

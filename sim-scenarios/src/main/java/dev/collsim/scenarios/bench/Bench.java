@@ -234,7 +234,7 @@ public final class Bench {
         Plan plan = plan(spec, comm, bytes);
         RunResult result = comm.simulate(plan, null, false, launchFactor, stepJitter, outage);
         int channels = plan.request().channels();
-        long picos = comm.hostLaunch().iterationPicos(result.durationPicos(), spec.gpusPerThread(), channels);
+        long picos = comm.book().hostLaunch().iterationPicos(result.durationPicos(), spec.gpusPerThread(), channels);
         double micros = picos / 1e6;
         double algBw = bytes / (micros * 1e3);
         String redop = op.reduces() ? spec.redop().ncclName() : "none";

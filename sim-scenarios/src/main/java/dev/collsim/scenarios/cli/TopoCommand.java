@@ -110,7 +110,7 @@ public final class TopoCommand implements Runnable {
                 Object[] row = new Object[shown.size() + 1];
                 row[0] = "GPU" + a;
                 for (int j = 0; j < shown.size(); j++) {
-                    row[j + 1] = TopoMatrix.label(f, comm.rankDevices()[a], comm.rankDevices()[shown.get(j)]);
+                    row[j + 1] = TopoMatrix.label(f, comm.placement().devices()[a], comm.placement().devices()[shown.get(j)]);
                 }
                 t.row(row);
             }
@@ -162,7 +162,7 @@ public final class TopoCommand implements Runnable {
                 Communicator c = TopologyFile.load(file);
                 out.printf(java.util.Locale.ROOT, "%s: ok: %d devices, %d links, %d GPUs in %d node(s); NCCL sees %s inside a node,"
                                 + " %d ring channels%s%n", file, c.fabric().devices().size(), c.fabric().links().size(), c.nRanks(),
-                        c.nNodes(), c.intraLink(), c.ring().channels(), c.nvlsGraph() == null ? "" : ", NVLS");
+                        c.nNodes(), c.nccl().intraLink(), c.nccl().ring().channels(), c.nccl().nvlsGraph() == null ? "" : ", NVLS");
             }
             out.flush();
             return 0;

@@ -123,7 +123,7 @@ public final class CommModel {
                 yield EnumSet.of(allReduce == AllReduceKind.ONESHOT ? AlgorithmId.ONESHOT : AlgorithmId.TWOSHOT);
             }
             case NVLS -> {
-                if (c.nvlsGraph() == null || !nvlinkDomain) {
+                if (c.nccl().nvlsGraph() == null || !nvlinkDomain) {
                     throw new InputException("--allreduce nvls: " + machine.name() + " has no NVLink SHARP for a group of " + c.nRanks()
                             + (nvlinkDomain ? "" : " that leaves its NVLink domain") + "; use --allreduce nccl or auto");
                 }
@@ -177,14 +177,14 @@ public final class CommModel {
         if (c.nNodes() > 1) {
             return List.of("the network (" + c.nNodes() + " nodes)");
         }
-        if (c.intraLink() == LinkType.NVLINK) {
+        if (c.nccl().intraLink() == LinkType.NVLINK) {
             return List.of();
         }
         boolean sockets = false;
         for (int a = 0; a < c.nRanks(); a++) {
             for (int b = 0; b < c.nRanks(); b++) {
-                sockets |= a != b && dev.collsim.topologies.view.TopoMatrix.label(c.fabric(), c.rankDevices()[a],
-                        c.rankDevices()[b]).equals("SYS");
+                sockets |= a != b && dev.collsim.topologies.view.TopoMatrix.label(c.fabric(), c.placement().devices()[a],
+                        c.placement().devices()[b]).equals("SYS");
             }
         }
         return sockets ? List.of("PCIe", "a CPU socket link") : List.of("PCIe");

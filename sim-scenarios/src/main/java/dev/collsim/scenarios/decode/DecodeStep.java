@@ -79,7 +79,7 @@ public final class DecodeStep {
 
     private DecodeResult simulate() {
         checkPlacement();
-        MemoryPlan memory = MemoryPlan.of(spec, gpu, spec.tp() > 1 ? comm.group(spec.tp()).ring().channels() : 0, spec.ep());
+        MemoryPlan memory = MemoryPlan.of(spec, gpu, spec.tp() > 1 ? comm.group(spec.tp()).nccl().ring().channels() : 0, spec.ep());
         if (!memory.fits() && !prefill) {
             throw memory.error(spec, gpu.label(), suggestion());
         }

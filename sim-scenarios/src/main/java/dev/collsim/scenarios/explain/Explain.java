@@ -123,11 +123,11 @@ public final class Explain {
         var req = s.request();
         int n = req.nRanks();
         double bytes = req.bytes();
-        double beta = comm.fabric().link(comm.fabric().outLinks(comm.rankDevices()[0])[0]).rate().bytesPerSecond() / 1e6;
+        double beta = comm.fabric().link(comm.fabric().outLinks(comm.placement().devices()[0])[0]).rate().bytesPerSecond() / 1e6;
         Protocol proto = req.protocol();
         AlgorithmId algo = run.plan().algo();
         NcclAlgo tunerAlgo = algo.nccl() == null ? NcclAlgo.RING : algo.nccl();
-        double alpha = NcclTuner.hwLatencyMicros(comm.intraLink(), tunerAlgo, proto);
+        double alpha = NcclTuner.hwLatencyMicros(comm.nccl().intraLink(), tunerAlgo, proto);
         double steps;
         double perRank;
         String shape;
@@ -159,9 +159,9 @@ public final class Explain {
         }
         double textbook = steps * alpha + perRank / beta;
         boolean nvls = algo == AlgorithmId.NVLS || algo == AlgorithmId.NVLS_TREE;
-        double launch = nvls ? comm.nvlsCosts().launchLatency().micros() : NcclTuner.baseLatencyMicros(tunerAlgo, proto);
-        double efficiency = nvls ? comm.nvlsCosts().efficiency() : proto.wireEfficiency();
-        double channelCap = (nvls ? comm.nvlsCosts().channelRate() : comm.costs(algo, proto).channelRate())
+        double launch = nvls ? comm.book().nvls().launchLatency().micros() : NcclTuner.baseLatencyMicros(tunerAlgo, proto);
+        double efficiency = nvls ? comm.book().nvls().efficiency() : proto.wireEfficiency();
+        double channelCap = (nvls ? comm.book().nvls().channelRate() : comm.costs(algo, proto).channelRate())
                 .bytesPerSecond() / 1e6;
         double effective = Math.min(req.channels() * channelCap, beta * efficiency);
         // NCCL's NVLS latency is the whole algorithm's, and the simulation pays it once, at launch.

@@ -34,10 +34,10 @@ class SimulatorPropertiesTest {
             WhatIf fabric = WhatIf.NONE.scaledBy(Map.of(WhatIf.LinkClass.NVLINK, 0.05 + 4 * r.nextDouble()),
                     Map.of(WhatIf.LinkClass.NVLINK, 0.05 + 20 * r.nextDouble()));
             Communicator c = SystemPreset.HGX_H100.build(1, gpus, null, fabric);
-            int gpu0 = c.rankDevices()[0];
+            int gpu0 = c.placement().devices()[0];
             double bundle = c.fabric().link(c.fabric().outLinks(gpu0)[0]).rate().bytesPerSecond();
             double bandwidth = 2.0 * (gpus - 1) / gpus * bytes / bundle * 1e6;
-            double latency = 2.0 * (gpus - 1) * c.fabric().route(gpu0, c.rankDevices()[1]).latencyPicos() / 1e6;
+            double latency = 2.0 * (gpus - 1) * c.fabric().route(gpu0, c.placement().devices()[1]).latencyPicos() / 1e6;
             double t = micros(c, bytes, 0);
             if (t < Math.max(bandwidth, latency)) {
                 throw new AssertionError(gpus + " GPUs, " + bytes + " B: " + t + " us, below the bounds " + bandwidth + " / " + latency + " us");

@@ -1,6 +1,7 @@
 package dev.collsim.topologies.systems;
 
 import dev.collsim.core.collective.HostMemory;
+import dev.collsim.core.collective.RankPlacement;
 import dev.collsim.core.fabric.Capability;
 import dev.collsim.core.fabric.Device;
 import dev.collsim.core.fabric.DeviceKind;
@@ -8,10 +9,10 @@ import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.nccl.CostBook;
 import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.NcclArch;
-import dev.collsim.core.nccl.NvlsGraph;
-import dev.collsim.core.nccl.RingGraph;
+import dev.collsim.core.nccl.NcclView;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.catalog.ProtocolCostCatalog;
@@ -41,7 +42,6 @@ public final class FabricCommunicator {
      */
     public static Communicator build(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p) {
         int n = ranks.length;
-        int nodes = Arrays.stream(rankNodes).max().orElse(0) + 1;
         NcclArch arch = gpu.arch();
         double nvlinkBw = 0;
         double pciBw = 0;
@@ -71,16 +71,12 @@ public final class FabricCommunicator {
         if (!nvls) {
             Arrays.fill(switches, -1);
         }
-        int ppn = n / nodes;
-        double nicBw = nicRate(fabric);
-        RingGraph ring = nodes == 1 ? RingGraph.search(arch, intra == LinkType.NVLINK ? nvlinkBw : pciBw)
-                : RingGraph.searchInter(arch, nicBw, ppn);
-        NvlsGraph nvlsGraph = !nvls ? null : nodes == 1 ? NvlsGraph.search(arch, nvlinkBw, ppn)
-                : NvlsGraph.searchAcrossNodes(arch, nvlinkBw, ppn, nicBw);
-        return new Communicator(name, fabric, ranks, switches, rankNodes, HgxCluster.ringOrders(nodes, ppn), 0, arch, intra,
-                ring, nvlsGraph, ProtocolCostCatalog.costs(arch, TimeSpan.ZERO, TimeSpan.ZERO),
-                nvls ? ProtocolCostCatalog.nvls(arch) : null, null, null, ProtocolCostCatalog.CUSTOM_KERNELS,
-                ProtocolCostCatalog.HOST_LAUNCH, HostMemory.of(p2p ? null : nearestCpus(fabric, ranks), null));
+        NcclView view = NcclView.search(arch, intra, rankNodes, intra == LinkType.NVLINK ? nvlinkBw : pciBw, nvlinkBw, nicRate(fabric),
+                nvls, 0);
+        CostBook book = new CostBook(ProtocolCostCatalog.costs(arch, TimeSpan.ZERO, TimeSpan.ZERO), nvls ? ProtocolCostCatalog.nvls(arch) : null,
+                null, ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH);
+        HostMemory host = HostMemory.of(p2p ? null : nearestCpus(fabric, ranks), null);
+        return new Communicator(name, new RankPlacement(fabric, ranks, switches, null, host), view, book);
     }
 
     static boolean isNvlink(Link link) {

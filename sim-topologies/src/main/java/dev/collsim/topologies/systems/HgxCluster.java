@@ -1,6 +1,7 @@
 package dev.collsim.topologies.systems;
 
 import dev.collsim.core.collective.HostMemory;
+import dev.collsim.core.collective.RankPlacement;
 import dev.collsim.core.fabric.Capability;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
@@ -8,8 +9,8 @@ import dev.collsim.core.fabric.FabricBuilder;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.LinkType;
-import dev.collsim.core.nccl.NvlsGraph;
-import dev.collsim.core.nccl.RingGraph;
+import dev.collsim.core.nccl.CostBook;
+import dev.collsim.core.nccl.NcclView;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.topologies.catalog.GpuModel;
@@ -17,7 +18,6 @@ import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.catalog.NvLinkGeneration;
 import dev.collsim.topologies.catalog.PcieGeneration;
 import dev.collsim.topologies.catalog.ProtocolCostCatalog;
-import java.util.Arrays;
 import java.util.Set;
 
 /**
@@ -138,13 +138,6 @@ public final class HgxCluster {
         // A network step costs what its route adds over an NVLink step's, none if NVLink's latency is scaled above it.
         long nvlinkRoute = 2 * nvlinkHop.picos();
         long netRoute = 4 * pcieHop.picos() + 2 * netHop.picos();
-        RingGraph ring = nodes == 1
-                ? RingGraph.search(gpu.arch(), bundle.gigabytesPerSecond())
-                : RingGraph.searchInter(gpu.arch(), nicLine.gigabytesPerSecond() * nicsPerGpu, gpusPerNode);
-        NvlsGraph nvlsGraph = !nvls ? null : nodes == 1
-                ? NvlsGraph.search(gpu.arch(), bundle.gigabytesPerSecond(), gpusPerNode)
-                : NvlsGraph.searchAcrossNodes(gpu.arch(), bundle.gigabytesPerSecond(), gpusPerNode,
-                        nicLine.gigabytesPerSecond() * nicsPerGpu);
         String name = preset.id() + (nodes > 1 ? " x" + nodes + " over " + network.id() : "");
         int[] sharp = null;
         if (nodes > 1 && network.sharp()) {
@@ -153,39 +146,17 @@ public final class HgxCluster {
                 sharp[r] = leaves[r % gpusPerNode];
             }
         }
-        return new Communicator(name, fabric, ranks, switches, rankNodes, ringOrders(nodes, gpusPerNode),
-                nodes > 1 ? network.latencyInterMicros() : 0, gpu.arch(), LinkType.NVLINK, ring, nvlsGraph,
-                ProtocolCostCatalog.costs(gpu.arch(), new TimeSpan(Math.max(0, netRoute - nvlinkRoute)),
-                        nodes > 1 ? network.stepLatency() : TimeSpan.ZERO),
-                nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, sharp,
-                sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), new TimeSpan(Math.max(0, netRoute - nvlinkRoute))),
-                ProtocolCostCatalog.CUSTOM_KERNELS,
-                ProtocolCostCatalog.HOST_LAUNCH, HostMemory.of(null, rankHost));
+        // NCCL sees a NIC at its line rate, not at what the wire delivers.
+        NcclView view = NcclView.search(gpu.arch(), LinkType.NVLINK, rankNodes, bundle.gigabytesPerSecond(), bundle.gigabytesPerSecond(),
+                nicLine.gigabytesPerSecond() * nicsPerGpu, nvls, nodes > 1 ? network.latencyInterMicros() : 0);
+        TimeSpan netExtra = new TimeSpan(Math.max(0, netRoute - nvlinkRoute));
+        CostBook book = new CostBook(ProtocolCostCatalog.costs(gpu.arch(), netExtra, nodes > 1 ? network.stepLatency() : TimeSpan.ZERO),
+                nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), netExtra),
+                ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH);
+        return new Communicator(name, new RankPlacement(fabric, ranks, switches, sharp, HostMemory.of(null, rankHost)), view, book);
     }
 
     private static Rate pcieRate(SystemPreset preset, WhatIf whatIf) {
         return preset.pcie().effectiveRate().times(whatIf.rate(WhatIf.LinkClass.PCIE));
-    }
-
-    /**
-     * One ring per rail: channel c's ring visits node 0 starting at GPU c and ending at GPU c-1, then
-     * node 1 backwards from GPU c-1 to GPU c, and so on, so that every hop between nodes stays on one
-     * rail (with an odd node count the hop back to node 0 changes rails once).
-     */
-    public static int[][] ringOrders(int nodes, int gpusPerNode) {
-        int[][] orders = new int[gpusPerNode][nodes * gpusPerNode];
-        for (int c = 0; c < gpusPerNode; c++) {
-            int p = 0;
-            for (int k = 0; k < nodes; k++) {
-                for (int j = 0; j < gpusPerNode; j++) {
-                    int local = k % 2 == 0 ? (c + j) % gpusPerNode : Math.floorMod(c - 1 - j, gpusPerNode);
-                    orders[c][p++] = k * gpusPerNode + local;
-                }
-            }
-            if (nodes == 1) {
-                Arrays.setAll(orders[c], i -> i);
-            }
-        }
-        return orders;
     }
 }

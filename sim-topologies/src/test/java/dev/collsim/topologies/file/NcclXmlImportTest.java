@@ -44,9 +44,9 @@ class NcclXmlImportTest {
         Communicator dump = imported("hgx-h100-dump.xml", DEFAULTS);
         Communicator preset = HgxCluster.node(SystemPreset.byName("hgx-h100"), 8);
         assertEquals(8, dump.nRanks());
-        assertEquals(LinkType.NVLINK, dump.intraLink());
-        assertNotNull(dump.nvlsGraph(), "18 NVLinks to NVSwitch chips of an H100: NVLS");
-        assertEquals(preset.ring().channels(), dump.ring().channels());
+        assertEquals(LinkType.NVLINK, dump.nccl().intraLink());
+        assertNotNull(dump.nccl().nvlsGraph(), "18 NVLinks to NVSwitch chips of an H100: NVLS");
+        assertEquals(preset.nccl().ring().channels(), dump.nccl().ring().channels());
         // The chips' 4 + 5 + 5 + 4 links add up to the preset's 18-link bundle; Gen5 x16 from link_speed and link_width.
         assertEquals(rate(preset.fabric(), "gpu0", "nvswitch"), rate(dump.fabric(), "gpu0", "nvswitch"), 1e-9);
         assertEquals(54.4, rate(dump.fabric(), "gpu5", "pcie2"), 1e-9);
@@ -56,7 +56,7 @@ class NcclXmlImportTest {
     @Test
     void bridgedPcieGpusKeepTheirPairsAndTheirNegotiatedWidths() throws IOException {
         Communicator c = imported("pcie-a100-bridged-pairs.xml", DEFAULTS);
-        assertNull(c.nvlsGraph());
+        assertNull(c.nccl().nvlsGraph());
         assertEquals(80, rate(c.fabric(), "gpu2", "gpu3"), 1e-9, "NV4 bridge: 4 NVLink3 links of 20 GB/s");
         assertEquals(27.2, rate(c.fabric(), "gpu2", "pcie1"), 1e-9, "Gen4 x16");
         assertEquals(13.6, rate(c.fabric(), "gpu3", "pcie1"), 1e-9, "the dump says x8");

@@ -51,18 +51,18 @@ class TopologyFileTest {
     void theHgxExampleIsTheSameNodeAsThePreset() {
         Communicator c = TopologyFile.load(example("hgx-h100.yaml"));
         assertEquals(8, c.nRanks());
-        assertEquals(LinkType.NVLINK, c.intraLink());
-        assertEquals(24, c.ring().channels());
-        assertEquals(16, c.nvlsGraph().channels());
+        assertEquals(LinkType.NVLINK, c.nccl().intraLink());
+        assertEquals(24, c.nccl().ring().channels());
+        assertEquals(16, c.nccl().nvlsGraph().channels());
     }
 
     @Test
     void theSeedsFourGpuBoxIsPciBetweenPairs() {
         Communicator c = TopologyFile.load(example("nvlink-pairs-4gpu.yaml"));
         assertEquals(4, c.nRanks());
-        assertEquals(3, c.fabric().route(c.rankDevices()[1], c.rankDevices()[2]).links().length, "GPU1 -> CPU0 -> CPU1 -> GPU2");
-        assertEquals(1, c.fabric().route(c.rankDevices()[0], c.rankDevices()[1]).links().length, "the NVLink pair");
-        assertTrue(c.nvlsGraph() == null);
-        assertEquals(LinkType.PCI, c.intraLink(), "NCCL sees PCI: not every pair is on NVLink");
+        assertEquals(3, c.fabric().route(c.placement().devices()[1], c.placement().devices()[2]).links().length, "GPU1 -> CPU0 -> CPU1 -> GPU2");
+        assertEquals(1, c.fabric().route(c.placement().devices()[0], c.placement().devices()[1]).links().length, "the NVLink pair");
+        assertTrue(c.nccl().nvlsGraph() == null);
+        assertEquals(LinkType.PCI, c.nccl().intraLink(), "NCCL sees PCI: not every pair is on NVLink");
     }
 }

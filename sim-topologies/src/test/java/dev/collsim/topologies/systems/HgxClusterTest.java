@@ -23,8 +23,8 @@ class HgxClusterTest {
         assertEquals(8, c.fabric().devicesOfKind(DeviceKind.GPU).size());
         assertEquals(16, c.fabric().links().size());
         assertEquals(370.8, c.fabric().link(0).rate().gigabytesPerSecond(), 1e-9);
-        assertEquals(24, c.ring().channels());
-        assertEquals(2, c.fabric().route(c.rankDevices()[0], c.rankDevices()[7]).links().length);
+        assertEquals(24, c.nccl().ring().channels());
+        assertEquals(2, c.fabric().route(c.placement().devices()[0], c.placement().devices()[7]).links().length);
     }
 
     @Test
@@ -42,9 +42,9 @@ class HgxClusterTest {
     @EnumSource(value = SystemPreset.class, names = "PCIE_.*", mode = EnumSource.Mode.MATCH_NONE)
     void perStepLatencyMatchesNcclsNvlinkTable(SystemPreset preset) {
         Communicator c = HgxCluster.node(preset, 8);
-        long route = c.fabric().route(c.rankDevices()[0], c.rankDevices()[1]).latencyPicos();
+        long route = c.fabric().route(c.placement().devices()[0], c.placement().devices()[1]).latencyPicos();
         for (Protocol p : Protocol.values()) {
-            var costs = c.protocolCosts().get(p);
+            var costs = c.book().protocols().get(p);
             double step = (route + costs.sendOverhead().picos() + costs.notifyLatency().picos()) / 1e6;
             double extra = c.tunerInputs().arch() == dev.collsim.core.nccl.NcclArch.BLACKWELL ? 0.7 : 0;
             assertEquals(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.RING, p) + extra, step, 1e-9, p.label());
@@ -75,18 +75,18 @@ class HgxClusterTest {
         Communicator c = HgxCluster.build(SystemPreset.HGX_H100, 4, 8, dev.collsim.topologies.catalog.NetworkPreset.IB_NDR);
         assertEquals(32, c.nRanks());
         assertEquals(4, c.nNodes());
-        var sameRail = c.fabric().route(c.rankDevices()[3], c.rankDevices()[8 + 3]);
+        var sameRail = c.fabric().route(c.placement().devices()[3], c.placement().devices()[8 + 3]);
         assertEquals(6, sameRail.links().length);
         assertTrue(sameRail.viaNic());
-        var crossRail = c.fabric().route(c.rankDevices()[3], c.rankDevices()[8 + 5]);
+        var crossRail = c.fabric().route(c.placement().devices()[3], c.placement().devices()[8 + 5]);
         assertEquals(8, crossRail.links().length);
-        var inside = c.fabric().route(c.rankDevices()[3], c.rankDevices()[5]);
+        var inside = c.fabric().route(c.placement().devices()[3], c.placement().devices()[5]);
         assertEquals(2, inside.links().length);
         assertTrue(!inside.viaNic());
         assertEquals(48.5, c.fabric().link(sameRail.links()[2]).rate().gigabytesPerSecond(), 1e-9);
-        assertEquals(16, c.ring().channels());
-        assertEquals(48.0, c.nvlsGraph().bwInter(), 1e-9, "across nodes the NIC bounds NVLS-Tree's inter speed");
-        assertEquals(16, c.nvlsGraph().channels());
+        assertEquals(16, c.nccl().ring().channels());
+        assertEquals(48.0, c.nccl().nvlsGraph().bwInter(), 1e-9, "across nodes the NIC bounds NVLS-Tree's inter speed");
+        assertEquals(16, c.nccl().nvlsGraph().channels());
     }
 
     /** Every ring is a permutation, and each hop between nodes joins two GPUs of the same rail. */
@@ -94,7 +94,7 @@ class HgxClusterTest {
     void ringsAreRailAligned() {
         int nodes = 4;
         int g = 8;
-        int[][] orders = HgxCluster.ringOrders(nodes, g);
+        int[][] orders = dev.collsim.core.nccl.NcclView.ringOrders(nodes, g);
         assertEquals(g, orders.length);
         for (int[] order : orders) {
             assertEquals(nodes * g, java.util.Arrays.stream(order).distinct().count());

@@ -24,7 +24,7 @@ class PcieServerTest {
     }
 
     private static String label(Communicator c, int a, int b) {
-        return TopoMatrix.label(c.fabric(), c.rankDevices()[a], c.rankDevices()[b]);
+        return TopoMatrix.label(c.fabric(), c.placement().devices()[a], c.placement().devices()[b]);
     }
 
     @Test
@@ -34,17 +34,17 @@ class PcieServerTest {
         assertEquals("PIX", label(c, 0, 1));
         assertEquals("PHB", label(c, 0, 2));
         assertEquals("SYS", label(c, 0, 4));
-        assertEquals(LinkType.PCI, c.intraLink());
-        assertNull(c.hostMemory(), "L40S reaches its peers over PCIe");
-        assertNull(c.nvlsGraph());
+        assertEquals(LinkType.PCI, c.nccl().intraLink());
+        assertNull(c.placement().host(), "L40S reaches its peers over PCIe");
+        assertNull(c.nccl().nvlsGraph());
     }
 
     @Test
     void geforceCardsStageThroughTheNearestSocketsMemory() {
         Communicator c = box(SystemPreset.PCIE_4090_8X);
-        assertNotNull(c.hostMemory());
-        assertEquals("cpu0", c.fabric().device(c.hostMemory().shm()[0]).name());
-        assertEquals("cpu1", c.fabric().device(c.hostMemory().shm()[7]).name());
+        assertNotNull(c.placement().host());
+        assertEquals("cpu0", c.fabric().device(c.placement().host().shm()[0]).name());
+        assertEquals("cpu1", c.fabric().device(c.placement().host().shm()[7]).name());
     }
 
     /** The same 8-GPU tree: without peer access the ring's bytes climb to host memory and back, far slower. */

@@ -1,0 +1,84 @@
+package dev.collsim.core.nccl;
+
+import java.util.Arrays;
+import java.util.stream.IntStream;
+
+/**
+ * What NCCL makes of a set of ranks: the GPU generation, the link type inside a node, which node
+ * (NVLink domain) each rank is on, and the graphs its searches find.
+ *
+ * @param rankNodes          the node of each rank, numbered from 0
+ * @param ringOrders         the rings, one per channel and repeated over the channels (rank order on one
+ *                           node; rail-aligned across nodes)
+ * @param nvlsGraph          NCCL's NVLS graph, or null where NVLS cannot run (or is turned off)
+ * @param latencyInterMicros the network plugin's extra latency per network step, for the tuner
+ */
+public record NcclView(NcclArch arch, LinkType intraLink, int[] rankNodes, int[][] ringOrders, RingGraph ring,
+                       NvlsGraph nvlsGraph, double latencyInterMicros) {
+    public NcclView {
+        rankNodes = rankNodes.clone();
+        ringOrders = Arrays.stream(ringOrders).map(int[]::clone).toArray(int[][]::new);
+    }
+
+    /**
+     * NCCL's searches on ranks numbered node by node, {@code rankNodes.length / nodes} a node: the ring
+     * graph from the bandwidth a GPU has inside its node ({@code intraGBps}) or, across nodes, from
+     * its NICs' ({@code nicGBps}, in NCCL's own units: a 400 Gb/s NIC is 50); the NVLS graph, where
+     * {@code nvls}, from its NVLink bandwidth ({@code nvlinkGBps}); rail-aligned rings.
+     */
+    public static NcclView search(NcclArch arch, LinkType intraLink, int[] rankNodes, double intraGBps, double nvlinkGBps,
+                                  double nicGBps, boolean nvls, double latencyInterMicros) {
+        int nodes = Arrays.stream(rankNodes).max().orElse(0) + 1;
+        int perNode = rankNodes.length / nodes;
+        RingGraph ring = nodes == 1 ? RingGraph.search(arch, intraGBps) : RingGraph.searchInter(arch, nicGBps, perNode);
+        NvlsGraph nvlsGraph = !nvls ? null : nodes == 1
+                ? NvlsGraph.search(arch, nvlinkGBps, perNode)
+                : NvlsGraph.searchAcrossNodes(arch, nvlinkGBps, perNode, nicGBps);
+        return new NcclView(arch, intraLink, rankNodes, ringOrders(nodes, perNode), ring, nvlsGraph, latencyInterMicros);
+    }
+
+    /**
+     * One ring per rail: channel c's ring visits node 0 starting at GPU c and ending at GPU c-1, then
+     * node 1 backwards from GPU c-1 to GPU c, and so on, so that every hop between nodes stays on one
+     * rail (with an odd node count the hop back to node 0 changes rails once).
+     */
+    public static int[][] ringOrders(int nodes, int gpusPerNode) {
+        int[][] orders = new int[gpusPerNode][nodes * gpusPerNode];
+        for (int c = 0; c < gpusPerNode; c++) {
+            int p = 0;
+            for (int k = 0; k < nodes; k++) {
+                for (int j = 0; j < gpusPerNode; j++) {
+                    int local = k % 2 == 0 ? (c + j) % gpusPerNode : Math.floorMod(c - 1 - j, gpusPerNode);
+                    orders[c][p++] = k * gpusPerNode + local;
+                }
+            }
+            if (nodes == 1) {
+                Arrays.setAll(orders[c], i -> i);
+            }
+        }
+        return orders;
+    }
+
+    public int nRanks() {
+        return rankNodes.length;
+    }
+
+    public int nNodes() {
+        return Arrays.stream(rankNodes).max().orElse(-1) + 1;
+    }
+
+    /** The ranks of each node, in rank order. */
+    public int[][] nodeRanks() {
+        int[][] out = new int[nNodes()][];
+        for (int k = 0; k < out.length; k++) {
+            int node = k;
+            out[k] = IntStream.range(0, nRanks()).filter(r -> rankNodes[r] == node).toArray();
+        }
+        return out;
+    }
+
+    /** The same view with NVLS unavailable. */
+    public NcclView withoutNvls() {
+        return new NcclView(arch, intraLink, rankNodes, ringOrders, ring, null, latencyInterMicros);
+    }
+}
