@@ -100,7 +100,7 @@ public final class Fabric {
                 }
             }
             if (factor > 0) {
-                b.addLink(l.from(), l.to(), l.rate().times(factor), l.latency(), l.linkClass());
+                b.addLink(l.from(), l.to(), l.rate().times(factor), l.latency(), l.linkClass(), l.technology(), l.lanes());
             }
         }
         try {

@@ -38,9 +38,13 @@ public final class FabricBuilder {
         return id;
     }
 
+    /** Adds one directed link, described by its class alone (a file's: technology and lanes read from it), and returns its id. */
+    public int addLink(int from, int to, Rate rate, TimeSpan latency, String linkClass) {
+        return addLink(from, to, rate, latency, linkClass, LinkTechnology.named(linkClass), LinkTechnology.lanesNamed(linkClass));
+    }
 
     /** Adds one directed link and returns its id. */
-    public int addLink(int from, int to, Rate rate, TimeSpan latency, String linkClass) {
+    public int addLink(int from, int to, Rate rate, TimeSpan latency, String linkClass, LinkTechnology technology, int lanes) {
         checkDevice(from);
         checkDevice(to);
         if (from == to) {
@@ -51,14 +55,20 @@ public final class FabricBuilder {
                     + " needs a rate and a latency");
         }
         int id = links.size();
-        links.add(new Link(id, from, to, rate, latency, linkClass));
+        links.add(new Link(id, from, to, rate, latency, linkClass, technology, lanes));
         return id;
     }
 
-    /** Adds a full-duplex connection: one directed link each way with the same per-direction rate. */
+    /** A full-duplex connection described by its class alone: two links, one per direction. */
     public void addDuplex(int a, int b, Rate ratePerDirection, TimeSpan latency, String linkClass) {
-        addLink(a, b, ratePerDirection, latency, linkClass);
-        addLink(b, a, ratePerDirection, latency, linkClass);
+        addDuplex(a, b, ratePerDirection, latency, linkClass, LinkTechnology.named(linkClass), LinkTechnology.lanesNamed(linkClass));
+    }
+
+    /** A full-duplex connection: two links, one per direction, each at {@code ratePerDirection}. */
+    public void addDuplex(int a, int b, Rate ratePerDirection, TimeSpan latency, String linkClass, LinkTechnology technology,
+                          int lanes) {
+        addLink(a, b, ratePerDirection, latency, linkClass, technology, lanes);
+        addLink(b, a, ratePerDirection, latency, linkClass, technology, lanes);
     }
 
     private void checkDevice(int id) {

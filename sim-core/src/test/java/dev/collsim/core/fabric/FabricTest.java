@@ -108,7 +108,7 @@ class FabricTest {
                 boolean duplex = rnd.nextInt(3) > 0;
                 for (int[] ends : duplex ? new int[][] {{from, to}, {to, from}} : new int[][] {{from, to}}) {
                     b.addLink(ends[0], ends[1], R, L, "x");
-                    links.add(new Link(links.size(), ends[0], ends[1], R, L, "x"));
+                    links.add(new Link(links.size(), ends[0], ends[1], R, L, "x", LinkTechnology.OTHER, 1));
                 }
             }
             Fabric unchecked = new Fabric(devices, links);
@@ -160,9 +160,9 @@ class FabricTest {
                 int to = rnd.nextInt(n);
                 if (from != to) {
                     Rate rate = rates[rnd.nextInt(rates.length)];
-                    links.add(new Link(links.size(), from, to, rate, L, "x"));
+                    links.add(new Link(links.size(), from, to, rate, L, "x", LinkTechnology.OTHER, 1));
                     if (rnd.nextInt(3) > 0) {
-                        links.add(new Link(links.size(), to, from, rate, L, "x"));
+                        links.add(new Link(links.size(), to, from, rate, L, "x", LinkTechnology.OTHER, 1));
                     }
                 }
             }

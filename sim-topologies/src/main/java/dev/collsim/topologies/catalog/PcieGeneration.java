@@ -13,6 +13,8 @@ public enum PcieGeneration {
     GEN4("PCIe Gen4 x16", 32.0),
     GEN5("PCIe Gen5 x16", 64.0);
 
+    /** The width of every preset's PCIe links. */
+    public static final int LANES = 16;
     /** One PCIe hop (a switch port or the GPU's own). */
     public static final TimeSpan HOP_LATENCY = TimeSpan.ofNanos(200);
     /**

@@ -18,7 +18,6 @@ import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.catalog.ProtocolCostCatalog;
 import dev.collsim.topologies.view.TopoMatrix;
 import java.util.Arrays;
-import java.util.Locale;
 
 /**
  * A communicator over any fabric (a topology file's, a PCIe server's): what NCCL would make of it,
@@ -47,7 +46,7 @@ public final class FabricCommunicator {
         double pciBw = 0;
         for (int l : fabric.outLinks(ranks[0])) {
             Link link = fabric.link(l);
-            if (isNvlink(link)) {
+            if (link.nvlink()) {
                 nvlinkBw += link.rate().gigabytesPerSecond();
             } else {
                 pciBw = Math.max(pciBw, link.rate().gigabytesPerSecond());
@@ -77,10 +76,6 @@ public final class FabricCommunicator {
                 null, ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH);
         HostMemory host = HostMemory.of(p2p ? null : nearestCpus(fabric, ranks), null);
         return new Communicator(name, new RankPlacement(fabric, ranks, switches, null, host), view, book);
-    }
-
-    static boolean isNvlink(Link link) {
-        return link.linkClass().toLowerCase(Locale.ROOT).contains("nvlink");
     }
 
     /** For each rank, the CPU fewest hops from its GPU (the lowest id among equals). */

@@ -6,6 +6,7 @@ import dev.collsim.core.fabric.Capability;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.FabricBuilder;
+import dev.collsim.core.fabric.LinkTechnology;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.LinkType;
@@ -99,7 +100,7 @@ public final class HgxCluster {
                     int spine = b.addDevice(spines == 1 ? "spine" : "spine" + k, DeviceKind.NETWORK_SWITCH);
                     for (int g = 0; g < gpusPerNode; g++) {
                         b.addDuplex(leaves[g], spine, nicRate.times(nodes / whatIf.oversubscription() / spines), netHop,
-                                nicClass + " spine");
+                                nicClass + " spine", LinkTechnology.NETWORK, nicsPerGpu);
                     }
                 }
             }
@@ -111,7 +112,8 @@ public final class HgxCluster {
             for (int s = 0; s < cpus.length; s++) {
                 cpus[s] = b.addDevice(prefix + "cpu" + s, DeviceKind.CPU);
                 if (s > 0) {
-                    b.addDuplex(cpus[0], cpus[s], PcieGeneration.SOCKET_LINK, PcieGeneration.SOCKET_LATENCY, "socket link");
+                    b.addDuplex(cpus[0], cpus[s], PcieGeneration.SOCKET_LINK, PcieGeneration.SOCKET_LATENCY, "socket link",
+                            LinkTechnology.SOCKET, 1);
                 }
             }
             for (int g = 0; g < gpusPerNode; g++) {
@@ -119,16 +121,16 @@ public final class HgxCluster {
                 ranks[r] = b.addDevice(prefix + "gpu" + g, DeviceKind.GPU);
                 switches[r] = nvls ? nvs : -1;
                 rankNodes[r] = k;
-                b.addDuplex(ranks[r], nvs, bundle, nvlinkHop, nvlinkClass);
+                b.addDuplex(ranks[r], nvs, bundle, nvlinkHop, nvlinkClass, LinkTechnology.NVLINK, gpu.nvlinks());
                 if (nodes > 1) {
                     int sw = b.addDevice(prefix + "pcie" + g, DeviceKind.PCIE_SWITCH);
                     int nic = b.addDevice(prefix + "nic" + g, DeviceKind.NIC);
-                    b.addDuplex(ranks[r], sw, pcieRate, pcieHop, pcie.label());
-                    b.addDuplex(nic, sw, pcieRate, pcieHop, pcie.label());
-                    b.addDuplex(nic, leaves[g], nicRate, netHop, nicClass);
+                    b.addDuplex(ranks[r], sw, pcieRate, pcieHop, pcie.label(), LinkTechnology.PCIE, PcieGeneration.LANES);
+                    b.addDuplex(nic, sw, pcieRate, pcieHop, pcie.label(), LinkTechnology.PCIE, PcieGeneration.LANES);
+                    b.addDuplex(nic, leaves[g], nicRate, netHop, nicClass, LinkTechnology.NETWORK, nicsPerGpu);
                     if (hostStaged) {
                         int cpu = cpus[g * cpus.length / gpusPerNode];
-                        b.addDuplex(sw, cpu, pcieRate, pcieHop, pcie.label() + " uplink");
+                        b.addDuplex(sw, cpu, pcieRate, pcieHop, pcie.label() + " uplink", LinkTechnology.PCIE, PcieGeneration.LANES);
                         rankHost[r] = cpu;
                     }
                 }

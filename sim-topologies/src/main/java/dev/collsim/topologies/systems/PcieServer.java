@@ -2,6 +2,7 @@ package dev.collsim.topologies.systems;
 
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.FabricBuilder;
+import dev.collsim.core.fabric.LinkTechnology;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.units.Rate;
@@ -45,14 +46,15 @@ public record PcieServer(int sockets, int switchesPerSocket, int gpusPerSwitch, 
         for (int s = 0; s < layout.sockets; s++) {
             cpus[s] = b.addDevice("cpu" + s, DeviceKind.CPU);
             for (int prior = 0; prior < s; prior++) {
-                b.addDuplex(cpus[prior], cpus[s], PcieGeneration.SOCKET_LINK, PcieGeneration.SOCKET_LATENCY, "socket link");
+                b.addDuplex(cpus[prior], cpus[s], PcieGeneration.SOCKET_LINK, PcieGeneration.SOCKET_LATENCY, "socket link",
+                        LinkTechnology.SOCKET, 1);
             }
             for (int w = 0; w < layout.switchesPerSocket; w++) {
                 int sw = b.addDevice("pcie" + (s * layout.switchesPerSocket + w), DeviceKind.PCIE_SWITCH);
-                b.addDuplex(sw, cpus[s], pcie, hop, pcieClass + " uplink");
+                b.addDuplex(sw, cpus[s], pcie, hop, pcieClass + " uplink", LinkTechnology.PCIE, PcieGeneration.LANES);
                 for (int k = 0; k < layout.gpusPerSwitch; k++, g++) {
                     int gpu = b.addDevice("gpu" + g, DeviceKind.GPU);
-                    b.addDuplex(gpu, sw, pcie, hop, pcieClass);
+                    b.addDuplex(gpu, sw, pcie, hop, pcieClass, LinkTechnology.PCIE, PcieGeneration.LANES);
                     if (g < gpus) {
                         ranks[g] = gpu;
                     }

@@ -34,10 +34,10 @@ public final class TopoMatrix {
             } else if (next.kind() == DeviceKind.CPU) {
                 cpus++;
             }
-            nvlink &= link.linkClass().startsWith("NVLink");
+            nvlink &= link.nvlink();
         }
         if (nvlink) {
-            return "NV" + linkCount(fabric.link(route.links()[0]).linkClass());
+            return "NV" + fabric.link(route.links()[0]).lanes();
         }
         if (cpus > 1) {
             return "SYS";
@@ -46,18 +46,5 @@ public final class TopoMatrix {
             return "PHB";
         }
         return pcieSwitches > 1 ? "PXB" : "PIX";
-    }
-
-    /** The link count in a class such as {@code NVLink4 x18}; 1 without one. */
-    private static int linkCount(String linkClass) {
-        int x = linkClass.lastIndexOf(" x");
-        if (x < 0) {
-            return 1;
-        }
-        try {
-            return Integer.parseInt(linkClass.substring(x + 2).trim());
-        } catch (NumberFormatException e) {
-            return 1;
-        }
     }
 }
