@@ -10,9 +10,8 @@ final class SystemOptions {
     static final String DEFAULT_SYSTEM = "hgx-h100";
 
     /** Null when not given, so that a --topology beside it is an error rather than ignored. */
-    @Option(names = "--system", paramLabel = "NAME",
-            description = "dgx-a100, hgx-h100, hgx-h200, hgx-b200, gb200-nvl72, gb300-nvl72, or a PCIe server: pcie-l40s-8x,"
-                    + " pcie-4090-8x, pcie-h100-8x, pcie-h100-8x-gen4, pcie-2080ti-2x (default: hgx-h100)")
+    @Option(names = "--system", paramLabel = "NAME", completionCandidates = Catalogue.Systems.class,
+            description = "a preset: ${COMPLETION-CANDIDATES} (default: hgx-h100)")
     String system;
 
     @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
@@ -25,8 +24,8 @@ final class SystemOptions {
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "nodes joined by the network (default: ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--network", paramLabel = "NAME",
-            description = "ib-xdr, ib-ndr, ib-hdr, roce, efa-p5 or tcp between nodes (default: the system's, ib-ndr on HGX H100)")
+    @Option(names = "--network", paramLabel = "NAME", completionCandidates = Catalogue.Networks.class,
+            description = "between nodes: ${COMPLETION-CANDIDATES} (default: the system's, ib-ndr on HGX H100)")
     String network;
 
     /** A topology file describes the whole system: the flags that shape a preset would be ignored, so they are errors. */

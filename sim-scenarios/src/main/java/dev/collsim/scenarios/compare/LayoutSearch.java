@@ -42,7 +42,7 @@ public final class LayoutSearch {
     /** The layouts to try, in a fixed order. */
     static List<DecodeSpec> candidates(ModelConfig m, String system, int gpus, int context, Precision precision, EngineSetup engine) {
         SystemPreset preset = SystemPreset.byName(system);
-        if (preset.pcieServer() != null && gpus > preset.gpusPerNode()) {
+        if (preset.family().maxNodes() == 1 && gpus > preset.gpusPerNode()) {
             throw new InputException("--gpus " + gpus + ": " + system + " is one server of " + preset.gpusPerNode() + " GPUs");
         }
         List<DecodeSpec> out = new ArrayList<>();

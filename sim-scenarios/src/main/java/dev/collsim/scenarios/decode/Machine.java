@@ -73,7 +73,7 @@ abstract class Machine {
 
         @Override
         int maxNodes() {
-            return preset.pcieServer() != null ? 1 : Integer.MAX_VALUE;
+            return preset.family().maxNodes();
         }
 
         @Override

@@ -43,21 +43,19 @@ public final class HgxCluster {
 
     /** One node of {@code gpus} GPUs, no network. */
     public static Communicator node(SystemPreset preset, int gpus) {
-        return build(preset, 1, gpus, preset.defaultNetwork());
+        return preset.build(1, gpus, null, WhatIf.NONE);
     }
 
     public static Communicator build(SystemPreset preset, int nodes, int gpusPerNode, NetworkPreset network) {
-        return build(preset, nodes, gpusPerNode, network, WhatIf.NONE);
+        return preset.build(nodes, gpusPerNode, network, WhatIf.NONE);
     }
 
     /** The largest cluster built: four times the 16,384 GPUs of the scale study (docs/performance.md), still minutes. */
     public static final int MAX_GPUS = 65_536;
 
-    /** A system changed by what-if knobs (see {@link WhatIf}). */
-    public static Communicator build(SystemPreset preset, int nodes, int gpusPerNode, NetworkPreset network, WhatIf whatIf) {
-        if (preset.pcieServer() != null) {
-            throw new IllegalArgumentException(preset.id() + " is a PCIe server, not an NVLink domain");
-        }
+    /** Nodes of the preset's NVLink domain changed by what-if knobs (see {@link WhatIf}). */
+    static Communicator build(SystemPreset preset, NvlinkDomain domain, int nodes, int gpusPerNode, NetworkPreset network,
+                              WhatIf whatIf) {
         if (nodes < 1) {
             throw new InputException("--nodes " + nodes + ": expected 1 or more");
         }
@@ -72,10 +70,10 @@ public final class HgxCluster {
         TimeSpan nvlinkHop = NvLinkGeneration.HOP_LATENCY.times(whatIf.latency(WhatIf.LinkClass.NVLINK));
         TimeSpan pcieHop = PcieGeneration.HOP_LATENCY.times(whatIf.latency(WhatIf.LinkClass.PCIE));
         TimeSpan netHop = network.hopLatency().times(whatIf.latency(WhatIf.LinkClass.NETWORK));
-        Rate pcieRate = pcieRate(preset, whatIf);
+        Rate pcieRate = pcieRate(domain, whatIf);
         String nvlinkClass = nvlink.label() + " x" + gpu.nvlinks();
         boolean nvls = gpu.arch().nvlsEfficiency() > 0;
-        PcieGeneration pcie = preset.pcie();
+        PcieGeneration pcie = domain.pcie();
         Rate nicLine = whatIf.nicLineRate() == null ? network.lineRate() : whatIf.nicLineRate();
         int nicsPerGpu = whatIf.nicsPerGpu() > 0 ? whatIf.nicsPerGpu() : network.nicsPerGpu();
         Rate nicRate = nicLine.times(network.effectiveRate().bytesPerSecond() / network.lineRate().bytesPerSecond()
@@ -158,7 +156,7 @@ public final class HgxCluster {
         return new Communicator(name, new RankPlacement(fabric, ranks, switches, sharp, HostMemory.of(null, rankHost)), view, book);
     }
 
-    private static Rate pcieRate(SystemPreset preset, WhatIf whatIf) {
-        return preset.pcie().effectiveRate().times(whatIf.rate(WhatIf.LinkClass.PCIE));
+    private static Rate pcieRate(NvlinkDomain domain, WhatIf whatIf) {
+        return domain.pcie().effectiveRate().times(whatIf.rate(WhatIf.LinkClass.PCIE));
     }
 }

@@ -8,6 +8,7 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.topologies.catalog.GpuModel;
+import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.catalog.PcieGeneration;
 
 /**
@@ -22,19 +23,42 @@ import dev.collsim.topologies.catalog.PcieGeneration;
  * @param gpusPerSwitch     GPUs under each switch
  * @param generation        of every GPU link and switch uplink
  */
-public record PcieServer(int sockets, int switchesPerSocket, int gpusPerSwitch, PcieGeneration generation) {
+public record PcieServer(int sockets, int switchesPerSocket, int gpusPerSwitch, PcieGeneration generation) implements SystemFamily {
 
-    public int gpus() {
+    @Override
+    public int gpusPerNode() {
         return sockets * switchesPerSocket * gpusPerSwitch;
     }
 
-    /** One server of the preset's, its first {@code gpus} GPUs in use (the rest stay in the tree, idle). */
-    public static Communicator build(SystemPreset preset, int nodes, int gpus, WhatIf whatIf) {
+    @Override
+    public PcieGeneration pcie() {
+        return generation;
+    }
+
+    /** None: one server ({@link #maxNodes}). */
+    @Override
+    public NetworkPreset defaultNetwork() {
+        return null;
+    }
+
+    @Override
+    public int maxNodes() {
+        return 1;
+    }
+
+    @Override
+    public int[] nvlinksPerChip(GpuModel gpu) {
+        return new int[0];
+    }
+
+    /** One server of the preset's, its first {@code gpus} GPUs in use (the rest stay in the tree, idle); no network. */
+    @Override
+    public Communicator build(SystemPreset preset, int nodes, int gpus, NetworkPreset network, WhatIf whatIf) {
         if (nodes != 1) {
             throw new InputException("--nodes " + nodes + ": " + preset.id()
                     + " is one PCIe server; describe a cluster of them in a topology file (--topology)");
         }
-        PcieServer layout = preset.pcieServer();
+        PcieServer layout = this;
         preset.gpusPerNode(gpus);
         Rate pcie = layout.generation.effectiveRate().times(whatIf.rate(WhatIf.LinkClass.PCIE));
         TimeSpan hop = PcieGeneration.HOP_LATENCY.times(whatIf.latency(WhatIf.LinkClass.PCIE));

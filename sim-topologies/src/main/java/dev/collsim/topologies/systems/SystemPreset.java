@@ -10,18 +10,20 @@ import java.util.stream.Collectors;
 
 /** The built-in systems, by the name {@code --system} takes. */
 public enum SystemPreset {
-    DGX_A100("dgx-a100", "NVIDIA DGX A100: 8x A100 SXM4, 12 NVLink3 per GPU over 6 NVSwitch chips", GpuModel.A100_SXM, 8,
-            PcieGeneration.GEN4, NetworkPreset.IB_HDR, 6),
-    HGX_H100("hgx-h100", "NVIDIA HGX H100: 8x H100 SXM5, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H100_SXM, 8,
-            PcieGeneration.GEN5, NetworkPreset.IB_NDR, 4),
-    HGX_H200("hgx-h200", "NVIDIA HGX H200: 8x H200 SXM, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H200_SXM, 8,
-            PcieGeneration.GEN5, NetworkPreset.IB_NDR, 4),
-    HGX_B200("hgx-b200", "NVIDIA HGX B200: 8x B200, 18 NVLink5 per GPU over 2 NVSwitch chips", GpuModel.B200, 8,
-            PcieGeneration.GEN5, NetworkPreset.IB_NDR, 2),
+    DGX_A100("dgx-a100", "NVIDIA DGX A100: 8x A100 SXM4, 12 NVLink3 per GPU over 6 NVSwitch chips", GpuModel.A100_SXM,
+            new NvlinkDomain(8, PcieGeneration.GEN4, NetworkPreset.IB_HDR, 6)),
+    HGX_H100("hgx-h100", "NVIDIA HGX H100: 8x H100 SXM5, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H100_SXM,
+            new NvlinkDomain(8, PcieGeneration.GEN5, NetworkPreset.IB_NDR, 4)),
+    HGX_H200("hgx-h200", "NVIDIA HGX H200: 8x H200 SXM, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H200_SXM,
+            new NvlinkDomain(8, PcieGeneration.GEN5, NetworkPreset.IB_NDR, 4)),
+    HGX_B200("hgx-b200", "NVIDIA HGX B200: 8x B200, 18 NVLink5 per GPU over 2 NVSwitch chips", GpuModel.B200,
+            new NvlinkDomain(8, PcieGeneration.GEN5, NetworkPreset.IB_NDR, 2)),
     GB200_NVL72("gb200-nvl72", "NVIDIA GB200 NVL72 rack: 72 GB200 GPUs in one NVLink domain, 18 NVLink5 per GPU over 18"
-            + " NVSwitch chips, 4 GPUs and 4 NICs per compute tray", GpuModel.GB200, 72, PcieGeneration.GEN5, NetworkPreset.IB_NDR, 18),
+            + " NVSwitch chips, 4 GPUs and 4 NICs per compute tray", GpuModel.GB200,
+            new NvlinkDomain(72, PcieGeneration.GEN5, NetworkPreset.IB_NDR, 18)),
     GB300_NVL72("gb300-nvl72", "NVIDIA GB300 NVL72 rack: 72 GB300 GPUs in one NVLink domain, 18 NVLink5 per GPU over 18"
-            + " NVSwitch chips, ConnectX-8 800 Gb/s NICs", GpuModel.GB300, 72, PcieGeneration.GEN5, NetworkPreset.IB_XDR, 18),
+            + " NVSwitch chips, ConnectX-8 800 Gb/s NICs", GpuModel.GB300,
+            new NvlinkDomain(72, PcieGeneration.GEN5, NetworkPreset.IB_XDR, 18)),
     PCIE_L40S_8X("pcie-l40s-8x", "8x L40S on PCIe Gen4: 2 CPU sockets, 2 PCIe switches per socket, 2 GPUs per switch,"
             + " peer-to-peer on", GpuModel.L40S, new PcieServer(2, 2, 2, PcieGeneration.GEN4)),
     PCIE_4090_8X("pcie-4090-8x", "8x GeForce RTX 4090 on PCIe Gen4: 2 CPU sockets, 2 PCIe switches per socket, 2 GPUs per"
@@ -39,71 +41,37 @@ public enum SystemPreset {
     private final String id;
     private final String description;
     private final GpuModel gpu;
-    private final int gpusPerNode;
-    private final PcieGeneration pcie;
-    private final NetworkPreset network;
-    private final PcieServer pcieServer;
-    private final int nvswitchChips;
+    private final SystemFamily family;
 
-    /** An NVLink domain (HGX board or NVL72 rack) of {@code nvswitchChips} NVSwitch chips per node, nodes joined by the network. */
-    SystemPreset(String id, String description, GpuModel gpu, int gpusPerNode, PcieGeneration pcie, NetworkPreset network,
-                 int nvswitchChips) {
-        this(id, description, gpu, gpusPerNode, pcie, network, null, nvswitchChips);
-    }
-
-    /** One PCIe server. */
-    SystemPreset(String id, String description, GpuModel gpu, PcieServer server) {
-        this(id, description, gpu, server.gpus(), server.generation(), null, server, 0);
-    }
-
-    private SystemPreset(String id, String description, GpuModel gpu, int gpusPerNode, PcieGeneration pcie, NetworkPreset network,
-                         PcieServer pcieServer, int nvswitchChips) {
-        this.nvswitchChips = nvswitchChips;
+    SystemPreset(String id, String description, GpuModel gpu, SystemFamily family) {
         this.id = id;
         this.description = description;
         this.gpu = gpu;
-        this.gpusPerNode = gpusPerNode;
-        this.pcie = pcie;
-        this.network = network;
-        this.pcieServer = pcieServer;
+        this.family = family;
     }
 
     /** The system with what-if knobs: nodes of {@code gpusPerNode} GPUs joined by {@code network} (null: the default). */
     public Communicator build(int nodes, int gpusPerNode, NetworkPreset network, WhatIf whatIf) {
-        return pcieServer != null ? PcieServer.build(this, nodes, gpusPerNode, whatIf)
-                : HgxCluster.build(this, nodes, gpusPerNode, network == null ? this.network : network, whatIf);
+        return family.build(this, nodes, gpusPerNode, network, whatIf);
     }
 
-    /**
-     * How each GPU's NVLinks spread over the node's NVSwitch chips, e.g. {5, 4, 4, 5} on HGX H100 (the
-     * remainder on the outer chips); empty for a PCIe server. The fabric joins the chips into one
-     * crossbar: NVLink stripes traffic over all of a GPU's links by address, so the crossbar's bundle
-     * carries exactly what the chips do.
-     */
+    public SystemFamily family() {
+        return family;
+    }
+
+    /** How each GPU's NVLinks spread over the node's NVSwitch chips; empty for a PCIe server. */
     public int[] nvlinksPerChip() {
-        int[] spread = new int[nvswitchChips];
-        for (int c = 0; c < nvswitchChips; c++) {
-            spread[c] = gpu.nvlinks() / nvswitchChips;
-        }
-        for (int extra = 0; extra < (nvswitchChips == 0 ? 0 : gpu.nvlinks() % nvswitchChips); extra++) {
-            spread[extra % 2 == 0 ? extra / 2 : nvswitchChips - 1 - extra / 2]++;
-        }
-        return spread;
-    }
-
-    /** The PCIe server's layout, or null for an NVLink-domain system. */
-    public PcieServer pcieServer() {
-        return pcieServer;
+        return family.nvlinksPerChip(gpu);
     }
 
     /** The PCIe generation between each GPU and its NICs. */
     public PcieGeneration pcie() {
-        return pcie;
+        return family.pcie();
     }
 
     /** The network between nodes unless {@code --network} says otherwise; null for a single PCIe server. */
     public NetworkPreset defaultNetwork() {
-        return network;
+        return family.defaultNetwork();
     }
 
     public String id() {
@@ -119,15 +87,15 @@ public enum SystemPreset {
     }
 
     public int gpusPerNode() {
-        return gpusPerNode;
+        return family.gpusPerNode();
     }
 
     /** Checks a {@code --gpus-per-node} value against the node; null means all of its GPUs. */
     public int gpusPerNode(Integer requested) {
-        int gpus = requested == null ? gpusPerNode : requested;
-        if (gpus < 1 || gpus > gpusPerNode) {
-            throw new InputException("--gpus-per-node " + gpus + ": " + id + " has " + gpusPerNode
-                    + " GPUs per node; expected 1 to " + gpusPerNode);
+        int gpus = requested == null ? gpusPerNode() : requested;
+        if (gpus < 1 || gpus > gpusPerNode()) {
+            throw new InputException("--gpus-per-node " + gpus + ": " + id + " has " + gpusPerNode()
+                    + " GPUs per node; expected 1 to " + gpusPerNode());
         }
         return gpus;
     }

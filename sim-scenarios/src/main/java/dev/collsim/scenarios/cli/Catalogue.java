@@ -1,0 +1,27 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.systems.SystemPreset;
+import java.util.Arrays;
+import java.util.Iterator;
+
+/** The names the catalogue holds, for help texts ({@code ${COMPLETION-CANDIDATES}}) that list them as they are. */
+final class Catalogue {
+    private Catalogue() {}
+
+    /** Every preset system's name. */
+    static final class Systems implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Arrays.stream(SystemPreset.values()).map(SystemPreset::id).iterator();
+        }
+    }
+
+    /** Every network's name. */
+    static final class Networks implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Arrays.stream(NetworkPreset.values()).map(NetworkPreset::id).iterator();
+        }
+    }
+}
