@@ -13,6 +13,9 @@ import dev.collsim.core.fabric.Fabric;
  */
 public record RankPlacement(Fabric fabric, int[] devices, int[] nvlsSwitches, int[] sharpSwitches, HostMemory host) {
     public RankPlacement {
+        devices = devices.clone();
+        nvlsSwitches = nvlsSwitches.clone();
+        sharpSwitches = sharpSwitches == null ? null : sharpSwitches.clone();
         if (nvlsSwitches.length != devices.length || (sharpSwitches != null && sharpSwitches.length != devices.length)) {
             throw new IllegalArgumentException("one switch entry per rank");
         }

@@ -1,7 +1,6 @@
 package dev.collsim.core.fabric;
 
 import dev.collsim.core.input.InputException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;

@@ -7,10 +7,7 @@ import dev.collsim.core.collective.CollectiveRun;
 import dev.collsim.core.collective.CollectiveSimulator;
 import dev.collsim.core.collective.CustomAllReduceAlgorithm;
 import dev.collsim.core.collective.CustomKernelCosts;
-import dev.collsim.core.collective.HostLaunch;
-import dev.collsim.core.collective.HostMemory;
 import dev.collsim.core.collective.NvlsAlgorithm;
-import dev.collsim.core.collective.NvlsCosts;
 import dev.collsim.core.collective.NvlsTreeAlgorithm;
 import dev.collsim.core.collective.P2pAlgorithm;
 import dev.collsim.core.collective.PatAlgorithm;
@@ -28,9 +25,7 @@ import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
 import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.units.TimeSpan;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A set of ranks on a fabric as NCCL would run collectives on them: where the ranks sit, what NCCL

@@ -4,7 +4,6 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.reports.AtomicFiles;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
