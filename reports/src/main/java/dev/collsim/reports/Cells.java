@@ -1,7 +1,6 @@
 package dev.collsim.reports;
 
 import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.Locale;
 
 /** Formatting of cells, shared by the renderers so that every format shows the same value. */
@@ -22,11 +21,8 @@ final class Cells {
     /** Shortest exact text with at most {@link Column#PRECISE_DECIMALS} decimals, for CSV and JSON. */
     static String precise(Object cell) {
         if (cell instanceof Double d) {
-            if (d.isNaN() || d.isInfinite()) {
-                return "";
-            }
-            BigDecimal v = BigDecimal.valueOf(d).setScale(Column.PRECISE_DECIMALS, RoundingMode.HALF_EVEN).stripTrailingZeros();
-            return v.scale() < 0 ? v.setScale(0).toPlainString() : v.toPlainString();
+            BigDecimal v = PreciseNumbers.of(d);
+            return v == null ? "" : v.toPlainString();
         }
         return String.valueOf(cell);
     }

@@ -44,11 +44,11 @@ final class JsonRenderer {
                 String key = t.columns().get(i).key();
                 Object cell = row.get(i);
                 if (cell instanceof Double d) {
-                    String text = Cells.precise(d);
-                    if (text.isEmpty()) {
+                    BigDecimal v = PreciseNumbers.of(d);
+                    if (v == null) {
                         o.putNull(key);
                     } else {
-                        o.put(key, new BigDecimal(text));
+                        o.put(key, v);
                     }
                 } else if (cell instanceof Long l) {
                     o.put(key, l);

@@ -15,6 +15,7 @@ import dev.collsim.scenarios.bench.ReduceOp;
 import dev.collsim.scenarios.bench.SizeSweep;
 import dev.collsim.scenarios.replications.Replications;
 import dev.collsim.scenarios.stochastic.Variability;
+import dev.collsim.scenarios.sweep.PointResult;
 import dev.collsim.scenarios.views.BenchReport;
 import dev.collsim.scenarios.views.BenchTable;
 import dev.collsim.scenarios.views.BenchTrace;
@@ -121,9 +122,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        BenchSpec benchSpec = spec(op, system.system, system.topology, system.nodes, system.gpusPerNode, system.network,
-                whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread, dataType, redop, root, algo, proto, channels,
-                nvls, collnet);
+        BenchSpec benchSpec = benchSpec();
         Variability.Spec variability = stochastic.replicated();
         if (variability != null && (links || explainChoice)) {
             throw new InputException("--replications summarises many runs; leave out --links and --explain-choice");
@@ -139,11 +138,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         java.util.Map<Long, Double> measuredTimes = measured == null || variability != null ? null
                 : dev.collsim.scenarios.validate.Measured.read(measured, benchSpec.op());
-        Communicator comm = Bench.communicator(benchSpec);
-        Bench.checkSomeSizeRuns(benchSpec, comm.nRanks());
-        if (!force) {
-            Bench.checkNotTooLarge(benchSpec, comm, variability == null ? 1 : stochastic.replications);
-        }
+        Communicator comm = communicator(benchSpec, variability);
         if (variability != null) {
             Replications.Result r = Replications.bench(benchSpec, comm, variability, stochastic.seed, stochastic.replications);
             output.emit(r, r.table(), spec.commandLine().getOut());
@@ -162,6 +157,36 @@ public final class BenchCommand implements Callable<Integer> {
         });
         output.emit(output.reportFormat().render(BenchTable.of(benchSpec, description, rows, measuredTimes)), spec.commandLine().getOut());
         return 0;
+    }
+
+    /** The system the run needs, checked to run some size and, unless --force, not to take too long. */
+    private Communicator communicator(BenchSpec benchSpec, Variability.Spec variability) {
+        Communicator comm = Bench.communicator(benchSpec);
+        Bench.checkSomeSizeRuns(benchSpec, comm.nRanks());
+        if (!force) {
+            Bench.checkNotTooLarge(benchSpec, comm, variability == null ? 1 : stochastic.replications);
+        }
+        return comm;
+    }
+
+    /** This command as a sweep's point: its rows, or their replications; the flags that write files or other tables are refused. */
+    PointResult point() {
+        if (links || explainChoice || trace != null || measured != null || output.report != null || output.output != null) {
+            throw new InputException("a sweep point gives its table to the sweep; leave out --links, --explain-choice, --trace,"
+                    + " --measured, --report and --output");
+        }
+        BenchSpec benchSpec = benchSpec();
+        Variability.Spec variability = stochastic.replicated();
+        Communicator comm = communicator(benchSpec, variability);
+        return variability != null
+                ? new PointResult.Replicated(Replications.bench(benchSpec, comm, variability, stochastic.seed, stochastic.replications))
+                : new PointResult.Bench(Bench.run(benchSpec, comm));
+    }
+
+    private BenchSpec benchSpec() {
+        return spec(op, system.system, system.topology, system.nodes, system.gpusPerNode, system.network,
+                whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread, dataType, redop, root, algo, proto, channels,
+                nvls, collnet);
     }
 
     /** Validates every flag and builds the spec; shared with {@code demo}. */

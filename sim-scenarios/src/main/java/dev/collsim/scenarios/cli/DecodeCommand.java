@@ -12,6 +12,7 @@ import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.replications.Replications;
 import dev.collsim.scenarios.stochastic.Variability;
+import dev.collsim.scenarios.sweep.PointResult;
 import dev.collsim.scenarios.views.DecodeHtml;
 import dev.collsim.scenarios.views.DecodeReport;
 import dev.collsim.scenarios.views.TraceWriter;
@@ -105,10 +106,7 @@ public final class DecodeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ModelConfig config = ModelConfig.load(model);
-        if (topology != null && (system != null || nodes != null || fabrics != null || network != null || gpusPerNode != null)) {
-            throw new InputException("--topology describes the whole system; leave out --system, --nodes, --fabrics, --network and"
-                    + " --gpus-per-node");
-        }
+        checkTopologyAlone();
         Variability.Spec variability = stochastic.replicated();
         if (variability != null && (trace != null || fabrics != null)) {
             throw new InputException("--replications summarises many steps; leave out --trace and --fabrics");
@@ -146,6 +144,27 @@ public final class DecodeCommand implements Callable<Integer> {
         });
         output.emit(result, DecodeReport.table(result), spec.commandLine().getOut());
         return 0;
+    }
+
+    /** This command as a sweep's point: its step, or the step's replications; the flags that write files or other tables are refused. */
+    PointResult point() {
+        if (fabrics != null || trace != null || output.report != null || output.output != null) {
+            throw new InputException("a sweep point gives its step to the sweep; leave out --fabrics, --trace, --report and --output");
+        }
+        ModelConfig config = ModelConfig.load(model);
+        checkTopologyAlone();
+        DecodeSpec decode = spec(config, SystemOptions.preset(system), gpusPerNode);
+        Variability.Spec variability = stochastic.replicated();
+        return variability != null
+                ? new PointResult.Replicated(Replications.decode(decode, variability, stochastic.seed, stochastic.replications))
+                : new PointResult.Decode(DecodeStep.run(decode));
+    }
+
+    private void checkTopologyAlone() {
+        if (topology != null && (system != null || nodes != null || fabrics != null || network != null || gpusPerNode != null)) {
+            throw new InputException("--topology describes the whole system; leave out --system, --nodes, --fabrics, --network and"
+                    + " --gpus-per-node");
+        }
     }
 
     private DecodeSpec spec(ModelConfig config, String systemName, Integer perNode) {

@@ -38,16 +38,20 @@ public final class Main implements Runnable {
         System.exit(code);
     }
 
+    /** A flag picocli could not take, in one line: what is wrong, a suggestion where it has one, where to look. */
+    static String parameterError(CommandLine.ParameterException ex) {
+        String suggestion = ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()
+                ? "; did you mean " + String.join(" or ", u.getSuggestions()) + "?" : "";
+        return firstLine(ex.getMessage()) + suggestion + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')";
+    }
+
     /** Runs the command line with the given streams and returns the exit code (for tests too). */
     public static int execute(String[] args, PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new Main());
         cl.setOut(out);
         cl.setErr(err);
         cl.setParameterExceptionHandler((ex, ignored) -> {
-            String suggestion = ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()
-                    ? "; did you mean " + String.join(" or ", u.getSuggestions()) + "?" : "";
-            err.println("collsim: " + firstLine(ex.getMessage()) + suggestion + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName()
-                    + " --help')");
+            err.println("collsim: " + parameterError(ex));
             return BAD_INPUT;
         });
         cl.setExecutionExceptionHandler((ex, commandLine, parsed) -> {

@@ -2,6 +2,7 @@ package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.scenarios.scenario.Scenario;
+import dev.collsim.scenarios.sweep.PointResult;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -27,15 +28,31 @@ final class Scenarios {
         });
     }
 
-    /** Runs a command line in this process: its standard output, or the command's own error as an InputException. */
-    static String run(List<String> args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = execute(args, new PrintWriter(out), new PrintWriter(err));
-        if (code != 0) {
-            throw new IllegalStateException(err.toString().strip());
+    /**
+     * Runs a sweep's point in this process: the command line parsed into its command, which hands back
+     * its typed result; bad input (a flag, or what the command refuses) is an InputException in the
+     * words the command line would print.
+     */
+    static PointResult point(List<String> args) {
+        CommandLine cl = new CommandLine(new Main());
+        CommandLine.ParseResult parsed;
+        try {
+            parsed = cl.parseArgs(args.toArray(String[]::new));
+        } catch (CommandLine.ParameterException e) {
+            throw new InputException(Main.parameterError(e));
         }
-        return out.toString();
+        Object command = parsed.subcommand() == null ? null : parsed.subcommand().commandSpec().userObject();
+        try {
+            if (command instanceof BenchCommand bench) {
+                return bench.point();
+            }
+            if (command instanceof DecodeCommand decode) {
+                return decode.point();
+            }
+        } catch (InputException e) {
+            throw new InputException(Main.firstLine(e.getMessage()));
+        }
+        throw new IllegalArgumentException("a sweep runs bench or decode, not " + args);
     }
 
     /** Runs a command line in this process, printing to {@code out} and {@code err}; bad input is thrown, not printed. */

@@ -60,7 +60,7 @@ public final class SweepCommand implements Callable<Integer> {
         int ran;
         try {
             sweep = new Sweep(scenario);
-            ran = sweep.run(Path.of(prefix), i, n, t, Scenarios::run, progress);
+            ran = sweep.run(Path.of(prefix), i, n, t, Scenarios::point, progress);
         } catch (InputException e) {
             throw e.in(file.toString()); // the whole sweep's problem, in this file
         }

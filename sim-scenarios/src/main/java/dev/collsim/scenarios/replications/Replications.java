@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.replications;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
@@ -26,10 +27,19 @@ import java.util.Map;
 public final class Replications {
     private Replications() {}
 
-    /** What a stochastic run reports: each quantity's summary, by name, in a fixed order. */
+    /** What a bench run summarises for each size, in this order: its quantities come two a size. */
+    public static final List<String> BENCH_QUANTITIES = List.of("time_us", "busbw_GBps");
+
+    /**
+     * What a stochastic run reports: each quantity's summary, by name, in a fixed order.
+     *
+     * @param sizes a bench run's sizes in bytes, in the order of its quantities (two a size: time_us,
+     *              busbw_GBps); empty for decode
+     */
     public record Result(String what, int replications, long seed, @JsonProperty("launch_jitter") double launchJitter,
                          @JsonProperty("step_jitter") double stepJitter, double straggler,
-                         @JsonProperty("straggler_gpu") int stragglerGpu, String outage, Map<String, Summary> quantities) {
+                         @JsonProperty("straggler_gpu") int stragglerGpu, String outage, Map<String, Summary> quantities,
+                         @JsonIgnore List<Long> sizes) {
 
         public Table table() {
             Table t = new Table("replications of " + what, List.of(Column.text("quantity", "quantity", 26),
@@ -71,7 +81,7 @@ public final class Replications {
         for (int k = 0; k < names.length; k++) {
             out.put(names[k], Summary.of(q[k]));
         }
-        return result("decode " + spec.model().name() + " on " + spec.system(), r, seed, vs, out);
+        return result("decode " + spec.model().name() + " on " + spec.system(), r, seed, vs, out, List.of());
     }
 
     /** R replications of a bench sweep on a communicator built for the spec: each size's time and bus bandwidth. */
@@ -96,17 +106,18 @@ public final class Replications {
         }
         Map<String, Summary> out = new LinkedHashMap<>();
         for (int k = 0; k < sizes.size(); k++) {
-            out.put(bytes[k] + " B time_us", Summary.of(times[k]));
-            out.put(bytes[k] + " B busbw_GBps", Summary.of(busbw[k]));
+            out.put(bytes[k] + " B " + BENCH_QUANTITIES.get(0), Summary.of(times[k]));
+            out.put(bytes[k] + " B " + BENCH_QUANTITIES.get(1), Summary.of(busbw[k]));
         }
         CollectiveOp op = spec.op();
-        return result("bench " + op.ncclName() + " on " + spec.system(), r, seed, vs, out);
+        return result("bench " + op.ncclName() + " on " + spec.system(), r, seed, vs, out,
+                java.util.Arrays.stream(bytes).boxed().toList());
     }
 
-    private static Result result(String what, int r, long seed, Variability.Spec vs, Map<String, Summary> q) {
+    private static Result result(String what, int r, long seed, Variability.Spec vs, Map<String, Summary> q, List<Long> sizes) {
         String outage = vs.outage() == null ? null : vs.outage() + " down from " + vs.outageStartPicos() / 1e6 + " us for "
                 + vs.outageDurationPicos() / 1e6 + " us";
-        return new Result(what, r, seed, vs.launchCv(), vs.stepCv(), vs.stragglerFactor(), vs.stragglerGpu(), outage, q);
+        return new Result(what, r, seed, vs.launchCv(), vs.stepCv(), vs.stragglerFactor(), vs.stragglerGpu(), outage, q, sizes);
     }
 
     private static void check(int r) {

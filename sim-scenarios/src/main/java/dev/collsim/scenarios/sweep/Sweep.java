@@ -4,6 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.core.input.InputException;
+import dev.collsim.reports.PreciseNumbers;
+import dev.collsim.scenarios.bench.BenchRow;
+import dev.collsim.scenarios.replications.Replications;
+import dev.collsim.scenarios.replications.Summary;
 import dev.collsim.scenarios.scenario.Scenario;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -32,8 +36,10 @@ import java.util.function.Function;
  * Beside the results, {@code PREFIX.sweep.json} records what they are the results of (the command,
  * its options, the axes and the shard): resuming with a scenario edited since is refused rather than
  * mixing rows of two sweeps under one point numbering.
- * A point runs its command in-process with {@code --format json}; a point the command refuses (a
- * layout that does not fit, say) is a row with its error, not the end of the sweep.
+ * A point runs its command in-process and hands back its typed result ({@link PointResult}); a point
+ * the command refuses (a layout that does not fit, say) is a row with its error, not the end of the
+ * sweep. Numbers go into the rows as the command's CSV and JSON write them ({@link PreciseNumbers}
+ * for bench's table, the records' own values for the rest).
  */
 public final class Sweep {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -102,11 +108,11 @@ public final class Sweep {
     /**
      * Runs the shard's points not yet in {@code prefix}.csv / .jsonl, {@code threads} at a time.
      *
-     * @param runner   runs a command line in-process: its JSON output, or throws the command's InputException
+     * @param runner   runs a command line in-process: its result, or throws the command's InputException
      * @param progress told (done, total) after each point
      * @return points run now
      */
-    public int run(Path prefix, int shard, int shards, int threads, Function<List<String>, String> runner,
+    public int run(Path prefix, int shard, int shards, int threads, Function<List<String>, PointResult> runner,
                    java.util.function.BiConsumer<Integer, Integer> progress) {
         if (shards < 1 || shard < 0 || shard >= shards) {
             throw new InputException("--shard " + shard + "/" + shards + ": expected i/N with 0 <= i < N");
@@ -240,60 +246,78 @@ public final class Sweep {
     }
 
     /** A point's row: its axes and the command's results, or the error the command gave for it. */
-    private ObjectNode row(int i, Function<List<String>, String> runner) {
+    private ObjectNode row(int i, Function<List<String>, PointResult> runner) {
         ObjectNode row = JSON.createObjectNode();
         row.put("point", i);
         int k = 0;
         for (String axis : scenario.axes().keySet()) {
             row.put(axis, points.get(i).get(k++));
         }
-        JsonNode result;
+        PointResult result;
         try {
-            result = JSON.readTree(runner.apply(args(i)));
+            result = runner.apply(args(i));
         } catch (InputException e) {
             RESULTS.get(scenario.command()).forEach(row::putNull);
             row.put("error", e.getMessage());
             return row;
-        } catch (IOException e) {
-            throw new IllegalStateException("point " + i + " printed something that is not JSON", e);
         }
-        if (result.has("quantities")) {
-            return stochasticRow(row, result.get("quantities"));
+        if (result instanceof PointResult.Replicated r) {
+            return stochasticRow(row, r.result());
         }
-        if (scenario.command().equals("bench")) {
-            if (result.get("rows").size() != 1) {
+        JsonNode values;
+        if (result instanceof PointResult.Bench b) {
+            if (b.rows().size() != 1) {
                 throw new InputException("a bench sweep's point runs one size: give 'size' as an option or an axis");
             }
-            result = result.get("rows").get(0);
+            values = benchValues(b.rows().get(0));
+        } else {
+            values = JSON.valueToTree(((PointResult.Decode) result).result());
         }
         for (String key : RESULTS.get(scenario.command())) {
-            row.set(key, result.get(key));
+            row.set(key, values.get(key));
         }
         row.putNull("error");
         return row;
     }
 
+    /** A bench row's values under the table's column keys, numbers as its CSV and JSON write them. */
+    private static ObjectNode benchValues(BenchRow r) {
+        ObjectNode v = JSON.createObjectNode();
+        v.put("size_bytes", r.sizeBytes());
+        v.set("time_us", precise(r.timeMicros()));
+        v.set("algbw_GBps", precise(r.algBwGBps()));
+        v.set("busbw_GBps", precise(r.busBwGBps()));
+        v.put("algo", r.algo());
+        v.put("proto", r.proto());
+        v.put("channels", r.channels());
+        return v;
+    }
+
+    private static JsonNode precise(double d) {
+        java.math.BigDecimal v = PreciseNumbers.of(d);
+        return v == null ? JSON.nullNode() : JSON.getNodeFactory().numberNode(v.doubleValue());
+    }
+
     /** A replicated point: each summarised quantity's mean in its column, the main one's P99 and interval too. */
-    private ObjectNode stochasticRow(ObjectNode row, JsonNode quantities) {
+    private ObjectNode stochasticRow(ObjectNode row, Replications.Result result) {
         RESULTS.get(scenario.command()).forEach(row::putNull);
         boolean bench = scenario.command().equals("bench");
-        var names = quantities.fieldNames();
-        while (names.hasNext()) {
-            String name = names.next();
-            JsonNode q = quantities.get(name);
-            String column = bench ? name.replaceFirst("^\\d+ B ", "") : name;
-            if (bench && quantities.size() != 2) {
-                throw new InputException("a bench sweep's point runs one size: give 'size' as an option or an axis");
-            }
-            if (bench) {
-                row.put("size_bytes", Long.parseLong(name.substring(0, name.indexOf(' '))));
-            }
+        if (bench && result.sizes().size() != 1) {
+            throw new InputException("a bench sweep's point runs one size: give 'size' as an option or an axis");
+        }
+        if (bench) {
+            row.put("size_bytes", result.sizes().get(0));
+        }
+        List<String> names = bench ? Replications.BENCH_QUANTITIES : List.copyOf(result.quantities().keySet());
+        List<Summary> summaries = List.copyOf(result.quantities().values());
+        for (int q = 0; q < names.size(); q++) {
+            String column = names.get(q);
             if (row.has(column)) {
-                row.set(column, q.get("mean"));
+                row.put(column, summaries.get(q).mean());
             }
             if (column.equals(bench ? "time_us" : "itl_ms")) {
-                row.set(column + "_p99", q.get("p99"));
-                row.set(column + "_ci95", q.get("ci95_half_width"));
+                row.put(column + "_p99", summaries.get(q).p99());
+                row.put(column + "_ci95", summaries.get(q).ci95HalfWidth());
             }
         }
         row.putNull("error");

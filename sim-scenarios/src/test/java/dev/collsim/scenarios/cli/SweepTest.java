@@ -46,15 +46,15 @@ class SweepTest {
         Sweep s = sweep(dir);
         assertEquals(12, s.size());
         Path whole = dir.resolve("whole");
-        s.run(whole, 0, 1, 2, Scenarios::run, (d, t) -> { });
+        s.run(whole, 0, 1, 2, Scenarios::point, (d, t) -> { });
 
         Path cut = dir.resolve("cut");
         AtomicInteger calls = new AtomicInteger();
-        Function<List<String>, String> dying = args -> {
+        Function<List<String>, dev.collsim.scenarios.sweep.PointResult> dying = args -> {
             if (calls.incrementAndGet() > 5) {
                 throw new Interrupt();
             }
-            return Scenarios.run(args);
+            return Scenarios.point(args);
         };
         assertThrows(Interrupt.class, () -> s.run(cut, 0, 1, 1, dying, (d, t) -> { }));
         // The process died while writing the next row: a line cut short.
@@ -65,7 +65,7 @@ class SweepTest {
         AtomicInteger again = new AtomicInteger();
         int ran = s.run(cut, 0, 1, 2, args -> {
             again.incrementAndGet();
-            return Scenarios.run(args);
+            return Scenarios.point(args);
         }, (d, t) -> { });
         assertEquals(7, ran);
         assertEquals(7, again.get(), "only the points not written run again");
@@ -110,13 +110,13 @@ class SweepTest {
     void fourShardsMergedEqualTheWholeSweepRowForRow(@TempDir Path dir) throws Exception {
         Sweep s = sweep(dir);
         Path whole = dir.resolve("whole");
-        s.run(whole, 0, 1, 2, Scenarios::run, (d, t) -> { });
+        s.run(whole, 0, 1, 2, Scenarios::point, (d, t) -> { });
         for (String ext : List.of(".csv", ".jsonl")) {
             String[] args = new String[4 + 2];
             for (int i = 0; i < 4; i++) {
                 Path shard = dir.resolve("shard" + i);
                 if (ext.equals(".csv")) {
-                    s.run(shard, i, 4, 1, Scenarios::run, (d, t) -> { });
+                    s.run(shard, i, 4, 1, Scenarios::point, (d, t) -> { });
                 }
                 args[i] = shard + ext;
             }
@@ -136,7 +136,7 @@ class SweepTest {
     void aMergeWithAShardLeftOutSaysPointsAreMissing(@TempDir Path dir) throws Exception {
         Sweep s = sweep(dir);
         for (int i = 0; i < 3; i++) {
-            s.run(dir.resolve("shard" + i), i, 3, 1, Scenarios::run, (d, t) -> { });
+            s.run(dir.resolve("shard" + i), i, 3, 1, Scenarios::point, (d, t) -> { });
         }
         CliRunner r = CliRunner.run("merge", dir.resolve("shard0.csv").toString(), dir.resolve("shard2.csv").toString(), "-O",
                 dir.resolve("m.csv").toString());
@@ -169,7 +169,7 @@ class SweepTest {
         Files.writeString(file, "version: 1\ncommand: sweep\nsweep:\n  command: decode\n  axes:\n    batch: [8]\noptions:\n"
                 + "  model: llama-3-8b\n  tp: 8\n  dp: 9\n  nodes: 9\n  replications: 40\n  straggler: \"1.5\"\n");
         Path prefix = dir.resolve("st");
-        new Sweep(Scenarios.load(file)).run(prefix, 0, 1, 1, Scenarios::run, (d, t) -> { });
+        new Sweep(Scenarios.load(file)).run(prefix, 0, 1, 1, Scenarios::point, (d, t) -> { });
         String[] header = Files.readAllLines(Path.of(prefix + ".csv")).get(0).split(",");
         String[] row = Files.readAllLines(Path.of(prefix + ".csv")).get(1).split(",", -1);
         int mean = java.util.Arrays.asList(header).indexOf("itl_ms");
