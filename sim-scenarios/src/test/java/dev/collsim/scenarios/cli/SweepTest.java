@@ -176,4 +176,35 @@ class SweepTest {
         int p99 = java.util.Arrays.asList(header).indexOf("itl_ms_p99");
         assertTrue(Double.parseDouble(row[p99]) > Double.parseDouble(row[mean]), String.join(",", row));
     }
+
+    /**
+     * A replicated bench point's size comes from its result: the row's size_bytes is the size nccl-tests
+     * runs (65536 for 64K), beside the mean time, its P99 and interval.
+     */
+    @Test
+    void aReplicatedBenchPointKeepsItsSize(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("rb.yaml");
+        Files.writeString(file, "version: 1\ncommand: sweep\nsweep:\n  command: bench\n  axes:\n    size: [64K]\noptions:\n"
+                + "  op: all_reduce\n  replications: 5\n  step-jitter: \"0.2\"\n");
+        Path prefix = dir.resolve("rb");
+        new Sweep(Scenarios.load(file)).run(prefix, 0, 1, 1, Scenarios::point, (d, t) -> { });
+        List<String> header = List.of(Files.readAllLines(Path.of(prefix + ".csv")).get(0).split(","));
+        String[] row = Files.readAllLines(Path.of(prefix + ".csv")).get(1).split(",", -1);
+        assertEquals("65536", row[header.indexOf("size_bytes")]);
+        assertTrue(Double.parseDouble(row[header.indexOf("time_us_p99")]) >= Double.parseDouble(row[header.indexOf("time_us")]));
+        assertEquals("", row[header.indexOf("error")]);
+    }
+
+    /** A point gives its table to the sweep: asking it for another table or a file is refused, not a silent overwrite. */
+    @Test
+    void aPointAskingForAnotherTableOrAFileIsRefused(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, "version: 1\ncommand: sweep\nsweep:\n  command: bench\n  axes:\n    size: [1M]\noptions:\n"
+                + "  op: all_reduce\n  links: true\n");
+        Sweep sweep = new Sweep(Scenarios.load(file));
+        dev.collsim.core.input.InputException e = assertThrows(dev.collsim.core.input.InputException.class,
+                () -> sweep.run(dir.resolve("bad"), 0, 1, 1, Scenarios::point, (d, t) -> { }));
+        assertTrue(e.getMessage().endsWith("point 0: a sweep point gives its table to the sweep; leave out --links, --explain-choice,"
+                + " --trace, --measured, --report and --output"), e.getMessage());
+    }
 }
