@@ -19,7 +19,8 @@ public final class Bench {
     private Bench() {}
 
     public static Communicator communicator(BenchSpec spec) {
-        Communicator comm = system(spec.system(), spec.topology(), spec.nodes(), spec.gpusPerNode(), spec.network(), spec.whatIf());
+        Communicator comm = spec.topology() != null ? spec.topology().withLinkEdits(spec.whatIf().linkEdits())
+                : system(spec.system(), null, spec.nodes(), spec.gpusPerNode(), spec.network(), spec.whatIf());
         comm = spec.collNet() ? comm : comm.withoutCollNet();
         return spec.nvls() ? comm : comm.withoutNvls();
     }

@@ -4,6 +4,7 @@ import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.AlgorithmId;
+import dev.collsim.core.nccl.Communicator;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.Set;
 
@@ -12,7 +13,7 @@ import java.util.Set;
  *
  * @param nodes         nodes (NVLink domains) joined by the network
  * @param network       the network between nodes, or null for the system's default
- * @param topology      a topology file that replaces the preset, or null
+ * @param topology      the system of a topology file that replaces the preset (loaded once, by the caller), or null
  * @param whatIf        changes to the system for what-if questions
  * @param gpusPerThread nccl-tests' {@code -g}: GPUs one host thread drives
  * @param root          root rank of broadcast and reduce
@@ -21,7 +22,7 @@ import java.util.Set;
  * @param collNet       whether in-network reduction may be used where the network supports it
  *                      ({@code NCCL_COLLNET_ENABLE}, off by default)
  */
-public record BenchSpec(CollectiveOp op, String system, String topology, int nodes, int gpusPerNode, String network,
+public record BenchSpec(CollectiveOp op, String system, Communicator topology, int nodes, int gpusPerNode, String network,
                         WhatIf whatIf,
                         int gpusPerThread, DataType type,
                         ReduceOp redop, int root, SizeSweep sizes, Set<AlgorithmId> algos, Set<Protocol> protocols,

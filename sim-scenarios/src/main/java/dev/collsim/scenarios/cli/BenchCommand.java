@@ -201,9 +201,11 @@ public final class BenchCommand implements Callable<Integer> {
         int nodeCount;
         int gpus;
         String net;
+        Communicator fromFile = null;
         SystemOptions.requireTopologyAlone(topology, system, nodes, gpusPerNode, network, whatIf);
         if (topology != null) {
             Communicator comm = TopologyFile.load(Path.of(topology));
+            fromFile = comm;
             name = comm.name();
             nodeCount = comm.nNodes();
             gpus = comm.nRanks() / nodeCount;
@@ -216,7 +218,7 @@ public final class BenchCommand implements Callable<Integer> {
             net = network != null ? NetworkPreset.byName(network).id()
                     : preset.defaultNetwork() == null ? null : preset.defaultNetwork().id();
         }
-        return new BenchSpec(collective, name, topology, nodeCount, gpus, net, whatIf, gpusPerThread,
+        return new BenchSpec(collective, name, fromFile, nodeCount, gpus, net, whatIf, gpusPerThread,
                 Flags.parse("-d", () -> DataType.fromName(dataType)), Flags.parse("-o", () -> ReduceOp.fromName(redop)), root, sweep,
                 Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
                 Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
