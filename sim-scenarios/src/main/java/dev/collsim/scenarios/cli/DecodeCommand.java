@@ -16,6 +16,8 @@ import dev.collsim.scenarios.sweep.PointResult;
 import dev.collsim.scenarios.views.DecodeHtml;
 import dev.collsim.scenarios.views.DecodeReport;
 import dev.collsim.scenarios.views.TraceWriter;
+import dev.collsim.topologies.file.TopologyFile;
+import dev.collsim.topologies.systems.FabricSystem;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -171,7 +173,8 @@ public final class DecodeCommand implements Callable<Integer> {
         String name = topology != null ? java.nio.file.Path.of(topology).getFileName().toString() : systemName;
         EngineSetup engine = engineOptions.setup();
         Boolean graphs = Flags.autoOnOff("--cuda-graphs", cudaGraphs);
-        return new DecodeSpec(config, name, topology, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
+        FabricSystem fromFile = topology == null ? null : TopologyFile.loadSystem(Path.of(topology));
+        return new DecodeSpec(config, name, fromFile, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
                 AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), graphs != null ? graphs : engine.engine().cudaGraphsByDefault(),
                 engine.engine(), engine.kvCache(), engine.overlapScheduler());
     }

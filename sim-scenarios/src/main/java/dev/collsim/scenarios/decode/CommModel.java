@@ -37,10 +37,14 @@ public final class CommModel {
 
     /** Collective costs shared between decode steps on the same machine and all-reduce kind. */
     public static final class Cache {
-        private final Map<String, CommModel> models = new ConcurrentHashMap<>();
+        private final Map<Key, CommModel> models = new ConcurrentHashMap<>();
+
+        /** What sets a step's machine and collectives; a topology file's system by the one loaded. */
+        private record Key(String system, dev.collsim.topologies.systems.FabricSystem topology, String network, Integer gpusPerNode,
+                           AllReduceKind kernel) {}
 
         CommModel forSpec(DecodeSpec spec, java.util.function.Supplier<Machine> machine) {
-            String key = spec.system() + "|" + spec.topology() + "|" + spec.network() + "|" + spec.gpusPerNode() + "|" + spec.allReduceKernel();
+            Key key = new Key(spec.system(), spec.topology(), spec.network(), spec.gpusPerNode(), spec.allReduceKernel());
             return models.computeIfAbsent(key, k -> new CommModel(machine.get(), spec.allReduceKernel()));
         }
     }

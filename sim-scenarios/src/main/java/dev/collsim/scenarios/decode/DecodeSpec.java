@@ -1,12 +1,13 @@
 package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.topologies.systems.FabricSystem;
 
 /**
  * One decode step to simulate.
  *
  * @param system  a preset's name, or the name the result reports for {@code topology}
- * @param topology a topology file to run on instead of the preset, or null
+ * @param topology the system of a topology file to run on instead of the preset (loaded once, by the caller), or null
  * @param gpusPerNode GPUs of each node in use (null: all), so groups can be spread over more nodes
  * @param tp      tensor-parallel ranks: attention heads and MLP columns split over them, two all-reduces per layer
  * @param pp      pipeline stages, the layers split evenly, activations sent between stages
@@ -21,11 +22,11 @@ import dev.collsim.core.input.InputException;
  *                (SGLang's and TensorRT-LLM's overlap schedulers, vLLM's async scheduling), or null
  *                for the engine's default
  */
-public record DecodeSpec(ModelConfig model, String system, String topology, String network, Integer nodes, Integer gpusPerNode, int tp, int pp, int ep, int dp,
+public record DecodeSpec(ModelConfig model, String system, FabricSystem topology, String network, Integer nodes, Integer gpusPerNode, int tp, int pp, int ep, int dp,
                          int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs,
                          Engine engine, Precision kvCache, Boolean overlapScheduler) {
     /** A step under the default engine, its KV cache as that engine keeps it. */
-    public DecodeSpec(ModelConfig model, String system, String topology, String network, Integer nodes, Integer gpusPerNode, int tp, int pp,
+    public DecodeSpec(ModelConfig model, String system, FabricSystem topology, String network, Integer nodes, Integer gpusPerNode, int tp, int pp,
                       int ep, int dp, int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs) {
         this(model, system, topology, network, nodes, gpusPerNode, tp, pp, ep, dp, batch, context, precision, allReduce, overlap, cudaGraphs,
                 Engine.DEFAULT, null, null);

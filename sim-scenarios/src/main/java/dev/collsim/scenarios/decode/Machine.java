@@ -32,7 +32,7 @@ abstract class Machine {
 
     static Machine of(DecodeSpec spec) {
         if (spec.topology() != null) {
-            return new File(dev.collsim.topologies.file.TopologyFile.loadSystem(java.nio.file.Path.of(spec.topology())));
+            return new File(spec.topology());
         }
         SystemPreset preset = SystemPreset.byName(spec.system());
         return new Preset(preset, preset.gpusPerNode(spec.gpusPerNode()), spec.network() == null ? null : NetworkPreset.byName(spec.network()));

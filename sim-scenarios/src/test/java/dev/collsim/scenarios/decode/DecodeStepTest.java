@@ -246,7 +246,8 @@ class DecodeStepTest {
     }
 
     private static DecodeSpec onFile(String file, int tp, int dp, int batch) {
-        return new DecodeSpec(ModelConfig.load("llama-3-8b"), file, "../topologies/" + file, null, null, null, tp, 1, 1, dp, batch, 4096,
+        return new DecodeSpec(ModelConfig.load("llama-3-8b"), file,
+                dev.collsim.topologies.file.TopologyFile.loadSystem(java.nio.file.Path.of("../topologies/" + file)), null, null, null, tp, 1, 1, dp, batch, 4096,
                 Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true);
     }
 
