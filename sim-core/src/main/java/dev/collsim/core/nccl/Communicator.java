@@ -1,25 +1,16 @@
 package dev.collsim.core.nccl;
 
-import dev.collsim.core.collective.CollNetChainAlgorithm;
-import dev.collsim.core.collective.CollNetDirectAlgorithm;
-import dev.collsim.core.collective.CollectiveAlgorithm;
 import dev.collsim.core.collective.CollectiveRun;
 import dev.collsim.core.collective.CollectiveSimulator;
-import dev.collsim.core.collective.CustomAllReduceAlgorithm;
 import dev.collsim.core.collective.CustomKernelCosts;
-import dev.collsim.core.collective.NvlsAlgorithm;
 import dev.collsim.core.collective.NvlsTreeAlgorithm;
-import dev.collsim.core.collective.P2pAlgorithm;
-import dev.collsim.core.collective.PatAlgorithm;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.ProtocolCosts;
 import dev.collsim.core.collective.RankPlacement;
-import dev.collsim.core.collective.RingAlgorithm;
 import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.collective.Schedule;
 import dev.collsim.core.collective.StepCosts;
 import dev.collsim.core.collective.TransferObserver;
-import dev.collsim.core.collective.TreeAlgorithm;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
@@ -185,30 +176,9 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
         return NvlsTreeAlgorithm.chunkFor(bytes, channels, nRanks() / nNodes(), nNodes());
     }
 
-    private static CustomAllReduceAlgorithm.Variant kernel(AlgorithmId algo) {
-        return switch (algo) {
-            case ONESHOT -> CustomAllReduceAlgorithm.Variant.ONE_SHOT;
-            case TWOSHOT -> CustomAllReduceAlgorithm.Variant.TWO_SHOT;
-            case MULTIMEM -> CustomAllReduceAlgorithm.Variant.MULTIMEM;
-            default -> throw new IllegalArgumentException(algo.label() + " is not an inference engine's all-reduce kernel");
-        };
-    }
-
     /** Builds the schedule a plan describes. */
     public Schedule schedule(Plan plan) {
-        CollectiveAlgorithm algorithm = switch (plan.algo()) {
-            case RING -> new RingAlgorithm(nccl.ringOrders());
-            case NVLS -> new NvlsAlgorithm();
-            case NVLS_TREE -> new NvlsTreeAlgorithm(nodeRanks(), nvlsTreeChunk(plan.request().bytes(), plan.request().channels()));
-            case TREE -> new TreeAlgorithm(nodeRanks());
-            case PAT -> new PatAlgorithm();
-            case COLLNET_DIRECT -> new CollNetDirectAlgorithm(nodeRanks(), Protocol.SIMPLE.stepDataBytes());
-            case COLLNET_CHAIN -> new CollNetChainAlgorithm(nodeRanks(), Protocol.SIMPLE.stepDataBytes());
-            case ONESHOT, TWOSHOT, MULTIMEM -> new CustomAllReduceAlgorithm(kernel(plan.algo()));
-            case P2P -> new P2pAlgorithm(p2pChunkBytes(), nRanks() / nNodes(), p2pChannels());
-            default -> throw new IllegalArgumentException(plan.algo().label() + " is not simulated");
-        };
-        return algorithm.schedule(plan.request());
+        return plan.algo().algorithm(this, plan).schedule(plan.request());
     }
 
     /**
@@ -243,11 +213,11 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
         StepCosts steps;
         if (plan.algo().custom()) {
             CustomKernelCosts custom = book.custom();
-            steps = new StepCosts(custom.perBlock(kernel(plan.algo())), book.nvls() == null ? null : custom.multimem(book.nvls()),
+            steps = new StepCosts(custom.perBlock(plan.algo().kernel()), book.nvls() == null ? null : custom.multimem(book.nvls()),
                     null, custom.launchLatency().times(launchFactor));
         } else {
             Protocol proto = plan.request().protocol();
-            TimeSpan launch = plan.algo() == AlgorithmId.NVLS || plan.algo() == AlgorithmId.NVLS_TREE
+            TimeSpan launch = plan.algo().inSwitch()
                     ? book.nvls().launchLatency()
                     : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
             steps = new StepCosts(costs(plan.algo(), proto), book.nvls(), book.sharp(), launch.times(launchFactor));

@@ -122,20 +122,7 @@ public final class Bench {
                 continue;
             }
             Plan plan = plan(spec, comm, bytes);
-            int channels = plan.request().channels();
-            long step = plan.request().protocol().stepDataBytes();
-            double planned;
-            if (plan.algo() == dev.collsim.core.nccl.AlgorithmId.RING) {
-                boolean simple = plan.request().protocol() == dev.collsim.core.collective.Protocol.SIMPLE;
-                long chunk = step * (simple ? 4 : 1);
-                double loops = Math.max(1, Math.ceil((double) bytes / channels / ((double) n * chunk)));
-                planned = channels * loops * 2.0 * (n - 1) * n * (simple ? 2 : 1);
-            } else {
-                if (plan.algo() == dev.collsim.core.nccl.AlgorithmId.TREE) {
-                    step = dev.collsim.core.collective.TreeAlgorithm.transferBytesFor(plan.request().protocol(), bytes, channels, n, comm.nNodes());
-                }
-                planned = (double) n * Math.max(channels, Math.ceil(2.0 * bytes / step));
-            }
+            double planned = plan.algo().plannedTransfers(plan, comm);
             total += planned;
             weighted += planned * weight(plan.algo());
             bytesHeld = Math.max(bytesHeld, planned * bytesPerTransfer(plan.algo()));

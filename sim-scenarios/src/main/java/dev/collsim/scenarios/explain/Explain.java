@@ -128,37 +128,11 @@ public final class Explain {
         AlgorithmId algo = run.plan().algo();
         NcclAlgo tunerAlgo = algo.nccl() == null ? NcclAlgo.RING : algo.nccl();
         double alpha = NcclTuner.hwLatencyMicros(comm.nccl().intraLink(), tunerAlgo, proto);
-        double steps;
-        double perRank;
-        String shape;
-        switch (algo) {
-            case NVLS, NVLS_TREE -> {
-                steps = 1;
-                perRank = bytes * (1 + 1.0 / n);
-                shape = "alpha + S(1 + 1/n)/beta: every GPU sends its data up once and receives the result once, through the switch";
-            }
-            case TREE -> {
-                int depth = (int) Math.ceil(Math.log(n) / Math.log(2));
-                depth = Math.max(depth, comm.nRanks() / comm.nNodes() - 1);
-                steps = 2.0 * depth;
-                perRank = bytes;
-                shape = "2 depth alpha + S/beta: up the tree and down again, pipelined in chunks";
-            }
-            case P2P -> {
-                steps = 1;
-                perRank = req.op() == CollectiveOp.ALL_TO_ALL ? bytes * (n - 1) / n : bytes;
-                shape = "alpha + (data leaving one GPU)/beta";
-            }
-            default -> {
-                boolean twice = req.op() == CollectiveOp.ALL_REDUCE;
-                steps = twice ? 2.0 * (n - 1) : n - 1;
-                perRank = req.op().sizeIsTotal() || twice ? steps * bytes / n : bytes;
-                shape = twice ? "2(n-1)(alpha + S/(n beta)): reduce-scatter then all-gather around the ring"
-                        : "(n-1)(alpha + S/(n beta)) around the ring";
-            }
-        }
+        AlgorithmId.AlphaBeta shape = algo.alphaBeta(req, comm);
+        double steps = shape.steps();
+        double perRank = shape.bytesPerRank();
         double textbook = steps * alpha + perRank / beta;
-        boolean nvls = algo == AlgorithmId.NVLS || algo == AlgorithmId.NVLS_TREE;
+        boolean nvls = algo.inSwitch();
         double launch = nvls ? comm.book().nvls().launchLatency().micros() : NcclTuner.baseLatencyMicros(tunerAlgo, proto);
         double efficiency = nvls ? comm.book().nvls().efficiency() : proto.wireEfficiency();
         double channelCap = (nvls ? comm.book().nvls().channelRate() : comm.costs(algo, proto).channelRate())
@@ -171,7 +145,7 @@ public final class Explain {
         String f = "  %-52s %10.2f us";
         return List.of(
                 "",
-                "alpha-beta, the textbook: " + shape,
+                "alpha-beta, the textbook: " + shape.shape(),
                 String.format(Locale.ROOT, "  alpha = %.2f us per step (NCCL's latency for %s/%s here), beta = %.1f GB/s per direction"
                         + " (the GPU's link), n = %d, S = %d B", alpha, tunerAlgo.label(), proto.label(), beta / 1e3, n, (long) bytes),
                 String.format(Locale.ROOT, f, "textbook time", textbook),
