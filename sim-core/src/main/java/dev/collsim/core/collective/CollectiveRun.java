@@ -23,12 +23,4 @@ public record CollectiveRun(RankPlacement placement, Schedule schedule, StepCost
     public CollectiveRun checkingCapacity() {
         return new CollectiveRun(placement, schedule, costs, observer, true, stepJitter, outage);
     }
-
-    public CollectiveRun jittered(DoubleSupplier factor) {
-        return new CollectiveRun(placement, schedule, costs, observer, checkCapacity, factor, outage);
-    }
-
-    public CollectiveRun withOutage(Outage o) {
-        return new CollectiveRun(placement, schedule, costs, observer, checkCapacity, stepJitter, o);
-    }
 }

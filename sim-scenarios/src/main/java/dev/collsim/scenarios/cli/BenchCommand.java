@@ -39,7 +39,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Simulates nccl-tests' OP_perf: one collective over a sweep of sizes, chunk by chunk.",
             "OP: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv."})
-public final class BenchCommand implements Callable<Integer> {
+public final class BenchCommand implements Callable<Integer>, SweptCommand {
     @Spec
     CommandSpec spec;
 
@@ -170,7 +170,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** This command as a sweep's point: its rows, or their replications; the flags that write files or other tables are refused. */
-    PointResult point() {
+    @Override
+    public PointResult point() {
         if (links || explainChoice || trace != null || measured != null || output.report != null || output.output != null) {
             throw new InputException("a sweep point gives its table to the sweep; leave out --links, --explain-choice, --trace,"
                     + " --measured, --report and --output");

@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
             "Every kernel the serving engine launches runs at the efficiency its kind reaches and every collective chunk by",
             "chunk on the system, scheduled on streams, then the engine's host time; it prints per-layer times, the",
             "inter-token latency and tokens/s."})
-public final class DecodeCommand implements Callable<Integer> {
+public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     @Spec
     CommandSpec spec;
 
@@ -149,7 +149,8 @@ public final class DecodeCommand implements Callable<Integer> {
     }
 
     /** This command as a sweep's point: its step, or the step's replications; the flags that write files or other tables are refused. */
-    PointResult point() {
+    @Override
+    public PointResult point() {
         if (fabrics != null || trace != null || output.report != null || output.output != null) {
             throw new InputException("a sweep point gives its step to the sweep; leave out --fabrics, --trace, --report and --output");
         }

@@ -42,15 +42,12 @@ final class Scenarios {
             throw new InputException(Main.parameterError(e));
         }
         Object command = parsed.subcommand() == null ? null : parsed.subcommand().commandSpec().userObject();
-        try {
-            if (command instanceof BenchCommand bench) {
-                return bench.point();
+        if (command instanceof SweptCommand swept) {
+            try {
+                return swept.point();
+            } catch (InputException e) {
+                throw new InputException(Main.firstLine(e.getMessage()));
             }
-            if (command instanceof DecodeCommand decode) {
-                return decode.point();
-            }
-        } catch (InputException e) {
-            throw new InputException(Main.firstLine(e.getMessage()));
         }
         throw new IllegalArgumentException("a sweep runs bench or decode, not " + args);
     }

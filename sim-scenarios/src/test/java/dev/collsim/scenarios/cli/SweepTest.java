@@ -8,6 +8,7 @@ import dev.collsim.scenarios.sweep.Sweep;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -165,16 +166,9 @@ class SweepTest {
     /** A sweep's points may be stochastic: the row holds the mean and the tail of the main quantity. */
     @Test
     void replicatedPointsReportTheirTail(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("st.yaml");
-        Files.writeString(file, "version: 1\ncommand: sweep\nsweep:\n  command: decode\n  axes:\n    batch: [8]\noptions:\n"
+        Map<String, String> row = firstRow(dir, "decode\n  axes:\n    batch: [8]\noptions:\n"
                 + "  model: llama-3-8b\n  tp: 8\n  dp: 9\n  nodes: 9\n  replications: 40\n  straggler: \"1.5\"\n");
-        Path prefix = dir.resolve("st");
-        new Sweep(Scenarios.load(file)).run(prefix, 0, 1, 1, Scenarios::point, (d, t) -> { });
-        String[] header = Files.readAllLines(Path.of(prefix + ".csv")).get(0).split(",");
-        String[] row = Files.readAllLines(Path.of(prefix + ".csv")).get(1).split(",", -1);
-        int mean = java.util.Arrays.asList(header).indexOf("itl_ms");
-        int p99 = java.util.Arrays.asList(header).indexOf("itl_ms_p99");
-        assertTrue(Double.parseDouble(row[p99]) > Double.parseDouble(row[mean]), String.join(",", row));
+        assertTrue(Double.parseDouble(row.get("itl_ms_p99")) > Double.parseDouble(row.get("itl_ms")), row.toString());
     }
 
     /**
@@ -183,16 +177,11 @@ class SweepTest {
      */
     @Test
     void aReplicatedBenchPointKeepsItsSize(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("rb.yaml");
-        Files.writeString(file, "version: 1\ncommand: sweep\nsweep:\n  command: bench\n  axes:\n    size: [64K]\noptions:\n"
+        Map<String, String> row = firstRow(dir, "bench\n  axes:\n    size: [64K]\noptions:\n"
                 + "  op: all_reduce\n  replications: 5\n  step-jitter: \"0.2\"\n");
-        Path prefix = dir.resolve("rb");
-        new Sweep(Scenarios.load(file)).run(prefix, 0, 1, 1, Scenarios::point, (d, t) -> { });
-        List<String> header = List.of(Files.readAllLines(Path.of(prefix + ".csv")).get(0).split(","));
-        String[] row = Files.readAllLines(Path.of(prefix + ".csv")).get(1).split(",", -1);
-        assertEquals("65536", row[header.indexOf("size_bytes")]);
-        assertTrue(Double.parseDouble(row[header.indexOf("time_us_p99")]) >= Double.parseDouble(row[header.indexOf("time_us")]));
-        assertEquals("", row[header.indexOf("error")]);
+        assertEquals("65536", row.get("size_bytes"));
+        assertTrue(Double.parseDouble(row.get("time_us_p99")) >= Double.parseDouble(row.get("time_us")), row.toString());
+        assertEquals("", row.get("error"));
     }
 
     /** A point gives its table to the sweep: asking it for another table or a file is refused, not a silent overwrite. */
@@ -206,5 +195,21 @@ class SweepTest {
                 () -> sweep.run(dir.resolve("bad"), 0, 1, 1, Scenarios::point, (d, t) -> { }));
         assertTrue(e.getMessage().endsWith("point 0: a sweep point gives its table to the sweep; leave out --links, --explain-choice,"
                 + " --trace, --measured, --report and --output"), e.getMessage());
+    }
+
+    /** Runs a one-point sweep of {@code command} (the scenario text after "command: ") and returns its row by column. */
+    private static Map<String, String> firstRow(Path dir, String command) throws Exception {
+        Path file = dir.resolve("one.yaml");
+        Files.writeString(file, "version: 1\ncommand: sweep\nsweep:\n  command: " + command);
+        Path prefix = dir.resolve("one");
+        new Sweep(Scenarios.load(file)).run(prefix, 0, 1, 1, Scenarios::point, (d, t) -> { });
+        List<String> lines = Files.readAllLines(Path.of(prefix + ".csv"));
+        String[] header = lines.get(0).split(",");
+        String[] cells = lines.get(1).split(",", -1);
+        Map<String, String> row = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < header.length; i++) {
+            row.put(header[i], cells[i]);
+        }
+        return row;
     }
 }

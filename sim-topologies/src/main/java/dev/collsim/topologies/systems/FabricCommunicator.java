@@ -56,7 +56,7 @@ public final class FabricCommunicator {
         for (int a = 0; a < n && allNvlink; a++) {
             for (int z = 0; z < n && allNvlink; z++) {
                 if (a != z && rankNodes[a] == rankNodes[z]) {
-                    allNvlink = TopoMatrix.label(fabric, ranks[a], ranks[z]).startsWith("NV");
+                    allNvlink = TopoMatrix.nvlinkOnly(fabric, ranks[a], ranks[z]);
                 }
             }
         }

@@ -9,8 +9,8 @@ import dev.collsim.core.fabric.FabricBuilder;
 import dev.collsim.core.fabric.LinkTechnology;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
-import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.CostBook;
+import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.NcclView;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
@@ -40,15 +40,6 @@ import java.util.Set;
  */
 public final class HgxCluster {
     private HgxCluster() {}
-
-    /** One node of {@code gpus} GPUs, no network. */
-    public static Communicator node(SystemPreset preset, int gpus) {
-        return preset.build(1, gpus, null, WhatIf.NONE);
-    }
-
-    public static Communicator build(SystemPreset preset, int nodes, int gpusPerNode, NetworkPreset network) {
-        return preset.build(nodes, gpusPerNode, network, WhatIf.NONE);
-    }
 
     /** The largest cluster built: four times the 16,384 GPUs of the scale study (docs/performance.md), still minutes. */
     public static final int MAX_GPUS = 65_536;

@@ -25,7 +25,6 @@ public final class TopoMatrix {
         }
         int pcieSwitches = 0;
         int cpus = 0;
-        boolean nvlink = true;
         for (int l : route.links()) {
             Link link = fabric.link(l);
             Device next = fabric.device(link.to());
@@ -34,8 +33,8 @@ public final class TopoMatrix {
             } else if (next.kind() == DeviceKind.CPU) {
                 cpus++;
             }
-            nvlink &= link.nvlink();
         }
+        boolean nvlink = nvlinkOnly(fabric, route);
         if (nvlink) {
             return "NV" + fabric.link(route.links()[0]).lanes();
         }
@@ -46,5 +45,19 @@ public final class TopoMatrix {
             return "PHB";
         }
         return pcieSwitches > 1 ? "PXB" : "PIX";
+    }
+
+    /** Whether the GPUs reach each other over NVLink alone (directly or through NVSwitch). */
+    public static boolean nvlinkOnly(Fabric fabric, int from, int to) {
+        return from != to && nvlinkOnly(fabric, fabric.route(from, to));
+    }
+
+    private static boolean nvlinkOnly(Fabric fabric, Route route) {
+        for (int l : route.links()) {
+            if (!fabric.link(l).nvlink()) {
+                return false;
+            }
+        }
+        return true;
     }
 }

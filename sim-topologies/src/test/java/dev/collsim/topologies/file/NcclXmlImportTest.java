@@ -13,8 +13,8 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.units.Rate;
 import dev.collsim.topologies.catalog.GpuModel;
-import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -42,7 +42,7 @@ class NcclXmlImportTest {
     @Test
     void anHgxDumpBecomesWhatThePresetIs() throws IOException {
         Communicator dump = imported("hgx-h100-dump.xml", DEFAULTS);
-        Communicator preset = HgxCluster.node(SystemPreset.byName("hgx-h100"), 8);
+        Communicator preset = SystemPreset.byName("hgx-h100").build(1, 8, null, WhatIf.NONE);
         assertEquals(8, dump.nRanks());
         assertEquals(LinkType.NVLINK, dump.nccl().intraLink());
         assertNotNull(dump.nccl().nvlsGraph(), "18 NVLinks to NVSwitch chips of an H100: NVLS");

@@ -25,9 +25,9 @@ class AlgorithmRegistryTest {
     @EnumSource(value = AlgorithmId.class, names = {"COLLNET_DIRECT", "COLLNET_CHAIN"}, mode = EnumSource.Mode.EXCLUDE)
     void anEntryBuildsItsScheduleAndKnowsItsSize(AlgorithmId algo) {
         Communicator comm = switch (algo) {
-            case TREE, NVLS_TREE -> HgxCluster.build(SystemPreset.HGX_H100, 2, 8, NetworkPreset.IB_NDR);
-            case PAT -> HgxCluster.build(SystemPreset.HGX_H100, 4, 1, NetworkPreset.IB_NDR);
-            default -> HgxCluster.node(SystemPreset.HGX_H100, 8);
+            case TREE, NVLS_TREE -> SystemPreset.HGX_H100.build(2, 8, NetworkPreset.IB_NDR, WhatIf.NONE);
+            case PAT -> SystemPreset.HGX_H100.build(4, 1, NetworkPreset.IB_NDR, WhatIf.NONE);
+            default -> SystemPreset.HGX_H100.build(1, 8, null, WhatIf.NONE);
         };
         CollectiveOp op = switch (algo) {
             case P2P -> CollectiveOp.ALL_TO_ALL;

@@ -8,9 +8,9 @@ import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
-import dev.collsim.core.nccl.NcclTuner;
 import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.NcclAlgo;
+import dev.collsim.core.nccl.NcclTuner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class HgxClusterTest {
     @Test
     void hgxH100HasEightGpusAt371GBpsPerDirection() {
-        Communicator c = HgxCluster.node(SystemPreset.HGX_H100, 8);
+        Communicator c = SystemPreset.HGX_H100.build(1, 8, null, WhatIf.NONE);
         assertEquals(8, c.nRanks());
         assertEquals(8, c.fabric().devicesOfKind(DeviceKind.GPU).size());
         assertEquals(16, c.fabric().links().size());
@@ -29,10 +29,10 @@ class HgxClusterTest {
 
     @Test
     void aSubsetOfGpusAndItsLimits() {
-        assertEquals(4, HgxCluster.node(SystemPreset.HGX_B200, 4).nRanks());
-        InputException zero = assertThrows(InputException.class, () -> HgxCluster.node(SystemPreset.HGX_H100, 0));
+        assertEquals(4, SystemPreset.HGX_B200.build(1, 4, null, WhatIf.NONE).nRanks());
+        InputException zero = assertThrows(InputException.class, () -> SystemPreset.HGX_H100.build(1, 0, null, WhatIf.NONE));
         assertTrue(zero.getMessage().contains("expected 1 to 8"), zero.getMessage());
-        assertThrows(InputException.class, () -> HgxCluster.node(SystemPreset.DGX_A100, 9));
+        assertThrows(InputException.class, () -> SystemPreset.DGX_A100.build(1, 9, null, WhatIf.NONE));
         InputException unknown = assertThrows(InputException.class, () -> SystemPreset.byName("hgx-h900"));
         assertTrue(unknown.getMessage().contains("hgx-h100"), unknown.getMessage());
     }
@@ -41,7 +41,7 @@ class HgxClusterTest {
     @ParameterizedTest
     @EnumSource(value = SystemPreset.class, names = "PCIE_.*", mode = EnumSource.Mode.MATCH_NONE)
     void perStepLatencyMatchesNcclsNvlinkTable(SystemPreset preset) {
-        Communicator c = HgxCluster.node(preset, 8);
+        Communicator c = preset.build(1, 8, null, WhatIf.NONE);
         long route = c.fabric().route(c.placement().devices()[0], c.placement().devices()[1]).latencyPicos();
         for (Protocol p : Protocol.values()) {
             var costs = c.book().protocols().get(p);
@@ -59,7 +59,7 @@ class HgxClusterTest {
     @ParameterizedTest(name = "{0} nodes")
     @org.junit.jupiter.params.provider.ValueSource(ints = {2, 8})
     void aTreesLatencyIsNcclsTreeLatency(int nodes) {
-        Communicator c = HgxCluster.build(SystemPreset.HGX_H100, nodes, 8, dev.collsim.topologies.catalog.NetworkPreset.IB_NDR);
+        Communicator c = SystemPreset.HGX_H100.build(nodes, 8, dev.collsim.topologies.catalog.NetworkPreset.IB_NDR, WhatIf.NONE);
         for (Protocol p : Protocol.values()) {
             var plan = dev.collsim.core.nccl.NcclPlanner.plan(c, dev.collsim.core.collective.CollectiveOp.ALL_REDUCE, 8, 0,
                     java.util.EnumSet.of(dev.collsim.core.nccl.AlgorithmId.TREE), java.util.EnumSet.of(p), 0);
@@ -72,7 +72,7 @@ class HgxClusterTest {
     /** Between nodes a route goes GPU, PCIe switch, NIC, the rail's leaf, NIC, PCIe switch, GPU; across rails through the spine. */
     @Test
     void routesBetweenNodesStayOnTheirRail() {
-        Communicator c = HgxCluster.build(SystemPreset.HGX_H100, 4, 8, dev.collsim.topologies.catalog.NetworkPreset.IB_NDR);
+        Communicator c = SystemPreset.HGX_H100.build(4, 8, dev.collsim.topologies.catalog.NetworkPreset.IB_NDR, WhatIf.NONE);
         assertEquals(32, c.nRanks());
         assertEquals(4, c.nNodes());
         var sameRail = c.fabric().route(c.placement().devices()[3], c.placement().devices()[8 + 3]);
@@ -111,7 +111,7 @@ class HgxClusterTest {
     @Test
     void badClusterSizesAreClearErrors() {
         InputException e = assertThrows(InputException.class,
-                () -> HgxCluster.build(SystemPreset.HGX_H100, 0, 8, dev.collsim.topologies.catalog.NetworkPreset.IB_NDR));
+                () -> SystemPreset.HGX_H100.build(0, 8, dev.collsim.topologies.catalog.NetworkPreset.IB_NDR, WhatIf.NONE));
         assertTrue(e.getMessage().contains("--nodes 0"), e.getMessage());
         assertThrows(InputException.class, () -> dev.collsim.topologies.catalog.NetworkPreset.byName("token-ring"));
     }
