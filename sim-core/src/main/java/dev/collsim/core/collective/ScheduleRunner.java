@@ -5,6 +5,7 @@ import dev.collsim.core.engine.IndexedEvent;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Route;
+import dev.collsim.core.fabric.Router;
 import dev.collsim.core.flow.FlowListener;
 import dev.collsim.core.flow.FlowNetwork;
 import dev.collsim.core.units.TimeSpan;
@@ -49,6 +50,7 @@ public final class ScheduleRunner implements FlowListener {
     private final Engine engine;
     private final FlowNetwork network;
     private final Fabric fabric;
+    private final Router router;
     private final int[] rankDevice;
     private final int[] rankSwitch;
     private final int[] rankSharp;
@@ -113,14 +115,15 @@ public final class ScheduleRunner implements FlowListener {
         this.engine = engine;
         this.network = network;
         this.fabric = placement.fabric();
+        this.router = fabric.router();
         this.rankDevice = placement.devices().clone();
         this.rankSwitch = placement.nvlsSwitches().clone();
         this.rankSharp = placement.sharpSwitches() == null ? null : placement.sharpSwitches().clone();
         this.switchGroups = new HubGroup[fabric.devices().size()];
         this.sharpGroups = new HubGroup[fabric.devices().size()];
-        this.pairRoutes = new PairRoutes((src, dst) -> fabric.route(this.rankDevice[src], this.rankDevice[dst]));
-        this.writeRoutes = new PairRoutes((src, dst) -> fabric.route(this.rankDevice[src], writeHost(src, dst)));
-        this.readRoutes = new PairRoutes((src, dst) -> fabric.route(readHost(src, dst), this.rankDevice[dst]));
+        this.pairRoutes = new PairRoutes((src, dst) -> router.route(this.rankDevice[src], this.rankDevice[dst]));
+        this.writeRoutes = new PairRoutes((src, dst) -> router.route(this.rankDevice[src], writeHost(src, dst)));
+        this.readRoutes = new PairRoutes((src, dst) -> router.route(readHost(src, dst), this.rankDevice[dst]));
         this.networkLegs = new PairRoutes(this::networkLeg);
         HostMemory host = placement.host();
         shmHost = host == null ? null : host.shm();
@@ -367,8 +370,8 @@ public final class ScheduleRunner implements FlowListener {
             Route[] down = new Route[ranks.length];
             long latency = 0;
             for (int m = 0; m < ranks.length; m++) {
-                up[m] = fabric.route(rankDevice[ranks[m]], hub);
-                down[m] = fabric.route(hub, rankDevice[ranks[m]]);
+                up[m] = router.route(rankDevice[ranks[m]], hub);
+                down[m] = router.route(hub, rankDevice[ranks[m]]);
                 latency = Math.max(latency, up[m].latencyPicos() + down[m].latencyPicos());
             }
             g = new HubGroup(ranks, up, down, latency);
@@ -660,14 +663,14 @@ public final class ScheduleRunner implements FlowListener {
         }
         int from = netHost[src];
         int to = netHost[dst];
-        int[] up = fabric.route(from, fabric.link(direct[a]).to()).links();
-        int[] down = fabric.route(fabric.link(direct[b]).from(), to).links();
+        int[] up = router.route(from, fabric.link(direct[a]).to()).links();
+        int[] down = router.route(fabric.link(direct[b]).from(), to).links();
         int middle = b - a - 1;
         int[] links = new int[up.length + middle + down.length];
         System.arraycopy(up, 0, links, 0, up.length);
         System.arraycopy(direct, a + 1, links, up.length, middle);
         System.arraycopy(down, 0, links, up.length + middle, down.length);
-        return fabric.routeOver(from, to, links);
+        return router.routeOver(from, to, links);
     }
 
     /** The data is in the sender's host memory: the sender moves on; across nodes the NICs take it on. */

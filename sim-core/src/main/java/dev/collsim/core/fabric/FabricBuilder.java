@@ -87,13 +87,13 @@ public final class FabricBuilder {
         // Every pair, not just GPU 0 and each other: GPUs relay only as PXN does, so reaching GPU 0
         // from two GPUs does not join them.
         List<Device> gpus = fabric.devicesOfKind(DeviceKind.GPU);
-        if (fabric.oneGroupJoinsAllGpus()) {
+        if (fabric.router().oneGroupJoinsAllGpus()) {
             return fabric;
         }
         // A search per GPU, on all cores (searches only read the fabric); the first gap in GPU order is reported.
         int[] firstUnreached = new int[gpus.size()];
         IntStream.range(0, gpus.size()).parallel().forEach(i -> {
-            boolean[] reached = fabric.reachableFrom(gpus.get(i).id());
+            boolean[] reached = fabric.router().reachableFrom(gpus.get(i).id());
             firstUnreached[i] = -1;
             for (int j = 0; j < gpus.size(); j++) {
                 if (j != i && !reached[gpus.get(j).id()]) {

@@ -30,10 +30,10 @@ class FabricTest {
         assertTrue(e.getMessage().contains("no route"), e.getMessage());
         b.addDuplex(g0, sw, R, L, "pcie");     // links 6, 7
         Fabric f = b.build();
-        assertArrayEquals(new int[] {0}, f.route(g0, g1).links());
-        assertArrayEquals(new int[] {2, 5}, f.route(g1, g2).links());
-        assertArrayEquals(new int[] {6, 5}, f.route(g0, g2).links());
-        assertEquals(200_000, f.route(g1, g2).latencyPicos());
+        assertArrayEquals(new int[] {0}, f.router().route(g0, g1).links());
+        assertArrayEquals(new int[] {2, 5}, f.router().route(g1, g2).links());
+        assertArrayEquals(new int[] {6, 5}, f.router().route(g0, g2).links());
+        assertEquals(200_000, f.router().route(g1, g2).latencyPicos());
     }
 
     @Test
@@ -57,7 +57,7 @@ class FabricTest {
         b.addDuplex(g0, sw, R, L, "pcie");
         b.addDuplex(g1, sw, R, L, "pcie");
         Fabric f = b.build();
-        assertEquals(1, f.route(g0, g1).links().length);
+        assertEquals(1, f.router().route(g0, g1).links().length);
 
         Fabric slow = f.withEdits(List.of(new LinkEdit("g1", "g0", 0.5)));
         assertEquals(5, slow.links().get(0).rate().gigabytesPerSecond(), 1e-9);
@@ -66,7 +66,7 @@ class FabricTest {
 
         Fabric down = f.withEdits(List.of(LinkEdit.down("g0", "g1")));
         assertEquals(4, down.links().size());
-        assertArrayEquals(new int[] {0, 3}, down.route(g0, g1).links(), "g0 -> sw -> g1, links renumbered");
+        assertArrayEquals(new int[] {0, 3}, down.router().route(g0, g1).links(), "g0 -> sw -> g1, links renumbered");
         assertEquals(sw, down.link(0).to());
 
         InputException stranded = assertThrows(InputException.class,
@@ -115,7 +115,7 @@ class FabricTest {
             boolean allReach = true;
             boolean connected = true;
             for (Device g : unchecked.devicesOfKind(DeviceKind.GPU)) {
-                boolean[] reached = unchecked.reachableFrom(g.id());
+                boolean[] reached = unchecked.router().reachableFrom(g.id());
                 for (Device h : unchecked.devicesOfKind(DeviceKind.GPU)) {
                     allReach &= h == g || reached[h.id()];
                 }
@@ -170,7 +170,7 @@ class FabricTest {
             for (int from = 0; from < n; from++) {
                 for (int to = 0; to < n; to++) {
                     if (from != to) {
-                        Route whole = f.routeByWholeSearch(from, to);
+                        Route whole = f.router().routeByWholeSearch(from, to);
                         int[] found = routeOrNull(f, from, to);
                         assertArrayEquals(whole == null ? null : whole.links(), found, "seed " + seed + ": " + from + " -> " + to);
                         pairs++;
@@ -220,8 +220,8 @@ class FabricTest {
             for (int from : gpus) {
                 for (int to = 0; to < f.devices().size(); to++) {
                     if (from != to) {
-                        Route whole = f.routeByWholeSearch(from, to);
-                        assertArrayEquals(whole.links(), f.route(from, to).links(), spines + " spines: " + from + " -> " + to);
+                        Route whole = f.router().routeByWholeSearch(from, to);
+                        assertArrayEquals(whole.links(), f.router().route(from, to).links(), spines + " spines: " + from + " -> " + to);
                         crossingSpines += whole.links().length >= 7 ? 1 : 0;
                     }
                 }
@@ -232,7 +232,7 @@ class FabricTest {
 
     private static int[] routeOrNull(Fabric f, int from, int to) {
         try {
-            return f.route(from, to).links();
+            return f.router().route(from, to).links();
         } catch (IllegalStateException e) {
             return null;
         }

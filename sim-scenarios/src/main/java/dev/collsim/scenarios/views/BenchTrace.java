@@ -56,7 +56,7 @@ public final class BenchTrace {
                 trace.flow(t, "transfer", src + 1, tid, start, s.dst(t) + 1, tid, end);
                 if (end > start && s.bytes(t) > 0) {
                     double rate = s.bytes(t) * wire / ((end - start) / 1e6);
-                    for (int l : f.route(comm.placement().devices()[src], comm.placement().devices()[s.dst(t)]).links()) {
+                    for (int l : f.router().route(comm.placement().devices()[src], comm.placement().devices()[s.dst(t)]).links()) {
                         List<double[]> changes = linkRates.computeIfAbsent(l, k -> new ArrayList<>());
                         changes.add(new double[] {start, rate});
                         changes.add(new double[] {end, -rate});

@@ -37,7 +37,7 @@ class SimulatorPropertiesTest {
             int gpu0 = c.placement().devices()[0];
             double bundle = c.fabric().link(c.fabric().outLinks(gpu0)[0]).rate().bytesPerSecond();
             double bandwidth = 2.0 * (gpus - 1) / gpus * bytes / bundle * 1e6;
-            double latency = 2.0 * (gpus - 1) * c.fabric().route(gpu0, c.placement().devices()[1]).latencyPicos() / 1e6;
+            double latency = 2.0 * (gpus - 1) * c.fabric().router().route(gpu0, c.placement().devices()[1]).latencyPicos() / 1e6;
             double t = micros(c, bytes, 0);
             if (t < Math.max(bandwidth, latency)) {
                 throw new AssertionError(gpus + " GPUs, " + bytes + " B: " + t + " us, below the bounds " + bandwidth + " / " + latency + " us");

@@ -84,10 +84,10 @@ public final class FabricCommunicator {
         for (int r = 0; r < ranks.length; r++) {
             int best = -1;
             int bestHops = Integer.MAX_VALUE;
-            boolean[] reached = fabric.reachableFrom(ranks[r]);
+            boolean[] reached = fabric.router().reachableFrom(ranks[r]);
             for (Device cpu : fabric.devicesOfKind(DeviceKind.CPU)) {
                 if (reached[cpu.id()]) {
-                    int hops = fabric.route(ranks[r], cpu.id()).links().length;
+                    int hops = fabric.router().route(ranks[r], cpu.id()).links().length;
                     if (hops < bestHops) {
                         best = cpu.id();
                         bestHops = hops;

@@ -19,7 +19,7 @@ public final class TopoMatrix {
         if (from == to) {
             return "X";
         }
-        Route route = fabric.route(from, to);
+        Route route = fabric.router().route(from, to);
         if (route.viaNic()) {
             return "NET";
         }
@@ -49,7 +49,7 @@ public final class TopoMatrix {
 
     /** Whether the GPUs reach each other over NVLink alone (directly or through NVSwitch). */
     public static boolean nvlinkOnly(Fabric fabric, int from, int to) {
-        return from != to && nvlinkOnly(fabric, fabric.route(from, to));
+        return from != to && nvlinkOnly(fabric, fabric.router().route(from, to));
     }
 
     private static boolean nvlinkOnly(Fabric fabric, Route route) {

@@ -60,8 +60,8 @@ class TopologyFileTest {
     void theSeedsFourGpuBoxIsPciBetweenPairs() {
         Communicator c = TopologyFile.load(example("nvlink-pairs-4gpu.yaml"));
         assertEquals(4, c.nRanks());
-        assertEquals(3, c.fabric().route(c.placement().devices()[1], c.placement().devices()[2]).links().length, "GPU1 -> CPU0 -> CPU1 -> GPU2");
-        assertEquals(1, c.fabric().route(c.placement().devices()[0], c.placement().devices()[1]).links().length, "the NVLink pair");
+        assertEquals(3, c.fabric().router().route(c.placement().devices()[1], c.placement().devices()[2]).links().length, "GPU1 -> CPU0 -> CPU1 -> GPU2");
+        assertEquals(1, c.fabric().router().route(c.placement().devices()[0], c.placement().devices()[1]).links().length, "the NVLink pair");
         assertTrue(c.nccl().nvlsGraph() == null);
         assertEquals(LinkType.PCI, c.nccl().intraLink(), "NCCL sees PCI: not every pair is on NVLink");
     }

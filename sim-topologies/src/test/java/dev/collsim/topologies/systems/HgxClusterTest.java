@@ -24,7 +24,7 @@ class HgxClusterTest {
         assertEquals(16, c.fabric().links().size());
         assertEquals(370.8, c.fabric().link(0).rate().gigabytesPerSecond(), 1e-9);
         assertEquals(24, c.nccl().ring().channels());
-        assertEquals(2, c.fabric().route(c.placement().devices()[0], c.placement().devices()[7]).links().length);
+        assertEquals(2, c.fabric().router().route(c.placement().devices()[0], c.placement().devices()[7]).links().length);
     }
 
     @Test
@@ -42,7 +42,7 @@ class HgxClusterTest {
     @EnumSource(value = SystemPreset.class, names = "PCIE_.*", mode = EnumSource.Mode.MATCH_NONE)
     void perStepLatencyMatchesNcclsNvlinkTable(SystemPreset preset) {
         Communicator c = preset.build(1, 8, null, WhatIf.NONE);
-        long route = c.fabric().route(c.placement().devices()[0], c.placement().devices()[1]).latencyPicos();
+        long route = c.fabric().router().route(c.placement().devices()[0], c.placement().devices()[1]).latencyPicos();
         for (Protocol p : Protocol.values()) {
             var costs = c.book().protocols().get(p);
             double step = (route + costs.sendOverhead().picos() + costs.notifyLatency().picos()) / 1e6;
@@ -75,12 +75,12 @@ class HgxClusterTest {
         Communicator c = SystemPreset.HGX_H100.build(4, 8, dev.collsim.topologies.catalog.NetworkPreset.IB_NDR, WhatIf.NONE);
         assertEquals(32, c.nRanks());
         assertEquals(4, c.nNodes());
-        var sameRail = c.fabric().route(c.placement().devices()[3], c.placement().devices()[8 + 3]);
+        var sameRail = c.fabric().router().route(c.placement().devices()[3], c.placement().devices()[8 + 3]);
         assertEquals(6, sameRail.links().length);
         assertTrue(sameRail.viaNic());
-        var crossRail = c.fabric().route(c.placement().devices()[3], c.placement().devices()[8 + 5]);
+        var crossRail = c.fabric().router().route(c.placement().devices()[3], c.placement().devices()[8 + 5]);
         assertEquals(8, crossRail.links().length);
-        var inside = c.fabric().route(c.placement().devices()[3], c.placement().devices()[5]);
+        var inside = c.fabric().router().route(c.placement().devices()[3], c.placement().devices()[5]);
         assertEquals(2, inside.links().length);
         assertTrue(!inside.viaNic());
         assertEquals(48.5, c.fabric().link(sameRail.links()[2]).rate().gigabytesPerSecond(), 1e-9);
