@@ -109,24 +109,35 @@ final class OnceHeap {
     void push(long t, long s, long p) {
         events++;
         int r = recent(t);
-        if (r < 0) {
+        if (r >= 0) {
+            if (recentBatch[r] >= 0) {
+                append(recentBatch[r], s, p);
+                return;
+            }
+            p = startBatch(r, s, p);
+        } else {
             recentTime[recentNext] = t;
             recentBatch[recentNext] = -1;
             recentNext = (recentNext + 1) % RECENT;
-        } else if (recentBatch[r] >= 0) {
-            append(recentBatch[r], s, p);
-            return;
-        } else {
-            int b = newBatch();
-            append(b, s, p);
-            recentBatch[r] = b;
-            p = BATCH + b;
         }
         if (rootVacant) {
             rootVacant = false;
             siftDown(0, t, s, p);
-            return;
+        } else {
+            siftUp(t, s, p);
         }
+    }
+
+    /** The second event for a recent time: a batch holding it, whose payload then stands in the heap. */
+    private long startBatch(int r, long s, long p) {
+        int b = newBatch();
+        append(b, s, p);
+        recentBatch[r] = b;
+        return BATCH + b;
+    }
+
+    /** Adds (t, s, p) as a new entry, at the bottom and up. */
+    private void siftUp(long t, long s, long p) {
         if (size == time.length) {
             int cap = 2 * size;
             time = Arrays.copyOf(time, cap);
