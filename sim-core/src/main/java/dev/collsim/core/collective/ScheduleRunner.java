@@ -2,15 +2,11 @@ package dev.collsim.core.collective;
 
 import dev.collsim.core.engine.Engine;
 import dev.collsim.core.engine.IndexedEvent;
-import dev.collsim.core.fabric.DeviceKind;
-import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Route;
-import dev.collsim.core.fabric.Router;
 import dev.collsim.core.flow.FlowListener;
 import dev.collsim.core.flow.FlowNetwork;
 import dev.collsim.core.units.TimeSpan;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * Runs a {@link Schedule} on the engine over the fabric.
@@ -49,11 +45,7 @@ public final class ScheduleRunner implements FlowListener {
 
     private final Engine engine;
     private final FlowNetwork network;
-    private final Fabric fabric;
-    private final Router router;
-    private final int[] rankDevice;
-    private final int[] rankSwitch;
-    private final int[] rankSharp;
+    private final RunRoutes routes;
 
     private Schedule schedule;
     private double wireFactor;
@@ -73,11 +65,6 @@ public final class ScheduleRunner implements FlowListener {
     private long[] proxyFreeAt;
     private NvlsCosts nvls;
     private NvlsCosts sharp;
-    private final PairRoutes pairRoutes;
-    /** Host-staged transfers: GPU to host memory, host memory to GPU, and host to host across nodes. */
-    private final PairRoutes writeRoutes;
-    private final PairRoutes readRoutes;
-    private final PairRoutes networkLegs;
     private final IndexedEvent startHandler = this::start;
     private final IndexedEvent copiedHandler = this::copied;
     private long origin;
@@ -98,8 +85,6 @@ public final class ScheduleRunner implements FlowListener {
     private int done;
     private long last;
     private TransferObserver observer;
-    private final int[] shmHost;
-    private final int[] netHost;
     private boolean[] staged;
     private int[] fusedInto;
     private int[] fusedHead;
@@ -114,25 +99,7 @@ public final class ScheduleRunner implements FlowListener {
     public ScheduleRunner(Engine engine, FlowNetwork network, RankPlacement placement) {
         this.engine = engine;
         this.network = network;
-        this.fabric = placement.fabric();
-        this.router = fabric.router();
-        this.rankDevice = placement.devices().clone();
-        this.rankSwitch = placement.nvlsSwitches().clone();
-        this.rankSharp = placement.sharpSwitches() == null ? null : placement.sharpSwitches().clone();
-        this.switchGroups = new HubGroup[fabric.devices().size()];
-        this.sharpGroups = new HubGroup[fabric.devices().size()];
-        this.pairRoutes = new PairRoutes((src, dst) -> router.route(this.rankDevice[src], this.rankDevice[dst]));
-        this.writeRoutes = new PairRoutes((src, dst) -> router.route(this.rankDevice[src], writeHost(src, dst)));
-        this.readRoutes = new PairRoutes((src, dst) -> router.route(readHost(src, dst), this.rankDevice[dst]));
-        this.networkLegs = new PairRoutes(this::networkLeg);
-        HostMemory host = placement.host();
-        shmHost = host == null ? null : host.shm();
-        netHost = host == null ? null : host.network();
-        for (int[] a : new int[][] {shmHost, netHost}) {
-            if (a != null && a.length != rankDevice.length) {
-                throw new IllegalArgumentException("one host memory entry per rank");
-            }
-        }
+        this.routes = new RunRoutes(placement);
     }
 
     public void setObserver(TransferObserver observer) {
@@ -158,8 +125,8 @@ public final class ScheduleRunner implements FlowListener {
         NvlsCosts sharpCosts = costs.sharp();
         TimeSpan launchLatency = costs.launchLatency();
         CollectiveRequest req = s.request();
-        if (req.nRanks() > rankDevice.length) {
-            throw new IllegalArgumentException(req.nRanks() + " ranks but only " + rankDevice.length + " GPUs");
+        if (req.nRanks() > routes.ranks()) {
+            throw new IllegalArgumentException(req.nRanks() + " ranks but only " + routes.ranks() + " GPUs");
         }
         this.schedule = s;
         this.wireFactor = 1.0 / req.protocol().wireEfficiency();
@@ -191,7 +158,7 @@ public final class ScheduleRunner implements FlowListener {
         network.declareRoutes(routesOf(s));
         long kernelStart = origin + launchLatency.picos();
         Arrays.fill(readyAt, kernelStart);
-        proxyFreeAt = new long[rankDevice.length];
+        proxyFreeAt = new long[routes.ranks()];
         Arrays.fill(proxyFreeAt, kernelStart);
         s.countPredecessors(waiting);
         for (int t = 0; t < n; t++) {
@@ -203,7 +170,7 @@ public final class ScheduleRunner implements FlowListener {
         if (done != n) {
             throw stalled();
         }
-        long[] linkBytes = new long[fabric.links().size()];
+        long[] linkBytes = new long[routes.fabric().links().size()];
         for (int l = 0; l < linkBytes.length; l++) {
             linkBytes[l] = network.bytesCarried(l);
         }
@@ -224,7 +191,7 @@ public final class ScheduleRunner implements FlowListener {
                         writeRoute(t);
                         readRoute(t);
                         if (route(t).viaNic()) {
-                            networkLegs.get(s.src(t), s.dst(t));
+                            routes.network(s.src(t), s.dst(t));
                         }
                     } else {
                         route(t);
@@ -234,21 +201,7 @@ public final class ScheduleRunner implements FlowListener {
                 case LOCAL_COPY -> { }
             }
         });
-        java.util.Set<int[]> routes = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (PairRoutes found : List.of(pairRoutes, writeRoutes, readRoutes, networkLegs)) {
-            for (int i = 0; i < found.count; i++) {
-                routes.add(found.found[i].links());
-            }
-        }
-        for (HubGroup[] groups : List.of(switchGroups, sharpGroups)) {
-            for (HubGroup g : groups) {
-                for (int m = 0; g != null && m < g.ranks.length; m++) {
-                    routes.add(g.up[m].links());
-                    routes.add(g.down[m].links());
-                }
-            }
-        }
-        return routes;
+        return routes.found();
     }
 
     private void start(int t) {
@@ -319,114 +272,51 @@ public final class ScheduleRunner implements FlowListener {
             throw new IllegalStateException("an NVLS operation without NVLS costs");
         }
         int head = schedule.anchor(t);
-        HubGroup g = hubGroupOf(t);
+        RunRoutes.HubGroup g = hubGroupOf(t);
         if (g == null) {
             throw new IllegalStateException("rank " + head + " has no NVLS switch");
         }
-        int members = g.ranks.length;
+        int members = g.ranks().length;
         double data = kind == TransferKind.SWITCH_ALLREDUCE ? bytes * (1 + 1.0 / members) : bytes;
         double legBytes = data / nvls.efficiency();
         double cap = nvls.channelRate().bytesPerSecond() / nvls.efficiency();
         for (int m = 0; m < members; m++) {
-            int r = g.ranks[m];
+            int r = g.ranks()[m];
             boolean up = kind != TransferKind.SWITCH_MULTICAST || r == head;
             boolean down = kind != TransferKind.SWITCH_REDUCE || r == head;
             if (up) {
-                network.start(g.up[m].links(), legBytes, cap, this, t);
+                network.start(g.up()[m].links(), legBytes, cap, this, t);
                 waiting[t]++;
             }
             if (down) {
-                network.start(g.down[m].links(), legBytes, cap, this, t);
+                network.start(g.down()[m].links(), legBytes, cap, this, t);
                 waiting[t]++;
             }
         }
     }
 
-    /**
-     * The ranks that hang off one switch (NVLS) or SHARP switch, with their routes up and down and the
-     * slowest round trip: found once per switch, as every operation on it uses them.
-     */
-    private record HubGroup(int[] ranks, Route[] up, Route[] down, long latency) {}
-
-    private final HubGroup[] switchGroups;
-    private final HubGroup[] sharpGroups;
-
     /** The group an in-switch or in-network transfer runs on, or null if its rank has no such switch. */
-    private HubGroup hubGroupOf(int t) {
+    private RunRoutes.HubGroup hubGroupOf(int t) {
         int anchor = schedule.anchor(t);
-        if (schedule.kind(t) == TransferKind.NETWORK_ALLREDUCE) {
-            int sw = rankSharp == null ? -1 : rankSharp[anchor];
-            return sw < 0 ? null : hubGroup(sharpGroups, rankSharp, sw);
-        }
-        return rankSwitch[anchor] < 0 ? null : hubGroup(switchGroups, rankSwitch, rankSwitch[anchor]);
-    }
-
-    /** By hub device id. */
-    private HubGroup hubGroup(HubGroup[] cache, int[] rankHub, int hub) {
-        HubGroup g = cache[hub];
-        if (g == null) {
-            int[] ranks = java.util.stream.IntStream.range(0, rankHub.length).filter(r -> rankHub[r] == hub).toArray();
-            Route[] up = new Route[ranks.length];
-            Route[] down = new Route[ranks.length];
-            long latency = 0;
-            for (int m = 0; m < ranks.length; m++) {
-                up[m] = router.route(rankDevice[ranks[m]], hub);
-                down[m] = router.route(hub, rankDevice[ranks[m]]);
-                latency = Math.max(latency, up[m].latencyPicos() + down[m].latencyPicos());
-            }
-            g = new HubGroup(ranks, up, down, latency);
-            cache[hub] = g;
-        }
-        return g;
+        return schedule.kind(t) == TransferKind.NETWORK_ALLREDUCE ? routes.sharpGroup(anchor) : routes.switchGroup(anchor);
     }
 
     /** The route of a point-to-point transfer. */
     private Route route(int t) {
-        return pairRoutes.get(schedule.src(t), schedule.dst(t));
-    }
-
-    /** A route found from a pair of ranks. */
-    private interface PairRoute {
-        Route find(int src, int dst);
-    }
-
-    /** Routes by rank pair: millions of transfers look up a few thousand routes, and the fabric's shared cache boxes its keys. */
-    private static final class PairRoutes {
-        private final PairRoute find;
-        private final LongIntMap index = new LongIntMap();
-        private Route[] found = new Route[64];
-        private int count;
-
-        PairRoutes(PairRoute find) {
-            this.find = find;
-        }
-
-        Route get(int src, int dst) {
-            long key = ((long) src << 32) | (dst & 0xffffffffL);
-            int i = index.get(key);
-            if (i >= 0) {
-                return found[i];
-            }
-            if (count == found.length) {
-                found = Arrays.copyOf(found, count * 2);
-            }
-            found[count] = find.find(src, dst);
-            index.put(key, count);
-            return found[count++];
-        }
+        return routes.direct(schedule.src(t), schedule.dst(t));
     }
 
     /** Every rank of the SHARP group sends the piece up through its NIC and gets the sum back down. */
     private void startNetworkAllReduce(int t, long bytes) {
-        HubGroup g = sharp == null ? null : hubGroupOf(t);
+        RunRoutes.HubGroup g = sharp == null ? null : hubGroupOf(t);
         if (g == null) {
             throw new IllegalStateException("an in-network all-reduce without a SHARP switch");
         }
         double legBytes = bytes / sharp.efficiency();
         double cap = sharp.channelRate().bytesPerSecond() / sharp.efficiency();
-        for (int m = 0; m < g.ranks.length; m++) {
-            network.start(g.up[m].links(), legBytes, cap, this, t);
-            network.start(g.down[m].links(), legBytes, cap, this, t);
+        for (int m = 0; m < g.ranks().length; m++) {
+            network.start(g.up()[m].links(), legBytes, cap, this, t);
+            network.start(g.down()[m].links(), legBytes, cap, this, t);
             waiting[t] += 2;
         }
     }
@@ -465,7 +355,7 @@ public final class ScheduleRunner implements FlowListener {
             writeEnded(t);
         } else if (--waiting[t] == 0) {
             TransferKind kind = schedule.kind(t);
-            finish(t, kind, engine.now(), kind == TransferKind.P2P ? routeLatency(route(t)) : hubGroupOf(t).latency);
+            finish(t, kind, engine.now(), kind == TransferKind.P2P ? routeLatency(route(t)) : hubGroupOf(t).latency());
         }
     }
 
@@ -541,7 +431,7 @@ public final class ScheduleRunner implements FlowListener {
     /** Marks the staged transfers and pairs each with the send its receiver forwards it in, if any. */
     private void prepareStaging(Schedule s) {
         staged = null;
-        if (shmHost == null && netHost == null) {
+        if (!routes.staging()) {
             return;
         }
         int n = s.transferCount();
@@ -550,8 +440,7 @@ public final class ScheduleRunner implements FlowListener {
         int channels = 1;
         for (int t = 0; t < n; t++) {
             channels = Math.max(channels, s.channel(t) + 1);
-            if (s.kind(t) == TransferKind.P2P && (route(t).viaNic() ? netHost != null
-                    : shmHost != null && shmHost[s.src(t)] >= 0 && shmHost[s.dst(t)] >= 0)) {
+            if (s.kind(t) == TransferKind.P2P && routes.staged(s.src(t), s.dst(t))) {
                 mark[t] = true;
                 any = true;
             }
@@ -560,7 +449,7 @@ public final class ScheduleRunner implements FlowListener {
             return;
         }
         staged = mark;
-        gates = new ChannelGates(rankDevice.length, channels);
+        gates = new ChannelGates(routes.ranks(), channels);
         fusedInto = new int[n];
         fusedHead = new int[n];
         fusedNext = new int[n];
@@ -628,49 +517,12 @@ public final class ScheduleRunner implements FlowListener {
         }
     }
 
-    /** The host memory a staged transfer is written to: the receiver's inside a node, the sender's across nodes. */
-    private int writeHost(int src, int dst) {
-        return pairRoutes.get(src, dst).viaNic() ? netHost[src] : shmHost[dst];
-    }
-
-    /** The host memory a staged transfer is read from, the receiver's. */
-    private int readHost(int src, int dst) {
-        return pairRoutes.get(src, dst).viaNic() ? netHost[dst] : shmHost[dst];
-    }
-
     private Route writeRoute(int t) {
-        return writeRoutes.get(schedule.src(t), schedule.dst(t));
+        return routes.write(schedule.src(t), schedule.dst(t));
     }
 
     private Route readRoute(int t) {
-        return readRoutes.get(schedule.src(t), schedule.dst(t));
-    }
-
-    /**
-     * Host memory to host memory across nodes: from the sender's host to the NIC its route leaves
-     * through, along that route through the network to the receiving NIC, and on to the receiver's
-     * host; so each GPU keeps its own NIC (or the peer's its PXN route takes).
-     */
-    private Route networkLeg(int src, int dst) {
-        int[] direct = pairRoutes.get(src, dst).links();
-        int a = 0;
-        while (fabric.device(fabric.link(direct[a]).to()).kind() != DeviceKind.NIC) {
-            a++;
-        }
-        int b = direct.length - 1;
-        while (fabric.device(fabric.link(direct[b]).from()).kind() != DeviceKind.NIC) {
-            b--;
-        }
-        int from = netHost[src];
-        int to = netHost[dst];
-        int[] up = router.route(from, fabric.link(direct[a]).to()).links();
-        int[] down = router.route(fabric.link(direct[b]).from(), to).links();
-        int middle = b - a - 1;
-        int[] links = new int[up.length + middle + down.length];
-        System.arraycopy(up, 0, links, 0, up.length);
-        System.arraycopy(direct, a + 1, links, up.length, middle);
-        System.arraycopy(down, 0, links, up.length + middle, down.length);
-        return router.routeOver(from, to, links);
+        return routes.read(schedule.src(t), schedule.dst(t));
     }
 
     /** The data is in the sender's host memory: the sender moves on; across nodes the NICs take it on. */
@@ -687,7 +539,7 @@ public final class ScheduleRunner implements FlowListener {
 
     private void startNetworkLeg(int t) {
         // The NICs' RDMA between host memories: no kernel access, so the link rates apply as they are.
-        int[] links = networkLegs.get(schedule.src(t), schedule.dst(t)).links();
+        int[] links = routes.network(schedule.src(t), schedule.dst(t)).links();
         if (schedule.bytes(t) == 0) {
             engine.schedule(engine.now(), legEndHandler, 2 * schedule.transferCount() + t);
         } else {
@@ -696,7 +548,7 @@ public final class ScheduleRunner implements FlowListener {
     }
 
     private void networkEnded(int t) {
-        arrived(t, engine.now() + networkLegs.get(schedule.src(t), schedule.dst(t)).latencyPicos() + netLatency + notifyLatency);
+        arrived(t, engine.now() + routes.network(schedule.src(t), schedule.dst(t)).latencyPicos() + netLatency + notifyLatency);
     }
 
     /** The data is in the receiver's host memory, visible to it from {@code visibleAt}. */
