@@ -21,7 +21,7 @@ package dev.collsim.core.collective;
  * <p>Most schedules hold every transfer ({@link ScheduleBuilder}); one whose channels repeat the
  * same step many times holds that step once ({@link SteppedSchedule}).
  */
-public abstract class Schedule {
+public abstract sealed class Schedule permits ArraySchedule, SteppedSchedule {
     /** {@code dst} of a transfer that reaches every rank of the sender's switch. */
     public static final int ALL = -1;
     /** Successor entries hold {@code transfer << 1}: a schedule numbers fewer transfers than this. */

@@ -7,7 +7,7 @@ package dev.collsim.core.collective;
  * @param reduceShare share of the threads that send the reducing transfers
  * @param copyShare   share of the threads that send the copying ones
  */
-public record ThreadSplit(double reduceShare, double copyShare) {
+record ThreadSplit(double reduceShare, double copyShare) {
     /** The whole block sends every transfer. */
     public static final ThreadSplit NONE = new ThreadSplit(1, 1);
 

@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * Parsing and formatting of quantities with units. A bare number is always an error that says
  * which suffixes are accepted: the unit is part of the value.
  */
-public final class Units {
+final class Units {
     private static final Pattern QUANTITY =
             Pattern.compile("\\s*([+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?)\\s*([A-Za-zµ/]*)\\s*");
 
