@@ -8,6 +8,7 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.core.units.DataSize;
 import dev.collsim.scenarios.explain.Explain;
+import dev.collsim.scenarios.explain.ExplainSpec;
 import dev.collsim.scenarios.views.ExplainHtml;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
@@ -78,23 +79,17 @@ public final class ExplainCommand implements Callable<Integer> {
             }
             comm = preset.build(1, ranks, null, WhatIf.NONE);
         }
-        long bytes = Flags.parse("--size", () -> DataSize.parse(size)).bytes();
-        if (collective.sizeIsTotal()) {
-            bytes = bytes / ranks * ranks;
-        }
-        if (bytes == 0) {
-            throw new InputException("--size " + size + ": nothing to move on " + ranks + " ranks");
-        }
-        if (channels < 0 || channels > 64) {
-            throw new InputException("--channels " + channels + ": expected 0 (as NCCL chooses) to 64");
-        }
+        DataSize message = Flags.parse("--size", () -> DataSize.parse(size));
         if (collective.pointToPoint() && algo != null) {
             throw new InputException("--algo " + algo + ": " + collective.ncclName() + " runs point to point; leave out --algo");
         }
-        String algorithm = algo == null ? "ring" : algo;
-        Explain.Run run = Explain.run(comm, collective, bytes,
-                Flags.parse("--algo", () -> Selection.parse(algorithm, AlgorithmId.class, AlgorithmId::label, "algorithm")),
+        ExplainSpec explain = new ExplainSpec(comm, collective, message,
+                Flags.parse("--algo", () -> Selection.parse(algo == null ? "ring" : algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
                 Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")), channels);
+        if (explain.bytes() == 0) {
+            throw new InputException("--size " + size + ": nothing to move on " + ranks + " ranks");
+        }
+        Explain.Run run = Explain.run(explain);
         if (run.result().schedule().transferCount() > MAX_ROWS) {
             throw new InputException("the schedule has " + run.result().schedule().transferCount() + " transfers, more than "
                     + MAX_ROWS + " lines; use a smaller --size, fewer --ranks or --channels 1");

@@ -49,9 +49,9 @@ public final class Explain {
     /** Everything the view needs: the plan, the run, and what each transfer carried. */
     public record Run(Communicator comm, Plan plan, RunResult result, ContributionTracker tracker, TransferTimes times) {}
 
-    public static Run run(Communicator comm, CollectiveOp op, long bytes, Set<AlgorithmId> algos, Set<Protocol> protos,
-                          int channels) {
-        Plan plan = NcclPlanner.plan(comm, op, bytes, 0, algos, protos, channels);
+    public static Run run(ExplainSpec spec) {
+        Communicator comm = spec.comm();
+        Plan plan = NcclPlanner.plan(comm, spec.op(), spec.bytes(), 0, spec.algorithms(), spec.protocols(), spec.channels());
         Schedule schedule = comm.schedule(plan);
         ContributionTracker tracker = new ContributionTracker(schedule);
         TransferTimes times = new TransferTimes(schedule.transferCount());
