@@ -3,10 +3,12 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.reports.ReportFormat;
+import dev.collsim.scenarios.compare.CompareSpec;
 import dev.collsim.scenarios.compare.Comparison;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.views.CompareHtml;
+import dev.collsim.topologies.systems.SystemPreset;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -54,15 +56,10 @@ public final class CompareCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Flags.atLeastOne("--gpus", gpus);
-        Flags.atLeastOne("--context", context);
         int t = Flags.threads(threads);
-        double slo = Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)).picos() / 1e9;
-        if (!(slo > 0)) {
-            throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");
-        }
-        Comparison c = Comparison.run(ModelConfig.load(model), systems, gpus, context, Precision.fromName(dtype), slo, t,
-                engineOptions.setup());
+        CompareSpec compare = new CompareSpec(ModelConfig.load(model), systems.stream().map(SystemPreset::byName).toList(), gpus, context,
+                Precision.fromName(dtype), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup());
+        Comparison c = Comparison.run(compare, t);
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", systems)
                     + " at context " + context + " in " + dtype + ": give more --gpus, a smaller --dtype or a shorter --context");

@@ -6,6 +6,7 @@ import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
@@ -16,9 +17,11 @@ import dev.collsim.scenarios.sweep.PointResult;
 import dev.collsim.scenarios.views.DecodeHtml;
 import dev.collsim.scenarios.views.DecodeReport;
 import dev.collsim.scenarios.views.TraceWriter;
+import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.TopologyFile;
-import dev.collsim.topologies.systems.FabricSystem;
+import dev.collsim.topologies.systems.SystemPreset;
 import java.nio.file.Path;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -171,12 +174,14 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     }
 
     private DecodeSpec spec(ModelConfig config, String systemName, Integer perNode) {
-        String name = topology != null ? java.nio.file.Path.of(topology).getFileName().toString() : systemName;
+        DecodeSystem where = topology != null
+                ? new DecodeSystem.File(Path.of(topology).getFileName().toString(), TopologyFile.loadSystem(Path.of(topology)))
+                : new DecodeSystem.Preset(SystemPreset.byName(systemName), network == null ? null : NetworkPreset.byName(network),
+                        perNode == null ? OptionalInt.empty() : OptionalInt.of(perNode));
         EngineSetup engine = engineOptions.setup();
         Boolean graphs = Flags.autoOnOff("--cuda-graphs", cudaGraphs);
-        FabricSystem fromFile = topology == null ? null : TopologyFile.loadSystem(Path.of(topology));
-        return new DecodeSpec(config, name, fromFile, network, nodes, perNode, tp, pp, ep, dp, batch, context, Precision.fromName(dtype),
-                AllReduceKind.fromName(allReduce), Overlap.fromName(overlap), graphs != null ? graphs : engine.engine().cudaGraphsByDefault(),
-                engine.engine(), engine.kvCache(), engine.overlapScheduler());
+        return new DecodeSpec(config, where, nodes == null ? OptionalInt.empty() : OptionalInt.of(nodes), tp, pp, ep, dp, batch, context,
+                Precision.fromName(dtype), AllReduceKind.fromName(allReduce), Overlap.fromName(overlap),
+                graphs != null ? graphs : engine.engine().cudaGraphsByDefault(), engine.engine(), engine.kvCache(), engine.overlapScheduler());
     }
 }

@@ -11,6 +11,7 @@ import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
@@ -23,6 +24,7 @@ import dev.collsim.topologies.systems.WhatIf;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -50,7 +52,7 @@ public final class DemoCommand implements Callable<Integer> {
         out.println();
         out.println("# and one decode step of Llama-3-70B on the same box, TP 8, 32 sequences of 4096 tokens:");
         out.println("# what `collsim decode --model llama-3-70b --system hgx-h100 --tp 8 --batch 32 --context 4096` prints, in short");
-        DecodeResult step = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-70b"), "hgx-h100", null, null, null, null, 8, 1, 1, 1, 32, 4096,
+        DecodeResult step = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-70b"), DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 8, 1, 1, 1, 32, 4096,
                 Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true));
         Table table = DecodeReport.table(step);
         out.print(String.join("\n", table.preamble().stream().map(l -> "# " + l).toList()) + "\n");

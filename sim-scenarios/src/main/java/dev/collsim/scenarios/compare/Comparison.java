@@ -3,10 +3,9 @@ package dev.collsim.scenarios.compare;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
-import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.KernelCosts;
 import dev.collsim.scenarios.decode.ModelConfig;
-import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -45,17 +44,14 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
         }
     }
 
-    public static Comparison run(ModelConfig m, List<String> systems, int gpus, int context, Precision precision, double sloMs,
-                                 int threads) {
-        return run(m, systems, gpus, context, precision, sloMs, threads, EngineSetup.DEFAULT);
-    }
-
-    /** Every system's search under the engine's kernels and host loop. */
-    public static Comparison run(ModelConfig m, List<String> systems, int gpus, int context, Precision precision, double sloMs,
-                                 int threads, EngineSetup engine) {
+    /** Every system's search, {@code threads} layouts simulated at once. */
+    public static Comparison run(CompareSpec spec, int threads) {
+        ModelConfig m = spec.model();
+        double sloMs = spec.itlSloMs();
         List<SystemResult> out = new ArrayList<>();
-        for (String system : systems) {
-            List<LayoutSearch.Point> points = LayoutSearch.run(m, system, gpus, context, precision, threads, engine);
+        for (SystemPreset preset : spec.systems()) {
+            String system = preset.id();
+            List<LayoutSearch.Point> points = LayoutSearch.run(m, preset, spec.gpus(), spec.context(), spec.precision(), threads, spec.engine());
             List<Row> frontier = LayoutSearch.pareto(points).stream().map(Row::of).toList();
             Row best = points.stream().filter(p -> p.result().itlMs() <= sloMs)
                     .max(Comparator.comparingDouble((LayoutSearch.Point p) -> p.result().tokensPerSPerGpu())
@@ -63,8 +59,8 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
                     .map(Row::of).orElse(null);
             out.add(new SystemResult(system, points.size(), frontier, best));
         }
-        return new Comparison(m.name(), gpus, context, precision.label(), engine.kvLabel(precision), sloMs, engine.engine().label(),
-                KernelCosts.EFFICIENCY_SET, out);
+        return new Comparison(m.name(), spec.gpus(), spec.context(), spec.precision().label(), spec.engine().kvLabel(spec.precision()), sloMs,
+                spec.engine().engine().label(), KernelCosts.EFFICIENCY_SET, out);
     }
 
     /** The frontiers, system by system in one table, then the winners side by side. */

@@ -6,6 +6,7 @@ import dev.collsim.scenarios.decode.CommModel;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.EngineSetup;
@@ -14,6 +15,7 @@ import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,11 +42,11 @@ public final class LayoutSearch {
     }
 
     /** The layouts to try, in a fixed order. */
-    static List<DecodeSpec> candidates(ModelConfig m, String system, int gpus, int context, Precision precision, EngineSetup engine) {
-        SystemPreset preset = SystemPreset.byName(system);
+    static List<DecodeSpec> candidates(ModelConfig m, SystemPreset preset, int gpus, int context, Precision precision, EngineSetup engine) {
         if (preset.family().maxNodes() == 1 && gpus > preset.gpusPerNode()) {
-            throw new InputException("--gpus " + gpus + ": " + system + " is one server of " + preset.gpusPerNode() + " GPUs");
+            throw new InputException("--gpus " + gpus + ": " + preset.id() + " is one server of " + preset.gpusPerNode() + " GPUs");
         }
+        DecodeSystem system = new DecodeSystem.Preset(preset, null, OptionalInt.empty());
         List<DecodeSpec> out = new ArrayList<>();
         for (int tp = 1; tp <= gpus; tp++) {
             if (m.heads() % tp != 0) {
@@ -59,7 +61,7 @@ public final class LayoutSearch {
                     for (int ep : eps) {
                         for (int batch : BATCHES) {
                             for (Overlap overlap : ep > 1 && batch > 1 ? List.of(Overlap.NONE, Overlap.TWO_BATCH) : List.of(Overlap.NONE)) {
-                                out.add(new DecodeSpec(m, system, null, null, null, null, tp, pp, ep, dp, batch, context, precision,
+                                out.add(new DecodeSpec(m, system, OptionalInt.empty(), tp, pp, ep, dp, batch, context, precision,
                                         AllReduceKind.AUTO, overlap, engine.engine().cudaGraphsByDefault(), engine.engine(), engine.kvCache(),
                                         engine.overlapScheduler()));
                             }
@@ -89,7 +91,8 @@ public final class LayoutSearch {
     }
 
     /** Simulates every candidate that fits, on {@code threads} threads; the result's order does not depend on them. */
-    public static List<Point> run(ModelConfig m, String system, int gpus, int context, Precision precision, int threads, EngineSetup engine) {
+    public static List<Point> run(ModelConfig m, SystemPreset system, int gpus, int context, Precision precision, int threads,
+                                  EngineSetup engine) {
         List<DecodeSpec> specs = candidates(m, system, gpus, context, precision, engine).stream().filter(DecodeStep::fits).toList();
         CommModel.Cache cache = new CommModel.Cache();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));

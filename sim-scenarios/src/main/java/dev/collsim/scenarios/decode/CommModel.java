@@ -40,11 +40,10 @@ public final class CommModel {
         private final Map<Key, CommModel> models = new ConcurrentHashMap<>();
 
         /** What sets a step's machine and collectives; a topology file's system by the one loaded. */
-        private record Key(String system, dev.collsim.topologies.systems.FabricSystem topology, String network, Integer gpusPerNode,
-                           AllReduceKind kernel) {}
+        private record Key(DecodeSystem system, AllReduceKind kernel) {}
 
         CommModel forSpec(DecodeSpec spec, java.util.function.Supplier<Machine> machine) {
-            Key key = new Key(spec.system(), spec.topology(), spec.network(), spec.gpusPerNode(), spec.allReduceKernel());
+            Key key = new Key(spec.system(), spec.allReduceKernel());
             return models.computeIfAbsent(key, k -> new CommModel(machine.get(), spec.allReduceKernel()));
         }
     }

@@ -121,7 +121,7 @@ public record DecodeResult(
         Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.gpus(), spec.batch(), spec.microBatch(), spec.context(),
                 spec.precision().label(), spec.kvBytes() == 1 ? "fp8" : "bf16", spec.allReduceKernel().label(), spec.overlap().label(),
                 spec.cudaGraphs());
-        return new DecodeResult(m.name(), spec.system(), gpu.label(), layout, tpPath, spec.engine().label(), KernelCosts.EFFICIENCY_SET,
+        return new DecodeResult(m.name(), spec.system().name(), gpu.label(), layout, tpPath, spec.engine().label(), KernelCosts.EFFICIENCY_SET,
                 itl, tokensPerS, tokensPerS / spec.gpus(),
                 1000 / itl, compute, comm, exposed, bytes, comm - latency, latency, memory.weightsBytes(),
                 weightBytesRead / gpu.roofline().hbmBytesPerSecond() * 1000, memory.kvBytes(),

@@ -1,14 +1,13 @@
 package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.input.InputException;
-import dev.collsim.topologies.systems.FabricSystem;
+import java.util.OptionalInt;
 
 /**
  * One decode step to simulate.
  *
- * @param system  a preset's name, or the name the result reports for {@code topology}
- * @param topology the system of a topology file to run on instead of the preset (loaded once, by the caller), or null
- * @param gpusPerNode GPUs of each node in use (null: all), so groups can be spread over more nodes
+ * @param system  where it runs
+ * @param nodes   nodes the layout must fit in, or empty: as many as it needs
  * @param tp      tensor-parallel ranks: attention heads and MLP columns split over them, two all-reduces per layer
  * @param pp      pipeline stages, the layers split evenly, activations sent between stages
  * @param ep      expert-parallel ranks for MoE layers (1: experts split over the TP ranks instead); it
@@ -22,14 +21,13 @@ import dev.collsim.topologies.systems.FabricSystem;
  *                (SGLang's and TensorRT-LLM's overlap schedulers, vLLM's async scheduling), or null
  *                for the engine's default
  */
-public record DecodeSpec(ModelConfig model, String system, FabricSystem topology, String network, Integer nodes, Integer gpusPerNode, int tp, int pp, int ep, int dp,
+public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp,
                          int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs,
                          Engine engine, Precision kvCache, Boolean overlapScheduler) {
     /** A step under the default engine, its KV cache as that engine keeps it. */
-    public DecodeSpec(ModelConfig model, String system, FabricSystem topology, String network, Integer nodes, Integer gpusPerNode, int tp, int pp,
-                      int ep, int dp, int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs) {
-        this(model, system, topology, network, nodes, gpusPerNode, tp, pp, ep, dp, batch, context, precision, allReduce, overlap, cudaGraphs,
-                Engine.DEFAULT, null, null);
+    public DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp, int batch, int context,
+                      Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs) {
+        this(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce, overlap, cudaGraphs, Engine.DEFAULT, null, null);
     }
 
     public DecodeSpec {
@@ -43,11 +41,8 @@ public record DecodeSpec(ModelConfig model, String system, FabricSystem topology
         positive("--dp", dp);
         positive("--batch", batch);
         positive("--context", context);
-        if (nodes != null) {
-            positive("--nodes", nodes);
-        }
-        if (gpusPerNode != null) {
-            positive("--gpus-per-node", gpusPerNode);
+        if (nodes.isPresent()) {
+            positive("--nodes", nodes.getAsInt());
         }
         if (model.heads() % tp != 0) {
             throw new InputException("--tp " + tp + ": " + model.name() + "'s " + model.heads()
@@ -82,13 +77,13 @@ public record DecodeSpec(ModelConfig model, String system, FabricSystem topology
 
     /** The same step over {@code stages} pipeline stages, on as many nodes as that needs. */
     public DecodeSpec withPp(int stages) {
-        return new DecodeSpec(model, system, topology, network, null, gpusPerNode, tp, stages, ep, dp, batch, context, precision, allReduce,
+        return new DecodeSpec(model, system, OptionalInt.empty(), tp, stages, ep, dp, batch, context, precision, allReduce,
                 overlap, cudaGraphs, engine, kvCache, overlapScheduler);
     }
 
     /** The same step with weights in another format. */
     public DecodeSpec withPrecision(Precision other) {
-        return new DecodeSpec(model, system, topology, network, nodes, gpusPerNode, tp, pp, ep, dp, batch, context, other, allReduce,
+        return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, other, allReduce,
                 overlap, cudaGraphs, engine, kvCache, overlapScheduler);
     }
 

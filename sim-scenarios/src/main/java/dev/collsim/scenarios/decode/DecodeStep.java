@@ -153,9 +153,9 @@ public final class DecodeStep {
 
     private void checkPlacement() {
         int needed = nodesFor(spec);
-        if (spec.nodes() != null && spec.nodes() < needed) {
+        if (spec.nodes().isPresent() && spec.nodes().getAsInt() < needed) {
             throw new InputException(String.format(Locale.ROOT, "--nodes %d: tp %d x pp %d x dp %d = %d GPUs need %d node(s) of %s",
-                    spec.nodes(), spec.tp(), spec.pp(), spec.dp(), spec.gpus(), needed, machine.name()));
+                    spec.nodes().getAsInt(), spec.tp(), spec.pp(), spec.dp(), spec.gpus(), needed, machine.name()));
         }
         if (needed > machine.maxNodes()) {
             throw new InputException(String.format(Locale.ROOT, "tp %d x pp %d x dp %d = %d GPUs: %s has %d node(s) of %d GPUs",

@@ -31,11 +31,11 @@ abstract class Machine {
     abstract Communicator pair(boolean sameNode);
 
     static Machine of(DecodeSpec spec) {
-        if (spec.topology() != null) {
-            return new File(spec.topology());
+        if (spec.system() instanceof DecodeSystem.File f) {
+            return new File(f.system());
         }
-        SystemPreset preset = SystemPreset.byName(spec.system());
-        return new Preset(preset, preset.gpusPerNode(spec.gpusPerNode()), spec.network() == null ? null : NetworkPreset.byName(spec.network()));
+        DecodeSystem.Preset p = (DecodeSystem.Preset) spec.system();
+        return new Preset(p.preset(), p.preset().gpusPerNode(p.gpusPerNode().isPresent() ? p.gpusPerNode().getAsInt() : null), p.network());
     }
 
     void checkGroup(int size) {

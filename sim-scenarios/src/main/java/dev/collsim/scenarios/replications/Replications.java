@@ -81,7 +81,7 @@ public final class Replications {
         for (int k = 0; k < names.length; k++) {
             out.put(names[k], Summary.of(q[k]));
         }
-        return result("decode " + spec.model().name() + " on " + spec.system(), r, seed, vs, out, List.of());
+        return result("decode " + spec.model().name() + " on " + spec.system().name(), r, seed, vs, out, List.of());
     }
 
     /** R replications of a bench sweep on a communicator built for the spec: each size's time and bus bandwidth. */

@@ -11,6 +11,7 @@ import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.CommModel;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.Engine;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -217,7 +219,7 @@ public final class DecodeValidation {
 
     private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, Engine engine, boolean graphs, int batch,
                                    int context) {
-        return new DecodeSpec(model, system, null, null, null, null, r.tp, r.pp, r.ep, r.dp, batch, context, precision, AllReduceKind.AUTO,
+        return new DecodeSpec(model, DecodeSystem.preset(system), OptionalInt.empty(), r.tp, r.pp, r.ep, r.dp, batch, context, precision, AllReduceKind.AUTO,
                 Overlap.NONE, graphs, engine, null, null);
     }
 

@@ -5,30 +5,33 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collsim.core.units.TimeSpan;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.topologies.systems.SystemPreset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ComparisonTest {
     private static final ModelConfig LLAMA_70B = ModelConfig.load("llama-3-70b");
+    private static final List<SystemPreset> HGX_H100 = List.of(SystemPreset.HGX_H100);
 
     /** An MoE model's replicas are also tried within whole NVLink domains: 73 GPUs of NVL72 racks keep the 72-GPU layouts. */
     @Test
     void aGpuMoreThanARackDoesNotPushTheExpertsAcrossRacks() {
         ModelConfig deepseek = ModelConfig.load("deepseek-v3");
-        List<String> layouts = LayoutSearch.candidates(deepseek, "gb200-nvl72", 73, 4096, Precision.FP8, EngineSetup.DEFAULT).stream()
+        List<String> layouts = LayoutSearch.candidates(deepseek, SystemPreset.GB200_NVL72, 73, 4096, Precision.FP8, EngineSetup.DEFAULT).stream()
                 .map(s -> s.tp() + "/" + s.dp() + "/" + s.ep()).distinct().toList();
         assertTrue(layouts.contains("1/73/73") && layouts.contains("1/72/72"), layouts.toString());
-        assertFalse(LayoutSearch.candidates(LLAMA_70B, "gb200-nvl72", 73, 4096, Precision.FP8, EngineSetup.DEFAULT).stream().anyMatch(s -> s.tp() == 1 && s.dp() == 72),
+        assertFalse(LayoutSearch.candidates(LLAMA_70B, SystemPreset.GB200_NVL72, 73, 4096, Precision.FP8, EngineSetup.DEFAULT).stream().anyMatch(s -> s.tp() == 1 && s.dp() == 72),
                 "dense models keep one replica count per TP and PP");
     }
 
     /** No frontier point is beaten on both axes by any layout that ran, and the frontier trades one for the other. */
     @Test
     void theFrontierIsNotDominated() {
-        List<LayoutSearch.Point> points = LayoutSearch.run(LLAMA_70B, "hgx-h100", 16, 2048, Precision.FP8, 2, EngineSetup.DEFAULT);
+        List<LayoutSearch.Point> points = LayoutSearch.run(LLAMA_70B, SystemPreset.HGX_H100, 16, 2048, Precision.FP8, 2, EngineSetup.DEFAULT);
         List<LayoutSearch.Point> frontier = LayoutSearch.pareto(points);
         assertFalse(frontier.isEmpty());
         for (LayoutSearch.Point f : frontier) {
@@ -47,8 +50,8 @@ class ComparisonTest {
     /** The winner meets the SLO and nothing that meets it gives more per GPU; a tighter SLO costs throughput. */
     @Test
     void theBestLayoutMeetsTheSlo() {
-        Comparison loose = Comparison.run(LLAMA_70B, List.of("hgx-h100"), 16, 2048, Precision.FP8, 100, 2);
-        Comparison tight = Comparison.run(LLAMA_70B, List.of("hgx-h100"), 16, 2048, Precision.FP8, 15, 2);
+        Comparison loose = Comparison.run(new CompareSpec(LLAMA_70B, HGX_H100, 16, 2048, Precision.FP8, TimeSpan.ofMicros(100_000), EngineSetup.DEFAULT), 2);
+        Comparison tight = Comparison.run(new CompareSpec(LLAMA_70B, HGX_H100, 16, 2048, Precision.FP8, TimeSpan.ofMicros(15_000), EngineSetup.DEFAULT), 2);
         Comparison.Row a = loose.systems().get(0).best();
         Comparison.Row b = tight.systems().get(0).best();
         assertNotNull(a);
@@ -60,7 +63,7 @@ class ComparisonTest {
     /** The layouts run on several threads; the answer is the same as on one. */
     @Test
     void threadsDoNotChangeTheAnswer() {
-        assertEquals(Comparison.run(LLAMA_70B, List.of("hgx-h100"), 8, 2048, Precision.FP8, 50, 1),
-                Comparison.run(LLAMA_70B, List.of("hgx-h100"), 8, 2048, Precision.FP8, 50, 2));
+        assertEquals(Comparison.run(new CompareSpec(LLAMA_70B, HGX_H100, 8, 2048, Precision.FP8, TimeSpan.ofMicros(50_000), EngineSetup.DEFAULT), 1),
+                Comparison.run(new CompareSpec(LLAMA_70B, HGX_H100, 8, 2048, Precision.FP8, TimeSpan.ofMicros(50_000), EngineSetup.DEFAULT), 2));
     }
 }

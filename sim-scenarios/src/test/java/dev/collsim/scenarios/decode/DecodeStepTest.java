@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.topologies.file.TopologyFile;
+import java.nio.file.Path;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 class DecodeStepTest {
     private static DecodeSpec spec(String model, String system, int tp, int batch, Overlap overlap) {
-        return new DecodeSpec(ModelConfig.load(model), system, null, null, null, null, tp, 1, 1, 1, batch, 4096, Precision.BF16,
+        return new DecodeSpec(ModelConfig.load(model), DecodeSystem.preset(system), OptionalInt.empty(), tp, 1, 1, 1, batch, 4096, Precision.BF16,
                 AllReduceKind.AUTO, overlap, true);
     }
 
@@ -42,7 +45,7 @@ class DecodeStepTest {
         assertEquals(hgx.itlMs(), hgx.computeMs() + hgx.commMs() + hgx.hostExposedMs(), 1e-6);
         assertEquals(Engine.VLLM.hostMicros(32) / 1000, hgx.hostExposedMs(), 1e-9, "vLLM V1 without async scheduling: the host is exposed");
         assertTrue(hgx.warnings().isEmpty(), hgx.warnings().toString());
-        DecodeResult pcie = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-8b"), "pcie-l40s-8x", null, null, null, null, 8, 1, 1, 1, 32,
+        DecodeResult pcie = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-8b"), DecodeSystem.preset("pcie-l40s-8x"), OptionalInt.empty(), 8, 1, 1, 1, 32,
                 4096, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true));
         assertTrue(pcie.warnings().get(0).contains("PCIe and a CPU socket link"), pcie.warnings().toString());
         DecodeResult nvlink8b = DecodeStep.run(spec("llama-3-8b", "hgx-h100", 8, 32, Overlap.NONE));
@@ -76,9 +79,9 @@ class DecodeStepTest {
     /** On an MoE model over 8 expert-parallel GPUs, one micro-batch's dispatch and combine run under the other's experts. */
     @Test
     void twoBatchOverlapHidesTheExpertAllToAlls() {
-        DecodeSpec none = new DecodeSpec(ModelConfig.load("mixtral-8x7b"), "hgx-h100", null, null, null, null, 1, 1, 8, 8, 64, 4096,
+        DecodeSpec none = new DecodeSpec(ModelConfig.load("mixtral-8x7b"), DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 1, 1, 8, 8, 64, 4096,
                 Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true);
-        DecodeSpec two = new DecodeSpec(none.model(), "hgx-h100", null, null, null, null, 1, 1, 8, 8, 64, 4096, Precision.BF16,
+        DecodeSpec two = new DecodeSpec(none.model(), DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 1, 1, 8, 8, 64, 4096, Precision.BF16,
                 AllReduceKind.AUTO, Overlap.TWO_BATCH, true);
         DecodeResult a = DecodeStep.run(none);
         DecodeResult b = DecodeStep.run(two);
@@ -120,7 +123,7 @@ class DecodeStepTest {
 
     @Test
     void expertParallelMoeDispatchesAndCombines() {
-        DecodeResult r = DecodeStep.run(new DecodeSpec(ModelConfig.load("deepseek-v3"), "gb200-nvl72", null, null, null, null, 1, 1, 72, 72, 64, 4096,
+        DecodeResult r = DecodeStep.run(new DecodeSpec(ModelConfig.load("deepseek-v3"), DecodeSystem.preset("gb200-nvl72"), OptionalInt.empty(), 1, 1, 72, 72, 64, 4096,
                 Precision.FP8, AllReduceKind.AUTO, Overlap.NONE, true));
         assertFalse(r.layers().get(2).moe());
         var moe = r.layers().get(3).spans().stream().map(DecodeResult.Span::name).toList();
@@ -133,7 +136,7 @@ class DecodeStepTest {
     @Test
     void pipelineStagesSendActivationsAndSplitTheWeights() {
         DecodeSpec one = spec("llama-3-70b", "hgx-h100", 4, 8, Overlap.NONE);
-        DecodeSpec two = new DecodeSpec(one.model(), "hgx-h100", null, null, null, null, 4, 2, 1, 1, 8, 4096, Precision.BF16, AllReduceKind.AUTO,
+        DecodeSpec two = new DecodeSpec(one.model(), DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 4, 2, 1, 1, 8, 4096, Precision.BF16, AllReduceKind.AUTO,
                 Overlap.NONE, true);
         DecodeResult r1 = DecodeStep.run(one);
         DecodeResult r2 = DecodeStep.run(two);
@@ -152,7 +155,7 @@ class DecodeStepTest {
     @Test
     void pipelineStagesKeepTheTokensPerGpuAtTheSameBatchPerGpu() {
         DecodeResult pp1 = DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 32, Overlap.NONE));
-        DecodeResult pp2 = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-70b"), "hgx-h100", null, null, null, null, 8, 2, 1, 1, 64, 4096, Precision.BF16,
+        DecodeResult pp2 = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-70b"), DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 8, 2, 1, 1, 64, 4096, Precision.BF16,
                 AllReduceKind.AUTO, Overlap.NONE, true));
         assertEquals(16, pp2.layout().gpus());
         assertEquals(32, pp2.layout().microBatch());
@@ -199,7 +202,7 @@ class DecodeStepTest {
         DecodeResult graphs = DecodeStep.run(withEngine(llama, "hgx-h100", 4, 1, Precision.BF16, Engine.VLLM));
         assertTrue(graphs.kernelsPerStep() > 900 && graphs.kernelsPerStep() < 1100, graphs.kernelsPerStep() + " kernels");
         assertTrue(graphs.kernelFloorMs() > 0.12 * graphs.itlMs(), graphs.kernelFloorMs() + " of " + graphs.itlMs());
-        DecodeSpec eager = new DecodeSpec(llama, "hgx-h100", null, null, null, null, 4, 1, 1, 1, 1, 4096, Precision.BF16, AllReduceKind.AUTO,
+        DecodeSpec eager = new DecodeSpec(llama, DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 4, 1, 1, 1, 1, 4096, Precision.BF16, AllReduceKind.AUTO,
                 Overlap.NONE, false, Engine.VLLM, null, null);
         DecodeResult e = DecodeStep.run(eager);
         assertTrue(e.itlMs() > graphs.itlMs() + graphs.kernelsPerStep() * (Engine.VLLM.eagerLaunchUs - KernelCosts.GRAPH_GAP_US - KernelCosts.FIXED_US)
@@ -226,12 +229,12 @@ class DecodeStepTest {
     }
 
     private static DecodeSpec scheduled(ModelConfig m, Engine engine, Boolean overlapScheduler) {
-        return new DecodeSpec(m, "hgx-h100", null, null, null, null, 8, 1, 1, 1, 8, 4096, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE,
+        return new DecodeSpec(m, DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 8, 1, 1, 1, 8, 4096, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE,
                 true, engine, null, overlapScheduler);
     }
 
     private static DecodeSpec withEngine(ModelConfig m, String system, int tp, int batch, Precision precision, Engine engine) {
-        return new DecodeSpec(m, system, null, null, null, null, tp, 1, 1, 1, batch, 4096, precision, AllReduceKind.AUTO, Overlap.NONE,
+        return new DecodeSpec(m, DecodeSystem.preset(system), OptionalInt.empty(), tp, 1, 1, 1, batch, 4096, precision, AllReduceKind.AUTO, Overlap.NONE,
                 engine.cudaGraphsByDefault(), engine, null, null);
     }
 
@@ -246,9 +249,9 @@ class DecodeStepTest {
     }
 
     private static DecodeSpec onFile(String file, int tp, int dp, int batch) {
-        return new DecodeSpec(ModelConfig.load("llama-3-8b"), file,
-                dev.collsim.topologies.file.TopologyFile.loadSystem(java.nio.file.Path.of("../topologies/" + file)), null, null, null, tp, 1, 1, dp, batch, 4096,
-                Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true);
+        DecodeSystem system = new DecodeSystem.File(file, TopologyFile.loadSystem(Path.of("../topologies/" + file)));
+        return new DecodeSpec(ModelConfig.load("llama-3-8b"), system, OptionalInt.empty(), tp, 1, 1, dp, batch, 4096, Precision.BF16,
+                AllReduceKind.AUTO, Overlap.NONE, true);
     }
 
     /** A topology file runs the step as the preset it describes does. */

@@ -6,14 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.DecodeSpec;
+import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.stochastic.Variability;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 class ReplicationsTest {
-    private static final DecodeSpec LLAMA = new DecodeSpec(ModelConfig.load("llama-3-8b"), "hgx-h100", null, null, null, null, 8, 1, 1, 9,
+    private static final DecodeSpec LLAMA = new DecodeSpec(ModelConfig.load("llama-3-8b"), DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 8, 1, 1, 9,
             16, 2048, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true);
 
     @Test

@@ -7,15 +7,17 @@ import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
 import java.util.List;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 class DecodeHtmlTest {
     private static DecodeSpec spec(ModelConfig model, int pp, int batch, Overlap overlap) {
-        return new DecodeSpec(model, "hgx-h100", null, null, null, null, 8, pp, 1, 1, batch, 4096, Precision.BF16,
+        return new DecodeSpec(model, DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 8, pp, 1, 1, batch, 4096, Precision.BF16,
                 AllReduceKind.AUTO, overlap, true);
     }
 

@@ -1,0 +1,46 @@
+package dev.collsim.scenarios.compare;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.TimeSpan;
+import dev.collsim.scenarios.decode.EngineSetup;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.topologies.systems.SystemPreset;
+import java.util.List;
+
+/**
+ * Systems to compare for one model: every layout of it on up to {@code gpus} GPUs of each, ranked
+ * within an inter-token latency target.
+ *
+ * @param systems   the systems, the first the one the others are measured against
+ * @param gpus      GPUs of each system
+ * @param context   tokens in each sequence's KV cache
+ * @param precision the weights' type
+ * @param itlSlo    the inter-token latency target
+ * @param engine    whose kernels and host loop the steps follow
+ */
+public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpus, int context, Precision precision, TimeSpan itlSlo,
+                          EngineSetup engine) {
+    public CompareSpec {
+        if (systems.isEmpty()) {
+            throw new InputException("--system: give the systems to compare");
+        }
+        systems = List.copyOf(systems);
+        atLeastOne("--gpus", gpus);
+        atLeastOne("--context", context);
+        if (itlSlo.picos() <= 0) {
+            throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");
+        }
+    }
+
+    private static void atLeastOne(String flag, int value) {
+        if (value < 1) {
+            throw new InputException(flag + " " + value + ": expected 1 or more");
+        }
+    }
+
+    /** The target in milliseconds, as the results state it. */
+    public double itlSloMs() {
+        return itlSlo.picos() / 1e9;
+    }
+}
