@@ -4,10 +4,11 @@ import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.decode.Engine;
-import dev.collsim.scenarios.validate.CalibrationRow;
-import dev.collsim.scenarios.validate.CalibrationSet;
+import dev.collsim.scenarios.validate.DatasetSetup;
 import dev.collsim.scenarios.validate.DecodeValidation;
 import dev.collsim.scenarios.validate.Validation;
+import dev.collsim.scenarios.validate.ValidationSpec;
+import dev.collsim.topologies.systems.SystemPreset;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -74,23 +75,14 @@ public final class ValidateCommand implements Callable<Integer> {
         if (measured != null || engine != null) {
             throw new InputException((measured != null ? "--measured CSV" : "--engine") + " goes with --decode; nccl-tests logs are given as arguments");
         }
-        List<CalibrationRow> rows = new java.util.ArrayList<>(calibration == null ? CalibrationSet.bundled() : CalibrationSet.file(calibration));
-        java.util.Map<String, dev.collsim.scenarios.validate.DatasetSetup> setups = new java.util.LinkedHashMap<>(CalibrationSet.setups());
+        ValidationSpec validation = ValidationSpec.calibration(calibration);
         CollectiveOp operation = run.operation();
         for (Path log : logs) {
-            String id = log.getFileName().toString();
-            if (setups.containsKey(id)) {
-                throw new InputException(log + ": a data set of that name is already in the calibration set; rename the file");
-            }
-            int perNode = dev.collsim.topologies.systems.SystemPreset.byName(system).gpusPerNode(gpusPerNode);
-            setups.put(id, new dev.collsim.scenarios.validate.DatasetSetup(id, system, nodes, perNode, network, run.gpusPerThread,
-                    run.algo, null, null));
-            int line = 0;
-            for (var m : dev.collsim.scenarios.validate.Measured.read(log, operation).entrySet()) {
-                rows.add(new CalibrationRow(id, operation.ncclName(), "float", m.getKey(), m.getValue(), ++line));
-            }
+            int perNode = SystemPreset.byName(system).gpusPerNode(gpusPerNode);
+            validation = validation.withLog(log, operation, new DatasetSetup(log.getFileName().toString(), system, nodes, perNode, network,
+                    run.gpusPerThread, run.algo, null, null));
         }
-        Validation v = Validation.run(rows, setups);
+        Validation v = Validation.run(validation);
         ReportFormat format = output.reportFormat();
         StringBuilder text = new StringBuilder();
         if (format == ReportFormat.MARKDOWN) {

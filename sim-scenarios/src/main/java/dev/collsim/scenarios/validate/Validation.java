@@ -71,7 +71,10 @@ public final class Validation {
 
     private Validation() {}
 
-    public static Validation run(List<CalibrationRow> rows, Map<String, DatasetSetup> setups) {
+    /** Every measured line of the spec simulated on its data set's system. */
+    public static Validation run(ValidationSpec spec) {
+        List<CalibrationRow> rows = spec.rows();
+        Map<String, DatasetSetup> setups = spec.setups();
         Validation v = new Validation();
         Map<String, List<CalibrationRow>> byDataset = new LinkedHashMap<>();
         for (CalibrationRow r : rows) {

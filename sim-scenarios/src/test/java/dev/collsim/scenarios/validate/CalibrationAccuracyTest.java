@@ -21,8 +21,8 @@ class CalibrationAccuracyTest {
 
     @BeforeAll
     static void simulateTheCalibrationSet() {
-        validation = Validation.run(CalibrationSet.bundled().stream().filter(r -> CHECKED.contains(r.dataset())).toList(),
-                CalibrationSet.setups());
+        validation = Validation.run(new ValidationSpec(CalibrationSet.bundled().stream().filter(r -> CHECKED.contains(r.dataset())).toList(),
+                CalibrationSet.setups()));
     }
 
     private static List<Validation.Point> points(String dataset, String op) {

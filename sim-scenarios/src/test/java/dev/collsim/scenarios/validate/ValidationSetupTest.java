@@ -18,7 +18,7 @@ class ValidationSetupTest {
     void aDataSetOnSeveralNodeCountsIsScoredPerCount() {
         List<CalibrationRow> rows = List.of(new CalibrationRow("S", "all_reduce", "float", 64L << 20, 5000, 2, 2),
                 new CalibrationRow("S", "all_reduce", "float", 64L << 20, 5000, 3, 4));
-        Validation v = Validation.run(rows, Map.of("S", setup(null)));
+        Validation v = Validation.run(new ValidationSpec(rows, Map.of("S", setup(null))));
         assertEquals(List.of("S (2 nodes)", "S (4 nodes)"), v.points().stream().map(Validation.Point::dataset).toList());
         double two = v.points().get(0).simulated().timeMicros();
         double four = v.points().get(1).simulated().timeMicros();
@@ -29,8 +29,8 @@ class ValidationSetupTest {
     @Test
     void gdrOffGoesThroughHostMemory() {
         List<CalibrationRow> rows = List.of(new CalibrationRow("S", "all_reduce", "float", 1L << 30, 5000, 2, 2));
-        double direct = Validation.run(rows, Map.of("S", setup(null))).points().get(0).simulated().timeMicros();
-        double staged = Validation.run(rows, Map.of("S", setup(false))).points().get(0).simulated().timeMicros();
+        double direct = Validation.run(new ValidationSpec(rows, Map.of("S", setup(null)))).points().get(0).simulated().timeMicros();
+        double staged = Validation.run(new ValidationSpec(rows, Map.of("S", setup(false)))).points().get(0).simulated().timeMicros();
         assertTrue(staged > direct, staged + " us through host memory vs " + direct + " with GPUDirect RDMA");
     }
 }
