@@ -56,9 +56,8 @@ final class TimerHeap {
         return t;
     }
 
-    /** Sets or moves a timer to {@code at}, with sequence {@code s}. */
+    /** Sets or moves a live timer to {@code at}, with sequence {@code s}. */
     void set(int timer, long at, long s) {
-        check(timer);
         int p = pos[timer];
         if (p < 0) {
             if (size == time.length) {
