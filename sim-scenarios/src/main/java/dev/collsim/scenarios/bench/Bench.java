@@ -7,10 +7,8 @@ import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.core.nccl.Plan;
 import dev.collsim.topologies.catalog.NetworkPreset;
-import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,26 +18,21 @@ public final class Bench {
 
     public static Communicator communicator(BenchSpec spec) {
         Communicator comm = spec.topology() != null ? spec.topology().withLinkEdits(spec.whatIf().linkEdits())
-                : system(spec.system(), null, spec.nodes(), spec.gpusPerNode(), spec.network(), spec.whatIf());
+                : preset(spec.system(), spec.nodes(), spec.gpusPerNode(), spec.network(), spec.whatIf());
         comm = spec.collNet() ? comm : comm.withoutCollNet();
         return spec.nvls() ? comm : comm.withoutNvls();
     }
 
     /**
-     * A topology file's system, or a preset's with its what-if knobs; either with the link edits.
+     * A preset's system with its what-if knobs and link edits.
      *
-     * @param gpusPerNode GPUs of each preset node to use, or null for all
-     * @param network     the preset's network, or null for its default
+     * @param gpusPerNode GPUs of each node to use, or null for all
+     * @param network     the network, or null for the preset's default
      */
-    public static Communicator system(String system, String topology, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
-        Communicator comm;
-        if (topology != null) {
-            comm = TopologyFile.load(Path.of(topology));
-        } else {
-            SystemPreset preset = SystemPreset.byName(system);
-            comm = preset.build(nodes, preset.gpusPerNode(gpusPerNode), network == null ? null : NetworkPreset.byName(network), whatIf);
-        }
-        return comm.withLinkEdits(whatIf.linkEdits());
+    public static Communicator preset(String system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
+        SystemPreset preset = SystemPreset.byName(system);
+        return preset.build(nodes, preset.gpusPerNode(gpusPerNode), network == null ? null : NetworkPreset.byName(network), whatIf)
+                .withLinkEdits(whatIf.linkEdits());
     }
 
     public static List<BenchRow> run(BenchSpec spec) {

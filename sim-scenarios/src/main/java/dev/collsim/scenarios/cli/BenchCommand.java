@@ -22,10 +22,8 @@ import dev.collsim.scenarios.views.BenchTrace;
 import dev.collsim.scenarios.views.ChoiceTable;
 import dev.collsim.scenarios.views.LinkTable;
 import dev.collsim.topologies.catalog.NetworkPreset;
-import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -144,7 +142,9 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
             output.emit(r, r.table(), spec.commandLine().getOut());
             return 0;
         }
-        String description = system.topology != null ? "from " + system.topology : SystemPreset.byName(benchSpec.system()).description();
+        String description = system.topology != null ? "from " + system.topology
+                : benchSpec.topology() != null ? system.flatSwitch(benchSpec.whatIf()).description()
+                : SystemPreset.byName(benchSpec.system()).description();
         List<BenchRow> rows = Bench.run(benchSpec, comm);
         if (trace != null && !rows.isEmpty()) {
             long largest = rows.get(rows.size() - 1).sizeBytes();
@@ -185,13 +185,17 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
     }
 
     private BenchSpec benchSpec() {
-        return spec(op, system.system, system.topology, system.nodes, system.gpusPerNode, system.network,
-                whatIf.toWhatIf(), minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread, dataType, redop, root, algo, proto, channels,
+        WhatIf knobs = whatIf.toWhatIf();
+        return spec(op, system.system, system.whole(knobs), system.nodes, system.gpusPerNode, system.network,
+                knobs, minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread, dataType, redop, root, algo, proto, channels,
                 nvls, collnet);
     }
 
-    /** Validates every flag and builds the spec; shared with {@code demo}. */
-    static BenchSpec spec(String op, String system, String topology, int nodes, Integer gpusPerNode, String network,
+    /**
+     * Validates every flag and builds the spec; shared with {@code demo}. {@code whole} is the system
+     * a topology file or the flat switch gives (the preset's flags checked against it already), or null.
+     */
+    static BenchSpec spec(String op, String system, Communicator whole, int nodes, Integer gpusPerNode, String network,
                           WhatIf whatIf, String minBytes, String maxBytes, long stepFactor,
                           String stepBytes, int gpusPerThread, String dataType, String redop, int root, String algo,
                           String proto, Integer channels, String nvls, String collnet) {
@@ -202,14 +206,10 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
         int nodeCount;
         int gpus;
         String net;
-        Communicator fromFile = null;
-        SystemOptions.requireTopologyAlone(topology, system, nodes, gpusPerNode, network, whatIf);
-        if (topology != null) {
-            Communicator comm = TopologyFile.load(Path.of(topology));
-            fromFile = comm;
-            name = comm.name();
-            nodeCount = comm.nNodes();
-            gpus = comm.nRanks() / nodeCount;
+        if (whole != null) {
+            name = whole.name();
+            nodeCount = whole.nNodes();
+            gpus = whole.nRanks() / nodeCount;
             net = null;
         } else {
             SystemPreset preset = SystemPreset.byName(SystemOptions.preset(system));
@@ -219,7 +219,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
             net = network != null ? NetworkPreset.byName(network).id()
                     : preset.defaultNetwork() == null ? null : preset.defaultNetwork().id();
         }
-        return new BenchSpec(collective, name, fromFile, nodeCount, gpus, net, whatIf, gpusPerThread,
+        return new BenchSpec(collective, name, whole, nodeCount, gpus, net, whatIf, gpusPerThread,
                 Flags.parse("-d", () -> DataType.fromName(dataType)), Flags.parse("-o", () -> ReduceOp.fromName(redop)), root, sweep,
                 Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
                 Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),

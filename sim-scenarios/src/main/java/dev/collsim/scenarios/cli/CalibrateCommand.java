@@ -58,12 +58,16 @@ public final class CalibrateCommand implements Callable<Integer> {
             throw new InputException("--topology: calibrate fits the link classes of a preset (--system); a topology file's"
                     + " rates are its own, so fit against the preset and write the fitted rates into the file");
         }
+        if (dev.collsim.topologies.systems.FlatSwitch.NAME.equalsIgnoreCase(system.system)) {
+            throw new InputException("--system flat-switch: calibrate fits the link classes of a preset; the flat switch's links"
+                    + " are the rate and latency you give it");
+        }
         TreeMap<Long, Double> measured = new TreeMap<>();
         for (Path log : logs) {
             measured.putAll(Measured.read(log, run.operation()));
         }
         String min = String.valueOf(measured.firstKey());
-        BenchSpec bench = BenchCommand.spec(run.op, system.system, system.topology, system.nodes, system.gpusPerNode, system.network,
+        BenchSpec bench = BenchCommand.spec(run.op, system.system, null, system.nodes, system.gpusPerNode, system.network,
                 WhatIf.NONE, min, min, 1, "1", run.gpusPerThread, dataType, "sum", 0, run.algo, "auto", null, "on", "off");
         WhatIf.LinkClass c = linkClass != null ? WhatIf.parseScales("--class", linkClass + "=1").keySet().iterator().next()
                 : bench.nodes() > 1 ? WhatIf.LinkClass.NETWORK : WhatIf.LinkClass.NVLINK;

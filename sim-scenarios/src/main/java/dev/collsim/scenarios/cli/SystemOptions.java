@@ -1,7 +1,13 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.units.Rate;
+import dev.collsim.core.units.TimeSpan;
+import dev.collsim.topologies.file.TopologyFile;
+import dev.collsim.topologies.systems.FlatSwitch;
 import dev.collsim.topologies.systems.WhatIf;
+import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /** Which system a command runs on: a preset, its node count and network, or a topology file. */
@@ -11,8 +17,18 @@ final class SystemOptions {
 
     /** Null when not given, so that a --topology beside it is an error rather than ignored. */
     @Option(names = "--system", paramLabel = "NAME", completionCandidates = Catalogue.Systems.class,
-            description = "a preset: ${COMPLETION-CANDIDATES} (default: hgx-h100)")
+            description = "a preset: ${COMPLETION-CANDIDATES} (default: hgx-h100); or flat-switch, with --gpus")
     String system;
+
+    @Option(names = "--gpus", paramLabel = "N", description = "with --system flat-switch: GPUs, one per node, on one switch")
+    Integer gpus;
+
+    @Option(names = "--link-bw", paramLabel = "RATE", description = "with --system flat-switch: each GPU's link to the switch,"
+            + " per direction (default: 50GB/s)")
+    String linkBw;
+
+    @Option(names = "--link-latency", paramLabel = "TIME", description = "with --system flat-switch: each link's latency (default: 1us)")
+    String linkLatency;
 
     @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
     Integer gpusPerNode;
@@ -34,6 +50,36 @@ final class SystemOptions {
             throw new InputException("--topology describes the whole system; leave out --system, --nodes, --gpus-per-node, "
                     + "--network and the what-if knobs but --degrade and --link-down (edit the file instead)");
         }
+    }
+
+    /**
+     * The system a topology file or the flat switch describes whole, with the link edits of {@code
+     * whatIf} still to apply; null for a preset. The flags that shape a preset are errors beside either.
+     */
+    Communicator whole(WhatIf whatIf) {
+        requireTopologyAlone(topology, system, nodes, gpusPerNode, network, whatIf);
+        boolean flat = FlatSwitch.NAME.equalsIgnoreCase(system);
+        if (!flat && (gpus != null || linkBw != null || linkLatency != null)) {
+            throw new InputException("--gpus, --link-bw and --link-latency shape --system flat-switch; a preset takes --nodes,"
+                    + " --gpus-per-node and the what-if knobs");
+        }
+        if (topology != null) {
+            return TopologyFile.load(Path.of(topology));
+        }
+        return flat ? flatSwitch(whatIf).system().communicator() : null;
+    }
+
+    /** The flat switch the flags describe. */
+    FlatSwitch flatSwitch(WhatIf whatIf) {
+        if (gpus == null) {
+            throw new InputException("--system flat-switch: give its size with --gpus N");
+        }
+        if (whatIf.changesPreset() || nodes != 1 || gpusPerNode != null || network != null) {
+            throw new InputException("--system flat-switch is --gpus GPUs, one per node, on one switch; leave out --nodes,"
+                    + " --gpus-per-node, --network and the what-if knobs but --degrade and --link-down");
+        }
+        return new FlatSwitch(gpus, linkBw == null ? Rate.gigabytesPerSecond(50) : Flags.parse("--link-bw", () -> Rate.parse(linkBw)),
+                linkLatency == null ? TimeSpan.ofMicros(1) : Flags.parse("--link-latency", () -> TimeSpan.parse(linkLatency)));
     }
 
     /** The preset given, or the default. */

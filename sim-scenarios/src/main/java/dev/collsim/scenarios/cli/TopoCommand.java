@@ -67,12 +67,12 @@ public final class TopoCommand implements Runnable {
         @Override
         public Integer call() {
             WhatIf knobs = whatIf.toWhatIf();
-            SystemOptions.requireTopologyAlone(system.topology, system.system, system.nodes, system.gpusPerNode, system.network, knobs);
-            Communicator comm = Bench.system(SystemOptions.preset(system.system), system.topology, system.nodes, system.gpusPerNode,
-                    system.network, knobs);
+            Communicator whole = system.whole(knobs);
+            Communicator comm = whole != null ? whole.withLinkEdits(knobs.linkEdits())
+                    : Bench.preset(SystemOptions.preset(system.system), system.nodes, system.gpusPerNode, system.network, knobs);
             ReportFormat format = output.reportFormat();
             Table links = links(comm);
-            if (system.topology == null) {
+            if (whole == null) {
                 SystemPreset preset = SystemPreset.byName(SystemOptions.preset(system.system));
                 int[] chips = preset.nvlinksPerChip();
                 if (chips.length > 0) {

@@ -51,7 +51,7 @@ public final class BenchTable {
         Table t = new Table("collsim bench " + spec.op().ncclName(), columns, meta);
         t.note("collsim bench " + spec.op().ncclName() + ": simulated nccl-tests " + spec.op().ncclName() + "_perf");
         t.note("system " + spec.system() + " (" + systemDescription + "), " + spec.nodes() + " node(s) x " + spec.gpusPerNode()
-                + " GPUs" + (spec.nodes() > 1 ? " over " + spec.network() : "") + ", -g "
+                + " GPUs" + (spec.nodes() > 1 && spec.network() != null ? " over " + spec.network() : "") + ", -g "
                 + spec.gpusPerThread() + " (" + spec.gpusPerThread() + " GPU(s) per host thread)");
         t.note("time = steady-state time per iteration; algbw = size/time, busbw as nccl-tests defines it (GB = 1e9 B)");
         t.note("");
