@@ -10,7 +10,7 @@ import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
-/** Which system a command runs on: a preset, its node count and network, or a topology file. */
+/** Which system a command runs on: a preset, its node count and network, a topology file, or the flat switch. */
 final class SystemOptions {
     /** The preset when neither --system nor --topology is given. */
     static final String DEFAULT_SYSTEM = "hgx-h100";
@@ -45,7 +45,7 @@ final class SystemOptions {
     String network;
 
     /** A topology file describes the whole system: the flags that shape a preset would be ignored, so they are errors. */
-    static void requireTopologyAlone(String topology, String system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
+    private static void requireTopologyAlone(String topology, String system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
         if (topology != null && (whatIf.changesPreset() || system != null || nodes != 1 || gpusPerNode != null || network != null)) {
             throw new InputException("--topology describes the whole system; leave out --system, --nodes, --gpus-per-node, "
                     + "--network and the what-if knobs but --degrade and --link-down (edit the file instead)");
