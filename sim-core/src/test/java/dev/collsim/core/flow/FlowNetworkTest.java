@@ -345,7 +345,7 @@ class FlowNetworkTest {
     }
 
     /** Max-min fair shares by progressive filling over all flows, recomputed at every start and end. */
-    private static final class FromScratch {
+    static final class FromScratch {
         /** Each flow's end; {@code changes} are (time ps, link, capacity) in time order. */
         static double[] ends(double[] capacity, List<int[]> routes, List<double[]> flows, List<double[]> changes) {
             int n = flows.size();
@@ -393,7 +393,8 @@ class FlowNetworkTest {
             }
         }
 
-        private static double[] rates(double[] cap, List<int[]> routes, List<double[]> flows, boolean[] started, double[] end) {
+        /** Each open flow's rate (started and not ended); flows are (start ps, bytes, rate cap). */
+        static double[] rates(double[] cap, List<int[]> routes, List<double[]> flows, boolean[] started, double[] end) {
             int n = flows.size();
             double[] rate = new double[n];
             double[] room = cap.clone();

@@ -114,48 +114,16 @@ class MaxMinSolverTest {
         }
     }
 
-    /** Progressive filling over the live flows: raise all together, freeze those held by a full link or their cap. */
+    /** Progressive filling over the live flows, as FlowNetworkTest recomputes it from scratch. */
     private static double[] fromScratch(double[] capacity, List<int[]> routes, List<Double> caps, List<Integer> live) {
-        double[] rate = new double[routes.size()];
-        double[] room = capacity.clone();
-        List<Integer> open = new ArrayList<>(live);
-        while (!open.isEmpty()) {
-            int[] users = new int[capacity.length];
-            for (int f : open) {
-                for (int l : routes.get(f)) {
-                    users[l]++;
-                }
-            }
-            double level = Double.POSITIVE_INFINITY;
-            for (int l = 0; l < capacity.length; l++) {
-                if (users[l] > 0) {
-                    level = Math.min(level, room[l] / users[l]);
-                }
-            }
-            for (int f : open) {
-                level = Math.min(level, caps.get(f));
-            }
-            List<Integer> still = new ArrayList<>();
-            for (int f : open) {
-                boolean held = caps.get(f) <= level * (1 + 1e-12);
-                for (int l : routes.get(f)) {
-                    held |= room[l] / users[l] <= level * (1 + 1e-12);
-                }
-                if (held) {
-                    rate[f] = level;
-                } else {
-                    still.add(f);
-                }
-            }
-            for (int f : open) {
-                if (!still.contains(f)) {
-                    for (int l : routes.get(f)) {
-                        room[l] -= level;
-                    }
-                }
-            }
-            open = still;
+        List<double[]> flows = new ArrayList<>();
+        boolean[] started = new boolean[routes.size()];
+        double[] end = new double[routes.size()];
+        for (int f = 0; f < routes.size(); f++) {
+            flows.add(new double[] {0, 1, caps.get(f)});
+            started[f] = live.contains(f);
+            end[f] = -1;
         }
-        return rate;
+        return FlowNetworkTest.FromScratch.rates(capacity, routes, flows, started, end);
     }
 }

@@ -3,6 +3,7 @@ package dev.collsim.scenarios.bench;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.Require;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.topologies.systems.WhatIf;
@@ -31,9 +32,7 @@ public record BenchSpec(CollectiveOp op, String system, Communicator topology, i
         if (gpusPerThread < 1 || gpusPerThread > gpusPerNode) {
             throw new InputException("-g " + gpusPerThread + ": a thread drives 1 to " + gpusPerNode + " GPUs here");
         }
-        if (nodes < 1) {
-            throw new InputException("--nodes " + nodes + ": expected 1 or more");
-        }
+        Require.atLeastOne("--nodes", nodes);
         if (root < 0 || root >= nodes * gpusPerNode) {
             throw new InputException("-r " + root + ": the root must be a rank, 0 to " + (nodes * gpusPerNode - 1));
         }

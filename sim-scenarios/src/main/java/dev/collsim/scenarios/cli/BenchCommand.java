@@ -142,9 +142,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
             output.emit(r, r.table(), spec.commandLine().getOut());
             return 0;
         }
-        String description = system.topology != null ? "from " + system.topology
-                : benchSpec.topology() != null ? system.flatSwitch(benchSpec.whatIf()).description()
-                : SystemPreset.byName(benchSpec.system()).description();
+        String description = system.description(benchSpec.whatIf());
         List<BenchRow> rows = Bench.run(benchSpec, comm);
         if (trace != null && !rows.isEmpty()) {
             long largest = rows.get(rows.size() - 1).sizeBytes();

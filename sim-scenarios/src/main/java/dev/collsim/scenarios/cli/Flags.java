@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.Require;
 import java.util.function.Supplier;
 
 /** Parsing of one flag's value, so that its error names the flag. */
@@ -35,16 +36,8 @@ final class Flags {
         return onOff(flag, value);
     }
 
-    /** A count that must be 1 or more. */
-    static int atLeastOne(String flag, int value) {
-        if (value < 1) {
-            throw new InputException(flag + " " + value + ": expected 1 or more");
-        }
-        return value;
-    }
-
     /** {@code --threads}: the cores when not given. */
     static int threads(Integer threads) {
-        return atLeastOne("--threads", threads == null ? Runtime.getRuntime().availableProcessors() : threads);
+        return Require.atLeastOne("--threads", threads == null ? Runtime.getRuntime().availableProcessors() : threads);
     }
 }

@@ -6,6 +6,7 @@ import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.FlatSwitch;
+import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -67,6 +68,14 @@ final class SystemOptions {
             return TopologyFile.load(Path.of(topology));
         }
         return flat ? flatSwitch(whatIf).system().communicator() : null;
+    }
+
+    /** What the system is, for a table's header: the file it came from, the flat switch's links, or the preset's board. */
+    String description(WhatIf whatIf) {
+        if (topology != null) {
+            return "from " + topology;
+        }
+        return FlatSwitch.NAME.equalsIgnoreCase(system) ? flatSwitch(whatIf).description() : SystemPreset.byName(preset(system)).description();
     }
 
     /** The flat switch the flags describe. */

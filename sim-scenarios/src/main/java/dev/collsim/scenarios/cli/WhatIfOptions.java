@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.fabric.LinkEdit;
+import dev.collsim.core.input.Require;
 import dev.collsim.core.units.Rate;
 import dev.collsim.scenarios.validate.Calibration;
 import dev.collsim.topologies.systems.WhatIf;
@@ -46,7 +47,7 @@ final class WhatIfOptions {
 
     WhatIf toWhatIf() {
         Rate nic = nicBw == null ? null : Flags.parse("--nic-bw", () -> Rate.parse(nicBw));
-        int nics = nicsPerGpu == null ? 0 : Flags.atLeastOne("--nics-per-gpu", nicsPerGpu);
+        int nics = nicsPerGpu == null ? 0 : Require.atLeastOne("--nics-per-gpu", nicsPerGpu);
         WhatIf knobs = new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), spines,
                 Flags.onOff("--gdr", gdr), WhatIf.parseScales("--scale", scale), WhatIf.parseScales("--scale-latency", scaleLatency),
                 linkEdits());

@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.compare;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.Require;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
@@ -26,16 +27,10 @@ public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpu
             throw new InputException("--system: give the systems to compare");
         }
         systems = List.copyOf(systems);
-        atLeastOne("--gpus", gpus);
-        atLeastOne("--context", context);
+        Require.atLeastOne("--gpus", gpus);
+        Require.atLeastOne("--context", context);
         if (itlSlo.picos() <= 0) {
             throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");
-        }
-    }
-
-    private static void atLeastOne(String flag, int value) {
-        if (value < 1) {
-            throw new InputException(flag + " " + value + ": expected 1 or more");
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.Require;
 import java.util.OptionalInt;
 
 /**
@@ -35,15 +36,13 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         if (kvCache == Precision.FP4) {
             throw new InputException("--kv-dtype fp4: expected auto, bf16 or fp8 (KV caches are kept in BF16 or FP8)");
         }
-        positive("--tp", tp);
-        positive("--pp", pp);
-        positive("--ep", ep);
-        positive("--dp", dp);
-        positive("--batch", batch);
-        positive("--context", context);
-        if (nodes.isPresent()) {
-            positive("--nodes", nodes.getAsInt());
-        }
+        Require.atLeastOne("--tp", tp);
+        Require.atLeastOne("--pp", pp);
+        Require.atLeastOne("--ep", ep);
+        Require.atLeastOne("--dp", dp);
+        Require.atLeastOne("--batch", batch);
+        Require.atLeastOne("--context", context);
+        nodes.ifPresent(n -> Require.atLeastOne("--nodes", n));
         if (model.heads() % tp != 0) {
             throw new InputException("--tp " + tp + ": " + model.name() + "'s " + model.heads()
                     + " attention heads do not split evenly over " + tp + " ranks");
@@ -62,12 +61,6 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         }
         if (overlap == Overlap.TWO_BATCH && batch < 2) {
             throw new InputException("--overlap two-batch splits the batch in two; --batch " + batch + " cannot be split");
-        }
-    }
-
-    private static void positive(String flag, int v) {
-        if (v < 1) {
-            throw new InputException(flag + " " + v + ": expected 1 or more");
         }
     }
 

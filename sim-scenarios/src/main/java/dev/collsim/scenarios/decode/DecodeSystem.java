@@ -1,6 +1,6 @@
 package dev.collsim.scenarios.decode;
 
-import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.Require;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.SystemPreset;
@@ -19,9 +19,7 @@ public sealed interface DecodeSystem {
      */
     record Preset(SystemPreset preset, NetworkPreset network, OptionalInt gpusPerNode) implements DecodeSystem {
         public Preset {
-            if (gpusPerNode.isPresent() && gpusPerNode.getAsInt() < 1) {
-                throw new InputException("--gpus-per-node " + gpusPerNode.getAsInt() + ": expected 1 or more");
-            }
+            gpusPerNode.ifPresent(g -> Require.atLeastOne("--gpus-per-node", g));
         }
 
         @Override

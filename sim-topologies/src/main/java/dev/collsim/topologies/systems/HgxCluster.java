@@ -8,6 +8,7 @@ import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.FabricBuilder;
 import dev.collsim.core.fabric.LinkTechnology;
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.Require;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.CostBook;
 import dev.collsim.core.nccl.LinkType;
@@ -47,9 +48,7 @@ public final class HgxCluster {
     /** Nodes of the preset's NVLink domain changed by what-if knobs (see {@link WhatIf}). */
     static Communicator build(SystemPreset preset, NvlinkDomain domain, int nodes, int gpusPerNode, NetworkPreset network,
                               WhatIf whatIf) {
-        if (nodes < 1) {
-            throw new InputException("--nodes " + nodes + ": expected 1 or more");
-        }
+        Require.atLeastOne("--nodes", nodes);
         preset.gpusPerNode(gpusPerNode);
         if ((long) nodes * gpusPerNode > MAX_GPUS) {
             throw new InputException("--nodes " + nodes + ": " + (long) nodes * gpusPerNode + " GPUs; collsim builds fabrics of up to "

@@ -2,6 +2,7 @@ package dev.collsim.topologies.systems;
 
 import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.Require;
 import dev.collsim.core.units.Rate;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -40,9 +41,7 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
         if (!(oversubscription >= 1) || Double.isInfinite(oversubscription)) {
             throw new InputException("--oversubscription: expected a ratio of at least 1:1, got " + oversubscription + ":1");
         }
-        if (spines < 1) {
-            throw new InputException("--spines " + spines + ": expected 1 or more");
-        }
+        Require.atLeastOne("--spines", spines);
         rateScale = Map.copyOf(rateScale);
         latencyScale = Map.copyOf(latencyScale);
         linkEdits = List.copyOf(linkEdits);
