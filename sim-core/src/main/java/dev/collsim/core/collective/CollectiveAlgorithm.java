@@ -9,4 +9,13 @@ public interface CollectiveAlgorithm {
     String name();
 
     Schedule schedule(CollectiveRequest request);
+
+    /**
+     * One orbit of {@link #schedule}'s transfers, if the algorithm knows its schedule to be the same
+     * under a turn of the ranks; empty if not. The runner uses it only where the fabric is the same
+     * under that turn as well.
+     */
+    default java.util.Optional<FoldedSchedule> folded(CollectiveRequest request) {
+        return java.util.Optional.empty();
+    }
 }

@@ -72,7 +72,71 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
         if (req.op() == CollectiveOp.ALL_TO_ALL || req.op() == CollectiveOp.SEND_RECV) {
             throw new IllegalArgumentException(req.op().ncclName() + " runs point to point, not on a ring");
         }
-        Gen gen = new Gen(req, size(req));
+        return generate(req, req.nRanks());
+    }
+
+    /**
+     * One orbit of the schedule when it is the same under turning every ring by {@code d} positions
+     * (the smallest such {@code d}, less than the ring): the transfers of ring positions 0..d-1, each
+     * waiting on the transfers of its own orbit that it waits on in the whole schedule, which are the
+     * same transfers moved by a turn. That needs every channel's ring to turn by the same map of ranks,
+     * and every block of an all_reduce loop to be as long as the others. Broadcast and reduce start at
+     * a root, so they have no such turn.
+     */
+    @Override
+    public java.util.Optional<FoldedSchedule> folded(CollectiveRequest req) {
+        int n = req.nRanks();
+        if (chained(req.op()) || req.op() == CollectiveOp.ALL_TO_ALL || req.op() == CollectiveOp.SEND_RECV
+                || n != orders[0].length || n < 2 || !blocksAlike(req)) {
+            return java.util.Optional.empty();
+        }
+        int usedOrders = Math.min(orders.length, req.channels());
+        for (int d = 1; d < n; d++) {
+            if (n % d != 0) {
+                continue;
+            }
+            int[] turn = new int[n];
+            for (int p = 0; p < n; p++) {
+                turn[orders[0][p]] = orders[0][(p + d) % n];
+            }
+            boolean same = true;
+            for (int o = 1; o < usedOrders && same; o++) {
+                for (int p = 0; p < n && same; p++) {
+                    same = turn[orders[o][p]] == orders[o][(p + d) % n];
+                }
+            }
+            if (same) {
+                return java.util.Optional.of(new FoldedSchedule(generate(req, d), turn, n / d));
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** Whether every loop of an all_reduce cuts its bytes into blocks of one length (other ops move whole segments). */
+    private static boolean blocksAlike(CollectiveRequest req) {
+        if (req.op() != CollectiveOp.ALL_REDUCE) {
+            return true;
+        }
+        int n = req.nRanks();
+        Chunking chunking = new Chunking(req);
+        long perRank = req.bytesPerRankSegment();
+        long perChannel = alignUp(ceilDiv(perRank, req.channels()), req.protocol().grainBytes());
+        long loopSize = chunking.loopSize(n);
+        for (int c = 0; c < req.channels() && channelBytes(perRank, perChannel, c) > 0; c++) {
+            long bytes = channelBytes(perRank, perChannel, c);
+            for (long off = 0; off < bytes; off += loopSize) {
+                long rem = Math.min(loopSize, bytes - off);
+                if (chunking.block(n, rem) * n != rem) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** The transfers of ring positions 0..positions-1 ({@code nRanks} of them: the whole schedule). */
+    private Schedule generate(CollectiveRequest req, int positions) {
+        Gen gen = new Gen(req, size(req, positions), positions);
         long perRank = req.bytesPerRankSegment();
         long perChannel = alignUp(ceilDiv(perRank, req.channels()), req.protocol().grainBytes());
         for (int c = 0; c < req.channels(); c++) {
@@ -102,6 +166,11 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
      * first step, or the first link of a chain) for the transfer that delivered what it forwards.
      */
     ScheduleSize size(CollectiveRequest req) {
+        return size(req, req.nRanks());
+    }
+
+    /** As {@link #size(CollectiveRequest)}, for the transfers of ring positions 0..positions-1. */
+    private ScheduleSize size(CollectiveRequest req, int positions) {
         int n = req.nRanks();
         Chunking chunking = new Chunking(req);
         long perRank = req.bytesPerRankSegment();
@@ -118,13 +187,13 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
                 perConnection = ceilDiv(bytes, chunking.chunk);
                 forwarded = Math.max(0, n - 2) * perConnection;
             } else {
-                connections = n;
+                connections = positions;
                 int steps = req.op() == CollectiveOp.ALL_REDUCE ? 2 * (n - 1) : n - 1;
                 long loopSize = chunking.loopSize(n);
                 for (long off = 0; off < bytes; off += loopSize) {
                     int slices = chunking.slices(chunking.block(n, Math.min(loopSize, bytes - off)));
                     perConnection += (long) steps * slices;
-                    forwarded += Math.max(0, steps - 1L) * n * slices;
+                    forwarded += Math.max(0, steps - 1L) * positions * slices;
                 }
             }
             transfers += connections * perConnection;
@@ -180,13 +249,16 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
         private final CollectiveRequest req;
         private final ScheduleBuilder b;
         private final int n;
+        /** Ring positions whose transfers are generated: n, or one orbit's. */
+        private final int positions;
         private final Chunking chunking;
         private final List<IntList> connections = new ArrayList<>();
         private int[] consumer;
 
-        Gen(CollectiveRequest req, ScheduleSize size) {
+        Gen(CollectiveRequest req, ScheduleSize size, int positions) {
             this.req = req;
             this.n = req.nRanks();
+            this.positions = positions;
             this.chunking = new Chunking(req);
             this.b = new ScheduleBuilder(req, name(), size);
             this.consumer = new int[ScheduleBuilder.room(size.transfers())];
@@ -219,25 +291,26 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
                         pieces[blk][s] = b.piece(base + s * slice, len, perSegment ? order[blk] : -1);
                     }
                 }
-                if (prevStep.length < n * slices) {
-                    prevStep = new int[n * slices];
+                if (prevStep.length < positions * slices) {
+                    prevStep = new int[positions * slices];
                 }
-                int[] current = new int[n * slices];
+                int[] current = new int[positions * slices];
                 for (int k = 0; k < steps; k++) {
                     boolean reduce = op == CollectiveOp.REDUCE_SCATTER
                             || (op == CollectiveOp.ALL_REDUCE && k < n - 1);
                     int shift = op == CollectiveOp.ALL_GATHER ? 0 : 1;
-                    for (int p = 0; p < n; p++) {
+                    for (int p = 0; p < positions; p++) {
                         int blk = Math.floorMod(p - shift - k, n);
                         for (int s = 0; s < slices; s++) {
                             int t = send(c, loop * steps + k, p, (p + 1) % n, pieces[blk][s], reduce);
                             if (k > 0) {
-                                consumes(t, prevStep[Math.floorMod(p - 1, n) * slices + s]);
+                                // From position p - 1, or in one orbit the same transfer turned onto it.
+                                consumes(t, prevStep[Math.floorMod(p - 1, positions) * slices + s]);
                             }
                             current[p * slices + s] = t;
                         }
                     }
-                    System.arraycopy(current, 0, prevStep, 0, n * slices);
+                    System.arraycopy(current, 0, prevStep, 0, positions * slices);
                 }
             }
         }

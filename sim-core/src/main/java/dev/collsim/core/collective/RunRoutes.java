@@ -40,6 +40,11 @@ final class RunRoutes {
     record HubGroup(int[] ranks, Route[] up, Route[] down, long latency) {}
 
     RunRoutes(RankPlacement placement) {
+        this(placement, null);
+    }
+
+    /** With {@code orbits}, a folded run's: each route's links are its orbits' first links. */
+    RunRoutes(RankPlacement placement, LinkOrbits orbits) {
         fabric = placement.fabric();
         router = fabric.router();
         rankDevice = placement.devices().clone();
@@ -55,7 +60,8 @@ final class RunRoutes {
         }
         switchGroups = new HubGroup[fabric.devices().size()];
         sharpGroups = new HubGroup[fabric.devices().size()];
-        direct = new PairRoutes((src, dst) -> router.route(rankDevice[src], rankDevice[dst]));
+        direct = new PairRoutes(orbits == null ? (src, dst) -> router.route(rankDevice[src], rankDevice[dst])
+                : (src, dst) -> onFirstLinks(router.route(rankDevice[src], rankDevice[dst]), orbits));
         writes = new PairRoutes((src, dst) -> router.route(rankDevice[src], writeHost(src, dst)));
         reads = new PairRoutes((src, dst) -> router.route(readHost(src, dst), rankDevice[dst]));
         networkLegs = new PairRoutes(this::networkLeg);
@@ -146,6 +152,11 @@ final class RunRoutes {
             cache[hub] = g;
         }
         return g;
+    }
+
+    private static Route onFirstLinks(Route r, LinkOrbits orbits) {
+        return new Route(r.from(), r.to(), java.util.Arrays.stream(r.links()).map(orbits::firstLink).toArray(), r.latencyPicos(),
+                r.viaNic());
     }
 
     /** The host memory a staged transfer is written to: the receiver's inside a node, the sender's across nodes. */

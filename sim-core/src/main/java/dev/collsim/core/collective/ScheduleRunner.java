@@ -46,6 +46,8 @@ public final class ScheduleRunner implements FlowListener {
     private final Engine engine;
     private final FlowNetwork network;
     private final RunRoutes routes;
+    /** Where a folded run's orbits' flows and proxy work go, or null. */
+    private final LinkOrbits orbits;
 
     private Schedule schedule;
     private double wireFactor;
@@ -97,9 +99,15 @@ public final class ScheduleRunner implements FlowListener {
     private final IndexedEvent landedHandler = this::landed;
 
     public ScheduleRunner(Engine engine, FlowNetwork network, RankPlacement placement) {
+        this(engine, network, placement, null);
+    }
+
+    /** A runner of one orbit of a folded schedule, on the orbits' first links and ranks; null: not folded. */
+    ScheduleRunner(Engine engine, FlowNetwork network, RankPlacement placement, LinkOrbits orbits) {
         this.engine = engine;
         this.network = network;
-        this.routes = new RunRoutes(placement);
+        this.routes = new RunRoutes(placement, orbits);
+        this.orbits = orbits;
     }
 
     public void setObserver(TransferObserver observer) {
@@ -172,7 +180,7 @@ public final class ScheduleRunner implements FlowListener {
         }
         long[] linkBytes = new long[routes.fabric().links().size()];
         for (int l = 0; l < linkBytes.length; l++) {
-            linkBytes[l] = network.bytesCarried(l);
+            linkBytes[l] = orbits == null ? network.bytesCarried(l) : orbits.crossed(l) ? network.bytesCarried(orbits.firstLink(l)) : 0;
         }
         return new RunResult(s, last - origin, linkBytes);
     }
@@ -246,7 +254,7 @@ public final class ScheduleRunner implements FlowListener {
             readyAt[t] = Math.max(now, readyAt[t - 1]);
             return;
         }
-        int src = schedule.src(t);
+        int src = proxyOf(schedule.src(t));
         proxyFreeAt[src] = Math.max(now, proxyFreeAt[src]) + proxyPost;
         readyAt[t] = proxyFreeAt[src];
     }
@@ -254,6 +262,11 @@ public final class ScheduleRunner implements FlowListener {
     private void startFlow(int t, Route r) {
         network.start(r.links(), schedule.bytes(t) * wireFactor,
                 (r.viaNic() ? netCapWireRate : capWireRate) * schedule.threadShare(t), this, t);
+    }
+
+    /** The rank whose proxy thread does a rank's network work: its own, or in a folded run its orbit's first. */
+    private int proxyOf(int rank) {
+        return orbits == null ? rank : orbits.firstRank(rank);
     }
 
     /** A point-to-point step's latency after its last byte has left: the route's, and the network's across nodes. */
@@ -388,7 +401,7 @@ public final class ScheduleRunner implements FlowListener {
 
     /** A network step has landed in its receiver's buffer: the receiver's proxy flushes it, then the GPU may see it. */
     private void landed(int t) {
-        int dst = schedule.dst(t);
+        int dst = proxyOf(schedule.dst(t));
         proxyFreeAt[dst] = Math.max(engine.now(), proxyFreeAt[dst]) + proxyReceive;
         long visibleAt = proxyFreeAt[dst];
         delivered(t, visibleAt);

@@ -205,11 +205,26 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
      */
     public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity, double launchFactor,
                               java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
+        if (observer == null && !checkCapacity && stepJitter == null && outage == null) {
+            // Nothing asks after each transfer and every rank runs alike: one orbit may stand for all.
+            java.util.Optional<RunResult> folded = plan.algo().algorithm(this, plan).folded(plan.request())
+                    .flatMap(f -> CollectiveSimulator.runFolded(placement, f, stepCosts(plan, launchFactor)));
+            if (folded.isPresent()) {
+                return folded.get();
+            }
+        }
         return run(plan, schedule(plan), observer, checkCapacity, launchFactor, stepJitter, outage);
     }
 
     private RunResult run(Plan plan, Schedule schedule, TransferObserver observer, boolean checkCapacity, double launchFactor,
                           java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
+        CollectiveRun run = new CollectiveRun(placement, schedule, stepCosts(plan, launchFactor), observer, checkCapacity, stepJitter,
+                outage);
+        return CollectiveSimulator.run(run);
+    }
+
+    /** What each kind of step of a planned collective costs, its launch latency scaled by {@code launchFactor}. */
+    private StepCosts stepCosts(Plan plan, double launchFactor) {
         StepCosts steps;
         if (plan.algo().custom()) {
             CustomKernelCosts custom = book.custom();
@@ -222,8 +237,7 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
                     : TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(plan.algo().nccl() == null ? NcclAlgo.RING : plan.algo().nccl(), proto));
             steps = new StepCosts(costs(plan.algo(), proto), book.nvls(), book.sharp(), launch.times(launchFactor));
         }
-        CollectiveRun run = new CollectiveRun(placement, schedule, steps, observer, checkCapacity, stepJitter, outage);
-        return CollectiveSimulator.run(run);
+        return steps;
     }
 
     /**
