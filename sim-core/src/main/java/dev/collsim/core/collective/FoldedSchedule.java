@@ -18,4 +18,31 @@ public record FoldedSchedule(Schedule orbit, int[] turn, int order) {
             throw new IllegalArgumentException("a fold of order " + order + " with a turn of " + turn.length + " ranks");
         }
     }
+
+    /**
+     * For a map whose defined entries ({@code >= 0}) are one to one and come back to where they
+     * started after exactly {@code order} steps and not before, the smallest entry of each cycle, by
+     * entry (-1 where undefined); null for any other map.
+     */
+    static int[] firstOfCycles(int[] map, int order) {
+        int[] first = new int[map.length];
+        java.util.Arrays.fill(first, -1);
+        for (int start = 0; start < map.length; start++) {
+            if (map[start] < 0 || first[start] >= 0) {
+                continue;
+            }
+            int x = start;
+            for (int j = 0; j < order; j++) {
+                if (x < 0 || first[x] >= 0) {
+                    return null;
+                }
+                first[x] = start;
+                x = map[x];
+            }
+            if (x != start) {
+                return null;
+            }
+        }
+        return first;
+    }
 }

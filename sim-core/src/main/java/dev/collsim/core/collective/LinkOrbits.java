@@ -2,7 +2,6 @@ package dev.collsim.core.collective;
 
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Route;
-import dev.collsim.core.fabric.Router;
 import java.util.Arrays;
 import java.util.Optional;
 
@@ -18,8 +17,8 @@ import java.util.Optional;
  * whole schedule is a turned route of the orbit's, the turn maps used links one to one, every used
  * link and every rank comes back after exactly {@code order} turns and not before (so each orbit of
  * links carries the turned copies of its flows once each), no route crosses one orbit twice, and
- * every transfer is point to point and direct (nothing staged through host memory, no switch
- * operation).
+ * every transfer is direct or on an NVLS switch whose ranks the turn maps onto the turned switch's
+ * (nothing staged through host memory, no in-network reduction).
  */
 final class LinkOrbits {
     /** Per link, the first link of its orbit; -1 for a link no transfer crosses. */
@@ -39,47 +38,85 @@ final class LinkOrbits {
         }
         int[] turn = fold.turn();
         int order = fold.order();
-        int[] firstRank = firstOfCycles(turn, order);
+        int[] firstRank = FoldedSchedule.firstOfCycles(turn, order);
         if (firstRank == null) {
             return Optional.empty();
         }
         Fabric fabric = placement.fabric();
-        Router router = fabric.router();
-        int[] devices = placement.devices();
         int[] image = new int[fabric.links().size()];
         Arrays.fill(image, -1);
-        java.util.Set<Long> pairs = new java.util.HashSet<>();
-        for (int t = 0; t < orbit.transferCount(); t++) {
-            if (orbit.kind(t) != TransferKind.P2P) {
-                return Optional.empty();
+        // Each route as its two ends: rank r's GPU is 2r, the NVLS switch rank r hangs off is 2r + 1.
+        java.util.Set<Long> ends = new java.util.LinkedHashSet<>();
+        java.util.Map<Integer, int[]> members = new java.util.HashMap<>();
+        for (int t : orbit.representatives().toArray()) {
+            switch (orbit.kind(t)) {
+                case P2P -> ends.add(pair(2 * orbit.src(t), 2 * orbit.dst(t)));
+                case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> {
+                    int anchor = orbit.anchor(t);
+                    int[] group = switchMembers(placement, anchor, members);
+                    if (group == null || !Arrays.equals(turned(group, turn), switchMembers(placement, turn[anchor], members))) {
+                        return Optional.empty();
+                    }
+                    for (int m : group) {
+                        ends.add(pair(2 * m, 2 * anchor + 1));
+                        ends.add(pair(2 * anchor + 1, 2 * m));
+                    }
+                }
+                case LOCAL_COPY -> { }
+                case NETWORK_ALLREDUCE -> {
+                    return Optional.empty();
+                }
             }
-            int a = orbit.src(t);
-            int b = orbit.dst(t);
-            if (!pairs.add((long) a << 32 | b)) {
-                continue;
-            }
-            Route from = router.route(devices[a], devices[b]);
+        }
+        for (long pair : ends) {
+            int a = (int) (pair >>> 32);
+            int b = (int) pair;
+            Route from = route(placement, a, b);
             for (int j = 0; j < order; j++) {
-                a = turn[a];
-                b = turn[b];
-                Route to = router.route(devices[a], devices[b]);
+                a = 2 * turn[a >> 1] + (a & 1);
+                b = 2 * turn[b >> 1] + (b & 1);
+                Route to = route(placement, a, b);
                 if (!sameShape(fabric, from, to, image)) {
                     return Optional.empty();
                 }
                 from = to;
             }
         }
-        int[] firstLink = firstOfCycles(image, order);
+        int[] firstLink = FoldedSchedule.firstOfCycles(image, order);
         if (firstLink == null) {
             return Optional.empty();
         }
-        for (long pair : pairs) {
-            int[] links = router.route(devices[(int) (pair >>> 32)], devices[(int) pair]).links();
+        for (long pair : ends) {
+            int[] links = route(placement, (int) (pair >>> 32), (int) pair).links();
             if (Arrays.stream(links).map(l -> firstLink[l]).distinct().count() != links.length) {
                 return Optional.empty();
             }
         }
         return Optional.of(new LinkOrbits(firstLink, firstRank));
+    }
+
+    private static long pair(int a, int b) {
+        return (long) a << 32 | b;
+    }
+
+    /** The route between two ends: {@code 2r} rank r's GPU, {@code 2r + 1} the NVLS switch it hangs off. */
+    private static Route route(RankPlacement placement, int a, int b) {
+        return placement.fabric().router().route(device(placement, a), device(placement, b));
+    }
+
+    private static int device(RankPlacement placement, int end) {
+        return (end & 1) == 0 ? placement.devices()[end >> 1] : placement.nvlsSwitches()[end >> 1];
+    }
+
+    /** The ranks on the NVLS switch {@code rank} hangs off, in rank order; null if it hangs off none. */
+    private static int[] switchMembers(RankPlacement placement, int rank, java.util.Map<Integer, int[]> byHub) {
+        int hub = placement.nvlsSwitches()[rank];
+        return hub < 0 ? null : byHub.computeIfAbsent(hub, h -> java.util.stream.IntStream.range(0, placement.nRanks())
+                .filter(r -> placement.nvlsSwitches()[r] == h).toArray());
+    }
+
+    private static int[] turned(int[] ranks, int[] turn) {
+        return Arrays.stream(ranks).map(r -> turn[r]).sorted().toArray();
     }
 
     /** Whether {@code to} is {@code from} turned, link for link, recording each link's image. */
@@ -100,33 +137,6 @@ final class LinkOrbits {
             }
         }
         return true;
-    }
-
-    /**
-     * For a map whose defined entries ({@code >= 0}) are one to one and come back to where they
-     * started after exactly {@code order} steps and not before, the smallest entry of each cycle, by
-     * entry (-1 where undefined); null for any other map.
-     */
-    private static int[] firstOfCycles(int[] map, int order) {
-        int[] first = new int[map.length];
-        Arrays.fill(first, -1);
-        for (int start = 0; start < map.length; start++) {
-            if (map[start] < 0 || first[start] >= 0) {
-                continue;
-            }
-            int x = start;
-            for (int j = 0; j < order; j++) {
-                if (x < 0 || first[x] >= 0 || (j > 0 && x == start)) {
-                    return null;
-                }
-                first[x] = start;
-                x = map[x];
-            }
-            if (x != start) {
-                return null;
-            }
-        }
-        return first;
     }
 
     /** The link that carries {@code link}'s orbit's flows in the folded run. */

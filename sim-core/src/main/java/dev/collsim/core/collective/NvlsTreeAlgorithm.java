@@ -97,6 +97,26 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
     }
 
     /**
+     * The schedule turned by one local index in every node (each node's GPU {@code j} does what its
+     * GPU {@code j - 1} does, for the next head's chunk), folded to one head's orbit where every step
+     * is the same under that turn.
+     */
+    @Override
+    public java.util.Optional<FoldedSchedule> folded(CollectiveRequest req) {
+        int ppn = nodes[0].length;
+        if (ppn < 2) {
+            return java.util.Optional.empty();
+        }
+        int[] turn = new int[req.nRanks()];
+        for (int[] node : nodes) {
+            for (int j = 0; j < ppn; j++) {
+                turn[node[j]] = node[(j + 1) % ppn];
+            }
+        }
+        return ((SteppedSchedule) schedule(req)).folded(turn, ppn);
+    }
+
+    /**
      * One step of a channel, the same for every step of every channel on the same tree: its pieces
      * are the heads' chunks, 0..ppn-1; the scatters and gathers copy the whole step.
      */

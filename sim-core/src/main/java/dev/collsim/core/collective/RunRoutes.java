@@ -32,6 +32,8 @@ final class RunRoutes {
     private final PairRoutes networkLegs;
     private final HubGroup[] switchGroups;
     private final HubGroup[] sharpGroups;
+    /** A folded run's orbits of links, or null. */
+    private final LinkOrbits orbits;
 
     /**
      * The ranks that hang off one switch (NVLS) or SHARP switch, with their routes up and down and the
@@ -60,8 +62,8 @@ final class RunRoutes {
         }
         switchGroups = new HubGroup[fabric.devices().size()];
         sharpGroups = new HubGroup[fabric.devices().size()];
-        direct = new PairRoutes(orbits == null ? (src, dst) -> router.route(rankDevice[src], rankDevice[dst])
-                : (src, dst) -> onFirstLinks(router.route(rankDevice[src], rankDevice[dst]), orbits));
+        this.orbits = orbits;
+        direct = new PairRoutes((src, dst) -> folded(router.route(rankDevice[src], rankDevice[dst])));
         writes = new PairRoutes((src, dst) -> router.route(rankDevice[src], writeHost(src, dst)));
         reads = new PairRoutes((src, dst) -> router.route(readHost(src, dst), rankDevice[dst]));
         networkLegs = new PairRoutes(this::networkLeg);
@@ -144,8 +146,8 @@ final class RunRoutes {
             Route[] down = new Route[ranks.length];
             long latency = 0;
             for (int m = 0; m < ranks.length; m++) {
-                up[m] = router.route(rankDevice[ranks[m]], hub);
-                down[m] = router.route(hub, rankDevice[ranks[m]]);
+                up[m] = folded(router.route(rankDevice[ranks[m]], hub));
+                down[m] = folded(router.route(hub, rankDevice[ranks[m]]));
                 latency = Math.max(latency, up[m].latencyPicos() + down[m].latencyPicos());
             }
             g = new HubGroup(ranks, up, down, latency);
@@ -154,8 +156,9 @@ final class RunRoutes {
         return g;
     }
 
-    private static Route onFirstLinks(Route r, LinkOrbits orbits) {
-        return new Route(r.from(), r.to(), java.util.Arrays.stream(r.links()).map(orbits::firstLink).toArray(), r.latencyPicos(),
+    /** In a folded run, the route with each link replaced by its orbit's first; as it is otherwise. */
+    private Route folded(Route r) {
+        return orbits == null ? r : new Route(r.from(), r.to(), java.util.Arrays.stream(r.links()).map(orbits::firstLink).toArray(), r.latencyPicos(),
                 r.viaNic());
     }
 

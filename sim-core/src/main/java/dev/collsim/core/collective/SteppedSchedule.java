@@ -199,6 +199,56 @@ final class SteppedSchedule extends Schedule {
         return all;
     }
 
+    /**
+     * One orbit of this schedule under a turn of the ranks of order {@code order}, if every step is
+     * the same under it (see {@link TransferTurn}) and every piece of every step is as long as the
+     * piece it turns into: each channel runs its step's orbit, its pieces numbered as here.
+     */
+    java.util.Optional<FoldedSchedule> folded(int[] turn, int order) {
+        java.util.Map<Schedule, Step> foldedSteps = new java.util.IdentityHashMap<>();
+        List<Run> foldedRuns = new ArrayList<>();
+        int first = 0;
+        for (Run run : runs) {
+            Step folded = foldedSteps.get(run.step);
+            if (folded == null) {
+                java.util.Optional<TransferTurn> turned = TransferTurn.of(run.step, turn);
+                java.util.Optional<Step> step = turned.filter(tt -> piecesAlike(run, tt)).flatMap(tt -> tt.foldStep(run.step, order, run.stepWide));
+                if (step.isEmpty()) {
+                    return java.util.Optional.empty();
+                }
+                folded = step.get();
+                foldedSteps.put(run.step, folded);
+            } else if (!piecesAlike(run, TransferTurn.of(run.step, turn).orElseThrow())) {
+                return java.util.Optional.empty();
+            }
+            int size = folded.transfers.transferCount();
+            foldedRuns.add(new Run(first, size, run.channel, run.steps, folded.transfers, folded.predecessors, folded.stepWide,
+                    run.firstPiece, run.stepBytes));
+            first += run.steps * size;
+        }
+        PieceTable pieces = new PieceTable();
+        for (int p = 0; p < pieceCount(); p++) {
+            pieces.add(pieceOffset(p), pieceLength(p), pieceSegment(p), pieceDest(p));
+        }
+        return java.util.Optional.of(new FoldedSchedule(new SteppedSchedule(request(), algorithm(), pieces, foldedRuns, first), turn,
+                order));
+    }
+
+    /** Whether in every step of a run each piece is as long as the one the turn makes of it. */
+    private boolean piecesAlike(Run run, TransferTurn turned) {
+        int k = run.step.pieceCount();
+        for (int s = 0; s < run.steps; s++) {
+            int base = run.firstPiece + s * k;
+            for (int p = 0; p < k; p++) {
+                int q = turned.pieceImage(p);
+                if (q >= 0 && pieceLength(base + p) != pieceLength(base + q)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     /** Collects the channels and their pieces. */
     static final class Builder {
         private final CollectiveRequest request;

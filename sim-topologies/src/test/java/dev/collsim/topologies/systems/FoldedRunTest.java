@@ -33,7 +33,11 @@ class FoldedRunTest {
 
     /** The folded run (no observer: the fold may be taken) against the whole schedule run as it is; whether it folded. */
     private static boolean foldedMatchesWhole(Communicator c, CollectiveOp op, long bytes, Protocol proto) {
-        Plan plan = NcclPlanner.plan(c, op, bytes, 0, EnumSet.of(AlgorithmId.RING), EnumSet.of(proto), 0);
+        return foldedMatchesWhole(c, op, bytes, proto, AlgorithmId.RING);
+    }
+
+    private static boolean foldedMatchesWhole(Communicator c, CollectiveOp op, long bytes, Protocol proto, AlgorithmId algo) {
+        Plan plan = NcclPlanner.plan(c, op, bytes, 0, EnumSet.of(algo), EnumSet.of(proto), 0);
         RunResult folded = c.simulate(plan, null, false);
         RunResult whole = c.simulate(plan, c.schedule(plan), null, false);
         String what = op.ncclName() + " of " + bytes + " B under " + proto + " on " + c.nRanks() + " ranks";
@@ -67,6 +71,20 @@ class FoldedRunTest {
         for (CollectiveOp op : OPS) {
             assertTrue(foldedMatchesWhole(c, op, 64L << 20, Protocol.SIMPLE), op.ncclName());
             assertTrue(foldedMatchesWhole(c, op, 8L << 10, Protocol.LL), op.ncclName());
+        }
+    }
+
+    /** NVLS-Tree across HGX nodes, folded to one head's orbit: every node's GPU j does what its GPU j - 1 does, for the next chunk. */
+    @Test
+    void nvlsTreeAcrossNodesFoldsByLocalIndex() {
+        for (int nodes : new int[] {2, 3, 5}) {
+            Communicator c = SystemPreset.HGX_H100.build(nodes, 8, NetworkPreset.IB_NDR, WhatIf.NONE);
+            for (long bytes : new long[] {1L << 20, 96L << 20}) {
+                assertTrue(foldedMatchesWhole(c, CollectiveOp.ALL_REDUCE, bytes, Protocol.SIMPLE, AlgorithmId.NVLS_TREE),
+                        nodes + " nodes, " + bytes + " B");
+            }
+            // A size whose last step leaves some heads' chunks shorter than others' runs whole.
+            assertEquals(false, foldedMatchesWhole(c, CollectiveOp.ALL_REDUCE, 1_000_000, Protocol.SIMPLE, AlgorithmId.NVLS_TREE));
         }
     }
 
