@@ -44,6 +44,11 @@ final class SteppedSchedule extends Schedule {
             this.predecessors = new int[transfers.transferCount()];
             transfers.countPredecessors(predecessors);
         }
+
+        /** The step's transfers, as a schedule of their own. */
+        Schedule transfers() {
+            return transfers;
+        }
     }
 
     /** One channel: transfers {@code first..first + steps * size - 1}, {@code size} a step. */
