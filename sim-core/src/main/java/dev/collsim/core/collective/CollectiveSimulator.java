@@ -21,6 +21,11 @@ public final class CollectiveSimulator {
         });
     }
 
+    /** Whether {@link #runFolded} would run {@code fold}: the fabric has its symmetry. */
+    public static boolean folds(RankPlacement placement, FoldedSchedule fold) {
+        return LinkOrbits.of(placement, fold).isPresent();
+    }
+
     public static RunResult run(CollectiveRun run) {
         Engine engine = new Engine(1024);
         double[] rates = rates(run.placement().fabric());

@@ -216,6 +216,16 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
         return run(plan, schedule(plan), observer, checkCapacity, launchFactor, stepJitter, outage);
     }
 
+    /**
+     * How many transfers of the whole schedule each simulated transfer stands for when nothing asks
+     * after single transfers ({@link #simulate(Plan, TransferObserver, boolean)} without an observer):
+     * the fold's order where the run folds to one orbit of ranks, 1 where it runs whole.
+     */
+    public int foldOrder(Plan plan) {
+        return plan.algo().algorithm(this, plan).folded(plan.request())
+                .filter(f -> CollectiveSimulator.folds(placement, f)).map(dev.collsim.core.collective.FoldedSchedule::order).orElse(1);
+    }
+
     private RunResult run(Plan plan, Schedule schedule, TransferObserver observer, boolean checkCapacity, double launchFactor,
                           java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
         CollectiveRun run = new CollectiveRun(placement, schedule, stepCosts(plan, launchFactor), observer, checkCapacity, stepJitter,

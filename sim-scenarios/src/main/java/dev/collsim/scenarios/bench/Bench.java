@@ -105,6 +105,14 @@ public final class Bench {
     record Estimate(double transfers, double seconds, double bytes) {}
 
     static Estimate estimate(BenchSpec spec, Communicator comm) {
+        return estimate(spec, comm, true);
+    }
+
+    /**
+     * As above; with {@code folds}, a run that folds to one orbit of ranks counts one orbit's
+     * transfers (a stochastic run, which draws per transfer, runs whole).
+     */
+    static Estimate estimate(BenchSpec spec, Communicator comm, boolean folds) {
         double total = 0;
         double weighted = 0;
         double bytesHeld = 0;
@@ -115,7 +123,7 @@ public final class Bench {
                 continue;
             }
             Plan plan = plan(spec, comm, bytes);
-            double planned = plan.algo().plannedTransfers(plan, comm);
+            double planned = plan.algo().plannedTransfers(plan, comm) / (folds ? comm.foldOrder(plan) : 1);
             total += planned;
             weighted += planned * weight(plan.algo());
             bytesHeld = Math.max(bytesHeld, planned * bytesPerTransfer(plan.algo()));
@@ -166,12 +174,13 @@ public final class Bench {
     }
 
     /**
-     * Refuses a run whose schedules, run {@code runs} times (replications), would take longer than
+     * Refuses a run whose schedules, run {@code runs} times (replications; stochastic ones are not
+     * folded), would take longer than
      * {@link #LONG_RUN_SECONDS} to simulate, or one schedule hold more memory than this JVM may use,
      * with the estimate of transfers, time and memory.
      */
-    public static void checkNotTooLarge(BenchSpec spec, Communicator comm, int runs) {
-        Estimate once = estimate(spec, comm);
+    public static void checkNotTooLarge(BenchSpec spec, Communicator comm, int runs, boolean stochastic) {
+        Estimate once = estimate(spec, comm, !stochastic);
         checkNotTooLarge(new Estimate(once.transfers() * runs, once.seconds() * runs, once.bytes()), Runtime.getRuntime().maxMemory());
     }
 

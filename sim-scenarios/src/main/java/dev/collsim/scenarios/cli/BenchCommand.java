@@ -162,7 +162,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
         Communicator comm = Bench.communicator(benchSpec);
         Bench.checkSomeSizeRuns(benchSpec, comm.nRanks());
         if (!force) {
-            Bench.checkNotTooLarge(benchSpec, comm, variability == null ? 1 : stochastic.replications);
+            Bench.checkNotTooLarge(benchSpec, comm, variability == null ? 1 : stochastic.replications, variability != null);
         }
         return comm;
     }
