@@ -136,22 +136,59 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
 
     /** The transfers of ring positions 0..positions-1 ({@code nRanks} of them: the whole schedule). */
     private Schedule generate(CollectiveRequest req, int positions) {
-        Gen gen = new Gen(req, size(req, positions), positions);
         long perRank = req.bytesPerRankSegment();
         long perChannel = alignUp(ceilDiv(perRank, req.channels()), req.protocol().grainBytes());
-        for (int c = 0; c < req.channels(); c++) {
-            long lo = c * perChannel;
-            long hi = Math.min(perRank, lo + perChannel);
-            if (hi <= lo) {
-                break;
+        if (chained(req.op())) {
+            Gen gen = new Gen(req, size(req, positions));
+            for (int c = 0; c < req.channels() && channelBytes(perRank, perChannel, c) > 0; c++) {
+                gen.chainChannel(c, c * perChannel, channelBytes(perRank, perChannel, c));
             }
-            if (chained(req.op())) {
-                gen.chainChannel(c, lo, hi - lo);
-            } else {
-                gen.ringChannel(c, lo, hi - lo);
-            }
+            return gen.finish();
         }
-        return gen.finish();
+        return ringSchedule(req, positions, perRank, perChannel);
+    }
+
+    /**
+     * all_reduce, reduce_scatter and all_gather: each channel's range of each rank's buffer (or
+     * segment) in loops of blocks, a block a rank, each block in slices; the pieces registered here,
+     * the transfers worked out by {@link RingSchedule}.
+     */
+    private Schedule ringSchedule(CollectiveRequest req, int positions, long perRank, long perChannel) {
+        int n = req.nRanks();
+        Chunking chunking = new Chunking(req);
+        boolean perSegment = req.op().sizeIsTotal();
+        long loopSize = chunking.loopSize(n);
+        PieceTable pieces = new PieceTable();
+        List<int[]> loopSlices = new ArrayList<>();
+        List<int[]> loopPieces = new ArrayList<>();
+        for (int c = 0; c < req.channels() && channelBytes(perRank, perChannel, c) > 0; c++) {
+            int[] order = orders[c % orders.length];
+            long chanOffset = c * perChannel;
+            long chanBytes = channelBytes(perRank, perChannel, c);
+            int loops = (int) ceilDiv(chanBytes, loopSize);
+            int[] slicesOf = new int[loops];
+            int[] firstPiece = new int[loops];
+            for (int loop = 0; loop < loops; loop++) {
+                long off = loop * loopSize;
+                long rem = Math.min(loopSize, chanBytes - off);
+                long block = chunking.block(n, rem);
+                long slice = chunking.slice(block);
+                int slices = chunking.slices(block);
+                slicesOf[loop] = slices;
+                firstPiece[loop] = pieces.count();
+                for (int blk = 0; blk < n; blk++) {
+                    long blockLen = perSegment ? rem : Math.max(0, Math.min(block, rem - blk * block));
+                    long base = perSegment ? (long) order[blk] * perRank + chanOffset + off : chanOffset + off + blk * block;
+                    for (int s = 0; s < slices; s++) {
+                        pieces.add(base + s * slice, Math.max(0, Math.min(slice, blockLen - s * slice)), perSegment ? order[blk] : -1, -1);
+                    }
+                }
+            }
+            loopSlices.add(slicesOf);
+            loopPieces.add(firstPiece);
+        }
+        return new RingSchedule(req, name(), pieces, orders, positions, chunking.window(), loopSlices.toArray(new int[0][]),
+                loopPieces.toArray(new int[0][]), size(req, positions));
     }
 
     private static boolean chained(CollectiveOp op) {
@@ -203,7 +240,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
     }
 
     /** How a channel's range is cut: loops of blocks, blocks of slices, and the slots a connection has. */
-    private static final class Chunking {
+    static final class Chunking {
         private final Protocol proto;
         private final boolean sliced;
         private final boolean perSegment;
@@ -219,6 +256,10 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
             this.perSegment = req.op().sizeIsTotal();
             this.window = Protocol.STEPS / (sliced ? SLICE_STEPS : 1);
             this.chunk = proto.stepDataBytes() * (sliced ? CHUNK_STEPS : 1);
+        }
+
+        int window() {
+            return window;
         }
 
         /** Bytes of a channel's range one loop of the ring covers. */
@@ -249,70 +290,16 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
         private final CollectiveRequest req;
         private final ScheduleBuilder b;
         private final int n;
-        /** Ring positions whose transfers are generated: n, or one orbit's. */
-        private final int positions;
         private final Chunking chunking;
         private final List<IntList> connections = new ArrayList<>();
         private int[] consumer;
 
-        Gen(CollectiveRequest req, ScheduleSize size, int positions) {
+        Gen(CollectiveRequest req, ScheduleSize size) {
             this.req = req;
             this.n = req.nRanks();
-            this.positions = positions;
             this.chunking = new Chunking(req);
             this.b = new ScheduleBuilder(req, name(), size);
             this.consumer = new int[ScheduleBuilder.room(size.transfers())];
-        }
-
-        /** all_reduce, reduce_scatter, all_gather on one channel's range of each rank's buffer or segment. */
-        void ringChannel(int c, long chanOffset, long chanBytes) {
-            int[] order = orders[c % orders.length];
-            CollectiveOp op = req.op();
-            boolean perSegment = op.sizeIsTotal();
-            int steps = op == CollectiveOp.ALL_REDUCE ? 2 * (n - 1) : n - 1;
-            long segmentBytes = req.bytesPerRankSegment();
-            long loopSize = chunking.loopSize(n);
-            int[] prevStep = new int[n * 2]; // slice-indexed per position, grown as needed
-            int loop = 0;
-            for (long off = 0; off < chanBytes; off += loopSize, loop++) {
-                long rem = Math.min(loopSize, chanBytes - off);
-                long block = chunking.block(n, rem);
-                long slice = chunking.slice(block);
-                int slices = chunking.slices(block);
-                // pieces[b][s]
-                int[][] pieces = new int[n][slices];
-                for (int blk = 0; blk < n; blk++) {
-                    long blockLen = perSegment ? rem : Math.max(0, Math.min(block, rem - blk * block));
-                    for (int s = 0; s < slices; s++) {
-                        long len = Math.max(0, Math.min(slice, blockLen - s * slice));
-                        long base = perSegment
-                                ? (long) order[blk] * segmentBytes + chanOffset + off
-                                : chanOffset + off + blk * block;
-                        pieces[blk][s] = b.piece(base + s * slice, len, perSegment ? order[blk] : -1);
-                    }
-                }
-                if (prevStep.length < positions * slices) {
-                    prevStep = new int[positions * slices];
-                }
-                int[] current = new int[positions * slices];
-                for (int k = 0; k < steps; k++) {
-                    boolean reduce = op == CollectiveOp.REDUCE_SCATTER
-                            || (op == CollectiveOp.ALL_REDUCE && k < n - 1);
-                    int shift = op == CollectiveOp.ALL_GATHER ? 0 : 1;
-                    for (int p = 0; p < positions; p++) {
-                        int blk = Math.floorMod(p - shift - k, n);
-                        for (int s = 0; s < slices; s++) {
-                            int t = send(c, loop * steps + k, p, (p + 1) % n, pieces[blk][s], reduce);
-                            if (k > 0) {
-                                // From position p - 1, or in one orbit the same transfer turned onto it.
-                                consumes(t, prevStep[Math.floorMod(p - 1, positions) * slices + s]);
-                            }
-                            current[p * slices + s] = t;
-                        }
-                    }
-                    System.arraycopy(current, 0, prevStep, 0, positions * slices);
-                }
-            }
         }
 
         /** broadcast (chain from the root) and reduce (chain ending at the root) on one channel. */

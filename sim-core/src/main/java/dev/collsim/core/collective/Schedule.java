@@ -19,9 +19,10 @@ package dev.collsim.core.collective;
  * the {@link ContributionTracker} checks that every rank ends with the right contributions.
  *
  * <p>Most schedules hold every transfer ({@link ScheduleBuilder}); one whose channels repeat the
- * same step many times holds that step once ({@link SteppedSchedule}).
+ * same step many times holds that step once ({@link SteppedSchedule}); a ring works its transfers
+ * out from their numbers ({@link RingSchedule}).
  */
-public abstract sealed class Schedule permits ArraySchedule, SteppedSchedule {
+public abstract sealed class Schedule permits ArraySchedule, SteppedSchedule, RingSchedule {
     /** {@code dst} of a transfer that reaches every rank of the sender's switch. */
     public static final int ALL = -1;
     /** Successor entries hold {@code transfer << 1}: a schedule numbers fewer transfers than this. */
