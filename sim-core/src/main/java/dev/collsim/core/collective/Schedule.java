@@ -22,7 +22,7 @@ package dev.collsim.core.collective;
  * same step many times holds that step once ({@link SteppedSchedule}); a ring works its transfers
  * out from their numbers ({@link RingSchedule}).
  */
-public abstract sealed class Schedule permits ArraySchedule, SteppedSchedule, RingSchedule {
+public abstract sealed class Schedule permits ArraySchedule, SteppedSchedule, RingSchedule, TreeSchedule {
     /** {@code dst} of a transfer that reaches every rank of the sender's switch. */
     public static final int ALL = -1;
     /** Successor entries hold {@code transfer << 1}: a schedule numbers fewer transfers than this. */

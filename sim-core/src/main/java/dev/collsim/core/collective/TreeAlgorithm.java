@@ -134,19 +134,27 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             throw new IllegalArgumentException("the nodes hold " + Arrays.stream(nodes).mapToInt(a -> a.length).sum()
                     + " ranks, the collective " + n);
         }
-        ScheduleBuilder b = new ScheduleBuilder(req, name(), size(req));
-        b.splitThreads(threadSplit(req.protocol()));
         long piece = transferBytes(req);
+        int perStep = piecesPerStep(req.protocol());
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
-        for (int c = 0; c < req.channels(); c++) {
+        PieceTable pieces = new PieceTable();
+        java.util.List<int[]> parents = new java.util.ArrayList<>();
+        java.util.List<Integer> steps = new java.util.ArrayList<>();
+        java.util.List<Integer> lastPieces = new java.util.ArrayList<>();
+        for (int c = 0; c < req.channels() && channelBytes(req.bytes(), perChannel, c) > 0; c++) {
             long lo = c * perChannel;
-            long hi = Math.min(req.bytes(), lo + perChannel);
-            if (hi <= lo) {
-                break;
+            long hi = lo + channelBytes(req.bytes(), perChannel, c);
+            for (long start = lo; start < hi; start += piece) {
+                pieces.add(start, Math.min(piece, hi - start), -1, -1);
             }
-            channel(b, c, parents(c % 2, n, c / 2), lo, hi, piece, piecesPerStep(req.protocol()), window(req.protocol()));
+            int count = (int) ceilDiv(hi - lo, piece);
+            parents.add(parents(c % 2, n, c / 2));
+            steps.add((int) ceilDiv(count, perStep));
+            lastPieces.add(count - (steps.get(steps.size() - 1) - 1) * perStep);
         }
-        return b.build();
+        return new TreeSchedule(req, name(), pieces, parents.toArray(new int[0][]), steps.stream().mapToInt(Integer::intValue).toArray(),
+                lastPieces.stream().mapToInt(Integer::intValue).toArray(), perStep, window(req.protocol()), threadSplit(req.protocol()),
+                nodeOf, size(req));
     }
 
     /**
@@ -279,86 +287,5 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             chunk /= 2;
         }
         return Math.max(protocol.grainBytes(), chunk / protocol.grainBytes() * protocol.grainBytes());
-    }
-
-    /**
-     * One channel's range, step by step; a step is {@code perStep} pieces. Inside a node a piece is
-     * sent on once it has arrived; across nodes the proxy hands the NIC a step only once the GPU has
-     * written all of it ({@code sendProxyProgress} waits for the step's tail under LL128 and Simple),
-     * so every piece of a step sent across nodes waits for all of the step's pieces, and the step is
-     * posted once.
-     */
-    private void channel(ScheduleBuilder b, int c, int[] parent, long lo, long hi, long pieceBytes, int perStep,
-                         int window) {
-        int n = parent.length;
-        TreeShape shape = TreeShape.of(parent);
-        List<List<Integer>> children = shape.children();
-        int root = shape.root();
-        int[] order = shape.postOrder();
-        Streams connections = new Streams(b, window);
-        int[][] up = new int[n][perStep];
-        int[][] down = new int[n][perStep];
-        int step = 0;
-        for (long off = lo; off < hi; off += pieceBytes * perStep, step++) {
-            int k = (int) Math.min(perStep, ceilDiv(hi - off, pieceBytes));
-            int[] pieces = new int[k];
-            for (int i = 0; i < k; i++) {
-                long start = off + i * pieceBytes;
-                pieces[i] = b.piece(start, Math.min(pieceBytes, hi - start), -1);
-            }
-            // Reduce up: children before parents.
-            for (int r : order) {
-                if (parent[r] < 0) {
-                    continue;
-                }
-                boolean whole = acrossNodes(r, parent[r]);
-                for (int i = 0; i < k; i++) {
-                    int t = send(b, connections, c, step, r, parent[r], pieces[i], true, whole && i > 0);
-                    for (int child : children.get(r)) {
-                        waitFor(b, t, up[child], i, k, whole);
-                    }
-                    up[r][i] = t;
-                }
-            }
-            // Broadcast down: parents before children; the root starts once all its children have reported.
-            for (int j = order.length - 1; j >= 0; j--) {
-                int r = order[j];
-                for (int child : children.get(r)) {
-                    boolean whole = acrossNodes(r, child);
-                    for (int i = 0; i < k; i++) {
-                        int t = send(b, connections, c, step, r, child, pieces[i], false, whole && i > 0);
-                        if (r == root) {
-                            b.unsplit(t);
-                            for (int other : children.get(r)) {
-                                waitFor(b, t, up[other], i, k, whole);
-                            }
-                        } else {
-                            waitFor(b, t, down[r], i, k, whole);
-                        }
-                        down[child][i] = t;
-                    }
-                }
-            }
-        }
-    }
-
-    /** {@code t}, piece {@code i} of a step of {@code k}, waits for that piece of {@code sources}, or for all of them. */
-    private static void waitFor(ScheduleBuilder b, int t, int[] sources, int i, int k, boolean wholeStep) {
-        if (!wholeStep) {
-            b.afterDelivery(t, sources[i]);
-            return;
-        }
-        for (int s = 0; s < k; s++) {
-            b.afterDelivery(t, sources[s]);
-        }
-    }
-
-    private static int send(ScheduleBuilder b, Streams connections, int c, int step, int from, int to,
-                            int piece, boolean reduce, boolean samePost) {
-        int t = b.transfer(c, step, from, to, piece, reduce);
-        if (samePost) {
-            b.postedWithPrevious(t);
-        }
-        return connections.next(Streams.key(0, c, from, to), t);
     }
 }
