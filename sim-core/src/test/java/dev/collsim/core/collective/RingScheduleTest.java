@@ -1,7 +1,6 @@
 package dev.collsim.core.collective;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,11 +26,11 @@ class RingScheduleTest {
                             CollectiveRequest req = new CollectiveRequest(op, n, bytes, 0, proto, channels);
                             int[][] orders = {rotated(n, 0), rotated(n, n - 1), rotated(n, 1)};
                             RingAlgorithm ring = new RingAlgorithm(orders);
-                            assertSame(built(req, orders, n), ring.schedule(req), req.toString());
+                            SameSchedules.assertSameSchedule(built(req, orders, n), ring.schedule(req), req.toString());
                             compared++;
                             int[][] one = {rotated(n, 0)};
                             new RingAlgorithm(one).folded(req).ifPresent(f ->
-                                    assertSame(built(req, one, f.orbit().request().nRanks() / f.order()), f.orbit(), "folded " + req));
+                                    SameSchedules.assertSameSchedule(built(req, one, f.orbit().request().nRanks() / f.order()), f.orbit(), "folded " + req));
                         }
                     }
                 }
@@ -44,40 +43,6 @@ class RingScheduleTest {
         int[] order = new int[n];
         Arrays.setAll(order, i -> (i + by) % n);
         return order;
-    }
-
-    private static void assertSame(Schedule want, Schedule got, String what) {
-        assertEquals(want.transferCount(), got.transferCount(), what);
-        assertEquals(want.dependencyCount(), got.dependencyCount(), what);
-        assertEquals(want.pieceCount(), got.pieceCount(), what);
-        assertTrue(want.maxSuccessors() <= got.maxSuccessors(), what);
-        for (int p = 0; p < want.pieceCount(); p++) {
-            assertEquals(want.pieceOffset(p), got.pieceOffset(p), what);
-            assertEquals(want.pieceLength(p), got.pieceLength(p), what);
-            assertEquals(want.pieceSegment(p), got.pieceSegment(p), what);
-        }
-        int[] wantCounts = new int[want.transferCount()];
-        int[] gotCounts = new int[got.transferCount()];
-        want.countPredecessors(wantCounts);
-        got.countPredecessors(gotCounts);
-        assertTrue(Arrays.equals(wantCounts, gotCounts), what);
-        int[] a = new int[Math.max(want.maxSuccessors(), got.maxSuccessors())];
-        int[] b = new int[a.length];
-        for (int t = 0; t < want.transferCount(); t++) {
-            String at = what + " transfer " + t;
-            assertEquals(want.src(t), got.src(t), at);
-            assertEquals(want.dst(t), got.dst(t), at);
-            assertEquals(want.channel(t), got.channel(t), at);
-            assertEquals(want.step(t), got.step(t), at);
-            assertEquals(want.piece(t), got.piece(t), at);
-            assertEquals(want.bytes(t), got.bytes(t), at);
-            assertEquals(want.reduces(t), got.reduces(t), at);
-            assertEquals(want.kind(t), got.kind(t), at);
-            int count = want.successors(t, a);
-            assertEquals(count, got.successors(t, b), at);
-            assertTrue(Arrays.equals(a, 0, count, b, 0, count), at + ": " + Arrays.toString(Arrays.copyOf(a, count)) + " against "
-                    + Arrays.toString(Arrays.copyOf(b, count)));
-        }
     }
 
     /** The ring built transfer by transfer over positions 0..positions-1, as RingAlgorithm did. */

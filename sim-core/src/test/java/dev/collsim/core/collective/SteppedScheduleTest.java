@@ -81,34 +81,7 @@ class SteppedScheduleTest {
     void numbersAndLinksItsTransfersAsABuilderWould() {
         Schedule stepped = stepped();
         Schedule built = built();
-        assertEquals(built.transferCount(), stepped.transferCount());
-        assertEquals(built.dependencyCount(), stepped.dependencyCount());
-        assertEquals(built.pieceCount(), stepped.pieceCount());
-        int[] a = new int[Math.max(built.maxSuccessors(), stepped.maxSuccessors())];
-        int[] b = new int[a.length];
-        for (int t = 0; t < built.transferCount(); t++) {
-            String at = "transfer " + t;
-            assertEquals(built.src(t), stepped.src(t), at);
-            assertEquals(built.dst(t), stepped.dst(t), at);
-            assertEquals(built.channel(t), stepped.channel(t), at);
-            assertEquals(built.step(t), stepped.step(t), at);
-            assertEquals(built.piece(t), stepped.piece(t), at);
-            assertEquals(built.bytes(t), stepped.bytes(t), at);
-            assertEquals(built.reduces(t), stepped.reduces(t), at);
-            assertEquals(built.kind(t), stepped.kind(t), at);
-            int count = built.successors(t, a);
-            assertEquals(count, stepped.successors(t, b), at);
-            assertArrayEquals(Arrays.copyOf(a, count), Arrays.copyOf(b, count), at);
-        }
-        int[] builtIn = new int[built.transferCount()];
-        int[] steppedIn = new int[built.transferCount()];
-        built.countPredecessors(builtIn);
-        stepped.countPredecessors(steppedIn);
-        assertArrayEquals(builtIn, steppedIn);
-        for (int p = 0; p < built.pieceCount(); p++) {
-            assertEquals(built.pieceOffset(p), stepped.pieceOffset(p));
-            assertEquals(built.pieceLength(p), stepped.pieceLength(p));
-        }
+        SameSchedules.assertSameSchedule(built, stepped, "stepped");
         // Each transfer kind, sender and receiver once: the first step of each channel.
         assertEquals(4 * STEPS.length, stepped.representatives().count());
     }

@@ -1,7 +1,6 @@
 package dev.collsim.core.collective;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.List;
@@ -33,49 +32,13 @@ class TreeScheduleTest {
                 for (int channels : new int[] {1, 2, 5}) {
                     for (long bytes : new long[] {4, 4096, 1_000_000, 9_000_000}) {
                         CollectiveRequest req = new CollectiveRequest(CollectiveOp.ALL_REDUCE, n, bytes, 0, proto, channels);
-                        assertSame(built(tree, nodes, req), tree.schedule(req), req + " on " + Arrays.deepToString(nodes));
+                        SameSchedules.assertSameSchedule(built(tree, nodes, req), tree.schedule(req), req + " on " + Arrays.deepToString(nodes));
                         compared++;
                     }
                 }
             }
         }
         assertEquals(6 * 3 * 3 * 4, compared);
-    }
-
-    private static void assertSame(Schedule want, Schedule got, String what) {
-        assertEquals(want.transferCount(), got.transferCount(), what);
-        assertEquals(want.dependencyCount(), got.dependencyCount(), what);
-        assertEquals(want.pieceCount(), got.pieceCount(), what);
-        assertTrue(want.maxSuccessors() <= got.maxSuccessors(), what);
-        for (int p = 0; p < want.pieceCount(); p++) {
-            assertEquals(want.pieceOffset(p), got.pieceOffset(p), what);
-            assertEquals(want.pieceLength(p), got.pieceLength(p), what);
-        }
-        int[] wantCounts = new int[want.transferCount()];
-        int[] gotCounts = new int[got.transferCount()];
-        want.countPredecessors(wantCounts);
-        got.countPredecessors(gotCounts);
-        assertTrue(Arrays.equals(wantCounts, gotCounts), what);
-        int[] a = new int[Math.max(want.maxSuccessors(), got.maxSuccessors())];
-        int[] b = new int[a.length];
-        for (int t = 0; t < want.transferCount(); t++) {
-            String at = what + " transfer " + t;
-            assertEquals(want.src(t), got.src(t), at);
-            assertEquals(want.dst(t), got.dst(t), at);
-            assertEquals(want.channel(t), got.channel(t), at);
-            assertEquals(want.step(t), got.step(t), at);
-            assertEquals(want.piece(t), got.piece(t), at);
-            assertEquals(want.bytes(t), got.bytes(t), at);
-            assertEquals(want.reduces(t), got.reduces(t), at);
-            assertEquals(want.threadShare(t), got.threadShare(t), at);
-            assertEquals(want.postedWithPrevious(t), got.postedWithPrevious(t), at);
-            int count = want.successors(t, a);
-            assertEquals(count, got.successors(t, b), at);
-            assertTrue(Arrays.equals(a, 0, count, b, 0, count), at + ": " + Arrays.toString(Arrays.copyOf(a, count)) + " against "
-                    + Arrays.toString(Arrays.copyOf(b, count)));
-        }
-        assertEquals(want.representatives().mapToObj(t -> want.src(t) + ">" + want.dst(t)).distinct().sorted().toList(),
-                got.representatives().mapToObj(t -> got.src(t) + ">" + got.dst(t)).distinct().sorted().toList(), what);
     }
 
     /** The tree built transfer by transfer, as TreeAlgorithm did. */

@@ -65,11 +65,18 @@ public final class Bench {
      */
     static final double TREE_WEIGHT = 2.0;
     /**
-     * Memory one transfer of a schedule holds, with its dependencies and the runner's state: 95 B at
-     * the peak for the 1,024-rank ring (34 M transfers, 3.2 GB), 98 B a counted tree transfer at
-     * 16,384 GPUs (17 M, 1.66 GB); rounded up (docs/performance.md).
+     * Memory one transfer of a held schedule holds, with its dependencies and the runner's state: 95 B
+     * at the peak for the 1,024-rank ring when it was held (34 M transfers, 3.2 GB), 98 B a counted
+     * tree transfer at 16,384 GPUs (17 M, 1.66 GB); rounded up (docs/performance.md).
      */
     static final double BYTES_PER_TRANSFER = 110;
+    /**
+     * Memory per counted transfer of a ring or tree, whose schedules are worked out from transfer
+     * numbers and whose runs keep 12 B a transfer: 0.54 GB peak resident for the 1,024-rank ring of
+     * 1 GiB (34 M), 2.14 GB for the tree at 16,384 GPUs and 1 GiB (67 M counted); 40 B leaves room
+     * for the fixed part and the collector (docs/performance.md).
+     */
+    static final double BYTES_PER_WORKED_OUT_TRANSFER = 40;
     /**
      * Memory per counted transfer of NVLS, whose counted transfers stand for several (the in-switch
      * operations, the scatter and gather copies), all held: about 380 B each when NVLS-Tree held
@@ -146,6 +153,7 @@ public final class Bench {
         return switch (algo) {
             case NVLS -> BYTES_PER_NVLS_TRANSFER;
             case NVLS_TREE -> BYTES_PER_NVLS_TREE_TRANSFER;
+            case RING, TREE -> BYTES_PER_WORKED_OUT_TRANSFER;
             default -> BYTES_PER_TRANSFER;
         };
     }

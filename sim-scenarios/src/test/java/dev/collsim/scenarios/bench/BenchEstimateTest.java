@@ -33,7 +33,7 @@ class BenchEstimateTest {
         BenchSpec ring = allReduce(16, 1L << 30, "ring");
         Bench.Estimate r = Bench.estimate(ring, Bench.communicator(ring));
         assertEquals(r.transfers() * Bench.RING_WEIGHT / Bench.TRANSFERS_PER_SECOND, r.seconds(), 1e-9);
-        assertEquals(r.transfers() * Bench.BYTES_PER_TRANSFER, r.bytes(), 1e-3);
+        assertEquals(r.transfers() * Bench.BYTES_PER_WORKED_OUT_TRANSFER, r.bytes(), 1e-3);
         BenchSpec tree = allReduce(16, 1L << 30, "tree");
         Bench.Estimate t = Bench.estimate(tree, Bench.communicator(tree));
         assertEquals(t.transfers() * Bench.TREE_WEIGHT / Bench.TRANSFERS_PER_SECOND, t.seconds(), 1e-9);
