@@ -110,16 +110,23 @@ final class TreeSchedule extends Schedule {
         this.maxSuccessors = most;
     }
 
-    /** A transfer decoded: its channel, step, pieces in that step, piece, whether it goes up, and the rank it concerns (sender up, receiver down). */
-    private record At(Channel channel, int step, int k, int piece, boolean up, int rank) {}
-
-    private At at(int t) {
+    /** The channel a transfer is on. */
+    private Channel channelOf(int t) {
         int c = Arrays.binarySearch(channelFirst, t);
-        Channel ch = channels[c < 0 ? -c - 2 : c];
+        return channels[c < 0 ? -c - 2 : c];
+    }
+
+    // A transfer's place in its channel, packed into a long (no object per lookup on the run's hot
+    // path): its step in the high half; in the low, whether it goes up, its piece in the step, and the
+    // rank it concerns (the sender going up, the receiver going down).
+    private static final int RANK_BITS = 20;
+    private static final long UP = 1L << 31;
+
+    private long place(Channel ch, int t) {
         int stepSize = 2 * (n - 1) * perStep;
         int rel = t - ch.first;
         int s = rel / stepSize;
-        int k = s == ch.steps - 1 ? ch.lastPieces : perStep;
+        int k = piecesIn(ch, s);
         int off = rel - s * stepSize;
         boolean up = off < k * (n - 1);
         if (!up) {
@@ -127,7 +134,24 @@ final class TreeSchedule extends Schedule {
         }
         int index = off / k;
         int i = off - index * k;
-        return new At(ch, s, k, i, up, up ? ch.tree.upRank[index] : ch.tree.downRank[index]);
+        int rank = up ? ch.tree.upRank[index] : ch.tree.downRank[index];
+        return (long) s << 32 | (up ? UP : 0) | (long) i << RANK_BITS | rank;
+    }
+
+    private static int stepOf(long place) {
+        return (int) (place >>> 32);
+    }
+
+    private static boolean up(long place) {
+        return (place & UP) != 0;
+    }
+
+    private static int pieceOf(long place) {
+        return (int) (place & ~UP & 0xffffffffL) >>> RANK_BITS;
+    }
+
+    private static int rankOf(long place) {
+        return (int) place & ((1 << RANK_BITS) - 1);
     }
 
     private int upTransfer(Channel ch, int s, int k, int rank, int i) {
@@ -142,11 +166,11 @@ final class TreeSchedule extends Schedule {
         return s == ch.steps - 1 ? ch.lastPieces : perStep;
     }
 
-    /** The transfer at place {@code j} of the stream that {@code a}'s transfer is on. */
-    private int onStream(At a, int j) {
+    /** The transfer at place {@code j} of the stream of sends up from (or down to) {@code rank}. */
+    private int onStream(Channel ch, boolean up, int rank, int j) {
         int s = j / perStep;
-        int k = piecesIn(a.channel, s);
-        return a.up ? upTransfer(a.channel, s, k, a.rank, j % perStep) : downTransfer(a.channel, s, k, a.rank, j % perStep);
+        int k = piecesIn(ch, s);
+        return up ? upTransfer(ch, s, k, rank, j % perStep) : downTransfer(ch, s, k, rank, j % perStep);
     }
 
     private int streamLength(Channel ch) {
@@ -160,30 +184,34 @@ final class TreeSchedule extends Schedule {
 
     @Override
     public int src(int t) {
-        At a = at(t);
-        return a.up ? a.rank : a.channel.tree.parent[a.rank];
+        Channel ch = channelOf(t);
+        long at = place(ch, t);
+        return up(at) ? rankOf(at) : ch.tree.parent[rankOf(at)];
     }
 
     @Override
     public int dst(int t) {
-        At a = at(t);
-        return a.up ? a.channel.tree.parent[a.rank] : a.rank;
+        Channel ch = channelOf(t);
+        long at = place(ch, t);
+        return up(at) ? ch.tree.parent[rankOf(at)] : rankOf(at);
     }
 
     @Override
     public int channel(int t) {
-        return at(t).channel.index;
+        return channelOf(t).index;
     }
 
     @Override
     public int step(int t) {
-        return at(t).step;
+        Channel ch = channelOf(t);
+        return stepOf(place(ch, t));
     }
 
     @Override
     public int piece(int t) {
-        At a = at(t);
-        return a.channel.firstPiece + a.step * perStep + a.piece;
+        Channel ch = channelOf(t);
+        long at = place(ch, t);
+        return ch.firstPiece + stepOf(at) * perStep + pieceOf(at);
     }
 
     @Override
@@ -193,19 +221,23 @@ final class TreeSchedule extends Schedule {
 
     @Override
     public boolean reduces(int t) {
-        return at(t).up;
+        Channel ch = channelOf(t);
+        return up(place(ch, t));
     }
 
     @Override
     public double threadShare(int t) {
-        At a = at(t);
-        return !a.up && a.channel.tree.parent[a.rank] == a.channel.tree.root ? 1 : split.share(a.up);
+        Channel ch = channelOf(t);
+        long at = place(ch, t);
+        return !up(at) && ch.tree.parent[rankOf(at)] == ch.tree.root ? 1 : split.share(up(at));
     }
 
     @Override
     public boolean postedWithPrevious(int t) {
-        At a = at(t);
-        return a.piece > 0 && nodeOf[src(t)] != nodeOf[dst(t)];
+        Channel ch = channelOf(t);
+        long at = place(ch, t);
+        int rank = rankOf(at);
+        return pieceOf(at) > 0 && across(rank, ch.tree.parent[rank]);
     }
 
     @Override
@@ -229,44 +261,52 @@ final class TreeSchedule extends Schedule {
 
     @Override
     public int successors(int t, int[] into) {
-        At a = at(t);
-        Channel ch = a.channel;
+        Channel ch = channelOf(t);
         Tree tree = ch.tree;
+        long at = place(ch, t);
+        boolean up = up(at);
+        int rank = rankOf(at);
+        int s = stepOf(at);
+        int i = pieceOf(at);
+        int k = piecesIn(ch, s);
         int count = 0;
-        int j = a.step * perStep + a.piece;
+        int j = s * perStep + i;
         int length = streamLength(ch);
         if (j + 1 < length) {
-            into[count++] = onStream(a, j + 1) << 1;
+            into[count++] = onStream(ch, up, rank, j + 1) << 1;
         }
         if (j + window < length) {
-            into[count++] = onStream(a, j + window) << 1 | 1;
+            into[count++] = onStream(ch, up, rank, j + window) << 1 | 1;
         }
-        if (a.up) {
-            int p = tree.parent[a.rank];
+        if (up) {
+            int p = tree.parent[rank];
             if (p != tree.root) {
-                count = waiting(into, count, upTransfer(ch, a.step, a.k, p, 0), a, across(p, tree.parent[p]));
+                count = waiting(into, count, upTransfer(ch, s, k, p, 0), i, k, across(p, tree.parent[p]));
             } else {
                 for (int y : tree.children[p]) {
-                    count = waiting(into, count, downTransfer(ch, a.step, a.k, y, 0), a, across(p, y));
+                    count = waiting(into, count, downTransfer(ch, s, k, y, 0), i, k, across(p, y));
                 }
             }
         } else {
-            for (int z : tree.children[a.rank]) {
-                count = waiting(into, count, downTransfer(ch, a.step, a.k, z, 0), a, across(a.rank, z));
+            for (int z : tree.children[rank]) {
+                count = waiting(into, count, downTransfer(ch, s, k, z, 0), i, k, across(rank, z));
             }
         }
         Arrays.sort(into, 0, count);
         return count;
     }
 
-    /** Adds the pieces of the send starting at {@code first} that wait for {@code a}'s delivery: all of its step's, or its own piece's. */
-    private static int waiting(int[] into, int count, int first, At a, boolean wholeStep) {
+    /**
+     * Adds the pieces of the send whose first piece is {@code first} that wait for piece {@code i}'s
+     * delivery: all {@code k} of its step's, or piece {@code i}'s alone.
+     */
+    private static int waiting(int[] into, int count, int first, int i, int k, boolean wholeStep) {
         if (!wholeStep) {
-            into[count++] = (first + a.piece) << 1 | 1;
+            into[count++] = (first + i) << 1 | 1;
             return count;
         }
-        for (int i = 0; i < a.k; i++) {
-            into[count++] = (first + i) << 1 | 1;
+        for (int p = 0; p < k; p++) {
+            into[count++] = (first + p) << 1 | 1;
         }
         return count;
     }
