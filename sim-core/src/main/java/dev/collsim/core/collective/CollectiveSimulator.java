@@ -33,6 +33,9 @@ public final class CollectiveSimulator {
         network.setCheckCapacity(run.checkCapacity());
         ScheduleRunner runner = new ScheduleRunner(engine, network, run.placement());
         runner.setObserver(run.observer());
+        if (run.observer() != null) {
+            network.setLinkRateListener(run.observer()::linkRateChanged);
+        }
         runner.setStepJitter(run.stepJitter());
         Outage outage = run.outage();
         if (outage != null) {

@@ -15,6 +15,14 @@ public interface TransferObserver {
     default void received(int t, long time) {
     }
 
+    /**
+     * From {@code picos} on, the links {@code links} (fabric link ids; not to be modified) carry
+     * {@code bytesPerSecond} more wire bytes a second (less, if negative): a flow of some transfer
+     * started, was re-rated or ended. For views of each link's load over time.
+     */
+    default void linkRateChanged(long picos, int[] links, double bytesPerSecond) {
+    }
+
     /** Tells both observers, {@code first} first. */
     static TransferObserver both(TransferObserver first, TransferObserver second) {
         return new TransferObserver() {
@@ -34,6 +42,12 @@ public interface TransferObserver {
             public void received(int t, long time) {
                 first.received(t, time);
                 second.received(t, time);
+            }
+
+            @Override
+            public void linkRateChanged(long picos, int[] links, double bytesPerSecond) {
+                first.linkRateChanged(picos, links, bytesPerSecond);
+                second.linkRateChanged(picos, links, bytesPerSecond);
             }
         };
     }

@@ -40,6 +40,9 @@ public final class FlowNetwork {
     /** Tags of a flow's members after the first, in the order they started. */
     private int[][] laterTags;
     private FlowListener[] listener;
+    /** Each flow's path as its starter gave it, for the link rate listener. */
+    private int[][] path;
+    private LinkRateListener rates;
     private int[] freeFlows;
     private int freeCount;
     private int flowSlots;
@@ -75,6 +78,11 @@ public final class FlowNetwork {
     /** Highest sum of rates over capacity seen on any link while checking was on (at most 1). */
     public double maxUtilisation() {
         return solver.maxUtilisation();
+    }
+
+    /** Tells {@code listener} of every change of the rate crossing links (null: no one). */
+    public void setLinkRateListener(LinkRateListener listener) {
+        this.rates = listener;
     }
 
     /** Transfers in flight: every member of every flow. */
@@ -133,6 +141,7 @@ public final class FlowNetwork {
         lastUpdate[f] = engine.now();
         tag[f] = flowTag;
         listener[f] = onDone;
+        this.path[f] = path;
         solver.add(f, links, maxBytesPerSecond);
         addJoinable(-at - 1, f, hash);
         resolveThisInstant();
@@ -206,6 +215,10 @@ public final class FlowNetwork {
         for (int l : solver.route(f)) {
             linkBytesCarried[l] += bytes;
         }
+        if (rates != null) {
+            rates.rateChanged(engine.now(), path[f], -n * solver.rate(f));
+        }
+        path[f] = null;
         solver.remove(f);
         resolveThisInstant();
         FlowListener onDone = listener[f];
@@ -254,6 +267,9 @@ public final class FlowNetwork {
         // A link taken nearly down leaves its flows crawling: their end is far away, not past the clock's range.
         long dt = (long) Math.min(Math.ceil(remaining[f] / newRate * TimeSpan.PICOS_PER_SECOND), Long.MAX_VALUE / 4.0);
         engine.setTimer(timer[f], now + dt);
+        if (rates != null) {
+            rates.rateChanged(now, path[f], solver.members(f) * (newRate - oldRate));
+        }
     }
 
     private int takeFlowSlot() {
@@ -272,6 +288,7 @@ public final class FlowNetwork {
         tag = tag == null ? new int[newSize] : Arrays.copyOf(tag, newSize);
         laterTags = laterTags == null ? new int[newSize][] : Arrays.copyOf(laterTags, newSize);
         listener = listener == null ? new FlowListener[newSize] : Arrays.copyOf(listener, newSize);
+        path = path == null ? new int[newSize][] : Arrays.copyOf(path, newSize);
         freeFlows = freeFlows == null ? new int[newSize] : Arrays.copyOf(freeFlows, newSize);
         // Hand out low slot numbers first, so runs are easy to read in a debugger.
         for (int f = newSize - 1; f >= old; f--) {

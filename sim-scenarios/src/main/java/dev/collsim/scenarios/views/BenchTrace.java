@@ -1,25 +1,24 @@
 package dev.collsim.scenarios.views;
 
+import dev.collsim.core.collective.LinkLoads;
 import dev.collsim.core.collective.Schedule;
 import dev.collsim.core.collective.TransferKind;
+import dev.collsim.core.collective.TransferObserver;
 import dev.collsim.core.collective.TransferTimes;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.Plan;
 import dev.collsim.reports.TraceEvents;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * One collective of a bench run in the Chrome trace-event format that the Perfetto UI loads: a process
  * per GPU with a thread per channel, a slice per transfer on its sender's channel (bytes, peer, channel,
  * protocol, step), a flow arrow from each send to its arrival on the receiver's channel, and a counter
- * track per link that carried data, its utilisation over time (each transfer's wire bytes spread evenly
- * over its time in flight, so a step's latency shows as lower use). Timestamps in us; each flow
- * ends on a short arrival slice on the receiver's channel, for the viewer to bind it to.
+ * track per link that carried data, its utilisation over time as the flow network rated it (the wire
+ * bytes per second of every flow on it at each moment: never above 100 %, and adding up to what crossed
+ * the link). Timestamps in us; each flow ends on a short arrival slice on the receiver's channel, for
+ * the viewer to bind it to.
  */
 public final class BenchTrace {
     private static final int LINK_PIDS = 100_000;
@@ -29,7 +28,8 @@ public final class BenchTrace {
     public static String json(Communicator comm, Plan plan) {
         Schedule s = comm.schedule(plan);
         TransferTimes times = new TransferTimes(s.transferCount());
-        comm.simulate(plan, s, times, false);
+        LinkLoads loads = new LinkLoads(comm.fabric().links().size());
+        comm.simulate(plan, s, TransferObserver.both(times, loads), false);
         Fabric f = comm.fabric();
         TraceEvents trace = new TraceEvents();
         String proto = plan.request().protocol().label();
@@ -39,8 +39,6 @@ public final class BenchTrace {
                 trace.threadName(r + 1, c + 1, "channel " + c);
             }
         }
-        double wire = 1 / plan.request().protocol().wireEfficiency();
-        Map<Integer, List<double[]>> linkRates = new TreeMap<>();
         for (int t = 0; t < s.transferCount(); t++) {
             double start = times.startedPicos(t) / 1e6;
             double end = times.receivedPicos(t) / 1e6;
@@ -54,30 +52,22 @@ public final class BenchTrace {
             if (p2p) {
                 trace.slice("arrival from GPU " + src, "transfer", s.dst(t) + 1, tid, end, 0.001);
                 trace.flow(t, "transfer", src + 1, tid, start, s.dst(t) + 1, tid, end);
-                if (end > start && s.bytes(t) > 0) {
-                    double rate = s.bytes(t) * wire / ((end - start) / 1e6);
-                    for (int l : f.router().route(comm.placement().devices()[src], comm.placement().devices()[s.dst(t)]).links()) {
-                        List<double[]> changes = linkRates.computeIfAbsent(l, k -> new ArrayList<>());
-                        changes.add(new double[] {start, rate});
-                        changes.add(new double[] {end, -rate});
-                    }
-                }
             }
         }
-        for (Map.Entry<Integer, List<double[]>> e : linkRates.entrySet()) {
-            Link link = f.link(e.getKey());
+        java.util.BitSet named = new java.util.BitSet();
+        for (int l = 0; l < f.links().size(); l++) {
+            if (loads.steps(l) == 0) {
+                continue;
+            }
+            Link link = f.link(l);
             String name = f.device(link.from()).name() + " -> " + f.device(link.to()).name() + " utilisation (%)";
             int pid = LINK_PIDS + link.from();
-            trace.processName(pid, f.device(link.from()).name() + " (links)");
-            List<double[]> changes = e.getValue();
-            changes.sort((a, b) -> Double.compare(a[0], b[0]));
-            double level = 0;
-            for (int i = 0; i < changes.size(); i++) {
-                level += changes.get(i)[1];
-                if (i + 1 < changes.size() && changes.get(i + 1)[0] == changes.get(i)[0]) {
-                    continue;
-                }
-                trace.counter(name, pid, changes.get(i)[0], "percent", Math.max(0, 100 * level / link.rate().bytesPerSecond()));
+            if (!named.get(link.from())) {
+                named.set(link.from());
+                trace.processName(pid, f.device(link.from()).name() + " (links)");
+            }
+            for (int i = 0; i < loads.steps(l); i++) {
+                trace.counter(name, pid, loads.stepPicos(l, i) / 1e6, "percent", 100 * loads.load(l, i) / link.rate().bytesPerSecond());
             }
         }
         return trace.render("ns");

@@ -31,6 +31,29 @@ class TraceStructureTest {
         assertTrue(counters > 0 && flows > 0, counters + " counters, " + flows + " flows");
     }
 
+    /**
+     * A 64 MiB ring on 8 GPUs, where flows hand over on every GPU's link to the NVSwitch: each link's
+     * utilisation stays at or under 100 % (counted from each transfer's average rate it read up to
+     * 155 %), and is at 0 once the collective is done.
+     */
+    @Test
+    void linkUtilisationNeverExceedsTheLink(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("bench.json");
+        CliRunner r = CliRunner.run("bench", "all_reduce", "-b", "64M", "-e", "64M", "--algo", "ring", "--trace", trace.toString());
+        assertEquals(0, r.code(), r.err());
+        Map<String, Double> last = new HashMap<>();
+        double most = 0;
+        for (JsonNode e : check(trace)) {
+            if (e.get("ph").asText().equals("C") && e.get("name").asText().endsWith("utilisation (%)")) {
+                double percent = e.get("args").get("percent").asDouble();
+                most = Math.max(most, percent);
+                last.put(e.get("name").asText(), percent);
+            }
+        }
+        assertTrue(most > 50 && most <= 100 + 1e-6, "busiest moment " + most + " %");
+        assertTrue(last.values().stream().allMatch(p -> p < 1e-3), last.toString());
+    }
+
     @Test
     void decodeTrace(@TempDir Path dir) throws Exception {
         Path trace = dir.resolve("decode.json");
