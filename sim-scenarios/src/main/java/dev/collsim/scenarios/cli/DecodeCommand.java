@@ -20,6 +20,7 @@ import dev.collsim.scenarios.views.TraceWriter;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
@@ -94,6 +95,9 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     @Mixin
     EngineOptions engineOptions;
 
+    @Mixin
+    WhatIfOptions whatIf;
+
     @Option(names = "--trace", paramLabel = "FILE", description = "also write the step as a Perfetto (Chrome trace-event) JSON file")
     Path trace;
 
@@ -167,17 +171,19 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     }
 
     private void checkTopologyAlone() {
-        if (topology != null && (system != null || nodes != null || fabrics != null || network != null || gpusPerNode != null)) {
-            throw new InputException("--topology describes the whole system; leave out --system, --nodes, --fabrics, --network and"
-                    + " --gpus-per-node");
+        if (topology != null && (system != null || nodes != null || fabrics != null || network != null || gpusPerNode != null
+                || whatIf.toWhatIf().changesPreset())) {
+            throw new InputException("--topology describes the whole system; leave out --system, --nodes, --fabrics, --network,"
+                    + " --gpus-per-node and the what-if knobs but --degrade and --link-down (edit the file instead)");
         }
     }
 
     private DecodeSpec spec(ModelConfig config, String systemName, Integer perNode) {
+        WhatIf knobs = whatIf.toWhatIf();
         DecodeSystem where = topology != null
-                ? new DecodeSystem.File(Path.of(topology).getFileName().toString(), TopologyFile.loadSystem(Path.of(topology)))
+                ? new DecodeSystem.File(Path.of(topology).getFileName().toString(), TopologyFile.loadSystem(Path.of(topology)), knobs.linkEdits())
                 : new DecodeSystem.Preset(SystemPreset.byName(systemName), network == null ? null : NetworkPreset.byName(network),
-                        perNode == null ? OptionalInt.empty() : OptionalInt.of(perNode));
+                        perNode == null ? OptionalInt.empty() : OptionalInt.of(perNode), knobs);
         EngineSetup engine = engineOptions.setup();
         Boolean graphs = Flags.autoOnOff("--cuda-graphs", cudaGraphs);
         return new DecodeSpec(config, where, nodes == null ? OptionalInt.empty() : OptionalInt.of(nodes), tp, pp, ep, dp, batch, context,

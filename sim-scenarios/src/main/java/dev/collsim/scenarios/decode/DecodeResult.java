@@ -14,7 +14,10 @@ import java.util.List;
  * the step at HBM's peak rate (an MoE layer's unpicked experts are not read; two-batch reads them twice).
  */
 public record DecodeResult(
-        String model, String system, String gpu, Layout layout,
+        String model, String system, String gpu,
+        @JsonProperty("what_ifs") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+        String whatIfs,
+        Layout layout,
         @JsonProperty("tp_path") String tpPath,
         String engine,
         @JsonProperty("efficiency_set") String efficiencySet,
@@ -121,7 +124,7 @@ public record DecodeResult(
         Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.gpus(), spec.batch(), spec.microBatch(), spec.context(),
                 spec.precision().label(), spec.kvBytes() == 1 ? "fp8" : "bf16", spec.allReduceKernel().label(), spec.overlap().label(),
                 spec.cudaGraphs());
-        return new DecodeResult(m.name(), spec.system().name(), gpu.label(), layout, tpPath, spec.engine().label(), KernelCosts.EFFICIENCY_SET,
+        return new DecodeResult(m.name(), spec.system().name(), gpu.label(), spec.system().whatIf().describe(), layout, tpPath, spec.engine().label(), KernelCosts.EFFICIENCY_SET,
                 itl, tokensPerS, tokensPerS / spec.gpus(),
                 1000 / itl, compute, comm, exposed, bytes, comm - latency, latency, memory.weightsBytes(),
                 weightBytesRead / gpu.roofline().hbmBytesPerSecond() * 1000, memory.kvBytes(),

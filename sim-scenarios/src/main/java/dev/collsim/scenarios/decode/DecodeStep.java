@@ -87,6 +87,7 @@ public final class DecodeStep {
         if (spec.ep() > 1) {
             warn("EP", spec.ep());
         }
+        noteIdleNetworkKnobs();
         // The pipeline keeps one micro-batch per stage in flight; the step follows one of them through every stage.
         int inFlight = spec.microBatch();
         int micro = spec.overlap() == Overlap.TWO_BATCH ? 2 : 1;
@@ -160,6 +161,20 @@ public final class DecodeStep {
         if (needed > machine.maxNodes()) {
             throw new InputException(String.format(Locale.ROOT, "tp %d x pp %d x dp %d = %d GPUs: %s has %d node(s) of %d GPUs",
                     spec.tp(), spec.pp(), spec.dp(), spec.gpus(), machine.name(), machine.maxNodes(), gpusPerNode));
+        }
+    }
+
+    /**
+     * A knob that acts only between nodes changes nothing when every group the step simulates (TP,
+     * EP, the pipeline's sends) stays inside one node: said, not left silent.
+     */
+    private void noteIdleNetworkKnobs() {
+        List<String> knobs = spec.system().whatIf().networkOnly();
+        boolean crossesNodes = spec.tp() > gpusPerNode || spec.ep() > gpusPerNode || (spec.pp() > 1 && spec.tp() * spec.pp() > gpusPerNode);
+        if (!knobs.isEmpty() && !crossesNodes) {
+            warnings.add(String.join(", ", knobs) + (knobs.size() == 1 ? " acts" : " act") + " on the network between nodes, but every group of this step (TP "
+                    + spec.tp() + ", EP " + spec.ep() + ", PP " + spec.pp() + ") stays inside one node of " + gpusPerNode
+                    + " GPUs: they change nothing here (data-parallel replicas exchange nothing while decoding)");
         }
     }
 

@@ -1,9 +1,12 @@
 package dev.collsim.scenarios.decode;
 
+import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.input.Require;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
+import java.util.List;
 import java.util.OptionalInt;
 
 /** Where a decode step is asked to run: a preset, as many of its nodes as the layout needs, or a topology file's system. */
@@ -11,15 +14,24 @@ public sealed interface DecodeSystem {
     /** The name results report. */
     String name();
 
+    /** The what-if knobs in force: any for a preset, the link edits alone for a topology file. */
+    WhatIf whatIf();
+
     /**
      * A preset system.
      *
      * @param network     the network between its nodes, or null for the preset's own
      * @param gpusPerNode GPUs of each node in use, or empty for all, so groups can be spread over more nodes
+     * @param whatIf      the what-if knobs the system is built with
      */
-    record Preset(SystemPreset preset, NetworkPreset network, OptionalInt gpusPerNode) implements DecodeSystem {
+    record Preset(SystemPreset preset, NetworkPreset network, OptionalInt gpusPerNode, WhatIf whatIf) implements DecodeSystem {
         public Preset {
             gpusPerNode.ifPresent(g -> Require.atLeastOne("--gpus-per-node", g));
+        }
+
+        /** The preset as it is. */
+        public Preset(SystemPreset preset, NetworkPreset network, OptionalInt gpusPerNode) {
+            this(preset, network, gpusPerNode, WhatIf.NONE);
         }
 
         @Override
@@ -28,8 +40,25 @@ public sealed interface DecodeSystem {
         }
     }
 
-    /** A topology file's system, loaded once by the caller; {@code name} is what results call it (the file's name). */
-    record File(String name, FabricSystem system) implements DecodeSystem {}
+    /**
+     * A topology file's system, loaded once by the caller; {@code name} is what results call it (the
+     * file's name); {@code linkEdits} the connections degraded or taken down.
+     */
+    record File(String name, FabricSystem system, List<LinkEdit> linkEdits) implements DecodeSystem {
+        public File {
+            linkEdits = List.copyOf(linkEdits);
+        }
+
+        /** The file's system as it is. */
+        public File(String name, FabricSystem system) {
+            this(name, system, List.of());
+        }
+
+        @Override
+        public WhatIf whatIf() {
+            return new WhatIf(null, 0, 1, 1, true, java.util.Map.of(), java.util.Map.of(), linkEdits);
+        }
+    }
 
     /** A preset by its name, on its own network with all its GPUs. */
     static DecodeSystem preset(String name) {

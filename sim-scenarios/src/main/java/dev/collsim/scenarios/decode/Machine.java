@@ -32,10 +32,11 @@ abstract class Machine {
 
     static Machine of(DecodeSpec spec) {
         if (spec.system() instanceof DecodeSystem.File f) {
-            return new File(f.system());
+            return new File(f.system(), f.linkEdits());
         }
         DecodeSystem.Preset p = (DecodeSystem.Preset) spec.system();
-        return new Preset(p.preset(), p.preset().gpusPerNode(p.gpusPerNode().isPresent() ? p.gpusPerNode().getAsInt() : null), p.network());
+        return new Preset(p.preset(), p.preset().gpusPerNode(p.gpusPerNode().isPresent() ? p.gpusPerNode().getAsInt() : null), p.network(),
+                p.whatIf());
     }
 
     void checkGroup(int size) {
@@ -49,11 +50,13 @@ abstract class Machine {
         private final SystemPreset preset;
         private final int perNode;
         private final NetworkPreset network;
+        private final WhatIf whatIf;
 
-        Preset(SystemPreset preset, int perNode, NetworkPreset network) {
+        Preset(SystemPreset preset, int perNode, NetworkPreset network, WhatIf whatIf) {
             this.preset = preset;
             this.perNode = perNode;
             this.network = network;
+            this.whatIf = whatIf;
         }
 
         @Override
@@ -79,20 +82,23 @@ abstract class Machine {
         @Override
         Communicator group(int size) {
             checkGroup(size);
-            return preset.build(size <= perNode ? 1 : size / perNode, Math.min(size, perNode), network, WhatIf.NONE).withoutCollNet();
+            return preset.build(size <= perNode ? 1 : size / perNode, Math.min(size, perNode), network, whatIf)
+                    .withLinkEdits(whatIf.linkEdits()).withoutCollNet();
         }
 
         @Override
         Communicator pair(boolean sameNode) {
-            return sameNode ? group(2) : preset.build(2, 1, network, WhatIf.NONE).withoutCollNet();
+            return sameNode ? group(2) : preset.build(2, 1, network, whatIf).withLinkEdits(whatIf.linkEdits()).withoutCollNet();
         }
     }
 
     private static final class File extends Machine {
         private final FabricSystem system;
+        private final java.util.List<dev.collsim.core.fabric.LinkEdit> linkEdits;
 
-        File(FabricSystem system) {
+        File(FabricSystem system, java.util.List<dev.collsim.core.fabric.LinkEdit> linkEdits) {
             this.system = system;
+            this.linkEdits = linkEdits;
         }
 
         @Override
@@ -121,7 +127,7 @@ abstract class Machine {
             if (size > system.ranks().length) {
                 throw new InputException("a group of " + size + " GPUs: " + name() + " has " + system.ranks().length);
             }
-            return system.of(IntStream.range(0, size).toArray());
+            return system.of(IntStream.range(0, size).toArray()).withLinkEdits(linkEdits);
         }
 
         @Override
@@ -129,7 +135,7 @@ abstract class Machine {
             if (!sameNode && system.nodes() < 2) {
                 throw new InputException(name() + " has one node; pipeline stages across nodes need two");
             }
-            return system.of(0, sameNode ? 1 : gpusPerNode());
+            return system.of(0, sameNode ? 1 : gpusPerNode()).withLinkEdits(linkEdits);
         }
     }
 }

@@ -42,6 +42,10 @@ public final class BenchTable {
         meta.put("nodes", spec.nodes());
         meta.put("ranks", spec.nodes() * spec.gpusPerNode());
         meta.put("gpus_per_thread", spec.gpusPerThread());
+        String whatIfs = spec.whatIf().describe();
+        if (!whatIfs.isEmpty()) {
+            meta.put("what_ifs", whatIfs);
+        }
         List<Column> columns = COLUMNS;
         if (measured != null) {
             columns = new java.util.ArrayList<>(COLUMNS);
@@ -53,6 +57,9 @@ public final class BenchTable {
         t.note("system " + spec.system() + " (" + systemDescription + "), " + spec.nodes() + " node(s) x " + spec.gpusPerNode()
                 + " GPUs" + (spec.nodes() > 1 && spec.network() != null ? " over " + spec.network() : "") + ", -g "
                 + spec.gpusPerThread() + " (" + spec.gpusPerThread() + " GPU(s) per host thread)");
+        if (!whatIfs.isEmpty()) {
+            t.note("what-ifs: " + whatIfs);
+        }
         t.note("time = steady-state time per iteration; algbw = size/time, busbw as nccl-tests defines it (GB = 1e9 B)");
         t.note("");
         double busSum = 0;

@@ -17,11 +17,15 @@ public final class DecodeReport {
                 Column.text("kind", "kind", 6), Column.number("start_ms", "start", "(ms)", 10, 4),
                 Column.number("end_ms", "end", "(ms)", 10, 4), Column.number("compute_ms", "compute", "(ms)", 10, 4),
                 Column.number("comm_ms", "comm", "(ms)", 10, 4)),
-                Map.of("command", "decode", "model", r.model(), "system", r.system()));
+                r.whatIfs().isEmpty() ? Map.of("command", "decode", "model", r.model(), "system", r.system())
+                        : Map.of("command", "decode", "model", r.model(), "system", r.system(), "what_ifs", r.whatIfs()));
         t.note(String.format(Locale.ROOT, "%s on %s (%s): tp %d, pp %d, ep %d, dp %d = %d GPUs; batch %d%s, context %d, %s, KV cache %s;"
                         + " all-reduce %s, overlap %s, CUDA graphs %s; engine %s, efficiencies %s", r.model(), r.system(), r.gpu(), l.tp(),
                 l.pp(), l.ep(), l.dp(), l.gpus(), l.batch(), l.pp() > 1 ? " (" + l.pp() + " micro-batches of " + l.microBatch() + ")" : "",
                 l.context(), l.dtype(), l.kvDtype(), l.allreduce(), l.overlap(), l.cudaGraphs() ? "on" : "off", r.engine(), r.efficiencySet()));
+        if (!r.whatIfs().isEmpty()) {
+            t.note("what-ifs: " + r.whatIfs());
+        }
         t.note(String.format(Locale.ROOT, "memory per GPU: %.1f GiB of %.1f (weights %.1f, KV cache %.1f, buffers %.1f, reserve 1.0)",
                 gib(r.memoryBytesPerGpu()), gib(r.hbmBytesPerGpu()), gib(r.weightsBytesPerGpu()), gib(r.kvBytesPerGpu()),
                 gib(r.buffersBytesPerGpu())));

@@ -41,6 +41,48 @@ class DecodeCommandTest {
         assertEquals(json.get("itl_ms").asDouble() * json.get("tokens_per_s").asDouble() / 1000, 32, 1e-6);
     }
 
+    /**
+     * The what-if knobs act on decode as on bench: NVLink at half its rate raises a TP 8 step's
+     * communication, and the JSON and header name the knob; a NIC knob on a step that stays inside one
+     * node is said to change nothing.
+     */
+    @Test
+    void whatIfKnobsActOnTheStepAndAreNamed() throws Exception {
+        CliRunner base = CliRunner.run(with("--format", "json"));
+        CliRunner half = CliRunner.run(with("--format", "json", "--scale", "nvlink=0.5"));
+        assertEquals(0, half.code(), half.err());
+        ObjectMapper json = new ObjectMapper();
+        JsonNode before = json.readTree(base.out());
+        JsonNode after = json.readTree(half.out());
+        assertTrue(after.get("comm_ms").asDouble() > before.get("comm_ms").asDouble() * 1.05,
+                before.get("comm_ms") + " ms -> " + after.get("comm_ms") + " ms");
+        assertEquals("--scale nvlink=0.5", after.get("what_ifs").asText());
+        assertTrue(!before.has("what_ifs"));
+        CliRunner nic = CliRunner.run(with("--nic-bw", "200Gb/s"));
+        assertEquals(0, nic.code(), nic.err());
+        assertTrue(nic.out().contains("# what-ifs: --nic-bw 25GB/s"), nic.out());
+        assertTrue(nic.out().contains("# warning: --nic-bw acts on the network between nodes, but every group of this step (TP 8, EP 1,"
+                + " PP 1) stays inside one node of 8 GPUs"), nic.out());
+    }
+
+    /** Across nodes the network knobs act: a TP 16 group over two nodes is slower on NICs of half the rate, and nothing is said to be idle. */
+    @Test
+    void networkKnobsActWhereAGroupCrossesNodes() throws Exception {
+        String[] tp16 = {"decode", "--model", "llama-3-70b", "--system", "hgx-h100", "--tp", "16", "--batch", "32", "--format", "json"};
+        CliRunner base = CliRunner.run(tp16);
+        String[] slow = java.util.Arrays.copyOf(tp16, tp16.length + 2);
+        slow[tp16.length] = "--nic-bw";
+        slow[tp16.length + 1] = "200Gb/s";
+        CliRunner half = CliRunner.run(slow);
+        assertEquals(0, half.code(), half.err());
+        ObjectMapper json = new ObjectMapper();
+        JsonNode before = json.readTree(base.out());
+        JsonNode after = json.readTree(half.out());
+        assertTrue(after.get("comm_ms").asDouble() > before.get("comm_ms").asDouble(), before.get("comm_ms") + " -> " + after.get("comm_ms"));
+        assertTrue(after.get("warnings").toString().contains("TP group of 16 GPUs crosses"), after.get("warnings").toString());
+        assertTrue(!after.get("warnings").toString().contains("change nothing"), after.get("warnings").toString());
+    }
+
     @Test
     void theTableShowsEveryLayerAndTheTotals() {
         CliRunner r = CliRunner.run(LLAMA);

@@ -60,6 +60,79 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
         return out;
     }
 
+    /**
+     * The knobs in force as their flags would give them, e.g. {@code --nic-bw 25 GB/s, --scale
+     * nvlink=0.5}: for a result's header and meta, so that two saved results can be told apart. Empty
+     * when none is set.
+     */
+    public String describe() {
+        List<String> parts = new ArrayList<>();
+        if (nicLineRate != null) {
+            parts.add("--nic-bw " + nicLineRate);
+        }
+        if (nicsPerGpu > 0) {
+            parts.add("--nics-per-gpu " + nicsPerGpu);
+        }
+        if (oversubscription != 1) {
+            parts.add("--oversubscription " + number(oversubscription) + ":1");
+        }
+        if (spines != 1) {
+            parts.add("--spines " + spines);
+        }
+        if (!gpuDirect) {
+            parts.add("--gdr off");
+        }
+        if (!rateScale.isEmpty()) {
+            parts.add("--scale " + scales(rateScale));
+        }
+        if (!latencyScale.isEmpty()) {
+            parts.add("--scale-latency " + scales(latencyScale));
+        }
+        List<String> degraded = linkEdits.stream().filter(e -> !e.isDown()).map(e -> e.a() + ":" + e.b() + "=" + number(e.factor())).toList();
+        List<String> down = linkEdits.stream().filter(LinkEdit::isDown).map(e -> e.a() + ":" + e.b()).toList();
+        if (!degraded.isEmpty()) {
+            parts.add("--degrade " + String.join(",", degraded));
+        }
+        if (!down.isEmpty()) {
+            parts.add("--link-down " + String.join(",", down));
+        }
+        return String.join(", ", parts);
+    }
+
+    /** The knobs set that act only on the network between nodes, by flag: nothing to act on where everything stays in one node. */
+    public List<String> networkOnly() {
+        List<String> flags = new ArrayList<>();
+        if (nicLineRate != null) {
+            flags.add("--nic-bw");
+        }
+        if (nicsPerGpu > 0) {
+            flags.add("--nics-per-gpu");
+        }
+        if (oversubscription != 1) {
+            flags.add("--oversubscription");
+        }
+        if (spines != 1) {
+            flags.add("--spines");
+        }
+        if (!gpuDirect) {
+            flags.add("--gdr off");
+        }
+        if (rateScale.containsKey(LinkClass.NETWORK) || latencyScale.containsKey(LinkClass.NETWORK)) {
+            flags.add("network scaling");
+        }
+        return flags;
+    }
+
+    private static String scales(Map<LinkClass, Double> scales) {
+        return scales.entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .map(e -> e.getKey().name().toLowerCase(Locale.ROOT) + "=" + number(e.getValue())).collect(java.util.stream.Collectors.joining(","));
+    }
+
+    /** A factor as a user would type it: no trailing zeros. */
+    private static String number(double v) {
+        return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
+    }
+
     /** Whether any knob that only a preset system has is set (everything but the link edits). */
     public boolean changesPreset() {
         return !new WhatIf(nicLineRate, nicsPerGpu, oversubscription, spines, gpuDirect, rateScale, latencyScale, List.of()).equals(NONE);
