@@ -45,6 +45,13 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
     String dtype;
 
+    @Option(names = "--network", paramLabel = "NAME", completionCandidates = Catalogue.Networks.class,
+            description = "between each system's nodes: ${COMPLETION-CANDIDATES} (default: each system's own)")
+    String network;
+
+    @Mixin
+    WhatIfOptions whatIf;
+
     @Mixin
     EngineOptions engineOptions;
 
@@ -58,7 +65,8 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() {
         int t = Flags.threads(threads);
         CompareSpec compare = new CompareSpec(ModelConfig.load(model), systems.stream().map(SystemPreset::byName).toList(), gpus, context,
-                Precision.fromName(dtype), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup());
+                Precision.fromName(dtype), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
+                network == null ? null : dev.collsim.topologies.catalog.NetworkPreset.byName(network), whatIf.toWhatIf());
         Comparison c = Comparison.run(compare, t);
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", systems)

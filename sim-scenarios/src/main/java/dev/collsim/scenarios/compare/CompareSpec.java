@@ -6,7 +6,9 @@ import dev.collsim.core.units.TimeSpan;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
 import java.util.List;
 
 /**
@@ -19,9 +21,11 @@ import java.util.List;
  * @param precision the weights' type
  * @param itlSlo    the inter-token latency target
  * @param engine    whose kernels and host loop the steps follow
+ * @param network   the network between each system's nodes, or null for each system's own
+ * @param whatIf    the what-if knobs every system is built with
  */
 public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpus, int context, Precision precision, TimeSpan itlSlo,
-                          EngineSetup engine) {
+                          EngineSetup engine, NetworkPreset network, WhatIf whatIf) {
     public CompareSpec {
         if (systems.isEmpty()) {
             throw new InputException("--system: give the systems to compare");
@@ -32,6 +36,19 @@ public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpu
         if (itlSlo.picos() <= 0) {
             throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");
         }
+    }
+
+    /** The systems as they are, each on its own network. */
+    public CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpus, int context, Precision precision, TimeSpan itlSlo,
+                       EngineSetup engine) {
+        this(model, systems, gpus, context, precision, itlSlo, engine, null, WhatIf.NONE);
+    }
+
+    /** The network and what-ifs in force, as a result's header says them; empty for none. */
+    public String changes() {
+        String knobs = whatIf.describe();
+        String net = network == null ? "" : "--network " + network.id();
+        return net.isEmpty() || knobs.isEmpty() ? net + knobs : net + ", " + knobs;
     }
 
     /** The target in milliseconds, as the results state it. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.decode.KernelCosts;
+import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
@@ -19,7 +20,10 @@ import java.util.Map;
  */
 public record Comparison(String model, int gpus, int context, String dtype, @JsonProperty("kv_dtype") String kvDtype,
                          @JsonProperty("itl_slo_ms") double itlSloMs,
-                         String engine, @JsonProperty("efficiency_set") String efficiencySet, List<SystemResult> systems) {
+                         String engine, @JsonProperty("efficiency_set") String efficiencySet,
+                         @JsonProperty("what_ifs") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+                         String whatIfs,
+                         List<SystemResult> systems) {
 
     /** One system's search: how many layouts fit and ran, the frontier, and the best within the SLO (null if none meets it). */
     public record SystemResult(String system, int layouts, List<Row> frontier, Row best) {}
@@ -51,7 +55,8 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
         List<SystemResult> out = new ArrayList<>();
         for (SystemPreset preset : spec.systems()) {
             String system = preset.id();
-            List<LayoutSearch.Point> points = LayoutSearch.run(m, preset, spec.gpus(), spec.context(), spec.precision(), threads, spec.engine());
+            List<LayoutSearch.Point> points = LayoutSearch.run(m, new DecodeSystem.Preset(preset, spec.network(),
+                    java.util.OptionalInt.empty(), spec.whatIf()), spec.gpus(), spec.context(), spec.precision(), threads, spec.engine());
             List<Row> frontier = LayoutSearch.pareto(points).stream().map(Row::of).toList();
             Row best = points.stream().filter(p -> p.result().itlMs() <= sloMs)
                     .max(Comparator.comparingDouble((LayoutSearch.Point p) -> p.result().tokensPerSPerGpu())
@@ -60,7 +65,7 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
             out.add(new SystemResult(system, points.size(), frontier, best));
         }
         return new Comparison(m.name(), spec.gpus(), spec.context(), spec.precision().label(), spec.engine().kvLabel(spec.precision()), sloMs,
-                spec.engine().engine().label(), KernelCosts.EFFICIENCY_SET, out);
+                spec.engine().engine().label(), KernelCosts.EFFICIENCY_SET, spec.changes(), out);
     }
 
     /** The frontiers, system by system in one table, then the winners side by side. */
@@ -74,12 +79,18 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
                     s.system(), context, dtype, kvDtype, s.layouts(), engine, efficiencySet));
             s.frontier().forEach(r -> frontiers.row(cells(s.system(), r)));
         }
+        if (!whatIfs.isEmpty()) {
+            frontiers.note("what-ifs: " + whatIfs);
+        }
         List<Column> columns = rowColumns("system");
         columns.add(1, Column.text("layout", "layout", 24));
         columns.add(Column.number("vs_first", "per GPU vs first", "(x)", 16, 2));
         Table best = new Table("Best layout within the SLO", columns, Map.of("command", "compare", "model", model));
         best.note(String.format(Locale.ROOT, "%s, %d GPUs, context %d, %s, KV cache %s: the most tokens/s per GPU with an inter-token latency"
                 + " of at most %.1f ms", model, gpus, context, dtype, kvDtype, itlSloMs));
+        if (!whatIfs.isEmpty()) {
+            best.note("what-ifs: " + whatIfs);
+        }
         Row first = systems.get(0).best();
         for (SystemResult s : systems) {
             Row r = s.best();

@@ -43,10 +43,16 @@ public final class LayoutSearch {
 
     /** The layouts to try, in a fixed order. */
     static List<DecodeSpec> candidates(ModelConfig m, SystemPreset preset, int gpus, int context, Precision precision, EngineSetup engine) {
+        return candidates(m, new DecodeSystem.Preset(preset, null, OptionalInt.empty()), gpus, context, precision, engine);
+    }
+
+    /** As above, on a preset with its network and what-if knobs. */
+    static List<DecodeSpec> candidates(ModelConfig m, DecodeSystem.Preset system, int gpus, int context, Precision precision,
+                                       EngineSetup engine) {
+        SystemPreset preset = system.preset();
         if (preset.family().maxNodes() == 1 && gpus > preset.gpusPerNode()) {
             throw new InputException("--gpus " + gpus + ": " + preset.id() + " is one server of " + preset.gpusPerNode() + " GPUs");
         }
-        DecodeSystem system = new DecodeSystem.Preset(preset, null, OptionalInt.empty());
         List<DecodeSpec> out = new ArrayList<>();
         for (int tp = 1; tp <= gpus; tp++) {
             if (m.heads() % tp != 0) {
@@ -91,7 +97,7 @@ public final class LayoutSearch {
     }
 
     /** Simulates every candidate that fits, on {@code threads} threads; the result's order does not depend on them. */
-    public static List<Point> run(ModelConfig m, SystemPreset system, int gpus, int context, Precision precision, int threads,
+    public static List<Point> run(ModelConfig m, DecodeSystem.Preset system, int gpus, int context, Precision precision, int threads,
                                   EngineSetup engine) {
         List<DecodeSpec> specs = candidates(m, system, gpus, context, precision, engine).stream().filter(DecodeStep::fits).toList();
         CommModel.Cache cache = new CommModel.Cache();

@@ -31,7 +31,7 @@ class ComparisonTest {
     /** No frontier point is beaten on both axes by any layout that ran, and the frontier trades one for the other. */
     @Test
     void theFrontierIsNotDominated() {
-        List<LayoutSearch.Point> points = LayoutSearch.run(LLAMA_70B, SystemPreset.HGX_H100, 16, 2048, Precision.FP8, 2, EngineSetup.DEFAULT);
+        List<LayoutSearch.Point> points = LayoutSearch.run(LLAMA_70B, new dev.collsim.scenarios.decode.DecodeSystem.Preset(SystemPreset.HGX_H100, null, java.util.OptionalInt.empty()), 16, 2048, Precision.FP8, 2, EngineSetup.DEFAULT);
         List<LayoutSearch.Point> frontier = LayoutSearch.pareto(points);
         assertFalse(frontier.isEmpty());
         for (LayoutSearch.Point f : frontier) {

@@ -1,0 +1,31 @@
+package dev.collsim.scenarios.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+/** compare takes the network and every what-if knob, and says which are in force. */
+class CompareCommandTest {
+    @Test
+    void aNetworkAndANicRateRunAndAreNamed() throws Exception {
+        CliRunner r = CliRunner.run("compare", "--model", "llama-3-8b", "--system", "hgx-h100", "--system", "hgx-h200", "--gpus", "16",
+                "--network", "roce", "--nic-bw", "200Gb/s");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("# what-ifs: --network roce, --nic-bw 25GB/s"), r.out());
+        CliRunner json = CliRunner.run("compare", "--model", "llama-3-8b", "--system", "hgx-h100", "--gpus", "16", "--scale", "nvlink=0.5",
+                "--format", "json");
+        assertEquals(0, json.code(), json.err());
+        JsonNode tree = new ObjectMapper().readTree(json.out());
+        assertTrue(tree.toString().contains("\"what_ifs\":\"--scale nvlink=0.5\""), tree.toString());
+    }
+
+    @Test
+    void anUnknownNetworkIsAnError() {
+        CliRunner r = CliRunner.run("compare", "--model", "llama-3-8b", "--system", "hgx-h100", "--network", "token-ring");
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("collsim: ") && r.err().contains("token-ring"), r.err());
+    }
+}
