@@ -79,6 +79,33 @@ class SweepTest {
      * Rows written for one scenario are not resumed under another's point numbering: an axis or an
      * option edited since is refused, with the files untouched; the same scenario goes on.
      */
+    /**
+     * A decode sweep over the NIC's rate and the system: every what-if knob is an axis of decode as of
+     * bench. TP 16 spans two nodes, so the slower NIC slows each system's step.
+     */
+    @Test
+    void aDecodeSweepOverNicRateAndSystemRuns(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("decode-nic.yaml");
+        Files.writeString(file, String.join("\n", "version: 1", "name: decode-nic", "command: sweep", "sweep:", "  command: decode",
+                "  axes:", "    nic-bw: [100Gb/s, 400Gb/s]", "    system: [hgx-h100, hgx-h200]", "options:", "  model: llama-3-70b",
+                "  tp: 16", "  batch: 16", ""));
+        String prefix = dir.resolve("out").toString();
+        CliRunner r = CliRunner.run("sweep", file.toString(), "--out", prefix);
+        assertEquals(0, r.code(), r.err());
+        List<String> rows = Files.readAllLines(Path.of(prefix + ".csv"));
+        assertEquals(5, rows.size(), String.join("\n", rows));
+        List<String> header = List.of(rows.get(0).split(","));
+        int comm = header.indexOf("comm_ms");
+        int system = header.indexOf("system");
+        assertTrue(comm > 0 && system > 0, rows.get(0));
+        for (int i = 1; i <= 2; i++) {
+            String[] slow = rows.get(i).split(",");
+            String[] fast = rows.get(i + 2).split(",");
+            assertEquals(slow[system], fast[system]);
+            assertTrue(Double.parseDouble(slow[comm]) > Double.parseDouble(fast[comm]), rows.get(i) + " against " + rows.get(i + 2));
+        }
+    }
+
     @Test
     void aScenarioEditedSinceItsResultsIsRefusedNotMixedIn(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("small.yaml");
