@@ -174,7 +174,8 @@ public final class DecodeStep {
         if (!knobs.isEmpty() && !crossesNodes) {
             warnings.add(String.join(", ", knobs) + (knobs.size() == 1 ? " acts" : " act") + " on the network between nodes, but every group of this step (TP "
                     + spec.tp() + ", EP " + spec.ep() + ", PP " + spec.pp() + ") stays inside one node of " + gpusPerNode
-                    + " GPUs: they change nothing here (data-parallel replicas exchange nothing while decoding)");
+                    + " GPUs: " + (knobs.size() == 1 ? "it changes" : "they change") + " nothing here (data-parallel replicas exchange nothing"
+                    + " while decoding)");
         }
     }
 

@@ -60,6 +60,11 @@ public final class BenchTable {
         if (!whatIfs.isEmpty()) {
             t.note("what-ifs: " + whatIfs);
         }
+        java.util.List<String> idle = spec.nodes() == 1 ? spec.whatIf().networkOnly() : java.util.List.of();
+        if (!idle.isEmpty()) {
+            t.note("warning: " + String.join(", ", idle) + (idle.size() == 1 ? " acts" : " act") + " on the network between nodes;"
+                    + " one node has none, so " + (idle.size() == 1 ? "it changes" : "they change") + " nothing here (add --nodes)");
+        }
         t.note("time = steady-state time per iteration; algbw = size/time, busbw as nccl-tests defines it (GB = 1e9 B)");
         t.note("");
         double busSum = 0;

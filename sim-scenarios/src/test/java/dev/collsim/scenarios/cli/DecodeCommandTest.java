@@ -65,6 +65,18 @@ class DecodeCommandTest {
                 + " PP 1) stays inside one node of 8 GPUs"), nic.out());
     }
 
+    /** bench on one node says the same of a NIC knob; across nodes it says nothing of the kind. */
+    @Test
+    void benchOnOneNodeSaysANicKnobChangesNothing() {
+        CliRunner one = CliRunner.run("bench", "all_reduce", "-b", "1M", "-e", "1M", "--nic-bw", "200Gb/s", "--spines", "2");
+        assertEquals(0, one.code(), one.err());
+        assertTrue(one.out().contains("# warning: --nic-bw, --spines act on the network between nodes; one node has none, so they change"
+                + " nothing here (add --nodes)"), one.out());
+        CliRunner two = CliRunner.run("bench", "all_reduce", "-b", "1M", "-e", "1M", "--nic-bw", "200Gb/s", "--nodes", "2");
+        assertEquals(0, two.code(), two.err());
+        assertTrue(!two.out().contains("warning"), two.out());
+    }
+
     /** Across nodes the network knobs act: a TP 16 group over two nodes is slower on NICs of half the rate, and nothing is said to be idle. */
     @Test
     void networkKnobsActWhereAGroupCrossesNodes() throws Exception {
@@ -80,7 +92,7 @@ class DecodeCommandTest {
         JsonNode after = json.readTree(half.out());
         assertTrue(after.get("comm_ms").asDouble() > before.get("comm_ms").asDouble(), before.get("comm_ms") + " -> " + after.get("comm_ms"));
         assertTrue(after.get("warnings").toString().contains("TP group of 16 GPUs crosses"), after.get("warnings").toString());
-        assertTrue(!after.get("warnings").toString().contains("change nothing"), after.get("warnings").toString());
+        assertTrue(!after.get("warnings").toString().contains("nothing here"), after.get("warnings").toString());
     }
 
     @Test
