@@ -285,7 +285,7 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
         }
     }
 
-    /** Generation state: the builder, each connection's transfers in order, and who consumes what. */
+    /** Broadcast and reduce chains, built transfer by transfer: each connection's transfers in order, and who consumes what. */
     private final class Gen {
         private final CollectiveRequest req;
         private final ScheduleBuilder b;

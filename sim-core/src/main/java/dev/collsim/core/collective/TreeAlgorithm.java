@@ -22,7 +22,7 @@ import java.util.List;
  * come from its parent (broadcast); the two directions run at the same time, as NCCL's split
  * thread groups do. Each connection keeps {@link Protocol#STEPS} slots of credit. Under LL and LL128
  * a chunk moves in pieces, each sent on as it arrives inside a node; across nodes a chunk goes to
- * the NIC whole, in one post ({@link #channel}).
+ * the NIC whole, in one post ({@link TreeSchedule}).
  */
 public final class TreeAlgorithm implements CollectiveAlgorithm {
     private final int[][] nodes;
