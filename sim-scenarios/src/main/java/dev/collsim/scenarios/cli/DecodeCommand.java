@@ -18,7 +18,6 @@ import dev.collsim.scenarios.views.DecodeHtml;
 import dev.collsim.scenarios.views.DecodeReport;
 import dev.collsim.scenarios.views.TraceWriter;
 import dev.collsim.topologies.catalog.NetworkPreset;
-import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
@@ -54,7 +53,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     @Option(names = "--network", paramLabel = "NAME", description = "between nodes (default: the system's)")
     String network;
 
-    @Option(names = "--nodes", paramLabel = "N", description = "nodes (default: as many as the layout needs)")
+    @Option(names = "--nodes", paramLabel = "N", description = "nodes (default: as many as the layout needs); with --topology, N copies of its node joined through its NICs")
     Integer nodes;
 
     @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node in use (default: all), e.g. 1 to put a TP group across nodes")
@@ -171,17 +170,17 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     }
 
     private void checkTopologyAlone() {
-        if (topology != null && (system != null || nodes != null || fabrics != null || network != null || gpusPerNode != null
-                || whatIf.toWhatIf().changesPreset())) {
-            throw new InputException("--topology describes the whole system; leave out --system, --nodes, --fabrics, --network,"
-                    + " --gpus-per-node and the what-if knobs but --degrade and --link-down (edit the file instead)");
+        if (topology != null && fabrics != null) {
+            throw new InputException("--topology describes the whole system; leave out --fabrics");
         }
+        SystemOptions.requireTopologyAlone(topology, system, nodes == null ? 1 : nodes, gpusPerNode, network, whatIf.toWhatIf());
     }
 
     private DecodeSpec spec(ModelConfig config, String systemName, Integer perNode) {
         WhatIf knobs = whatIf.toWhatIf();
         DecodeSystem where = topology != null
-                ? new DecodeSystem.File(Path.of(topology).getFileName().toString(), TopologyFile.loadSystem(Path.of(topology)), knobs.linkEdits())
+                ? new DecodeSystem.File(Path.of(topology).getFileName().toString(),
+                        SystemOptions.topology(topology, nodes == null ? 1 : nodes, network, knobs), knobs.linkEdits())
                 : new DecodeSystem.Preset(SystemPreset.byName(systemName), network == null ? null : NetworkPreset.byName(network),
                         perNode == null ? OptionalInt.empty() : OptionalInt.of(perNode), knobs);
         EngineSetup engine = engineOptions.setup();

@@ -4,8 +4,11 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
+import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.TopologyFile;
+import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.FlatSwitch;
+import dev.collsim.topologies.systems.NodeCopies;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
@@ -35,7 +38,8 @@ final class SystemOptions {
     Integer gpusPerNode;
 
     @Option(names = "--topology", paramLabel = "FILE",
-            description = "a topology file (docs/topology-format.md) instead of --system, --nodes and --network")
+            description = "a topology file (docs/topology-format.md) instead of --system; with --nodes N, N copies of its node"
+                    + " joined through its NICs by --network")
     String topology;
 
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "nodes joined by the network (default: ${DEFAULT-VALUE})")
@@ -45,12 +49,26 @@ final class SystemOptions {
             description = "between nodes: ${COMPLETION-CANDIDATES} (default: the system's, ib-ndr on HGX H100)")
     String network;
 
-    /** A topology file describes the whole system: the flags that shape a preset would be ignored, so they are errors. */
-    private static void requireTopologyAlone(String topology, String system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
-        if (topology != null && (whatIf.changesPreset() || system != null || nodes != 1 || gpusPerNode != null || network != null)) {
-            throw new InputException("--topology describes the whole system; leave out --system, --nodes, --gpus-per-node, "
-                    + "--network and the what-if knobs but --degrade and --link-down (edit the file instead)");
+    /**
+     * A topology file describes its nodes: the flags that shape a preset would be ignored, so they are
+     * errors; but {@code --nodes N} joins N copies of a one-node file through its NICs, on {@code
+     * --network} with the network's knobs.
+     */
+    static void requireTopologyAlone(String topology, String system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
+        boolean joined = nodes > 1;
+        if (topology != null && (system != null || gpusPerNode != null || whatIf.changesNode()
+                || (!joined && (network != null || whatIf.changesPreset())))) {
+            throw new InputException("--topology describes the whole system; leave out --system, --gpus-per-node and the what-if"
+                    + " knobs but --degrade and --link-down (edit the file instead); --nodes N joins N copies of a one-node file"
+                    + " through its NICs, on --network with --nic-bw, --oversubscription, --spines and network scaling");
         }
+    }
+
+    /** A topology file's system: the file's, or with --nodes N that many copies of its node joined by --network (default ib-ndr). */
+    static FabricSystem topology(String topology, int nodes, String network, WhatIf whatIf) {
+        FabricSystem file = TopologyFile.loadSystem(Path.of(topology));
+        return nodes > 1 ? NodeCopies.join(file, nodes, network == null ? NetworkPreset.IB_NDR : NetworkPreset.byName(network), whatIf)
+                : file;
     }
 
     /**
@@ -65,7 +83,7 @@ final class SystemOptions {
                     + " --gpus-per-node and the what-if knobs");
         }
         if (topology != null) {
-            return TopologyFile.load(Path.of(topology));
+            return topology(topology, nodes, network, whatIf).communicator();
         }
         return flat ? flatSwitch(whatIf).system().communicator() : null;
     }

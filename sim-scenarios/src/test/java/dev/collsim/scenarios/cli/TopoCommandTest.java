@@ -62,11 +62,15 @@ class TopoCommandTest {
                 "../sim-topologies/src/test/resources/topology/bad/32-rate-without-unit.yaml");
         assertEquals(2, r.code());
         assertTrue(r.err().matches("collsim: \\.\\./sim-topologies/\\S+\\.yaml:\\d+: links\\[1\\]\\.rate: '370\\.8' has no unit.*\\s*"), r.err());
-        CliRunner both = CliRunner.run("bench", "all_reduce", "--topology", "../topologies/hgx-h100.yaml", "--nodes", "2");
+        CliRunner both = CliRunner.run("bench", "all_reduce", "--topology", "../topologies/hgx-h100.yaml", "--network", "roce");
         assertEquals(2, both.code());
         assertTrue(both.err().contains("--topology describes the whole system"), both.err());
         CliRunner show = CliRunner.run("topo", "show", "--topology", "../topologies/hgx-h100.yaml", "--network", "roce");
         assertEquals(2, show.code(), "topo show used to ignore --network beside --topology");
         assertEquals(both.err(), show.err(), "one check, one message");
+        // --nodes joins copies of the file's node through its NICs: a file without NICs says so.
+        CliRunner noNics = CliRunner.run("bench", "all_reduce", "--topology", "../topologies/hgx-h100.yaml", "--nodes", "2");
+        assertEquals(2, noNics.code());
+        assertTrue(noNics.err().contains("joins copies of the node through its NICs; the file has none"), noNics.err());
     }
 }

@@ -40,6 +40,16 @@ public final class FabricCommunicator {
      * @throws InputException if {@code p2p} is off and a GPU has no CPU to stage through
      */
     public static Communicator build(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p) {
+        return build(name, gpu, fabric, ranks, rankNodes, p2p, null);
+    }
+
+    /**
+     * As above, the nodes joined by {@code network} (or null where the fabric's links say all there
+     * is): across nodes NCCL's inter-node latency and each step's network costs are the network's,
+     * with what a step's route across nodes adds over one inside a node, as the presets have.
+     */
+    public static Communicator build(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
+                                     dev.collsim.topologies.catalog.NetworkPreset network) {
         int n = ranks.length;
         NcclArch arch = gpu.arch();
         double nvlinkBw = 0;
@@ -70,12 +80,29 @@ public final class FabricCommunicator {
         if (!nvls) {
             Arrays.fill(switches, -1);
         }
+        boolean joined = network != null && Arrays.stream(rankNodes).anyMatch(k -> k != rankNodes[0]);
         NcclView view = NcclView.search(arch, intra, rankNodes, intra == LinkType.NVLINK ? nvlinkBw : pciBw, nvlinkBw, nicRate(fabric),
-                nvls, 0);
-        CostBook book = new CostBook(ProtocolCostCatalog.costs(arch, TimeSpan.ZERO, TimeSpan.ZERO), nvls ? ProtocolCostCatalog.nvls(arch) : null,
-                null, ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH);
+                nvls, joined ? network.latencyInterMicros() : 0);
+        TimeSpan netExtra = joined ? networkExtra(fabric, ranks, rankNodes) : TimeSpan.ZERO;
+        CostBook book = new CostBook(ProtocolCostCatalog.costs(arch, netExtra, joined ? network.stepLatency() : TimeSpan.ZERO),
+                nvls ? ProtocolCostCatalog.nvls(arch) : null, null, ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH);
         HostMemory host = HostMemory.of(p2p ? null : nearestCpus(fabric, ranks), null);
         return new Communicator(name, new RankPlacement(fabric, ranks, switches, null, host), view, book);
+    }
+
+    /**
+     * What a step's route to the next node adds over one to a GPU of the same node: the first rank's
+     * route to the first rank of another node against its route to its neighbour (none for a node of
+     * one GPU).
+     */
+    private static TimeSpan networkExtra(Fabric fabric, int[] ranks, int[] rankNodes) {
+        int other = 0;
+        while (rankNodes[other] == rankNodes[0]) {
+            other++;
+        }
+        long across = fabric.router().route(ranks[0], ranks[other]).latencyPicos();
+        long inside = other > 1 ? fabric.router().route(ranks[0], ranks[1]).latencyPicos() : 0;
+        return new TimeSpan(Math.max(0, across - inside));
     }
 
     /** For each rank, the CPU fewest hops from its GPU (the lowest id among equals). */

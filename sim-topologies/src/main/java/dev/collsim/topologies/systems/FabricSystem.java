@@ -11,11 +11,19 @@ import java.util.Arrays;
  *
  * @param ranks     fabric device of each rank's GPU, node by node
  * @param rankNodes node of each rank
+ * @param network   the network preset its nodes are joined by (its step costs), or null for a fabric
+ *                  whose links say all there is
  */
-public record FabricSystem(String name, GpuModel gpu, dev.collsim.core.fabric.Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p) {
+public record FabricSystem(String name, GpuModel gpu, dev.collsim.core.fabric.Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
+                           dev.collsim.topologies.catalog.NetworkPreset network) {
     public FabricSystem {
         ranks = ranks.clone();
         rankNodes = rankNodes.clone();
+    }
+
+    /** A fabric whose links say all there is. */
+    public FabricSystem(String name, GpuModel gpu, dev.collsim.core.fabric.Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p) {
+        this(name, gpu, fabric, ranks, rankNodes, p2p, null);
     }
 
     public int nodes() {
@@ -28,7 +36,7 @@ public record FabricSystem(String name, GpuModel gpu, dev.collsim.core.fabric.Fa
 
     /** NCCL's view of all the ranks. */
     public Communicator communicator() {
-        return FabricCommunicator.build(name, gpu, fabric, ranks, rankNodes, p2p);
+        return FabricCommunicator.build(name, gpu, fabric, ranks, rankNodes, p2p, network);
     }
 
     /** A communicator of the given ranks (by rank number), renumbered from 0 in that order. */
@@ -46,6 +54,6 @@ public record FabricSystem(String name, GpuModel gpu, dev.collsim.core.fabric.Fa
             }
             nodes[i] = renumber[node];
         }
-        return FabricCommunicator.build(name, gpu, fabric, devices, nodes, p2p);
+        return FabricCommunicator.build(name, gpu, fabric, devices, nodes, p2p, network);
     }
 }

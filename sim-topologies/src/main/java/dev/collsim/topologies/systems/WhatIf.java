@@ -133,6 +133,15 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
         return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
     }
 
+    /**
+     * Whether a knob is set that changes what is inside a node (NVLink or PCIe rates and latencies,
+     * NICs per GPU, GPUDirect): a topology file states those itself.
+     */
+    public boolean changesNode() {
+        return nicsPerGpu > 0 || !gpuDirect || rateScale.keySet().stream().anyMatch(c -> c != LinkClass.NETWORK)
+                || latencyScale.keySet().stream().anyMatch(c -> c != LinkClass.NETWORK);
+    }
+
     /** Whether any knob that only a preset system has is set (everything but the link edits). */
     public boolean changesPreset() {
         return !new WhatIf(nicLineRate, nicsPerGpu, oversubscription, spines, gpuDirect, rateScale, latencyScale, List.of()).equals(NONE);
