@@ -32,9 +32,13 @@ public final class TopoMatrixImport {
 
     private TopoMatrixImport() {}
 
+    /** A NIC column or row as nvidia-smi names it: NIC0 (with a legend after the matrix), or the device itself (mlx5_0). */
+    private static final Pattern NIC = Pattern.compile("NIC\\d+|mlx\\d+_\\d+");
+
     public static String toYaml(List<String> lines, String file, GpuModel gpu, Rates rates) {
         int header = -1;
         List<String> gpus = new ArrayList<>();
+        List<String> nics = new ArrayList<>();
         for (int i = 0; i < lines.size() && header < 0; i++) {
             String[] tokens = lines.get(i).trim().split("\\s+");
             if (tokens.length > 0 && tokens[0].equals("GPU0")) {
@@ -54,6 +58,9 @@ public final class TopoMatrixImport {
                         throw new InputException(file + ":" + (i + 1) + ": " + tokens[k] + " after " + tokens[gpus.size()]
                                 + "; nvidia-smi prints the GPU columns first, then NICs and affinities");
                     }
+                    if (NIC.matcher(tokens[k]).matches() && nics.size() == k - gpus.size()) {
+                        nics.add(tokens[k]);
+                    }
                 }
             }
         }
@@ -61,63 +68,93 @@ public final class TopoMatrixImport {
             throw new InputException(file + ":1: no GPU0 header; expected the matrix that nvidia-smi topo -m prints");
         }
         int n = gpus.size();
-        String[][] label = new String[n][n];
-        int row = 0;
-        for (int i = header + 1; i < lines.size() && row < n; i++) {
+        int m = nics.size();
+        List<String> names = new ArrayList<>(gpus);
+        names.addAll(nics);
+        // Labels between every two devices, GPUs first, then NICs; a NIC row missing leaves its NIC-to-NIC labels SYS.
+        String[][] label = new String[n + m][n + m];
+        for (String[] row : label) {
+            java.util.Arrays.fill(row, "SYS");
+        }
+        boolean[] seen = new boolean[n + m];
+        int gpuRows = 0;
+        for (int i = header + 1; i < lines.size(); i++) {
             String line = lines.get(i).trim();
             if (line.isEmpty()) {
                 continue;
             }
             String[] tokens = line.split("\\s+");
-            if (!tokens[0].equals(gpus.get(row))) {
-                if (tokens[0].startsWith("GPU")) {
-                    throw new InputException(file + ":" + (i + 1) + ": row " + tokens[0] + " where " + gpus.get(row) + " was expected");
+            int row;
+            if (gpuRows < n && tokens[0].startsWith("GPU")) {
+                if (!tokens[0].equals(gpus.get(gpuRows))) {
+                    throw new InputException(file + ":" + (i + 1) + ": row " + tokens[0] + " where " + gpus.get(gpuRows) + " was expected");
                 }
-                continue; // NIC rows and the like
+                row = gpuRows;
+            } else {
+                row = nics.indexOf(tokens[0]);
+                if (row < 0 || seen[n + row]) {
+                    continue; // the legend and the like
+                }
+                row += n;
             }
-            if (tokens.length < n + 1) {
+            int columns = n + m;
+            if (tokens.length < columns + 1) {
                 throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " has " + (tokens.length - 1)
-                        + " labels; expected one per GPU (" + n + ")");
+                        + " labels; expected one per GPU (" + n + ")" + (m > 0 ? " and NIC (" + m + ")" : ""));
             }
-            for (int j = 0; j < n; j++) {
-                String l = tokens[j + 1];
-                Matcher nv = NV.matcher(l);
-                boolean isNv = nv.matches();
-                if (!LABELS.contains(l) && !isNv) {
-                    throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " to " + gpus.get(j) + ": unknown label '"
-                            + l + "'; expected X, NV#, PIX, PXB, PHB, NODE or SYS");
-                }
-                int count = isNv && nv.group(1).length() <= 3 ? Integer.parseInt(nv.group(1)) : -1;
-                if (isNv && (count < 1 || count > ImportedYaml.MAX_NVLINKS)) {
-                    throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " to " + gpus.get(j) + ": '" + l
-                            + "': expected NV1 to NV" + ImportedYaml.MAX_NVLINKS + " (the count of NVLinks)");
-                }
-                if ((j == row) != l.equals("X")) {
-                    throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " to " + gpus.get(j) + ": 'X' belongs on the diagonal only");
-                }
-                label[row][j] = l;
+            for (int j = 0; j < columns; j++) {
+                label[row][j] = checked(file, i, tokens[0], names.get(j), tokens[j + 1], j == row, row < n && j < n);
             }
-            row++;
+            seen[row] = true;
+            gpuRows += row < n ? 1 : 0;
         }
-        if (row < n) {
-            throw new InputException(file + ":" + lines.size() + ": the matrix has " + row + " GPU rows; the header names " + n);
+        if (gpuRows < n) {
+            throw new InputException(file + ":" + lines.size() + ": the matrix has " + gpuRows + " GPU rows; the header names " + n);
         }
-        for (int a = 0; a < n; a++) {
+        for (int a = 0; a < n + m; a++) {
+            for (int b = 0; b < n + m; b++) {
+                if (seen[a] && seen[b] && !label[a][b].equals(label[b][a])) {
+                    throw new InputException(file + ":" + (header + 2 + a) + ": " + names.get(a) + " to " + names.get(b) + " is "
+                            + label[a][b] + " but " + names.get(b) + " to " + names.get(a) + " is " + label[b][a]);
+                }
+            }
+        }
+        for (int a = n; a < n + m; a++) {
             for (int b = 0; b < n; b++) {
-                if (!label[a][b].equals(label[b][a])) {
-                    throw new InputException(file + ":" + (header + 2 + a) + ": " + gpus.get(a) + " to " + gpus.get(b) + " is "
-                            + label[a][b] + " but " + gpus.get(b) + " to " + gpus.get(a) + " is " + label[b][a]);
-                }
+                label[a][b] = label[b][a]; // a NIC's row, printed or not, agrees with the GPUs' columns
             }
         }
-        return yaml(file, gpu, rates, gpus, label);
+        return yaml(file, gpu, rates, gpus, m, label);
     }
 
-    private static String yaml(String file, GpuModel gpu, Rates rates, List<String> gpus, String[][] label) {
+    /** One label of the matrix, checked: NV# only between GPUs, X on the diagonal only. */
+    private static String checked(String file, int line, String from, String to, String l, boolean diagonal, boolean gpuToGpu) {
+        Matcher nv = NV.matcher(l);
+        boolean isNv = nv.matches();
+        if (!LABELS.contains(l) && !isNv) {
+            throw new InputException(file + ":" + (line + 1) + ": " + from + " to " + to + ": unknown label '" + l
+                    + "'; expected X, NV#, PIX, PXB, PHB, NODE or SYS");
+        }
+        int count = isNv && nv.group(1).length() <= 3 ? Integer.parseInt(nv.group(1)) : -1;
+        if (isNv && (!gpuToGpu || count < 1 || count > ImportedYaml.MAX_NVLINKS)) {
+            throw new InputException(file + ":" + (line + 1) + ": " + from + " to " + to + ": '" + l
+                    + (gpuToGpu ? "': expected NV1 to NV" + ImportedYaml.MAX_NVLINKS + " (the count of NVLinks)" : "': NVLink joins GPUs only"));
+        }
+        if (diagonal != l.equals("X")) {
+            throw new InputException(file + ":" + (line + 1) + ": " + from + " to " + to + ": 'X' belongs on the diagonal only");
+        }
+        return l;
+    }
+
+    /** {@code label} covers the GPUs, then {@code nics} NICs. */
+    private static String yaml(String file, GpuModel gpu, Rates rates, List<String> gpus, int nics, String[][] label) {
         int n = gpus.size();
-        // Sockets: GPUs that are not SYS to each other share a CPU. Switches: PIX or PXB share one.
-        int[] socket = groups(label, l -> !l.equals("SYS"));
-        int[] pcieSwitch = groups(label, l -> l.equals("PIX") || l.equals("PXB"));
+        // Sockets: devices that are not SYS to each other share a CPU; NV# says nothing of two GPUs' sockets, but a NIC
+        // that one reaches inside its socket and the other only across the socket link tells them apart.
+        // Switches: PIX or PXB share one.
+        int[] socket = groups(label.length, (i, j) -> !label[i][j].equals("SYS") && (!NV.matcher(label[i][j]).matches()
+                || java.util.stream.IntStream.range(n, n + nics).allMatch(k -> label[i][k].equals("SYS") == label[j][k].equals("SYS"))));
+        int[] pcieSwitch = groups(label.length, (i, j) -> label[i][j].equals("PIX") || label[i][j].equals("PXB"));
         boolean nvswitch = n >= 4;
         Integer nvCount = null;
         for (int a = 0; a < n && nvswitch; a++) {
@@ -134,6 +171,9 @@ public final class TopoMatrixImport {
         for (int i = 0; i < n; i++) {
             sb.append("  - {name: gpu").append(i).append(", kind: gpu}\n");
         }
+        for (int i = 0; i < nics; i++) {
+            sb.append("  - {name: nic").append(i).append(", kind: nic}\n");
+        }
         int sockets = max(socket) + 1;
         for (int s = 0; s < sockets; s++) {
             sb.append("  - {name: cpu").append(s).append(", kind: cpu}\n");
@@ -147,10 +187,10 @@ public final class TopoMatrixImport {
             ImportedYaml.nvswitch(sb, gpu);
         }
         sb.append("links:\n");
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n + nics; i++) {
             int w = pcieSwitch[i];
             String up = size(pcieSwitch, w) > 1 ? "pcie" + w : "cpu" + socket[i];
-            ImportedYaml.link(sb, "gpu" + i, up, rates.pcieRate(), "500ns", "PCIe");
+            ImportedYaml.link(sb, i < n ? "gpu" + i : "nic" + (i - n), up, rates.pcieRate(), "500ns", "PCIe");
         }
         for (int w = 0; w <= max(pcieSwitch); w++) {
             if (size(pcieSwitch, w) > 1) {
@@ -180,25 +220,41 @@ public final class TopoMatrixImport {
         return sb.toString();
     }
 
-    /** Connected groups of GPUs under a relation of their labels, numbered in order of first member. */
-    private static int[] groups(String[][] label, java.util.function.Predicate<String> together) {
-        int n = label.length;
-        int[] g = new int[n];
-        java.util.Arrays.fill(g, -1);
-        int next = 0;
+    /**
+     * Connected groups of {@code n} devices under a relation between two (two GPUs under one switch are
+     * joined through the NIC they both show PXB to, though the matrix labels them NV#), numbered in
+     * order of first member.
+     */
+    private static int[] groups(int n, java.util.function.BiPredicate<Integer, Integer> together) {
+        int[] root = new int[n];
+        java.util.Arrays.setAll(root, i -> i);
         for (int i = 0; i < n; i++) {
-            if (g[i] >= 0) {
-                continue;
-            }
-            g[i] = next;
             for (int j = i + 1; j < n; j++) {
-                if (g[j] < 0 && together.test(label[i][j])) {
-                    g[j] = next;
+                if (together.test(i, j)) {
+                    root[find(root, j)] = find(root, i);
                 }
             }
-            next++;
+        }
+        int[] g = new int[n];
+        int[] number = new int[n];
+        java.util.Arrays.fill(number, -1);
+        int next = 0;
+        for (int i = 0; i < n; i++) {
+            int r = find(root, i);
+            if (number[r] < 0) {
+                number[r] = next++;
+            }
+            g[i] = number[r];
         }
         return g;
+    }
+
+    private static int find(int[] root, int i) {
+        while (root[i] != i) {
+            root[i] = root[root[i]];
+            i = root[i];
+        }
+        return i;
     }
 
     private static int max(int[] a) {
