@@ -83,12 +83,13 @@ public final class Fabric {
      * @throws InputException if an edit names an unknown device or a pair with no link between them,
      *                        or if what is left no longer joins every GPU
      */
-    public Fabric withEdits(List<LinkEdit> edits) {
-        if (edits.isEmpty()) {
+    public Fabric withEdits(List<LinkEdit> given) {
+        if (given.isEmpty()) {
             return this;
         }
         Map<String, Integer> ids = new HashMap<>();
         devices.forEach(d -> ids.put(d.name(), d.id()));
+        List<LinkEdit> edits = given.stream().map(e -> new LinkEdit(named(e.a(), ids), named(e.b(), ids), e.factor())).toList();
         for (LinkEdit e : edits) {
             for (String name : List.of(e.a(), e.b())) {
                 if (!ids.containsKey(name)) {
@@ -119,6 +120,14 @@ public final class Fabric {
             throw new InputException("with " + edits.stream().filter(LinkEdit::isDown).map(LinkEdit::toString)
                     .collect(Collectors.joining(", ")) + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * A device's name as the fabric has it: node 0's devices may be named {@code n0.X} where the
+     * fabric is one node and calls them {@code X}, so that one edit works at any node count.
+     */
+    private static String named(String name, Map<String, Integer> ids) {
+        return !ids.containsKey(name) && name.startsWith("n0.") && ids.containsKey(name.substring(3)) ? name.substring(3) : name;
     }
 
     /** The devices of one kind, in id order. */

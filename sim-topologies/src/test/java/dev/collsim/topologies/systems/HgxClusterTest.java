@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.NcclAlgo;
 import dev.collsim.core.nccl.NcclTuner;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -126,5 +129,20 @@ class HgxClusterTest {
             int sum = java.util.Arrays.stream(p.nvlinksPerChip()).sum();
             assertEquals(p.family() instanceof NvlinkDomain ? p.gpu().nvlinks() : 0, sum, p.id());
         }
+    }
+
+    /** A link edit names node 0's devices as n0.X at one node too, where they are X: the same edit works at any node count. */
+    @Test
+    void nodeZeroNamesWorkOnOneNode() {
+        Communicator one = SystemPreset.HGX_H100.build(1, 8, null, WhatIf.NONE);
+        List<LinkEdit> plain = List.of(new LinkEdit("gpu3", "nvswitch", 0.5));
+        List<LinkEdit> prefixed = List.of(new LinkEdit("n0.gpu3", "n0.nvswitch", 0.5));
+        Fabric a = one.withLinkEdits(plain).fabric();
+        Fabric b = one.withLinkEdits(prefixed).fabric();
+        assertEquals(a.links().stream().map(l -> l.rate().bytesPerSecond()).toList(), b.links().stream().map(l -> l.rate().bytesPerSecond()).toList());
+        assertTrue(a.links().stream().anyMatch(l -> l.rate().bytesPerSecond() < one.fabric().link(l.id()).rate().bytesPerSecond()));
+        InputException unknown = assertThrows(InputException.class,
+                () -> one.withLinkEdits(List.of(new LinkEdit("n1.gpu3", "n1.nvswitch", 0.5))));
+        assertTrue(unknown.getMessage().contains("no device 'n1.gpu3'"), unknown.getMessage());
     }
 }
