@@ -27,8 +27,9 @@ import javax.xml.stream.XMLStreamReader;
  * somewhere under it a PCIe switch; each is linked to its parent at the rate its {@code link_speed}
  * and {@code link_width} give. {@code <nvlink>} elements to an NVSwitch ({@code tclass 0x068000}) add
  * up, over the switch chips, to one link to a single NVSwitch device (as the presets have it); those
- * to another GPU join the two directly. NICs and other PCI devices are left out: one host's dump has
- * no network.
+ * to another GPU join the two directly. A {@code <pci>} with a {@code <nic>} inside becomes a NIC
+ * where NCCL found it (its ports, the {@code <net>}s, as one device), so that {@code --nodes N} can
+ * join copies of the node through them; other PCI devices are left out.
  */
 public final class NcclXmlImport {
     private static final String NVSWITCH_CLASS = "0x068000";
@@ -55,8 +56,9 @@ public final class NcclXmlImport {
             return children.stream().filter(c -> c.name.equals(childName)).toList();
         }
 
-        boolean holdsGpu() {
-            return !all("gpu").isEmpty() || all("pci").stream().anyMatch(Element::holdsGpu);
+        /** Whether a GPU or a NIC sits in or below it: what the imported fabric keeps. */
+        boolean holdsGpuOrNic() {
+            return !all("gpu").isEmpty() || !all("nic").isEmpty() || all("pci").stream().anyMatch(Element::holdsGpuOrNic);
         }
     }
 
@@ -67,6 +69,7 @@ public final class NcclXmlImport {
     private final Map<Integer, Element> gpus = new TreeMap<>();
     private final Map<String, String> gpuByBusId = new LinkedHashMap<>();
     private int switches;
+    private int nics;
 
     private NcclXmlImport(String file, Options options) {
         this.file = file;
@@ -178,7 +181,11 @@ public final class NcclXmlImport {
                 throw new InputException(file + ":" + pci.line + ": busid \"" + busId + "\" again (" + before + " has it)");
             }
             ImportedYaml.link(links, name, parent, pcieRate(pci), "500ns", "PCIe");
-        } else if (pci.holdsGpu()) {
+        } else if (!pci.all("nic").isEmpty()) {
+            String name = "nic" + nics++;
+            devices.append("  - {name: ").append(name).append(", kind: nic}\n");
+            ImportedYaml.link(links, name, parent, pcieRate(pci), "500ns", "PCIe");
+        } else if (pci.holdsGpuOrNic()) {
             String name = "pcie" + switches++;
             devices.append("  - {name: ").append(name).append(", kind: pcie-switch}\n");
             ImportedYaml.link(links, name, parent, pcieRate(pci), "500ns", "PCIe");

@@ -89,4 +89,22 @@ class NcclXmlImportTest {
             assertEquals(1, e.getMessage().lines().count(), e.getMessage());
         }
     }
+
+    /**
+     * The dump's NICs (a {@code <pci>} holding a {@code <nic>}) are kept under the PCIe switch NCCL
+     * found them on, two GPUs to a NIC here, so that the node joins others through them.
+     */
+    @Test
+    void theDumpsNicsAreKeptWhereNcclFoundThem() throws IOException {
+        Path file = Path.of("src/test/resources/topology/xml", "hgx-h100-dump.xml");
+        dev.collsim.topologies.systems.FabricSystem node = TopologyFile.readSystem(new StringReader(
+                NcclXmlImport.toYaml(Files.readString(file), file.toString(), DEFAULTS)), "hgx-h100-dump.xml");
+        Fabric f = node.fabric();
+        assertEquals(4, f.devicesOfKind(dev.collsim.core.fabric.DeviceKind.NIC).size());
+        assertEquals(rate(f, "nic0", "pcie0"), rate(f, "gpu0", "pcie0"), 1e-9);
+        Communicator joined = dev.collsim.topologies.systems.NodeCopies.join(node, 2, dev.collsim.topologies.catalog.NetworkPreset.IB_NDR,
+                WhatIf.NONE).communicator();
+        assertEquals(16, joined.nRanks());
+        assertEquals(2, joined.nNodes());
+    }
 }
