@@ -4,6 +4,7 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.scenarios.stochastic.Variability;
 import dev.collsim.topologies.catalog.GpuModel;
 import java.util.ArrayList;
+import dev.collsim.core.compute.GpuStreams;
 import java.util.List;
 import java.util.Locale;
 
@@ -106,11 +107,31 @@ public final class DecodeStep {
         }
         kernels.head(tokens, last);
         List<Op> ops = kernels.ops();
-        StreamScheduler.run(ops, gpu.roofline().sms(), 2);
+        runOnStreams(ops, gpu.roofline().sms());
         List<String> tpCrossings = spec.tp() > 1 ? comm.crossings(spec.tp()) : List.of();
         String tpPath = spec.tp() == 1 ? "none" : tpCrossings.isEmpty() ? "NVLink" : String.join(" and ", tpCrossings);
         // Every stage reads its own layers: per GPU, about a stage's share.
         return DecodeResult.of(spec, gpu, tpPath, memory, kernels.weightBytesRead() / spec.pp(), ops, timing(ops), warnings);
+    }
+
+    /**
+     * Sets every op's start and end (us from 0): the ops, given in issue order, as kernels on a
+     * compute and a communication stream of one GPU, in time on the engine ({@link GpuStreams}).
+     */
+    private static void runOnStreams(List<Op> ops, int sms) {
+        dev.collsim.core.engine.Engine engine = new dev.collsim.core.engine.Engine();
+        GpuStreams streams = new GpuStreams(engine, sms, 2);
+        java.util.Map<Op, Integer> number = new java.util.IdentityHashMap<>();
+        for (Op op : ops) {
+            int[] after = op.deps.stream().mapToInt(number::get).toArray();
+            number.put(op, streams.kernel(op.stream, Math.round(op.micros * 1e6), op.kind == Op.Kind.COMPUTE, op.sms, after));
+        }
+        streams.run();
+        for (Op op : ops) {
+            int k = number.get(op);
+            op.start = streams.startPicos(k) / 1e6;
+            op.end = streams.endPicos(k) / 1e6;
+        }
     }
 
     /**
