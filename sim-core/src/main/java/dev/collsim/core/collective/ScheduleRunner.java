@@ -31,6 +31,10 @@ import java.util.Arrays;
  * kernel writes it to its host memory, the NICs carry it from there to the receiver's host memory (a
  * third leg, between the two, that no kernel thread waits on), and the receiver's kernel reads it.
  *
+ * <p>Given {@link LinkOrbits}, it runs one orbit of a folded schedule: every route on its links'
+ * orbits' first links, every rank's proxy work on its orbit's first rank, every link's bytes read off
+ * its orbit's first.
+ *
  * <p>The runner keeps about 12 bytes a transfer (a counter and a time) and no record of when each
  * started or arrived: an observer ({@link TransferTimes}) keeps that for the views that show it.
  */
