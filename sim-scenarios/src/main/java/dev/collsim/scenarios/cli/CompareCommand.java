@@ -49,6 +49,9 @@ public final class CompareCommand implements Callable<Integer> {
             description = "between each system's nodes: ${COMPLETION-CANDIDATES} (default: each system's own)")
     String network;
 
+    @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node in use (default: all), e.g. 4 to spread layouts over more nodes")
+    Integer gpusPerNode;
+
     @Mixin
     WhatIfOptions whatIf;
 
@@ -66,7 +69,8 @@ public final class CompareCommand implements Callable<Integer> {
         int t = Flags.threads(threads);
         CompareSpec compare = new CompareSpec(ModelConfig.load(model), systems.stream().map(SystemPreset::byName).toList(), gpus, context,
                 Precision.fromName(dtype), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
-                network == null ? null : dev.collsim.topologies.catalog.NetworkPreset.byName(network), whatIf.toWhatIf());
+                network == null ? null : dev.collsim.topologies.catalog.NetworkPreset.byName(network), whatIf.toWhatIf(),
+                gpusPerNode == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(gpusPerNode));
         Comparison c = Comparison.run(compare, t);
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", systems)

@@ -21,11 +21,12 @@ import java.util.List;
  * @param precision the weights' type
  * @param itlSlo    the inter-token latency target
  * @param engine    whose kernels and host loop the steps follow
- * @param network   the network between each system's nodes, or null for each system's own
- * @param whatIf    the what-if knobs every system is built with
+ * @param network     the network between each system's nodes, or null for each system's own
+ * @param whatIf      the what-if knobs every system is built with
+ * @param gpusPerNode GPUs of each node in use, or empty for all
  */
 public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpus, int context, Precision precision, TimeSpan itlSlo,
-                          EngineSetup engine, NetworkPreset network, WhatIf whatIf) {
+                          EngineSetup engine, NetworkPreset network, WhatIf whatIf, java.util.OptionalInt gpusPerNode) {
     public CompareSpec {
         if (systems.isEmpty()) {
             throw new InputException("--system: give the systems to compare");
@@ -41,14 +42,21 @@ public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpu
     /** The systems as they are, each on its own network. */
     public CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpus, int context, Precision precision, TimeSpan itlSlo,
                        EngineSetup engine) {
-        this(model, systems, gpus, context, precision, itlSlo, engine, null, WhatIf.NONE);
+        this(model, systems, gpus, context, precision, itlSlo, engine, null, WhatIf.NONE, java.util.OptionalInt.empty());
     }
 
-    /** The network and what-ifs in force, as a result's header says them; empty for none. */
+    /** The GPUs per node, network and what-ifs in force, as a result's header says them; empty for none. */
     public String changes() {
         String knobs = whatIf.describe();
-        String net = network == null ? "" : "--network " + network.id();
-        return net.isEmpty() || knobs.isEmpty() ? net + knobs : net + ", " + knobs;
+        List<String> parts = new java.util.ArrayList<>();
+        gpusPerNode.ifPresent(g -> parts.add("--gpus-per-node " + g));
+        if (network != null) {
+            parts.add("--network " + network.id());
+        }
+        if (!knobs.isEmpty()) {
+            parts.add(knobs);
+        }
+        return String.join(", ", parts);
     }
 
     /** The target in milliseconds, as the results state it. */

@@ -55,8 +55,8 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
         List<SystemResult> out = new ArrayList<>();
         for (SystemPreset preset : spec.systems()) {
             String system = preset.id();
-            List<LayoutSearch.Point> points = LayoutSearch.run(m, new DecodeSystem.Preset(preset, spec.network(),
-                    java.util.OptionalInt.empty(), spec.whatIf()), spec.gpus(), spec.context(), spec.precision(), threads, spec.engine());
+            List<LayoutSearch.Point> points = LayoutSearch.run(m, new DecodeSystem.Preset(preset, spec.network(), spec.gpusPerNode(),
+                    spec.whatIf()), spec.gpus(), spec.context(), spec.precision(), threads, spec.engine());
             List<Row> frontier = LayoutSearch.pareto(points).stream().map(Row::of).toList();
             Row best = points.stream().filter(p -> p.result().itlMs() <= sloMs)
                     .max(Comparator.comparingDouble((LayoutSearch.Point p) -> p.result().tokensPerSPerGpu())

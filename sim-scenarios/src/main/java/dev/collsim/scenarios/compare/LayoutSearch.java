@@ -53,13 +53,14 @@ public final class LayoutSearch {
         if (preset.family().maxNodes() == 1 && gpus > preset.gpusPerNode()) {
             throw new InputException("--gpus " + gpus + ": " + preset.id() + " is one server of " + preset.gpusPerNode() + " GPUs");
         }
+        int perNode = preset.gpusPerNode(system.gpusPerNode().isPresent() ? system.gpusPerNode().getAsInt() : null);
         List<DecodeSpec> out = new ArrayList<>();
         for (int tp = 1; tp <= gpus; tp++) {
             if (m.heads() % tp != 0) {
                 continue;
             }
             for (int pp = 1; pp <= gpus / tp && pp <= m.layers(); pp = pp < 4 ? pp + 1 : pp * 2) {
-                for (int dp : replicas(m, preset, gpus, tp, pp)) {
+                for (int dp : replicas(m, perNode, gpus, tp, pp)) {
                     List<Integer> eps = new ArrayList<>(List.of(1));
                     if (m.experts() > 0 && tp * dp > 1 && tp * dp <= m.experts()) {
                         eps.add(tp * dp);
@@ -82,13 +83,13 @@ public final class LayoutSearch {
     /**
      * The replica counts to try: as many as the GPUs hold, and for an MoE model, whose expert
      * parallelism spans the replicas, also as many as whole NVLink domains hold and as one domain
-     * holds, so that a GPU more than a rack (73 on NVL72) does not push the experts across racks.
+     * holds, so that a GPU more than a rack (73 on NVL72) does not push the experts across racks;
+     * {@code perNode} GPUs of each domain in use.
      */
-    private static List<Integer> replicas(ModelConfig m, SystemPreset preset, int gpus, int tp, int pp) {
+    private static List<Integer> replicas(ModelConfig m, int perNode, int gpus, int tp, int pp) {
         java.util.TreeSet<Integer> dps = new java.util.TreeSet<>(java.util.Comparator.reverseOrder());
         dps.add(gpus / tp / pp);
         if (m.experts() > 0) {
-            int perNode = preset.gpusPerNode();
             dps.add(gpus / perNode * perNode / tp / pp);
             dps.add(Math.min(gpus, perNode) / tp / pp);
         }

@@ -22,6 +22,22 @@ class CompareCommandTest {
         assertTrue(tree.toString().contains("\"what_ifs\":\"--scale nvlink=0.5\""), tree.toString());
     }
 
+    /** With 4 GPUs of each HGX node in use, a TP 8 layout crosses nodes: its communication grows, and the header says why. */
+    @Test
+    void gpusPerNodeSpreadsLayoutsOverMoreNodes() {
+        CliRunner all = CliRunner.run("compare", "--model", "llama-3-70b", "--system", "hgx-h100", "--gpus", "16");
+        CliRunner half = CliRunner.run("compare", "--model", "llama-3-70b", "--system", "hgx-h100", "--gpus", "16", "--gpus-per-node", "4");
+        assertEquals(0, half.code(), half.err());
+        assertTrue(half.out().contains("# what-ifs: --gpus-per-node 4"), half.out());
+        assertTrue(commOfFirstTp8(half.out()) > 2 * commOfFirstTp8(all.out()), all.out() + "\n" + half.out());
+    }
+
+    /** The comm column of the first TP 8 frontier row. */
+    private static double commOfFirstTp8(String out) {
+        String row = out.lines().filter(l -> l.contains(" tp8 pp1 ")).findFirst().orElseThrow();
+        return Double.parseDouble(row.trim().split("\\s+")[9]);
+    }
+
     @Test
     void anUnknownNetworkIsAnError() {
         CliRunner r = CliRunner.run("compare", "--model", "llama-3-8b", "--system", "hgx-h100", "--network", "token-ring");
