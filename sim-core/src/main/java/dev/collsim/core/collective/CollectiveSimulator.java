@@ -26,6 +26,37 @@ public final class CollectiveSimulator {
         return LinkOrbits.of(placement, fold).isPresent();
     }
 
+    /**
+     * Runs several collectives at the same time, from the same instant, on one engine and flow
+     * network over their common fabric: where they share links they contend for them, max-min fair
+     * flow by flow; where they share none each takes what it takes alone. Each result's bytes per link
+     * are what all of them put there.
+     */
+    public static java.util.List<RunResult> runTogether(java.util.List<CollectiveRun> runs) {
+        Fabric fabric = runs.get(0).placement().fabric();
+        for (CollectiveRun run : runs) {
+            if (run.placement().fabric() != fabric || run.outage() != null) {
+                throw new IllegalArgumentException("collectives run together share one fabric and take no outage");
+            }
+        }
+        Engine engine = new Engine(1024);
+        FlowNetwork network = new FlowNetwork(engine, rates(fabric));
+        network.setCheckCapacity(runs.stream().anyMatch(CollectiveRun::checkCapacity));
+        java.util.Set<int[]> routes = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        java.util.List<ScheduleRunner> runners = new java.util.ArrayList<>();
+        for (CollectiveRun run : runs) {
+            ScheduleRunner runner = new ScheduleRunner(engine, network, run.placement());
+            runner.setObserver(run.observer());
+            runner.setStepJitter(run.stepJitter());
+            routes.addAll(runner.prepare(run.schedule(), run.costs()));
+            runners.add(runner);
+        }
+        network.declareRoutes(routes);
+        runners.forEach(ScheduleRunner::begin);
+        engine.run();
+        return runners.stream().map(ScheduleRunner::result).toList();
+    }
+
     public static RunResult run(CollectiveRun run) {
         Engine engine = new Engine(1024);
         double[] rates = rates(run.placement().fabric());

@@ -74,6 +74,7 @@ public final class ScheduleRunner implements FlowListener {
     private final IndexedEvent startHandler = this::start;
     private final IndexedEvent copiedHandler = this::copied;
     private long origin;
+    private long launchLatency;
     /**
      * Per transfer: until it starts, how many of its dependencies are not yet met; after, how many
      * of its flows have not yet ended (an in-switch or in-network operation's).
@@ -132,6 +133,19 @@ public final class ScheduleRunner implements FlowListener {
      * @throws CollectiveStalledException if some transfer can never arrive (a dependency cycle)
      */
     public RunResult run(Schedule s, StepCosts costs) {
+        network.declareRoutes(prepare(s, costs));
+        begin();
+        engine.run();
+        return result();
+    }
+
+    /**
+     * Sets a run of {@code s} up, starting now, and returns every route its flows can take, for the
+     * flow network to be told before any flow starts ({@link #routesOf}); then {@link #begin}, the
+     * engine's run and {@link #result}. Several runners on one engine and flow network run their
+     * collectives at the same time, contending for the links they share.
+     */
+    java.util.Set<int[]> prepare(Schedule s, StepCosts costs) {
         ProtocolCosts protocolCosts = costs.protocol();
         NvlsCosts nvlsCosts = costs.nvls();
         NvlsCosts sharpCosts = costs.sharp();
@@ -167,8 +181,15 @@ public final class ScheduleRunner implements FlowListener {
         done = 0;
         last = origin;
         prepareStaging(s);
-        network.declareRoutes(routesOf(s));
-        long kernelStart = origin + launchLatency.picos();
+        this.launchLatency = launchLatency.picos();
+        return routesOf(s);
+    }
+
+    /** Schedules the transfers that wait on nothing, at the kernel's start. */
+    void begin() {
+        Schedule s = schedule;
+        int n = s.transferCount();
+        long kernelStart = origin + launchLatency;
         Arrays.fill(readyAt, kernelStart);
         proxyFreeAt = new long[routes.ranks()];
         Arrays.fill(proxyFreeAt, kernelStart);
@@ -178,8 +199,17 @@ public final class ScheduleRunner implements FlowListener {
                 engine.schedule(kernelStart, startHandler, t);
             }
         }
-        engine.run();
-        if (done != n) {
+    }
+
+    /**
+     * What the run produced, once the engine has run; on a flow network several runs share, the
+     * bytes per link are what all of them put there.
+     *
+     * @throws CollectiveStalledException if some transfer can never arrive (a dependency cycle)
+     */
+    RunResult result() {
+        Schedule s = schedule;
+        if (done != s.transferCount()) {
             throw stalled();
         }
         long[] linkBytes = new long[routes.fabric().links().size()];

@@ -226,6 +226,11 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
                 .filter(f -> CollectiveSimulator.folds(placement, f)).map(dev.collsim.core.collective.FoldedSchedule::order).orElse(1);
     }
 
+    /** A planned collective with its schedule and step costs, to run beside others ({@link CollectiveSimulator#runTogether}). */
+    public CollectiveRun collectiveRun(Plan plan) {
+        return CollectiveRun.of(placement, schedule(plan), stepCosts(plan, 1));
+    }
+
     private RunResult run(Plan plan, Schedule schedule, TransferObserver observer, boolean checkCapacity, double launchFactor,
                           java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
         CollectiveRun run = new CollectiveRun(placement, schedule, stepCosts(plan, launchFactor), observer, checkCapacity, stepJitter,
