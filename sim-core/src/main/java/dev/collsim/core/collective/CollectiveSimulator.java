@@ -4,7 +4,7 @@ import dev.collsim.core.engine.Engine;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.flow.FlowNetwork;
 
-/** Runs one schedule on a fresh engine and flow network over a fabric. */
+/** Runs schedules on a fresh engine and flow network over a fabric: one, one orbit of a folded one, or several at once. */
 public final class CollectiveSimulator {
     private CollectiveSimulator() {}
 
@@ -33,42 +33,31 @@ public final class CollectiveSimulator {
      * are what all of them put there.
      */
     public static java.util.List<RunResult> runTogether(java.util.List<CollectiveRun> runs) {
-        Fabric fabric = runs.get(0).placement().fabric();
-        for (CollectiveRun run : runs) {
-            if (run.placement().fabric() != fabric || run.outage() != null) {
-                throw new IllegalArgumentException("collectives run together share one fabric and take no outage");
-            }
+        if (runs.stream().anyMatch(r -> r.outage() != null)) {
+            throw new IllegalArgumentException("collectives run together take no outage");
         }
-        Engine engine = new Engine(1024);
-        FlowNetwork network = new FlowNetwork(engine, rates(fabric));
-        network.setCheckCapacity(runs.stream().anyMatch(CollectiveRun::checkCapacity));
-        java.util.Set<int[]> routes = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        java.util.List<ScheduleRunner> runners = new java.util.ArrayList<>();
-        for (CollectiveRun run : runs) {
-            ScheduleRunner runner = new ScheduleRunner(engine, network, run.placement());
-            runner.setObserver(run.observer());
-            runner.setStepJitter(run.stepJitter());
-            routes.addAll(runner.prepare(run.schedule(), run.costs()));
-            runners.add(runner);
-        }
-        network.declareRoutes(routes);
-        runners.forEach(ScheduleRunner::begin);
-        engine.run();
-        return runners.stream().map(ScheduleRunner::result).toList();
+        return together(runs, null);
     }
 
     public static RunResult run(CollectiveRun run) {
-        Engine engine = new Engine(1024);
-        double[] rates = rates(run.placement().fabric());
-        FlowNetwork network = new FlowNetwork(engine, rates);
-        network.setCheckCapacity(run.checkCapacity());
-        ScheduleRunner runner = new ScheduleRunner(engine, network, run.placement());
-        runner.setObserver(run.observer());
-        if (run.observer() != null) {
-            network.setLinkRateListener(run.observer()::linkRateChanged);
+        return together(java.util.List.of(run), run.outage()).get(0);
+    }
+
+    /** The runs on one engine and flow network, with the links of {@code outage} (or null) down for a while. */
+    private static java.util.List<RunResult> together(java.util.List<CollectiveRun> runs, Outage outage) {
+        Fabric fabric = runs.get(0).placement().fabric();
+        if (runs.stream().anyMatch(r -> r.placement().fabric() != fabric)) {
+            throw new IllegalArgumentException("collectives run together share one fabric");
         }
-        runner.setStepJitter(run.stepJitter());
-        Outage outage = run.outage();
+        Engine engine = new Engine(1024);
+        double[] rates = rates(fabric);
+        FlowNetwork network = new FlowNetwork(engine, rates);
+        network.setCheckCapacity(runs.stream().anyMatch(CollectiveRun::checkCapacity));
+        java.util.List<TransferObserver> observers = runs.stream().map(CollectiveRun::observer).filter(java.util.Objects::nonNull).toList();
+        if (!observers.isEmpty()) {
+            network.setLinkRateListener((picos, links, bytesPerSecond) -> observers.forEach(o -> o.linkRateChanged(picos, links,
+                    bytesPerSecond)));
+        }
         if (outage != null) {
             long start = engine.now() + outage.startPicos();
             engine.schedule(start, () -> {
@@ -82,7 +71,19 @@ public final class CollectiveSimulator {
                 }
             });
         }
-        return runner.run(run.schedule(), run.costs());
+        java.util.Set<int[]> routes = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        java.util.List<ScheduleRunner> runners = new java.util.ArrayList<>();
+        for (CollectiveRun run : runs) {
+            ScheduleRunner runner = new ScheduleRunner(engine, network, run.placement());
+            runner.setObserver(run.observer());
+            runner.setStepJitter(run.stepJitter());
+            routes.addAll(runner.prepare(run.schedule(), run.costs()));
+            runners.add(runner);
+        }
+        network.declareRoutes(routes);
+        runners.forEach(ScheduleRunner::begin);
+        engine.run();
+        return runners.stream().map(ScheduleRunner::result).toList();
     }
 
     private static double[] rates(Fabric fabric) {
