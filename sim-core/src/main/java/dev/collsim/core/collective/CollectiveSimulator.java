@@ -50,40 +50,16 @@ public final class CollectiveSimulator {
             throw new IllegalArgumentException("collectives run together share one fabric");
         }
         Engine engine = new Engine(1024);
-        double[] rates = rates(fabric);
-        FlowNetwork network = new FlowNetwork(engine, rates);
-        network.setCheckCapacity(runs.stream().anyMatch(CollectiveRun::checkCapacity));
-        java.util.List<TransferObserver> observers = runs.stream().map(CollectiveRun::observer).filter(java.util.Objects::nonNull).toList();
-        if (!observers.isEmpty()) {
-            network.setLinkRateListener((picos, links, bytesPerSecond) -> observers.forEach(o -> o.linkRateChanged(picos, links,
-                    bytesPerSecond)));
-        }
+        SharedFabric shared = new SharedFabric(engine, fabric);
+        runs.forEach(shared::add);
         if (outage != null) {
-            long start = engine.now() + outage.startPicos();
-            engine.schedule(start, () -> {
-                for (int l : outage.links()) {
-                    network.setCapacity(l, rates[l] * Outage.DOWN_FRACTION);
-                }
-            });
-            engine.schedule(start + outage.durationPicos(), () -> {
-                for (int l : outage.links()) {
-                    network.setCapacity(l, rates[l]);
-                }
-            });
+            shared.scheduleOutage(outage);
         }
-        java.util.Set<int[]> routes = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        java.util.List<ScheduleRunner> runners = new java.util.ArrayList<>();
-        for (CollectiveRun run : runs) {
-            ScheduleRunner runner = new ScheduleRunner(engine, network, run.placement());
-            runner.setObserver(run.observer());
-            runner.setStepJitter(run.stepJitter());
-            routes.addAll(runner.prepare(run.schedule(), run.costs()));
-            runners.add(runner);
+        for (int k = 0; k < runs.size(); k++) {
+            shared.start(k, null);
         }
-        network.declareRoutes(routes);
-        runners.forEach(ScheduleRunner::begin);
         engine.run();
-        return runners.stream().map(ScheduleRunner::result).toList();
+        return java.util.stream.IntStream.range(0, runs.size()).mapToObj(shared::result).toList();
     }
 
     private static double[] rates(Fabric fabric) {

@@ -74,6 +74,8 @@ public final class ScheduleRunner implements FlowListener {
     private final IndexedEvent startHandler = this::start;
     private final IndexedEvent copiedHandler = this::copied;
     private long origin;
+    /** Told on the engine when the run ends, or null. */
+    private dev.collsim.core.engine.Event onEnd;
     private long launchLatency;
     /**
      * Per transfer: until it starts, how many of its dependencies are not yet met; after, how many
@@ -172,23 +174,29 @@ public final class ScheduleRunner implements FlowListener {
         this.nvls = nvlsCosts;
         this.sharp = sharpCosts;
         int n = s.transferCount();
-        origin = engine.now();
         waiting = new int[n];
         readyAt = new long[n];
         begun = new java.util.BitSet(n);
         arrived = new java.util.BitSet(n);
         successors = new int[s.maxSuccessors()];
         done = 0;
-        last = origin;
         prepareStaging(s);
         this.launchLatency = launchLatency.picos();
         return routesOf(s);
     }
 
-    /** Schedules the transfers that wait on nothing, at the kernel's start. */
+    /** Starts the run now: schedules the transfers that wait on nothing, at the kernel's start. */
     void begin() {
+        begin(null);
+    }
+
+    /** {@link #begin()}, and {@code onEnd} runs on the engine at the instant the last transfer arrives. */
+    void begin(dev.collsim.core.engine.Event onEnd) {
+        this.onEnd = onEnd;
         Schedule s = schedule;
         int n = s.transferCount();
+        origin = engine.now();
+        last = origin;
         long kernelStart = origin + launchLatency;
         Arrays.fill(readyAt, kernelStart);
         proxyFreeAt = new long[routes.ranks()];
@@ -198,6 +206,9 @@ public final class ScheduleRunner implements FlowListener {
             if (waiting[t] == 0) {
                 engine.schedule(kernelStart, startHandler, t);
             }
+        }
+        if (n == 0 && onEnd != null) {
+            engine.schedule(origin, onEnd);
         }
     }
 
@@ -384,6 +395,9 @@ public final class ScheduleRunner implements FlowListener {
         done++;
         if (observer != null) {
             observer.received(t, at);
+        }
+        if (done == schedule.transferCount() && onEnd != null) {
+            engine.schedule(last, onEnd);
         }
     }
 

@@ -12,6 +12,9 @@ import java.util.Arrays;
  * its speed (at least {@value #LEAST_SHARE} of it); collectives are bound by links, not SMs, and keep
  * theirs. A compute kernel's end moves whenever its share does.
  *
+ * <p>A kernel's time is known when it is added, or, for an open kernel (a collective run on the
+ * same engine's fabric, say), decided by whoever it tells when it starts: it ends at {@link #finish}.
+ *
  * <p>Kernels are numbered in the order they are added; each waits only on kernels added before it.
  */
 public final class GpuStreams {
@@ -31,6 +34,8 @@ public final class GpuStreams {
     private int waitCount;
     private long[] start;
     private long[] end;
+    /** Per kernel: an open kernel's runner has been told it started. */
+    private boolean[] told;
     /** Per stream, its kernels in issue order. */
     private int[][] queue;
     private int[] queued;
@@ -43,6 +48,20 @@ public final class GpuStreams {
     private long lastUpdate;
     private int[] timer;
     private int done;
+    /** Told when an open kernel starts. */
+    private OpenKernels open;
+
+    /**
+     * What runs open kernels: told when kernel {@code k} starts (after the streams have settled this
+     * instant), it calls {@link #finish} from an event on the engine at the kernel's end.
+     */
+    @FunctionalInterface
+    public interface OpenKernels {
+        void started(int k);
+    }
+
+    /** Picoseconds that mark an open kernel. */
+    private static final long OPEN = -1;
     private final IndexedEvent ended = this::ended;
 
     public GpuStreams(Engine engine, int sms, int streams) {
@@ -61,8 +80,28 @@ public final class GpuStreams {
      * returns its number.
      */
     public int kernel(int stream, long picos, boolean compute, int kernelSms, int... after) {
-        if (stream < 0 || stream >= queue.length || picos < 0) {
+        if (picos < 0) {
             throw new IllegalArgumentException("a kernel of " + picos + " ps on stream " + stream);
+        }
+        return add(stream, picos, compute, kernelSms, after);
+    }
+
+    /**
+     * Adds a collective's kernel, holding {@code kernelSms} SMs on {@code stream} once every kernel of
+     * {@code after} has ended, whose end {@code runs} decides: told its number when it starts, it
+     * calls {@link #finish}. Returns its number.
+     */
+    public int openKernel(int stream, int kernelSms, OpenKernels runs, int... after) {
+        if (open != null && open != runs) {
+            throw new IllegalArgumentException("one runner of open kernels per GPU's streams");
+        }
+        open = runs;
+        return add(stream, OPEN, false, kernelSms, after);
+    }
+
+    private int add(int stream, long picos, boolean compute, int kernelSms, int... after) {
+        if (stream < 0 || stream >= queue.length) {
+            throw new IllegalArgumentException("a kernel on stream " + stream + " of " + queue.length);
         }
         int k = count++;
         if (k == this.stream.length) {
@@ -103,6 +142,7 @@ public final class GpuStreams {
         int streams = queue.length;
         start = new long[count];
         end = new long[count];
+        told = new boolean[count];
         Arrays.fill(end, -1);
         head = new int[streams];
         running = new int[streams];
@@ -132,6 +172,19 @@ public final class GpuStreams {
     /** When kernel {@code k} ended, in engine picoseconds. */
     public long endPicos(int k) {
         return end[k];
+    }
+
+    /**
+     * Open kernel {@code k}, running, ends now.
+     *
+     * @throws IllegalStateException if it is not an open kernel that runs
+     */
+    public void finish(int k) {
+        int s = k >= 0 && k < count ? stream[k] : -1;
+        if (s < 0 || picos[k] != OPEN || running[s] != k) {
+            throw new IllegalStateException("kernel " + k + " is not an open kernel that runs");
+        }
+        ended(s);
     }
 
     /** The running kernel of {@code s} has done its work. */
@@ -174,9 +227,15 @@ public final class GpuStreams {
         }
         share = Math.max(LEAST_SHARE, (sms - Math.min(commSms, sms)) / (double) sms);
         for (int s = 0; s < running.length; s++) {
-            if (running[s] >= 0) {
+            if (running[s] >= 0 && picos[running[s]] != OPEN) {
                 double rate = compute[running[s]] ? share : 1;
                 engine.setTimer(timer[s], now + (long) Math.ceil(Math.max(0, left[s]) / rate));
+            }
+        }
+        for (int s = 0; s < running.length; s++) {
+            if (running[s] >= 0 && picos[running[s]] == OPEN && start[running[s]] == now && !told[running[s]]) {
+                told[running[s]] = true;
+                open.started(running[s]);
             }
         }
     }

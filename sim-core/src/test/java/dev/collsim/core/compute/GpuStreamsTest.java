@@ -35,6 +35,38 @@ class GpuStreamsTest {
         assertEquals(13_300_000, g.endPicos(next));
     }
 
+    /** The same kernels with the collectives open, ended by events 4 and 3 us after they start: the same times. */
+    @Test
+    void anOpenKernelEndsWhenItsRunnerSays() {
+        Engine engine = new Engine();
+        GpuStreams g = new GpuStreams(engine, 100, 2);
+        long[] takes = new long[4];
+        GpuStreams.OpenKernels runner = k -> engine.schedule(engine.now() + takes[k], () -> g.finish(k));
+        int gemm = g.kernel(0, 10 * US, true, 0);
+        int allReduce = g.openKernel(1, 50, runner);
+        int next = g.kernel(0, 1 * US, true, 0);
+        int after = g.openKernel(1, 10, runner, allReduce);
+        takes[allReduce] = 4 * US;
+        takes[after] = 3 * US;
+        g.run();
+        assertEquals(4 * US, g.endPicos(allReduce));
+        assertEquals(12_300_000, g.endPicos(gemm));
+        assertEquals(4 * US, g.startPicos(after));
+        assertEquals(7 * US, g.endPicos(after));
+        assertEquals(13_300_000, g.endPicos(next));
+    }
+
+    @Test
+    void onlyARunningOpenKernelCanBeFinished() {
+        Engine engine = new Engine();
+        GpuStreams g = new GpuStreams(engine, 10, 2);
+        int fixed = g.kernel(0, US, true, 0);
+        int open = g.openKernel(1, 1, k -> { }, fixed);
+        engine.schedule(0, () -> assertThrows(IllegalStateException.class, () -> g.finish(open)));
+        engine.schedule(0, () -> assertThrows(IllegalStateException.class, () -> g.finish(fixed)));
+        assertThrows(IllegalStateException.class, g::run);
+    }
+
     @Test
     void aKernelWaitsOnWhatItDependsOnAcrossStreams() {
         Engine engine = new Engine();

@@ -8,6 +8,8 @@ import dev.collsim.core.collective.CollectiveRun;
 import dev.collsim.core.collective.CollectiveSimulator;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.RunResult;
+import dev.collsim.core.collective.SharedFabric;
+import dev.collsim.core.engine.Engine;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.NcclPlanner;
@@ -57,5 +59,40 @@ class CollectivesTogetherTest {
         assertEquals(sharing.get(0).durationPicos(), sharing.get(1).durationPicos(), "the two share the NIC alike");
         List<RunResult> apart = CollectiveSimulator.runTogether(List.of(allReduce(gpu0s), allReduce(gpu2s)));
         assertEquals(alone, apart.get(0).durationPicos(), "beside GPU 2s, which leave through another NIC");
+    }
+
+    /**
+     * Started by events on a shared engine: one that starts as the other ends takes what it takes
+     * alone, ending at twice that; one that starts halfway through the other's run slows it, but less
+     * than starting together does.
+     */
+    @Test
+    void runsStartedLaterContendOnlyWhileTheyOverlap() throws Exception {
+        FabricSystem system = twoNodes();
+        Communicator gpu0s = system.of(0, 8);
+        Communicator gpu1s = system.of(1, 9);
+        long alone = CollectiveSimulator.runTogether(List.of(allReduce(gpu0s))).get(0).durationPicos();
+        long together = CollectiveSimulator.runTogether(List.of(allReduce(gpu0s), allReduce(gpu1s))).get(0).durationPicos();
+        long[] ends = staggered(gpu0s, gpu1s, alone);
+        assertEquals(alone, ends[0]);
+        assertEquals(2 * alone, ends[1], "started as the first ended");
+        long[] overlapping = staggered(gpu0s, gpu1s, alone / 2);
+        assertTrue(overlapping[0] > alone && overlapping[0] < together, overlapping[0] + " ps, alone " + alone + ", together " + together);
+        assertTrue(overlapping[1] > alone / 2 + alone, "the second slowed too: ends at " + overlapping[1]);
+    }
+
+    /** The first run starts at 0, the second at {@code later}; when each ended. */
+    private static long[] staggered(Communicator first, Communicator second, long later) {
+        Engine engine = new Engine();
+        SharedFabric shared = new SharedFabric(engine, first.fabric());
+        int a = shared.add(allReduce(first));
+        int b = shared.add(allReduce(second));
+        long[] ends = new long[2];
+        shared.start(a, () -> ends[0] = engine.now());
+        engine.schedule(later, () -> shared.start(b, () -> ends[1] = engine.now()));
+        engine.run();
+        assertEquals(ends[0], shared.result(a).durationPicos());
+        assertEquals(ends[1] - later, shared.result(b).durationPicos());
+        return ends;
     }
 }
