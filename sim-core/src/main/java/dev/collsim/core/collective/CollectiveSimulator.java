@@ -39,6 +39,19 @@ public final class CollectiveSimulator {
         return together(runs, null);
     }
 
+    /** Every link the run's flows can cross (its routes), found without running it. */
+    public static java.util.BitSet linksOf(CollectiveRun run) {
+        Engine engine = new Engine();
+        ScheduleRunner runner = new ScheduleRunner(engine, new FlowNetwork(engine, rates(run.placement().fabric())), run.placement());
+        java.util.BitSet links = new java.util.BitSet();
+        for (int[] route : runner.prepare(run.schedule(), run.costs())) {
+            for (int l : route) {
+                links.set(l);
+            }
+        }
+        return links;
+    }
+
     public static RunResult run(CollectiveRun run) {
         return together(java.util.List.of(run), run.outage()).get(0);
     }

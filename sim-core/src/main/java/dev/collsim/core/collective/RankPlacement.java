@@ -31,4 +31,21 @@ public record RankPlacement(Fabric fabric, int[] devices, int[] nvlsSwitches, in
     public int nRanks() {
         return devices.length;
     }
+
+    /** The ranks {@code members} of this placement, renumbered from 0 in that order, on the same fabric. */
+    public RankPlacement subset(int... members) {
+        HostMemory staged = host == null ? null : HostMemory.of(pick(host.shm(), members), pick(host.network(), members));
+        return new RankPlacement(fabric, pick(devices, members), pick(nvlsSwitches, members), pick(sharpSwitches, members), staged);
+    }
+
+    private static int[] pick(int[] perRank, int[] members) {
+        if (perRank == null) {
+            return null;
+        }
+        int[] picked = new int[members.length];
+        for (int i = 0; i < members.length; i++) {
+            picked[i] = perRank[members[i]];
+        }
+        return picked;
+    }
 }

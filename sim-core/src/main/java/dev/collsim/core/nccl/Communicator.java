@@ -85,6 +85,17 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
         return nvlsLeft ? new Communicator(name, moved, nccl, book) : new Communicator(name, moved, nccl.withoutNvls(), book.withoutNvls());
     }
 
+    /**
+     * The same ranks with the same NCCL view and costs, placed elsewhere: the group as part of a
+     * larger fabric, say, where its collectives run beside other groups'.
+     */
+    public Communicator placedAt(RankPlacement elsewhere) {
+        if (elsewhere.nRanks() != nRanks()) {
+            throw new IllegalArgumentException(nRanks() + " ranks placed on " + elsewhere.nRanks() + " devices");
+        }
+        return new Communicator(name, elsewhere, nccl, book);
+    }
+
     /** The same communicator with NVLS unavailable, as {@code NCCL_NVLS_ENABLE=0} makes it. */
     public Communicator withoutNvls() {
         return new Communicator(name, placement, nccl.withoutNvls(), book.withoutNvls());

@@ -56,12 +56,9 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
         for (SystemPreset preset : spec.systems()) {
             String system = preset.id();
             List<LayoutSearch.Point> points = LayoutSearch.run(m, new DecodeSystem.Preset(preset, spec.network(), spec.gpusPerNode(),
-                    spec.whatIf()), spec.gpus(), spec.context(), spec.precision(), threads, spec.engine());
+                    spec.whatIf()), spec.gpus(), spec.context(), spec.precision(), threads, spec.engine(), sloMs);
             List<Row> frontier = LayoutSearch.pareto(points).stream().map(Row::of).toList();
-            Row best = points.stream().filter(p -> p.result().itlMs() <= sloMs)
-                    .max(Comparator.comparingDouble((LayoutSearch.Point p) -> p.result().tokensPerSPerGpu())
-                            .thenComparingDouble(p -> p.result().tokensPerSPerUser()))
-                    .map(Row::of).orElse(null);
+            Row best = LayoutSearch.best(points, sloMs).map(Row::of).orElse(null);
             out.add(new SystemResult(system, points.size(), frontier, best));
         }
         return new Comparison(m.name(), spec.gpus(), spec.context(), spec.precision().label(), spec.engine().kvLabel(spec.precision()), sloMs,

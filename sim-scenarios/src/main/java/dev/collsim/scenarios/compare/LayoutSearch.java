@@ -97,23 +97,76 @@ public final class LayoutSearch {
         return List.copyOf(dps);
     }
 
-    /** Simulates every candidate that fits, on {@code threads} threads; the result's order does not depend on them. */
+    /**
+     * Simulates every candidate that fits, on {@code threads} threads; the result's order does not
+     * depend on them. Every point is first timed with each collective alone ({@link
+     * DecodeStep#estimate}), which contention can only lengthen; then every point the answer shows
+     * (the frontier, and the best within {@code itlSloMs}) is simulated as {@code decode} does, on
+     * one clock where its collectives contend, until the points shown are all so simulated. A point
+     * left at its estimate is beaten by one simulated in full, so it would be beaten by its own full
+     * simulation too. Should a full simulation ever come out faster than its estimate, every point is
+     * simulated in full.
+     */
     public static List<Point> run(ModelConfig m, DecodeSystem.Preset system, int gpus, int context, Precision precision, int threads,
-                                  EngineSetup engine) {
+                                  EngineSetup engine, double itlSloMs) {
         List<DecodeSpec> specs = candidates(m, system, gpus, context, precision, engine).stream().filter(DecodeStep::fits).toList();
         CommModel.Cache cache = new CommModel.Cache();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try {
+            List<Point> points = new ArrayList<>(all(pool, specs, s -> DecodeStep.estimate(s, cache)));
+            points.removeIf(java.util.Objects::isNull);
+            java.util.Set<Point> full = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            while (true) {
+                List<Point> todo = new ArrayList<>(shown(points, itlSloMs));
+                todo.removeIf(full::contains);
+                if (todo.isEmpty()) {
+                    return points;
+                }
+                List<Point> done = all(pool, todo.stream().map(Point::spec).toList(), s -> DecodeStep.run(s, cache));
+                boolean bound = true;
+                for (int k = 0; k < todo.size(); k++) {
+                    bound &= done.get(k).result().itlMs() >= todo.get(k).result().itlMs();
+                    points.set(points.indexOf(todo.get(k)), done.get(k));
+                    full.add(done.get(k));
+                }
+                if (!bound) {
+                    List<Point> rest = points.stream().filter(p -> !full.contains(p)).toList();
+                    List<Point> exact = all(pool, rest.stream().map(Point::spec).toList(), s -> DecodeStep.run(s, cache));
+                    for (int k = 0; k < rest.size(); k++) {
+                        points.set(points.indexOf(rest.get(k)), exact.get(k));
+                        full.add(exact.get(k));
+                    }
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** The points the answer shows: the frontier and the best within the target. */
+    private static List<Point> shown(List<Point> points, double itlSloMs) {
+        List<Point> out = new ArrayList<>(pareto(points));
+        best(points, itlSloMs).filter(b -> !out.contains(b)).ifPresent(out::add);
+        return out;
+    }
+
+    /** The most tokens/s per GPU within the target (then the most per user), if any layout meets it. */
+    public static java.util.Optional<Point> best(List<Point> points, double itlSloMs) {
+        return points.stream().filter(p -> p.result().itlMs() <= itlSloMs)
+                .max(Comparator.comparingDouble((Point p) -> p.result().tokensPerSPerGpu())
+                        .thenComparingDouble(p -> p.result().tokensPerSPerUser()));
+    }
+
+    /** Each spec's point (null for a layout the machine cannot place or hold), in order, simulated by {@code step} on the pool. */
+    private static List<Point> all(ExecutorService pool, List<DecodeSpec> specs, java.util.function.Function<DecodeSpec, DecodeResult> step) {
+        try {
             List<Future<Point>> futures = new ArrayList<>();
             for (DecodeSpec s : specs) {
-                futures.add(pool.submit(() -> simulate(s, cache)));
+                futures.add(pool.submit(() -> simulate(s, step)));
             }
             List<Point> points = new ArrayList<>();
             for (Future<Point> f : futures) {
-                Point p = f.get();
-                if (p != null) {
-                    points.add(p);
-                }
+                points.add(f.get());
             }
             return points;
         } catch (InterruptedException e) {
@@ -121,15 +174,13 @@ public final class LayoutSearch {
             throw new IllegalStateException("interrupted", e);
         } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-        } finally {
-            pool.shutdownNow();
         }
     }
 
     /** A layout the machine cannot place or hold is not a candidate: null. */
-    private static Point simulate(DecodeSpec s, CommModel.Cache cache) {
+    private static Point simulate(DecodeSpec s, java.util.function.Function<DecodeSpec, DecodeResult> step) {
         try {
-            return new Point(s, DecodeStep.run(s, cache));
+            return new Point(s, step.apply(s));
         } catch (InputException e) {
             return null;
         }

@@ -24,10 +24,36 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class CommModel {
     /**
-     * A collective's cost: its time, the part of it that does not shrink with size, the SMs its
-     * kernel holds, and the data one GPU sends (over links, or up to the switch for in-switch reductions).
+     * A collective's cost alone on its group: its time (in picoseconds as simulated, and in us), the
+     * part of it that does not shrink with size, the SMs its kernel holds, the data one GPU sends
+     * (over links, or up to the switch for in-switch reductions), and what was simulated.
      */
-    record Cost(double micros, double latencyMicros, int sms, long bytesSent, AlgorithmId algorithm) {}
+    record Cost(long picos, double latencyMicros, int sms, long bytesSent, Collective what) {
+        double micros() {
+            return picos / 1e6;
+        }
+
+        AlgorithmId algorithm() {
+            return what.algorithm();
+        }
+    }
+
+    /** Which GPUs of a layout run a collective at the same time, every group of them at once ({@link LayoutGroups}). */
+    enum Shape {
+        /** Every block of {@code n} consecutive GPUs: the TP groups of every replica and stage, or the EP groups. */
+        BLOCKS,
+        /** Every GPU of a pipeline stage to the same GPU of the next stage ({@code n} the TP size). */
+        STAGE_SEND,
+        /** In each replica's last stage, the TP group's shards to its first GPU ({@code n} the TP size). */
+        GATHER
+    }
+
+    /**
+     * A collective as the step runs it: its shape, operation, group size and message (per GPU, or
+     * the total for all-to-alls and all-gathers), the algorithm its plan chose, for a pair whether it
+     * stays in one node, and for a pipeline send the stage that sends (else 0).
+     */
+    record Collective(Shape shape, CollectiveOp op, int n, long bytes, AlgorithmId algorithm, boolean sameNode, int stage) {}
 
     private final Machine machine;
     private final AllReduceKind allReduce;
@@ -72,8 +98,8 @@ public final class CommModel {
     /** A slice of a fused all-reduce: the same kernel as the whole message's, on a smaller piece. */
     Cost allReduceSlice(int tp, long bytes, Cost whole) {
         String key = "slice/" + whole.algorithm() + "/" + tp + "/" + bytes;
-        return costs.computeIfAbsent(key, k -> simulate(group(tp), CollectiveOp.ALL_REDUCE, Math.max(1, bytes),
-                whole.algorithm().custom() ? EnumSet.of(whole.algorithm()) : ncclAlgos()));
+        return costs.computeIfAbsent(key, k -> simulate(group(tp), Shape.BLOCKS, CollectiveOp.ALL_REDUCE, Math.max(1, bytes),
+                whole.algorithm().custom() ? EnumSet.of(whole.algorithm()) : ncclAlgos(), true));
     }
 
     /** An all-gather whose output is {@code bytes} on each of {@code n} GPUs. */
@@ -92,16 +118,24 @@ public final class CommModel {
      * group is; each GPU sends one shard.
      */
     Cost gatherToFirst(int n, long shardBytes) {
-        Cost inbound = stageSend(n <= machine.gpusPerNode(), (n - 1) * shardBytes);
-        return new Cost(inbound.micros(), inbound.latencyMicros(), inbound.sms(), shardBytes, inbound.algorithm());
+        Cost inbound = pairSend(n <= machine.gpusPerNode(), (n - 1) * shardBytes);
+        Collective w = inbound.what();
+        return new Cost(inbound.picos(), inbound.latencyMicros(), inbound.sms(), shardBytes,
+                new Collective(Shape.GATHER, w.op(), n, w.bytes(), w.algorithm(), w.sameNode(), 0));
     }
 
-    /** Activations from one pipeline stage to the next: inside a node when both stages fit in one, else across two. */
-    Cost stageSend(boolean sameNode, long bytes) {
+    /** Activations from pipeline stage {@code from} to the next: inside a node when both stages fit in one, else across two. */
+    Cost stageSend(int tp, int from, boolean sameNode, long bytes) {
+        Cost send = pairSend(sameNode, bytes);
+        Collective w = send.what();
+        return new Cost(send.picos(), send.latencyMicros(), send.sms(), send.bytesSent(),
+                new Collective(Shape.STAGE_SEND, w.op(), tp, w.bytes(), w.algorithm(), sameNode, from));
+    }
+
+    private Cost pairSend(boolean sameNode, long bytes) {
         String key = "p2p/" + sameNode + "/" + bytes;
-        return costs.computeIfAbsent(key, k -> {
-            return simulate(machine.pair(sameNode), CollectiveOp.SEND_RECV, bytes, EnumSet.allOf(AlgorithmId.class));
-        });
+        return costs.computeIfAbsent(key, k -> simulate(machine.pair(sameNode), Shape.STAGE_SEND, CollectiveOp.SEND_RECV, bytes,
+                EnumSet.allOf(AlgorithmId.class), sameNode));
     }
 
     private Cost cost(CollectiveOp op, int n, long bytes) {
@@ -109,7 +143,8 @@ public final class CommModel {
         String key = op + "/" + n + "/" + rounded;
         return costs.computeIfAbsent(key, k -> {
             Communicator c = group(n);
-            return simulate(c, op, rounded, op == CollectiveOp.ALL_REDUCE ? allReduceAlgos(c, rounded) : EnumSet.allOf(AlgorithmId.class));
+            return simulate(c, Shape.BLOCKS, op, rounded, op == CollectiveOp.ALL_REDUCE ? allReduceAlgos(c, rounded)
+                    : EnumSet.allOf(AlgorithmId.class), n <= machine.gpusPerNode());
         });
     }
 
@@ -151,15 +186,20 @@ public final class CommModel {
     }
 
     /** Simulates the collective, and again at its smallest size for the part of its time that is latency. */
-    private Cost simulate(Communicator c, CollectiveOp op, long bytes, EnumSet<AlgorithmId> algos) {
-        EnumSet<Protocol> protos = EnumSet.allOf(Protocol.class);
-        Plan plan = NcclPlanner.plan(c, op, bytes, 0, algos, protos, 0);
-        double micros = (noise == null ? c.simulate(plan, null, false)
-                : c.simulate(plan, null, false, noise.launchFactor(), noise.stepJitter(), null)).durationPicos() / 1e6;
+    private Cost simulate(Communicator c, Shape shape, CollectiveOp op, long bytes, EnumSet<AlgorithmId> algos, boolean sameNode) {
+        Plan plan = plan(c, op, bytes, algos);
+        long picos = (noise == null ? c.simulate(plan, null, false)
+                : c.simulate(plan, null, false, noise.launchFactor(), noise.stepJitter(), null)).durationPicos();
         long smallest = op.sizeIsTotal() ? c.nRanks() * 2L : 2;
-        Plan tiny = NcclPlanner.plan(c, op, smallest, 0, EnumSet.of(plan.algo()), protos, 0);
-        double latency = Math.min(micros, c.simulate(tiny, null, false).durationPicos() / 1e6);
-        return new Cost(micros, latency, plan.request().channels(), bytesSent(c.schedule(plan), c.nNodes()), plan.algo());
+        Plan tiny = plan(c, op, smallest, EnumSet.of(plan.algo()));
+        double latency = Math.min(picos, c.simulate(tiny, null, false).durationPicos()) / 1e6;
+        return new Cost(picos, latency, plan.request().channels(), bytesSent(c.schedule(plan), c.nNodes()),
+                new Collective(shape, op, c.nRanks(), bytes, plan.algo(), sameNode, 0));
+    }
+
+    /** NCCL's plan (or the custom kernel's) of {@code op} on {@code c} among {@code algos}, every protocol allowed. */
+    static Plan plan(Communicator c, CollectiveOp op, long bytes, EnumSet<AlgorithmId> algos) {
+        return NcclPlanner.plan(c, op, bytes, 0, algos, EnumSet.allOf(Protocol.class), 0);
     }
 
     private static long bytesSent(Schedule s, int nodes) {

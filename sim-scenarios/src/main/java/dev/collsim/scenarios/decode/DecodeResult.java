@@ -19,6 +19,8 @@ public record DecodeResult(
         String whatIfs,
         Layout layout,
         @JsonProperty("tp_path") String tpPath,
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+        String contention,
         String engine,
         @JsonProperty("efficiency_set") String efficiencySet,
         @JsonProperty("itl_ms") double itlMs,
@@ -80,8 +82,12 @@ public record DecodeResult(
      * @param weightBytesRead the weights one GPU's kernels read in the step (an MoE layer reads only the
      *                        experts its tokens picked; two micro-batches read them twice)
      */
-    static DecodeResult of(DecodeSpec spec, GpuModel gpu, String tpPath, MemoryPlan memory, double weightBytesRead, List<Op> ops,
-                           Timing timing, List<String> warnings) {
+    /**
+     * @param contention where collectives of different groups (or of one GPU, at once) share links, so
+     *                   that the step ran every collective on one clock: said in a line; else empty
+     */
+    static DecodeResult of(DecodeSpec spec, GpuModel gpu, String tpPath, String contention, MemoryPlan memory, double weightBytesRead,
+                           List<Op> ops, Timing timing, List<String> warnings) {
         ModelConfig m = spec.model();
         double itl = timing.itlMs();
         double compute = 0;
@@ -124,7 +130,7 @@ public record DecodeResult(
         Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.gpus(), spec.batch(), spec.microBatch(), spec.context(),
                 spec.precision().label(), spec.kvBytes() == 1 ? "fp8" : "bf16", spec.allReduceKernel().label(), spec.overlap().label(),
                 spec.cudaGraphs());
-        return new DecodeResult(m.name(), spec.system().name(), gpu.label(), spec.system().whatIf().describe(), layout, tpPath, spec.engine().label(), KernelCosts.EFFICIENCY_SET,
+        return new DecodeResult(m.name(), spec.system().name(), gpu.label(), spec.system().whatIf().describe(), layout, tpPath, contention, spec.engine().label(), KernelCosts.EFFICIENCY_SET,
                 itl, tokensPerS, tokensPerS / spec.gpus(),
                 1000 / itl, compute, comm, exposed, bytes, comm - latency, latency, memory.weightsBytes(),
                 weightBytesRead / gpu.roofline().hbmBytesPerSecond() * 1000, memory.kvBytes(),

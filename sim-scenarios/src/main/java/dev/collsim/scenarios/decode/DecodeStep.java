@@ -4,7 +4,6 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.scenarios.stochastic.Variability;
 import dev.collsim.topologies.catalog.GpuModel;
 import java.util.ArrayList;
-import dev.collsim.core.compute.GpuStreams;
 import java.util.List;
 import java.util.Locale;
 
@@ -24,6 +23,10 @@ public final class DecodeStep {
     private final LayerKernels kernels;
     private final List<String> warnings = new ArrayList<>();
     private final int gpusPerNode;
+    /** Every collective on one clock (true) or alone (false) whether or not they contend; null: as they do. */
+    private Boolean oneClock;
+    /** Drawn launch and step times or a straggler: collectives keep their alone times (see {@link OneClock}). */
+    private final boolean stochastic;
     /** A forward over one prompt instead of a decode step: {@code batch} new tokens of one sequence, {@code context} long. */
     private final boolean prefill;
 
@@ -35,6 +38,7 @@ public final class DecodeStep {
         this.gpu = machine.gpu();
         this.gpusPerNode = machine.gpusPerNode();
         boolean jitter = noise != null && (noise.spec().launchCv() > 0 || noise.spec().stepCv() > 0);
+        this.stochastic = noise != null;
         this.comm = jitter ? new CommModel(machine, spec.allReduceKernel(), noise) : cache.forSpec(spec, () -> machine);
         this.kernels = new LayerKernels(spec, gpu, comm, noise, prefill);
     }
@@ -42,6 +46,27 @@ public final class DecodeStep {
     /** Simulates the step. */
     public static DecodeResult run(DecodeSpec spec) {
         return run(spec, new CommModel.Cache());
+    }
+
+    /**
+     * Simulates the step with every collective of every group on one clock whether or not they
+     * contend: what {@link #run} gives where it takes the shortcut of alone times ({@link OneClock}).
+     */
+    static DecodeResult onOneClock(DecodeSpec spec) {
+        DecodeStep step = new DecodeStep(spec, new CommModel.Cache(), null, false);
+        step.oneClock = Boolean.TRUE;
+        return step.simulate();
+    }
+
+    /**
+     * The step with every collective as long as it takes alone, whether or not collectives contend:
+     * quicker than {@link #run}, and never slower than it, as contention only lengthens collectives
+     * (a layout search ranks by it, then simulates in full what it shows).
+     */
+    public static DecodeResult estimate(DecodeSpec spec, CommModel.Cache cache) {
+        DecodeStep step = new DecodeStep(spec, cache, null, false);
+        step.oneClock = Boolean.FALSE;
+        return step.simulate();
     }
 
     /** Simulates the step, reusing collectives already simulated for other steps on the same machine. */
@@ -107,31 +132,12 @@ public final class DecodeStep {
         }
         kernels.head(tokens, last);
         List<Op> ops = kernels.ops();
-        runOnStreams(ops, gpu.roofline().sms());
+        boolean contended = OneClock.schedule(ops, gpu.roofline().sms(),
+                stochastic || oneClock == Boolean.FALSE ? null : new LayoutGroups(spec, machine, comm), oneClock == Boolean.TRUE);
         List<String> tpCrossings = spec.tp() > 1 ? comm.crossings(spec.tp()) : List.of();
         String tpPath = spec.tp() == 1 ? "none" : tpCrossings.isEmpty() ? "NVLink" : String.join(" and ", tpCrossings);
         // Every stage reads its own layers: per GPU, about a stage's share.
-        return DecodeResult.of(spec, gpu, tpPath, memory, kernels.weightBytesRead() / spec.pp(), ops, timing(ops), warnings);
-    }
-
-    /**
-     * Sets every op's start and end (us from 0): the ops, given in issue order, as kernels on a
-     * compute and a communication stream of one GPU, in time on the engine ({@link GpuStreams}).
-     */
-    private static void runOnStreams(List<Op> ops, int sms) {
-        dev.collsim.core.engine.Engine engine = new dev.collsim.core.engine.Engine();
-        GpuStreams streams = new GpuStreams(engine, sms, 2);
-        java.util.Map<Op, Integer> number = new java.util.IdentityHashMap<>();
-        for (Op op : ops) {
-            int[] after = op.deps.stream().mapToInt(number::get).toArray();
-            number.put(op, streams.kernel(op.stream, Math.round(op.micros * 1e6), op.kind == Op.Kind.COMPUTE, op.sms, after));
-        }
-        streams.run();
-        for (Op op : ops) {
-            int k = number.get(op);
-            op.start = streams.startPicos(k) / 1e6;
-            op.end = streams.endPicos(k) / 1e6;
-        }
+        return DecodeResult.of(spec, gpu, tpPath, contended && oneClock == null ? OneClock.CONTENDED : "", memory, kernels.weightBytesRead() / spec.pp(), ops, timing(ops), warnings);
     }
 
     /**
@@ -168,13 +174,8 @@ public final class DecodeStep {
         return LayerKernels.stageOf(spec, l);
     }
 
-    /** Nodes a layout's GPUs fill. */
-    private int nodesFor(DecodeSpec layout) {
-        return (layout.gpus() + gpusPerNode - 1) / gpusPerNode;
-    }
-
     private void checkPlacement() {
-        int needed = nodesFor(spec);
+        int needed = machine.nodesFor(spec.gpus());
         if (spec.nodes().isPresent() && spec.nodes().getAsInt() < needed) {
             throw new InputException(String.format(Locale.ROOT, "--nodes %d: tp %d x pp %d x dp %d = %d GPUs need %d node(s) of %s",
                     spec.nodes().getAsInt(), spec.tp(), spec.pp(), spec.dp(), spec.gpus(), needed, machine.name()));
@@ -214,7 +215,7 @@ public final class DecodeStep {
         for (int pp = spec.pp() * 2; pp <= Math.min(64, m.layers()); pp *= 2) {
             DecodeSpec more = spec.withPp(pp);
             // Only a layout this system has GPUs for (a PCIe server is one node).
-            if (nodesFor(more) <= machine.maxNodes() && MemoryPlan.of(more, gpu, 0, spec.ep()).fits()) {
+            if (machine.nodesFor(more.gpus()) <= machine.maxNodes() && MemoryPlan.of(more, gpu, 0, spec.ep()).fits()) {
                 return "--pp " + pp + " would fit (" + more.gpus() + " GPUs)";
             }
         }

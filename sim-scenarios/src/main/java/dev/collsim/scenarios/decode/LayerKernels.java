@@ -24,7 +24,6 @@ final class LayerKernels {
     private final CommModel comm;
     private final Variability noise;
     private final int stragglerStage;
-    private final int commStream;
     private final boolean prefill;
     private final List<Op> ops = new ArrayList<>();
     /** Per micro-batch, the ops built but not yet issued; {@link #issue} interleaves them. */
@@ -43,7 +42,6 @@ final class LayerKernels {
         // The step follows replica 0, whose stage s holds GPUs s*tp .. s*tp+tp-1: a straggler there slows that stage.
         int straggler = noise == null ? -1 : noise.straggler(spec.gpus());
         this.stragglerStage = straggler >= 0 && straggler < spec.tp() * spec.pp() ? straggler / spec.tp() : -1;
-        this.commStream = spec.overlap() == Overlap.NONE ? 0 : 1;
     }
 
     /** The pipeline stage that holds layer {@code l}. */
@@ -75,7 +73,7 @@ final class LayerKernels {
     void stageSend(int l, int next, boolean sameNode, int[] tokens, Op[] last) {
         for (int b = 0; b < tokens.length; b++) {
             long bytes = (long) tokens[b] * m.hidden() * Precision.ACTIVATION_BYTES;
-            last[b] = collective("send_to_stage" + next, l, b, comm.stageSend(sameNode, bytes), last[b]);
+            last[b] = collective("send_to_stage" + next, l, b, comm.stageSend(spec.tp(), next - 1, sameNode, bytes), last[b]);
         }
     }
 
@@ -401,9 +399,10 @@ final class LayerKernels {
 
     private Op collective(String name, int layer, int b, CommModel.Cost c, Op after) {
         double launch = launch();
-        Op op = add(new Op(name, layer, b, Op.Kind.COMM, commStream, c.micros() + launch, c.sms(), c.bytesSent(),
+        Op op = add(new Op(name, layer, b, Op.Kind.COMM, spec.overlap().commStream(b), c.micros() + launch, c.sms(), c.bytesSent(),
                 c.latencyMicros() + launch).after(after));
         op.floorMicros = launch;
+        op.collective = c;
         return op;
     }
 

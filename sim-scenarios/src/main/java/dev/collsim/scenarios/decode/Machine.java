@@ -30,6 +30,14 @@ abstract class Machine {
     /** Two GPUs: of one node, or the first GPUs of two nodes. */
     abstract Communicator pair(boolean sameNode);
 
+    /** All the GPUs of a layout of {@code gpus}, on as many whole nodes as they fill, in rank order node by node. */
+    abstract Communicator layout(int gpus);
+
+    /** Nodes {@code gpus} fill. */
+    int nodesFor(int gpus) {
+        return (gpus + gpusPerNode() - 1) / gpusPerNode();
+    }
+
     static Machine of(DecodeSpec spec) {
         if (spec.system() instanceof DecodeSystem.File f) {
             return new File(f.system(), f.linkEdits());
@@ -90,6 +98,11 @@ abstract class Machine {
         Communicator pair(boolean sameNode) {
             return sameNode ? group(2) : preset.build(2, 1, network, whatIf).withLinkEdits(whatIf.linkEdits()).withoutCollNet();
         }
+
+        @Override
+        Communicator layout(int gpus) {
+            return preset.build(nodesFor(gpus), Math.min(gpus, perNode), network, whatIf).withLinkEdits(whatIf.linkEdits()).withoutCollNet();
+        }
     }
 
     private static final class File extends Machine {
@@ -136,6 +149,12 @@ abstract class Machine {
                 throw new InputException(name() + " has one node; pipeline stages across nodes need two");
             }
             return system.of(0, sameNode ? 1 : gpusPerNode()).withLinkEdits(linkEdits);
+        }
+
+        @Override
+        Communicator layout(int gpus) {
+            return system.of(IntStream.range(0, Math.min(system.ranks().length, nodesFor(gpus) * gpusPerNode())).toArray())
+                    .withLinkEdits(linkEdits);
         }
     }
 }

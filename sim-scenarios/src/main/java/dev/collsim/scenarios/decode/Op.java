@@ -27,6 +27,8 @@ final class Op {
     boolean launch = true;
     /** Its work at the roofline (peak rates, no fixed time): what the bound alone would give; 0 for collectives. */
     double rooflineMicros;
+    /** A collective that runs on the fabric as simulated, or null (compute, or a fused kernel's share of a reduction). */
+    CommModel.Cost collective;
     final List<Op> deps = new ArrayList<>();
     double start = Double.NaN;
     double end = Double.NaN;
@@ -48,6 +50,19 @@ final class Op {
         this.sms = sms;
         this.bytes = bytes;
         this.latencyMicros = latencyMicros;
+    }
+
+    /**
+     * Its time alone in engine picoseconds: a collective's launch gap and simulated time exactly, so
+     * that the step on one clock ({@link OneClock}) meets it to the picosecond.
+     */
+    long picos() {
+        return collective == null ? Math.round(micros * 1e6) : launchPicos() + collective.picos();
+    }
+
+    /** A collective's launch gap before its run starts, in picoseconds. */
+    long launchPicos() {
+        return Math.round(floorMicros * 1e6);
     }
 
     Op after(Op... others) {

@@ -8,9 +8,11 @@ public enum Overlap {
     /** One stream: every collective waits for the kernel before it and holds up the one after. */
     NONE,
     /**
-     * Two micro-batches of half the batch, issued alternately, collectives on their own stream: one
-     * micro-batch's collective runs under the other's compute (SGLang's two-batch overlap, DeepSeek's
-     * dual micro-batch). Each micro-batch reads the weights again.
+     * Two micro-batches of half the batch, issued alternately, each micro-batch's collectives on a
+     * stream of its own: one micro-batch's collective runs under the other's compute (SGLang's
+     * two-batch overlap, DeepSeek's dual micro-batch), and both micro-batches' transfers can be in
+     * flight at once, as DeepEP's low-latency kernels send in the background and wait only in their
+     * receive hook; where they share links they contend. Each micro-batch reads the weights again.
      */
     TWO_BATCH,
     /**
@@ -18,6 +20,24 @@ public enum Overlap {
      * as the tile ends (Flux, TransformerEngine userbuffers, PyTorch async TP).
      */
     FUSED;
+
+    /** The GPU's streams under this mode, by number: compute first, then communication. */
+    public java.util.List<String> streamNames() {
+        return switch (this) {
+            case NONE -> java.util.List.of("the stream (kernels and collectives)");
+            case TWO_BATCH -> java.util.List.of("compute stream", "communication stream of micro-batch 0", "communication stream of micro-batch 1");
+            case FUSED -> java.util.List.of("compute stream", "communication stream");
+        };
+    }
+
+    /** The stream a micro-batch's collectives go on. */
+    int commStream(int microBatch) {
+        return switch (this) {
+            case NONE -> 0;
+            case TWO_BATCH -> 1 + microBatch;
+            case FUSED -> 1;
+        };
+    }
 
     public String label() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * A decode step in the HTML report: the first layers' kernels on the GPU's two streams (so overlap
+ * A decode step in the HTML report: the first layers' kernels on the GPU's streams (so overlap
  * shows), every layer's compute and communication, and where the step's time goes.
  */
 public final class DecodeHtml {
@@ -41,7 +41,7 @@ public final class DecodeHtml {
         o.putObject("grid").put("left", 150).put("right", 30).put("top", 50);
         o.putObject("xAxis").put("type", "value").put("scale", true).put("name", "ms");
         ArrayNode cats = o.putObject("yAxis").put("type", "category").putArray("data");
-        cats.add("compute stream").add("communication stream");
+        dev.collsim.scenarios.decode.Overlap.fromName(r.layout().overlap()).streamNames().forEach(cats::add);
         ArrayNode series = o.putArray("series");
         for (String kind : List.of("compute", "comm")) {
             ObjectNode s = series.addObject().put("type", "custom").put("name", kind);

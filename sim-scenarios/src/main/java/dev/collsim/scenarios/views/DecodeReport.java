@@ -32,6 +32,9 @@ public final class DecodeReport {
         for (String w : r.warnings()) {
             t.note("warning: " + w);
         }
+        if (!r.contention().isEmpty()) {
+            t.note("contention: " + r.contention());
+        }
         for (DecodeResult.Layer layer : r.layers()) {
             t.row(layer.index(), layer.moe() ? "moe" : "dense", layer.startMs(), layer.endMs(), layer.computeMs(), layer.commMs());
         }

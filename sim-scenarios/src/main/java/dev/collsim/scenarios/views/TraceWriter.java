@@ -17,10 +17,9 @@ public final class TraceWriter {
         String process = r.layout().pp() == 1 ? "GPU 0 (" + r.gpu() + ")"
                 : "a GPU of each of the " + r.layout().pp() + " pipeline stages in turn (" + r.gpu() + ")";
         TraceEvents trace = new TraceEvents().processName(0, process);
-        if (r.layout().overlap().equals(Overlap.NONE.label())) {
-            trace.threadName(0, 0, "the stream (kernels and collectives)");
-        } else {
-            trace.threadName(0, 0, "compute stream").threadName(0, 1, "communication stream");
+        List<String> streams = Overlap.fromName(r.layout().overlap()).streamNames();
+        for (int s = 0; s < streams.size(); s++) {
+            trace.threadName(0, s, streams.get(s));
         }
         add(trace, -1, r.beforeLayers());
         r.layers().forEach(l -> add(trace, l.index(), l.spans()));

@@ -110,7 +110,7 @@ class DecodeCommandTest {
         CliRunner r = CliRunner.run(with("--overlap", "two-batch", "--trace", trace.toString()));
         assertEquals(0, r.code(), r.err());
         JsonNode events = new ObjectMapper().readTree(Files.readString(trace)).get("traceEvents");
-        double[] lastEnd = new double[2];
+        double[] lastEnd = new double[3];
         int kernels = 0;
         for (JsonNode e : events) {
             if (!e.get("ph").asText().equals("X")) {

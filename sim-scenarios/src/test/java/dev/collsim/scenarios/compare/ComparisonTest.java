@@ -31,7 +31,7 @@ class ComparisonTest {
     /** No frontier point is beaten on both axes by any layout that ran, and the frontier trades one for the other. */
     @Test
     void theFrontierIsNotDominated() {
-        List<LayoutSearch.Point> points = LayoutSearch.run(LLAMA_70B, new dev.collsim.scenarios.decode.DecodeSystem.Preset(SystemPreset.HGX_H100, null, java.util.OptionalInt.empty()), 16, 2048, Precision.FP8, 2, EngineSetup.DEFAULT);
+        List<LayoutSearch.Point> points = LayoutSearch.run(LLAMA_70B, new dev.collsim.scenarios.decode.DecodeSystem.Preset(SystemPreset.HGX_H100, null, java.util.OptionalInt.empty()), 16, 2048, Precision.FP8, 2, EngineSetup.DEFAULT, 50);
         List<LayoutSearch.Point> frontier = LayoutSearch.pareto(points);
         assertFalse(frontier.isEmpty());
         for (LayoutSearch.Point f : frontier) {
@@ -45,6 +45,32 @@ class ComparisonTest {
             assertTrue(frontier.get(i).result().tokensPerSPerUser() <= frontier.get(i - 1).result().tokensPerSPerUser());
             assertTrue(frontier.get(i).result().tokensPerSPerGpu() > frontier.get(i - 1).result().tokensPerSPerGpu());
         }
+    }
+
+    /**
+     * The search ranks by estimates (collectives alone) and simulates in full only what it shows: on
+     * Mixtral 8x7B over two HGX H100 nodes, whose two-batch layouts' all-to-alls contend, the
+     * frontier and the best are those of simulating every layout in full, point for point.
+     */
+    @Test
+    void theSearchShowsWhatSimulatingEveryLayoutInFullWouldShow() {
+        ModelConfig mixtral = ModelConfig.load("mixtral-8x7b");
+        var system = new dev.collsim.scenarios.decode.DecodeSystem.Preset(SystemPreset.HGX_H100, null, java.util.OptionalInt.empty());
+        List<LayoutSearch.Point> searched = LayoutSearch.run(mixtral, system, 16, 2048, Precision.FP8, 2, EngineSetup.DEFAULT, 20);
+        dev.collsim.scenarios.decode.CommModel.Cache cache = new dev.collsim.scenarios.decode.CommModel.Cache();
+        List<LayoutSearch.Point> full = new java.util.ArrayList<>();
+        for (var spec : LayoutSearch.candidates(mixtral, SystemPreset.HGX_H100, 16, 2048, Precision.FP8, EngineSetup.DEFAULT)) {
+            if (dev.collsim.scenarios.decode.DecodeStep.fits(spec)) {
+                try {
+                    full.add(new LayoutSearch.Point(spec, dev.collsim.scenarios.decode.DecodeStep.run(spec, cache)));
+                } catch (dev.collsim.core.input.InputException cannotPlace) {
+                    // not a candidate, as in the search
+                }
+            }
+        }
+        assertTrue(full.stream().anyMatch(p -> !p.result().contention().isEmpty()), "some layout's collectives contend");
+        assertEquals(LayoutSearch.pareto(full), LayoutSearch.pareto(searched));
+        assertEquals(LayoutSearch.best(full, 20), LayoutSearch.best(searched, 20));
     }
 
     /** The winner meets the SLO and nothing that meets it gives more per GPU; a tighter SLO costs throughput. */

@@ -1,0 +1,148 @@
+package dev.collsim.scenarios.decode;
+
+import dev.collsim.core.collective.CollectiveRun;
+import dev.collsim.core.collective.CollectiveSimulator;
+import dev.collsim.core.collective.RankPlacement;
+import dev.collsim.core.nccl.Communicator;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every GPU of a layout on one fabric, and the groups of them that run each of the step's
+ * collectives at the same time. GPU {@code (d x pp + s) x tp + t} is TP rank {@code t} of stage
+ * {@code s} of replica {@code d}, so a replica's stages sit side by side, as the pipeline sends
+ * assume. The pipeline keeps every stage busy and the replicas decode in lockstep, so when the GPU
+ * the step follows runs a collective, every group of its shape runs it too: every block of {@code n}
+ * consecutive GPUs (the TP groups of every replica and stage, or the EP groups, placed as tightly
+ * as {@link CommModel} times them), every GPU of a stage in every replica sending to the next
+ * stage, every replica's logits gathered. Each group runs with its own communicator's NCCL view and
+ * costs, placed on the layout's fabric.
+ */
+final class LayoutGroups {
+    private final DecodeSpec spec;
+    private final Machine machine;
+    private final CommModel comm;
+    /** The layout's GPUs, built when first needed. */
+    private Communicator whole;
+    private final Map<CommModel.Collective, List<Communicator>> groups = new HashMap<>();
+    private final Map<CommModel.Collective, BitSet> links = new HashMap<>();
+
+    LayoutGroups(DecodeSpec spec, Machine machine, CommModel comm) {
+        this.spec = spec;
+        this.machine = machine;
+        this.comm = comm;
+    }
+
+    dev.collsim.core.fabric.Fabric fabric() {
+        return whole().fabric();
+    }
+
+    private Communicator whole() {
+        if (whole == null) {
+            whole = machine.layout(spec.gpus());
+        }
+        return whole;
+    }
+
+    /** The pipeline stage of an op's layer (the embedding's is the first, the head's the last). */
+    int stageOf(int layer) {
+        return layer < 0 ? 0 : LayerKernels.stageOf(spec, Math.min(layer, spec.model().layers() - 1));
+    }
+
+    /** How many groups run the collective at once. */
+    int groupCount(CommModel.Collective c) {
+        return members(c).size();
+    }
+
+    /** The collective's runs, one per group that runs it, every one planned as the step's was. */
+    List<CollectiveRun> runs(CommModel.Collective c) {
+        List<CollectiveRun> runs = new ArrayList<>();
+        for (Communicator g : groups(c)) {
+            runs.add(g.collectiveRun(CommModel.plan(g, c.op(), c.bytes(), EnumSet.of(c.algorithm()))));
+        }
+        return runs;
+    }
+
+    /** Which of {@link #runs} the GPU the step follows takes part in, at {@code stage}. */
+    int followed(CommModel.Collective c, int stage) {
+        return switch (c.shape()) {
+            case BLOCKS -> stage * spec.tp() / c.n();
+            case STAGE_SEND -> 0;
+            case GATHER -> 0;
+        };
+    }
+
+    /** Every link any group of the collective's flows can cross. */
+    BitSet links(CommModel.Collective c) {
+        return links.computeIfAbsent(c, k -> {
+            BitSet all = new BitSet();
+            runs(k).forEach(r -> all.or(CollectiveSimulator.linksOf(r)));
+            return all;
+        });
+    }
+
+    /** Whether two groups of the collective can cross one link: they contend whenever it runs. */
+    boolean groupsShareALink(CommModel.Collective c) {
+        BitSet seen = new BitSet();
+        for (CollectiveRun r : runs(c)) {
+            BitSet mine = CollectiveSimulator.linksOf(r);
+            if (mine.intersects(seen)) {
+                return true;
+            }
+            seen.or(mine);
+        }
+        return false;
+    }
+
+    private List<Communicator> groups(CommModel.Collective c) {
+        return groups.computeIfAbsent(c, k -> {
+            List<int[]> members = members(k);
+            Communicator own = switch (k.shape()) {
+                case BLOCKS -> comm.group(k.n());
+                case STAGE_SEND, GATHER -> machine.pair(k.sameNode());
+            };
+            RankPlacement all = whole().placement();
+            List<Communicator> placed = new ArrayList<>();
+            for (int[] m : members) {
+                placed.add(own.placedAt(all.subset(m)));
+            }
+            return placed;
+        });
+    }
+
+    /** Each group's GPUs, in rank order; the first group is the one with the followed GPU of stage 0. */
+    private List<int[]> members(CommModel.Collective c) {
+        int tp = spec.tp();
+        int pp = spec.pp();
+        List<int[]> out = new ArrayList<>();
+        switch (c.shape()) {
+            case BLOCKS -> {
+                for (int first = 0; first + c.n() <= spec.gpus(); first += c.n()) {
+                    out.add(java.util.stream.IntStream.range(first, first + c.n()).toArray());
+                }
+            }
+            case STAGE_SEND -> {
+                // One boundary's sends: every GPU of the stage, in every replica, to its peer in the next.
+                for (int d = 0; d < spec.dp(); d++) {
+                    for (int t = 0; t < tp; t++) {
+                        int g = (d * pp + c.stage()) * tp + t;
+                        out.add(new int[] {g, g + tp});
+                    }
+                }
+            }
+            case GATHER -> {
+                // The first GPU of each replica's last stage receives; the pair is the one CommModel timed.
+                int step = c.sameNode() ? 1 : machine.gpusPerNode();
+                for (int d = 0; d < spec.dp(); d++) {
+                    int first = (d * pp + pp - 1) * tp;
+                    out.add(new int[] {first, first + step});
+                }
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,127 @@
+package dev.collsim.scenarios.decode;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.core.units.Rate;
+import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The decode step on one clock: where no collectives can meet on a link, the timeline of alone
+ * times the step takes is the one-clock simulation's to the picosecond; where they can, the step
+ * runs on one clock and says so.
+ */
+class OneClockTest {
+    private static DecodeSpec spec(String model, String system, int tp, int pp, int ep, int dp, int batch, Precision dtype, Overlap overlap) {
+        return new DecodeSpec(ModelConfig.load(model), DecodeSystem.preset(system), OptionalInt.empty(), tp, pp, ep, dp, batch, 1024, dtype,
+                AllReduceKind.AUTO, overlap, true);
+    }
+
+    /** Every kernel's start and end, in the order of the result. */
+    private static List<String> spans(DecodeResult r) {
+        List<String> out = new ArrayList<>();
+        r.beforeLayers().forEach(s -> out.add(s.name() + " " + s.startMs() + " " + s.endMs()));
+        r.layers().forEach(l -> l.spans().forEach(s -> out.add(l.index() + " " + s.name() + " " + s.startMs() + " " + s.endMs())));
+        r.afterLayers().forEach(s -> out.add(s.name() + " " + s.startMs() + " " + s.endMs()));
+        return out;
+    }
+
+    private static void assertShortcutExact(DecodeSpec spec) {
+        DecodeResult shortcut = DecodeStep.run(spec);
+        assertEquals("", shortcut.contention(), "no collectives meet on a link");
+        DecodeResult oneClock = DecodeStep.onOneClock(spec);
+        assertEquals(spans(oneClock), spans(shortcut));
+        assertEquals(oneClock.itlMs(), shortcut.itlMs());
+    }
+
+    @Test
+    void tensorAndPipelineGroupsInOneNode() {
+        assertShortcutExact(spec("llama-3-8b", "hgx-h100", 4, 2, 1, 1, 8, Precision.BF16, Overlap.NONE));
+    }
+
+    @Test
+    void pipelineStagesOnTwoNodesAndReplicas() {
+        assertShortcutExact(spec("llama-3-8b", "hgx-h100", 8, 2, 1, 2, 8, Precision.BF16, Overlap.NONE));
+    }
+
+    @Test
+    void expertsAcrossReplicasInOneNode() {
+        assertShortcutExact(spec("mixtral-8x7b", "hgx-h100", 2, 1, 8, 4, 8, Precision.BF16, Overlap.NONE));
+    }
+
+    private static DecodeSpec deepSeek(double oversubscription, Overlap overlap) {
+        return deepSeek(null, oversubscription, overlap, 64, 4096);
+    }
+
+    private static DecodeSpec deepSeek(Rate nic, double oversubscription, Overlap overlap, int batch, int context) {
+        WhatIf knobs = new WhatIf(nic, 0, oversubscription, 1, true, java.util.Map.of(), java.util.Map.of(), List.of());
+        return new DecodeSpec(ModelConfig.load("deepseek-v3"), new DecodeSystem.Preset(SystemPreset.byName("hgx-h100"), null, OptionalInt.empty(),
+                knobs), OptionalInt.empty(), 8, 1, 16, 2, batch, context, Precision.FP8, AllReduceKind.AUTO, overlap, true);
+    }
+
+    /** The summed time of the step's collectives whose names start with one of {@code names}. */
+    private static double commMs(DecodeResult r, String... names) {
+        double sum = 0;
+        for (DecodeResult.Layer l : r.layers()) {
+            for (DecodeResult.Span s : l.spans()) {
+                if (java.util.Arrays.stream(names).anyMatch(s.name()::startsWith)) {
+                    sum += s.endMs() - s.startMs();
+                }
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * DeepSeek-V3 with two replicas of TP 8 on two HGX H100 nodes and EP 16 over both: the
+     * all-to-alls change rails through the spine and slow on a 4:1 oversubscribed one; the TP
+     * all-reduces stay in their nodes and take exactly what they took.
+     */
+    @Test
+    void anOversubscribedSpineSlowsTheExpertsAcrossNodesAndNotTheTensorGroups() {
+        DecodeResult open = DecodeStep.run(deepSeek(1, Overlap.NONE));
+        DecodeResult narrow = DecodeStep.run(deepSeek(4, Overlap.NONE));
+        double ep = commMs(open, "dispatch", "combine");
+        double epNarrow = commMs(narrow, "dispatch", "combine");
+        assertTrue(epNarrow > 1.1 * ep, "EP all-to-alls: " + ep + " ms non-blocking, " + epNarrow + " ms at 4:1");
+        assertEquals(commMs(open, "attn_all_reduce", "moe_all_reduce"), commMs(narrow, "attn_all_reduce", "moe_all_reduce"), 1e-9);
+        assertTrue(narrow.itlMs() > open.itlMs());
+    }
+
+    /**
+     * Under two-batch overlap each micro-batch's collectives have a stream of their own: the two
+     * micro-batches' all-to-alls are in flight at once and, on 100 Gb/s NICs that their network
+     * transfers keep busy, share them and take longer than alone; the step says it ran on one clock.
+     * (On the 400 Gb/s NICs of the preset their transfers through the NICs, at these sizes, end
+     * before the other micro-batch's begin.)
+     */
+    @Test
+    void twoMicroBatchesAllToAllsShareTheNics() {
+        DecodeResult together = DecodeStep.run(deepSeek(Rate.parse("100Gb/s"), 1, Overlap.TWO_BATCH, 256, 1024));
+        DecodeResult alone = DecodeStep.estimate(deepSeek(Rate.parse("100Gb/s"), 1, Overlap.TWO_BATCH, 256, 1024), new CommModel.Cache());
+        assertFalse(together.contention().isEmpty());
+        assertTrue(alone.contention().isEmpty());
+        assertTrue(commMs(together, "dispatch", "combine") > commMs(alone, "dispatch", "combine"),
+                commMs(together, "dispatch", "combine") + " ms together, " + commMs(alone, "dispatch", "combine") + " ms alone");
+        boolean overlapping = false;
+        for (DecodeResult.Layer l : together.layers()) {
+            for (DecodeResult.Span a : l.spans()) {
+                for (DecodeResult.Span b : l.spans()) {
+                    overlapping |= a.microBatch() == 0 && b.microBatch() == 1 && isAllToAll(a) && isAllToAll(b)
+                            && a.startMs() < b.endMs() && b.startMs() < a.endMs();
+                }
+            }
+        }
+        assertTrue(overlapping, "some all-to-all of micro-batch 0 runs while one of micro-batch 1 does");
+    }
+
+    private static boolean isAllToAll(DecodeResult.Span s) {
+        return s.name().equals("dispatch") || s.name().equals("combine");
+    }
+}
