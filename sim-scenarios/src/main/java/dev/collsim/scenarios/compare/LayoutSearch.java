@@ -15,6 +15,7 @@ import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -99,13 +100,13 @@ public final class LayoutSearch {
 
     /**
      * Simulates every candidate that fits, on {@code threads} threads; the result's order does not
-     * depend on them. Every point is first timed with each collective alone ({@link
-     * DecodeStep#estimate}), which contention can only lengthen; then every point the answer shows
-     * (the frontier, and the best within {@code itlSloMs}) is simulated as {@code decode} does, on
-     * one clock where its collectives contend, until the points shown are all so simulated. A point
-     * left at its estimate is beaten by one simulated in full, so it would be beaten by its own full
-     * simulation too. Should a full simulation ever come out faster than its estimate, every point is
-     * simulated in full.
+     * depend on them. Every point is first estimated with each collective alone ({@link
+     * DecodeStep#estimate}); then what the answer shows (the frontier, and the best within {@code
+     * itlSloMs}) is simulated in full, as {@code decode} does, on one clock where its collectives
+     * contend, until every point it shows is. Contention lengthens collectives, so an estimate is as
+     * a rule no slower than the full step, but not always: a pipeline's slowest stage can shrink when
+     * the stage before it ends later. So a point left at its estimate counts as faster by the most
+     * that any full step so far beat its own estimate, and is simulated in full if that would show it.
      */
     public static List<Point> run(ModelConfig m, DecodeSystem.Preset system, int gpus, int context, Precision precision, int threads,
                                   EngineSetup engine, double itlSloMs) {
@@ -116,26 +117,21 @@ public final class LayoutSearch {
             List<Point> points = new ArrayList<>(all(pool, specs, s -> DecodeStep.estimate(s, cache)));
             points.removeIf(java.util.Objects::isNull);
             java.util.Set<Point> full = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            double margin = 1;
             while (true) {
-                List<Point> todo = new ArrayList<>(shown(points, itlSloMs));
+                double boost = margin;
+                ToDoubleFunction<Point> speedUp = p -> full.contains(p) ? 1 : boost;
+                List<Point> todo = new ArrayList<>(pareto(points, speedUp));
+                best(points, itlSloMs, speedUp).filter(b -> !todo.contains(b)).ifPresent(todo::add);
                 todo.removeIf(full::contains);
                 if (todo.isEmpty()) {
                     return points;
                 }
                 List<Point> done = all(pool, todo.stream().map(Point::spec).toList(), s -> DecodeStep.run(s, cache));
-                boolean bound = true;
                 for (int k = 0; k < todo.size(); k++) {
-                    bound &= done.get(k).result().itlMs() >= todo.get(k).result().itlMs();
+                    margin = Math.max(margin, todo.get(k).result().itlMs() / done.get(k).result().itlMs());
                     points.set(points.indexOf(todo.get(k)), done.get(k));
                     full.add(done.get(k));
-                }
-                if (!bound) {
-                    List<Point> rest = points.stream().filter(p -> !full.contains(p)).toList();
-                    List<Point> exact = all(pool, rest.stream().map(Point::spec).toList(), s -> DecodeStep.run(s, cache));
-                    for (int k = 0; k < rest.size(); k++) {
-                        points.set(points.indexOf(rest.get(k)), exact.get(k));
-                        full.add(exact.get(k));
-                    }
                 }
             }
         } finally {
@@ -143,18 +139,16 @@ public final class LayoutSearch {
         }
     }
 
-    /** The points the answer shows: the frontier and the best within the target. */
-    private static List<Point> shown(List<Point> points, double itlSloMs) {
-        List<Point> out = new ArrayList<>(pareto(points));
-        best(points, itlSloMs).filter(b -> !out.contains(b)).ifPresent(out::add);
-        return out;
-    }
-
     /** The most tokens/s per GPU within the target (then the most per user), if any layout meets it. */
     public static java.util.Optional<Point> best(List<Point> points, double itlSloMs) {
-        return points.stream().filter(p -> p.result().itlMs() <= itlSloMs)
-                .max(Comparator.comparingDouble((Point p) -> p.result().tokensPerSPerGpu())
-                        .thenComparingDouble(p -> p.result().tokensPerSPerUser()));
+        return best(points, itlSloMs, p -> 1);
+    }
+
+    /** As above, each point's step taken {@code speedUp} times faster. */
+    private static java.util.Optional<Point> best(List<Point> points, double itlSloMs, ToDoubleFunction<Point> speedUp) {
+        return points.stream().filter(p -> p.result().itlMs() / speedUp.applyAsDouble(p) <= itlSloMs)
+                .max(Comparator.comparingDouble((Point p) -> p.result().tokensPerSPerGpu() * speedUp.applyAsDouble(p))
+                        .thenComparingDouble(p -> p.result().tokensPerSPerUser() * speedUp.applyAsDouble(p)));
     }
 
     /** Each spec's point (null for a layout the machine cannot place or hold), in order, simulated by {@code step} on the pool. */
@@ -188,15 +182,21 @@ public final class LayoutSearch {
 
     /** The points no other point beats on both tokens/s per GPU and tokens/s per user, by tokens/s per user. */
     public static List<Point> pareto(List<Point> points) {
+        return pareto(points, p -> 1);
+    }
+
+    /** As above, each point's step taken {@code speedUp} times faster. */
+    private static List<Point> pareto(List<Point> points, ToDoubleFunction<Point> speedUp) {
         List<Point> sorted = new ArrayList<>(points);
-        sorted.sort(Comparator.comparingDouble((Point p) -> -p.result().tokensPerSPerUser())
-                .thenComparingDouble(p -> -p.result().tokensPerSPerGpu()));
+        sorted.sort(Comparator.comparingDouble((Point p) -> -p.result().tokensPerSPerUser() * speedUp.applyAsDouble(p))
+                .thenComparingDouble(p -> -p.result().tokensPerSPerGpu() * speedUp.applyAsDouble(p)));
         List<Point> frontier = new ArrayList<>();
         double best = Double.NEGATIVE_INFINITY;
         for (Point p : sorted) {
-            if (p.result().tokensPerSPerGpu() > best) {
+            double perGpu = p.result().tokensPerSPerGpu() * speedUp.applyAsDouble(p);
+            if (perGpu > best) {
                 frontier.add(p);
-                best = p.result().tokensPerSPerGpu();
+                best = perGpu;
             }
         }
         return frontier;

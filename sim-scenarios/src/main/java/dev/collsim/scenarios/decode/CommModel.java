@@ -60,6 +60,7 @@ public final class CommModel {
     private final Variability noise;
     private final Map<Integer, Communicator> groups = new ConcurrentHashMap<>();
     private final Map<String, Cost> costs = new ConcurrentHashMap<>();
+    private final Map<String, Communicator> layouts = new ConcurrentHashMap<>();
 
     /** Collective costs shared between decode steps on the same machine and all-reduce kind. */
     public static final class Cache {
@@ -90,26 +91,33 @@ public final class CommModel {
         return groups.computeIfAbsent(size, machine::group);
     }
 
+    /** All the GPUs of a layout of {@code gpus} ({@link Machine#layout}), built once per size. */
+    Communicator layout(int gpus) {
+        int perNode = Math.min(gpus, machine.gpusPerNode());
+        return layouts.computeIfAbsent(machine.nodesFor(gpus) + "x" + perNode, k -> machine.layout(gpus));
+    }
+
     /** A TP all-reduce of {@code bytes} with the kernel {@code --allreduce} asks for. */
-    Cost allReduce(int tp, long bytes) {
-        return cost(CollectiveOp.ALL_REDUCE, tp, bytes);
+    Cost allReduce(LayoutGroups layout, int tp, long bytes) {
+        return cost(layout, CollectiveOp.ALL_REDUCE, tp, bytes);
     }
 
     /** A slice of a fused all-reduce: the same kernel as the whole message's, on a smaller piece. */
-    Cost allReduceSlice(int tp, long bytes, Cost whole) {
-        String key = "slice/" + whole.algorithm() + "/" + tp + "/" + bytes;
-        return costs.computeIfAbsent(key, k -> simulate(group(tp), Shape.BLOCKS, CollectiveOp.ALL_REDUCE, Math.max(1, bytes),
-                whole.algorithm().custom() ? EnumSet.of(whole.algorithm()) : ncclAlgos(), true));
+    Cost allReduceSlice(LayoutGroups layout, int tp, long bytes, Cost whole) {
+        LayoutGroups.Placed g = layout.first(Shape.BLOCKS, tp, 0, true);
+        String key = "slice/" + whole.algorithm() + "/" + tp + "/" + bytes + g.where();
+        return costs.computeIfAbsent(key, k -> simulate(g.communicator(), Shape.BLOCKS, CollectiveOp.ALL_REDUCE, Math.max(1, bytes),
+                whole.algorithm().custom() ? EnumSet.of(whole.algorithm()) : ncclAlgos(), true, 0));
     }
 
     /** An all-gather whose output is {@code bytes} on each of {@code n} GPUs. */
-    Cost allGather(int n, long bytes) {
-        return cost(CollectiveOp.ALL_GATHER, n, bytes);
+    Cost allGather(LayoutGroups layout, int n, long bytes) {
+        return cost(layout, CollectiveOp.ALL_GATHER, n, bytes);
     }
 
     /** An expert-parallel dispatch or combine: {@code bytes} leave each of {@code n} GPUs, spread over all of them. */
-    Cost allToAll(int n, long bytes) {
-        return cost(CollectiveOp.ALL_TO_ALL, n, bytes);
+    Cost allToAll(LayoutGroups layout, int n, long bytes) {
+        return cost(layout, CollectiveOp.ALL_TO_ALL, n, bytes);
     }
 
     /**
@@ -117,34 +125,39 @@ public final class CommModel {
      * carry every other shard, so it costs a send of (n - 1) shards between two GPUs placed as the
      * group is; each GPU sends one shard.
      */
-    Cost gatherToFirst(int n, long shardBytes) {
-        Cost inbound = pairSend(n <= machine.gpusPerNode(), (n - 1) * shardBytes);
-        Collective w = inbound.what();
-        return new Cost(inbound.picos(), inbound.latencyMicros(), inbound.sms(), shardBytes,
-                new Collective(Shape.GATHER, w.op(), n, w.bytes(), w.algorithm(), w.sameNode(), 0));
+    Cost gatherToFirst(LayoutGroups layout, int n, long shardBytes) {
+        boolean sameNode = n <= machine.gpusPerNode();
+        Cost inbound = pairSend(layout.first(Shape.GATHER, n, 0, sameNode), Shape.GATHER, n, 0, sameNode, (n - 1) * shardBytes);
+        return new Cost(inbound.picos(), inbound.latencyMicros(), inbound.sms(), shardBytes, inbound.what());
     }
 
-    /** Activations from pipeline stage {@code from} to the next: inside a node when both stages fit in one, else across two. */
-    Cost stageSend(int tp, int from, boolean sameNode, long bytes) {
-        Cost send = pairSend(sameNode, bytes);
+    /** Activations from pipeline stage {@code from} to the next: inside a node when both stages sit in one, else across two. */
+    Cost stageSend(LayoutGroups layout, int tp, int from, boolean sameNode, long bytes) {
+        return pairSend(layout.first(Shape.STAGE_SEND, tp, from, sameNode), Shape.STAGE_SEND, tp, from, sameNode, bytes);
+    }
+
+    private Cost pairSend(LayoutGroups.Placed pair, Shape shape, int n, int stage, boolean sameNode, long bytes) {
+        String key = "p2p/" + sameNode + "/" + bytes + pair.where();
+        Cost send = costs.computeIfAbsent(key, k -> simulate(pair.communicator(), Shape.STAGE_SEND, CollectiveOp.SEND_RECV, bytes,
+                EnumSet.allOf(AlgorithmId.class), sameNode, 0));
         Collective w = send.what();
         return new Cost(send.picos(), send.latencyMicros(), send.sms(), send.bytesSent(),
-                new Collective(Shape.STAGE_SEND, w.op(), tp, w.bytes(), w.algorithm(), sameNode, from));
+                new Collective(shape, w.op(), n, w.bytes(), w.algorithm(), sameNode, stage));
     }
 
-    private Cost pairSend(boolean sameNode, long bytes) {
-        String key = "p2p/" + sameNode + "/" + bytes;
-        return costs.computeIfAbsent(key, k -> simulate(machine.pair(sameNode), Shape.STAGE_SEND, CollectiveOp.SEND_RECV, bytes,
-                EnumSet.allOf(AlgorithmId.class), sameNode));
-    }
-
-    private Cost cost(CollectiveOp op, int n, long bytes) {
+    /**
+     * A collective on the first group of {@code n} GPUs of the layout: timed alone where the layout
+     * puts it, on its fabric when it leaves a node (another group's network, a bigger spine), so
+     * that the step on one clock meets the time where nothing contends ({@link OneClock}).
+     */
+    private Cost cost(LayoutGroups layout, CollectiveOp op, int n, long bytes) {
         long rounded = op.sizeIsTotal() ? Math.max(n, bytes / n * n) : Math.max(1, bytes);
-        String key = op + "/" + n + "/" + rounded;
+        LayoutGroups.Placed g = layout.first(Shape.BLOCKS, n, 0, true);
+        String key = op + "/" + n + "/" + rounded + g.where();
         return costs.computeIfAbsent(key, k -> {
-            Communicator c = group(n);
+            Communicator c = g.communicator();
             return simulate(c, Shape.BLOCKS, op, rounded, op == CollectiveOp.ALL_REDUCE ? allReduceAlgos(c, rounded)
-                    : EnumSet.allOf(AlgorithmId.class), n <= machine.gpusPerNode());
+                    : EnumSet.allOf(AlgorithmId.class), n <= machine.gpusPerNode(), 0);
         });
     }
 
@@ -186,7 +199,7 @@ public final class CommModel {
     }
 
     /** Simulates the collective, and again at its smallest size for the part of its time that is latency. */
-    private Cost simulate(Communicator c, Shape shape, CollectiveOp op, long bytes, EnumSet<AlgorithmId> algos, boolean sameNode) {
+    private Cost simulate(Communicator c, Shape shape, CollectiveOp op, long bytes, EnumSet<AlgorithmId> algos, boolean sameNode, int stage) {
         Plan plan = plan(c, op, bytes, algos);
         long picos = (noise == null ? c.simulate(plan, null, false)
                 : c.simulate(plan, null, false, noise.launchFactor(), noise.stepJitter(), null)).durationPicos();
@@ -194,7 +207,7 @@ public final class CommModel {
         Plan tiny = plan(c, op, smallest, EnumSet.of(plan.algo()));
         double latency = Math.min(picos, c.simulate(tiny, null, false).durationPicos()) / 1e6;
         return new Cost(picos, latency, plan.request().channels(), bytesSent(c.schedule(plan), c.nNodes()),
-                new Collective(shape, op, c.nRanks(), bytes, plan.algo(), sameNode, 0));
+                new Collective(shape, op, c.nRanks(), bytes, plan.algo(), sameNode, stage));
     }
 
     /** NCCL's plan (or the custom kernel's) of {@code op} on {@code c} among {@code algos}, every protocol allowed. */

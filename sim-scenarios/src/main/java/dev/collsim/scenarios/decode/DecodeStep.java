@@ -20,6 +20,7 @@ public final class DecodeStep {
     private final Machine machine;
     private final GpuModel gpu;
     private final CommModel comm;
+    private final LayoutGroups layout;
     private final LayerKernels kernels;
     private final List<String> warnings = new ArrayList<>();
     private final int gpusPerNode;
@@ -40,7 +41,8 @@ public final class DecodeStep {
         boolean jitter = noise != null && (noise.spec().launchCv() > 0 || noise.spec().stepCv() > 0);
         this.stochastic = noise != null;
         this.comm = jitter ? new CommModel(machine, spec.allReduceKernel(), noise) : cache.forSpec(spec, () -> machine);
-        this.kernels = new LayerKernels(spec, gpu, comm, noise, prefill);
+        this.layout = new LayoutGroups(spec, machine, comm);
+        this.kernels = new LayerKernels(spec, gpu, comm, layout, noise, prefill);
     }
 
     /** Simulates the step. */
@@ -60,8 +62,8 @@ public final class DecodeStep {
 
     /**
      * The step with every collective as long as it takes alone, whether or not collectives contend:
-     * quicker than {@link #run}, and never slower than it, as contention only lengthens collectives
-     * (a layout search ranks by it, then simulates in full what it shows).
+     * quicker to simulate than {@link #run}, and as a rule no slower a step, as contention lengthens
+     * collectives (a layout search ranks by it, then simulates in full what it shows).
      */
     public static DecodeResult estimate(DecodeSpec spec, CommModel.Cache cache) {
         DecodeStep step = new DecodeStep(spec, cache, null, false);
@@ -126,14 +128,14 @@ public final class DecodeStep {
         for (int l = 0; l < m.layers(); l++) {
             kernels.layer(l, tokens, last);
             if (l + 1 < m.layers() && stageOf(l + 1) != stageOf(l)) {
-                kernels.stageSend(l, stageOf(l + 1), spec.tp() * spec.pp() <= gpusPerNode, tokens, last);
+                kernels.stageSend(l, stageOf(l + 1), stagesShareANode(stageOf(l)), tokens, last);
             }
             kernels.issue();
         }
         kernels.head(tokens, last);
         List<Op> ops = kernels.ops();
         boolean contended = OneClock.schedule(ops, gpu.roofline().sms(),
-                stochastic || oneClock == Boolean.FALSE ? null : new LayoutGroups(spec, machine, comm), oneClock == Boolean.TRUE);
+                stochastic || oneClock == Boolean.FALSE ? null : layout, oneClock == Boolean.TRUE);
         List<String> tpCrossings = spec.tp() > 1 ? comm.crossings(spec.tp()) : List.of();
         String tpPath = spec.tp() == 1 ? "none" : tpCrossings.isEmpty() ? "NVLink" : String.join(" and ", tpCrossings);
         // Every stage reads its own layers: per GPU, about a stage's share.
@@ -167,6 +169,15 @@ public final class DecodeStep {
         double exposedHost = spec.hostOverlapped() ? Math.max(0, host - gpuStep) : host;
         return new DecodeResult.Timing((gpuStep + exposedHost) / 1000, path / 1000, (gpuStep - path) / 1000, host / 1000,
                 exposedHost / 1000, kernels, floor / 1000, roofline / 1000);
+    }
+
+    /**
+     * Whether the followed replica's stage {@code s} and the next sit in one node: its stages are
+     * side by side, GPU {@code s x tp + t} ({@link LayoutGroups}), so with TP 4 and three stages on
+     * 8-GPU nodes the first send stays in the node and the second leaves it.
+     */
+    private boolean stagesShareANode(int s) {
+        return s * spec.tp() / gpusPerNode == ((s + 2) * spec.tp() - 1) / gpusPerNode;
     }
 
     /** The pipeline stage that holds layer {@code l}. */

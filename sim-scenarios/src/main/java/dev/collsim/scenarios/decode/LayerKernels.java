@@ -22,6 +22,7 @@ final class LayerKernels {
     private final GpuModel gpu;
     private final KernelCosts k;
     private final CommModel comm;
+    private final LayoutGroups layout;
     private final Variability noise;
     private final int stragglerStage;
     private final boolean prefill;
@@ -31,7 +32,8 @@ final class LayerKernels {
     /** The weights the step's kernels read, every micro-batch and stage: what HBM must deliver at least. */
     private double weightBytesRead;
 
-    LayerKernels(DecodeSpec spec, GpuModel gpu, CommModel comm, Variability noise, boolean prefill) {
+    LayerKernels(DecodeSpec spec, GpuModel gpu, CommModel comm, LayoutGroups layout, Variability noise, boolean prefill) {
+        this.layout = layout;
         this.spec = spec;
         this.m = spec.model();
         this.gpu = gpu;
@@ -73,7 +75,7 @@ final class LayerKernels {
     void stageSend(int l, int next, boolean sameNode, int[] tokens, Op[] last) {
         for (int b = 0; b < tokens.length; b++) {
             long bytes = (long) tokens[b] * m.hidden() * Precision.ACTIVATION_BYTES;
-            last[b] = collective("send_to_stage" + next, l, b, comm.stageSend(spec.tp(), next - 1, sameNode, bytes), last[b]);
+            last[b] = collective("send_to_stage" + next, l, b, comm.stageSend(layout, spec.tp(), next - 1, sameNode, bytes), last[b]);
         }
     }
 
@@ -88,7 +90,7 @@ final class LayerKernels {
             last[b] = gemm("lm_head", m.layers(), b, t, head, Precision.ACTIVATION_BYTES, m.hidden() + (double) m.vocab() / spec.tp(), last[b]);
             if (spec.tp() > 1) {
                 long shard = (long) t * m.vocab() / spec.tp() * Precision.ACTIVATION_BYTES;
-                last[b] = collective("logits_gather", m.layers(), b, comm.gatherToFirst(spec.tp(), shard), last[b]);
+                last[b] = collective("logits_gather", m.layers(), b, comm.gatherToFirst(layout, spec.tp(), shard), last[b]);
             }
             // Logits to FP32 with temperature, softmax, and the top-k/top-p sampling kernel: each reads the logits.
             for (String kernel : SAMPLING_KERNELS) {
@@ -251,7 +253,7 @@ final class LayerKernels {
         } else {
             // Each rank of the replica's TP group takes 1/tp of its tokens to the experts.
             long dispatch = (long) (local * k0 * m.hidden() * spec.precision().dispatchBytes());
-            op = collective("dispatch", l, b, comm.allToAll(spec.ep(), dispatch), op);
+            op = collective("dispatch", l, b, comm.allToAll(layout, spec.ep(), dispatch), op);
             // The busiest rank sets the step: it holds ceil(E / ep) experts and gets their share of the picks.
             double global = (double) t * spec.dp();
             double perRank = MemoryPlan.expertsOnBusiestRank(e, spec.ep());
@@ -283,10 +285,10 @@ final class LayerKernels {
             return tpReduce("moe_all_reduce", l, b, t, op);
         }
         long combine = (long) (local * k0 * m.hidden() * Precision.ACTIVATION_BYTES);
-        op = collective("combine", l, b, comm.allToAll(spec.ep(), combine), op);
+        op = collective("combine", l, b, comm.allToAll(layout, spec.ep(), combine), op);
         if (spec.tp() > 1) {
             long gathered = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
-            op = collective("moe_all_gather", l, b, comm.allGather(spec.tp(), gathered), op);
+            op = collective("moe_all_gather", l, b, comm.allGather(layout, spec.tp(), gathered), op);
         }
         return op;
     }
@@ -342,8 +344,8 @@ final class LayerKernels {
         int bits = spec.precision().bits();
         double whole = k.workMicros(KernelCosts.Kind.GEMM, 2.0 * KernelCosts.paddedRows(t) * params, bytes, bits) * slowdown(l);
         long message = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
-        CommModel.Cost full = comm.allReduce(spec.tp(), message);
-        CommModel.Cost tile = comm.allReduceSlice(spec.tp(), Math.max(16, message / FUSED_TILES), full);
+        CommModel.Cost full = comm.allReduce(layout, spec.tp(), message);
+        CommModel.Cost tile = comm.allReduceSlice(layout, spec.tp(), Math.max(16, message / FUSED_TILES), full);
         double tileBandwidth = tile.micros() - tile.latencyMicros();
         Op gemm = after;
         Op[] reductions = new Op[FUSED_TILES];
@@ -370,7 +372,7 @@ final class LayerKernels {
             return after;
         }
         long bytes = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
-        return collective(name, l, b, comm.allReduce(spec.tp(), bytes), after);
+        return collective(name, l, b, comm.allReduce(layout, spec.tp(), bytes), after);
     }
 
     private Op compute(String name, int layer, int b, KernelCosts.Kind kind, double flops, double bytes, Op after) {

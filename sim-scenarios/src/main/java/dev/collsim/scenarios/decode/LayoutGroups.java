@@ -43,9 +43,34 @@ final class LayoutGroups {
 
     private Communicator whole() {
         if (whole == null) {
-            whole = machine.layout(spec.gpus());
+            whole = comm.layout(spec.gpus());
         }
         return whole;
+    }
+
+    /**
+     * The first group of a shape (replica 0's; for a pipeline send, stage {@code stage}'s first GPU
+     * and its peer) with its own communicator's NCCL view: on its own small system where it stays in
+     * one node, which is the same there; else placed on the layout's fabric, {@code where} naming the
+     * place for a cache of costs.
+     */
+    record Placed(Communicator communicator, String where) {}
+
+    Placed first(CommModel.Shape shape, int n, int stage, boolean sameNode) {
+        int[] m = members(shape, n, stage, sameNode).get(0);
+        Communicator own = own(shape, n, sameNode);
+        int perNode = machine.gpusPerNode();
+        if (java.util.Arrays.stream(m).allMatch(g -> g / perNode == m[0] / perNode)) {
+            return new Placed(own, "");
+        }
+        return new Placed(own.placedAt(whole().placement().subset(m)), "@" + whole().nRanks() + "/" + java.util.Arrays.toString(m));
+    }
+
+    private Communicator own(CommModel.Shape shape, int n, boolean sameNode) {
+        return switch (shape) {
+            case BLOCKS -> comm.group(n);
+            case STAGE_SEND, GATHER -> machine.pair(sameNode);
+        };
     }
 
     /** The pipeline stage of an op's layer (the embedding's is the first, the head's the last). */
@@ -55,7 +80,7 @@ final class LayoutGroups {
 
     /** How many groups run the collective at once. */
     int groupCount(CommModel.Collective c) {
-        return members(c).size();
+        return members(c.shape(), c.n(), c.stage(), c.sameNode()).size();
     }
 
     /** The collective's runs, one per group that runs it, every one planned as the step's was. */
@@ -100,43 +125,39 @@ final class LayoutGroups {
 
     private List<Communicator> groups(CommModel.Collective c) {
         return groups.computeIfAbsent(c, k -> {
-            List<int[]> members = members(k);
-            Communicator own = switch (k.shape()) {
-                case BLOCKS -> comm.group(k.n());
-                case STAGE_SEND, GATHER -> machine.pair(k.sameNode());
-            };
+            Communicator own = own(k.shape(), k.n(), k.sameNode());
             RankPlacement all = whole().placement();
             List<Communicator> placed = new ArrayList<>();
-            for (int[] m : members) {
+            for (int[] m : members(k.shape(), k.n(), k.stage(), k.sameNode())) {
                 placed.add(own.placedAt(all.subset(m)));
             }
             return placed;
         });
     }
 
-    /** Each group's GPUs, in rank order; the first group is the one with the followed GPU of stage 0. */
-    private List<int[]> members(CommModel.Collective c) {
+    /** Each group's GPUs, in rank order; the first group is the one with the followed GPU of stage 0 (of {@code stage}, for sends). */
+    private List<int[]> members(CommModel.Shape shape, int n, int stage, boolean sameNode) {
         int tp = spec.tp();
         int pp = spec.pp();
         List<int[]> out = new ArrayList<>();
-        switch (c.shape()) {
+        switch (shape) {
             case BLOCKS -> {
-                for (int first = 0; first + c.n() <= spec.gpus(); first += c.n()) {
-                    out.add(java.util.stream.IntStream.range(first, first + c.n()).toArray());
+                for (int first = 0; first + n <= spec.gpus(); first += n) {
+                    out.add(java.util.stream.IntStream.range(first, first + n).toArray());
                 }
             }
             case STAGE_SEND -> {
                 // One boundary's sends: every GPU of the stage, in every replica, to its peer in the next.
                 for (int d = 0; d < spec.dp(); d++) {
                     for (int t = 0; t < tp; t++) {
-                        int g = (d * pp + c.stage()) * tp + t;
+                        int g = (d * pp + stage) * tp + t;
                         out.add(new int[] {g, g + tp});
                     }
                 }
             }
             case GATHER -> {
                 // The first GPU of each replica's last stage receives; the pair is the one CommModel timed.
-                int step = c.sameNode() ? 1 : machine.gpusPerNode();
+                int step = sameNode ? 1 : machine.gpusPerNode();
                 for (int d = 0; d < spec.dp(); d++) {
                     int first = (d * pp + pp - 1) * tp;
                     out.add(new int[] {first, first + step});
