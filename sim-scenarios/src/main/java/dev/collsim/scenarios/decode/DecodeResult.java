@@ -49,7 +49,14 @@ public record DecodeResult(
         List<String> warnings,
         @JsonProperty("before_layers") List<Span> beforeLayers,
         List<Layer> layers,
-        @JsonProperty("after_layers") List<Span> afterLayers) {
+        @JsonProperty("after_layers") List<Span> afterLayers,
+        @com.fasterxml.jackson.annotation.JsonIgnore List<LinkLoad> linkLoads) {
+
+    /**
+     * A link's load over a step that ran on one clock, for the trace: from each time on (ms), the
+     * percent of its rate its flows used.
+     */
+    public record LinkLoad(String link, List<double[]> steps) {}
 
     public record Layout(int tp, int pp, int ep, int dp, int gpus, int batch, @JsonProperty("micro_batch") int microBatch, int context,
                          String dtype, @JsonProperty("kv_dtype") String kvDtype, String allreduce, String overlap,
@@ -85,9 +92,10 @@ public record DecodeResult(
     /**
      * @param contention where collectives of different groups (or of one GPU, at once) share links, so
      *                   that the step ran every collective on one clock: said in a line; else empty
+     * @param linkLoads  the followed GPU's and its NICs' links over a step on one clock; empty otherwise
      */
     static DecodeResult of(DecodeSpec spec, GpuModel gpu, String tpPath, String contention, MemoryPlan memory, double weightBytesRead,
-                           List<Op> ops, Timing timing, List<String> warnings) {
+                           List<Op> ops, Timing timing, List<String> warnings, List<LinkLoad> linkLoads) {
         ModelConfig m = spec.model();
         double itl = timing.itlMs();
         double compute = 0;
@@ -135,7 +143,8 @@ public record DecodeResult(
                 1000 / itl, compute, comm, exposed, bytes, comm - latency, latency, memory.weightsBytes(),
                 weightBytesRead / gpu.roofline().hbmBytesPerSecond() * 1000, memory.kvBytes(),
                 memory.buffersBytes(), memory.total(), memory.capacityBytes(), timing.gpuPathMs(), timing.bubbleMs(), timing.hostMs(),
-                timing.hostExposedMs(), timing.kernels(), timing.floorMs(), timing.rooflineMs(), List.copyOf(warnings), before, layers, after);
+                timing.hostExposedMs(), timing.kernels(), timing.floorMs(), timing.rooflineMs(), List.copyOf(warnings), before, layers, after,
+                List.copyOf(linkLoads));
     }
 
     /** Total length of the union of intervals. */

@@ -134,12 +134,14 @@ public final class DecodeStep {
         }
         kernels.head(tokens, last);
         List<Op> ops = kernels.ops();
-        boolean contended = OneClock.schedule(ops, gpu.roofline().sms(),
+        List<DecodeResult.LinkLoad> loads = OneClock.schedule(ops, gpu.roofline().sms(),
                 stochastic || oneClock == Boolean.FALSE ? null : layout, oneClock == Boolean.TRUE);
+        boolean contended = loads != null && oneClock == null;
         List<String> tpCrossings = spec.tp() > 1 ? comm.crossings(spec.tp()) : List.of();
         String tpPath = spec.tp() == 1 ? "none" : tpCrossings.isEmpty() ? "NVLink" : String.join(" and ", tpCrossings);
         // Every stage reads its own layers: per GPU, about a stage's share.
-        return DecodeResult.of(spec, gpu, tpPath, contended && oneClock == null ? OneClock.CONTENDED : "", memory, kernels.weightBytesRead() / spec.pp(), ops, timing(ops), warnings);
+        return DecodeResult.of(spec, gpu, tpPath, contended ? OneClock.CONTENDED : "", memory, kernels.weightBytesRead() / spec.pp(), ops,
+                timing(ops), warnings, loads == null ? List.of() : loads);
     }
 
     /**

@@ -73,6 +73,11 @@ final class LayoutGroups {
         };
     }
 
+    /** The fabric device of GPU 0, the one the step follows. */
+    int followedDevice() {
+        return whole().placement().devices()[0];
+    }
+
     /** The pipeline stage of an op's layer (the embedding's is the first, the head's the last). */
     int stageOf(int layer) {
         return layer < 0 ? 0 : LayerKernels.stageOf(spec, Math.min(layer, spec.model().layers() - 1));

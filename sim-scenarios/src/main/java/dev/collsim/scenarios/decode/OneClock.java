@@ -1,6 +1,10 @@
 package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.collective.CollectiveRun;
+import dev.collsim.core.collective.LinkLoads;
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.Link;
 import dev.collsim.core.collective.SharedFabric;
 import dev.collsim.core.compute.GpuStreams;
 import dev.collsim.core.engine.Engine;
@@ -29,11 +33,11 @@ final class OneClock {
     private OneClock() {}
 
     /**
-     * Sets every op's start and end (us from 0); returns whether it took the step on one clock,
-     * because collectives contend (never for a stochastic step, whose collectives are timed with
-     * their draws alone).
+     * Sets every op's start and end (us from 0). Where collectives contend it takes the step on one
+     * clock (never for a stochastic step, whose collectives are timed with their draws alone) and
+     * returns the load over time of the links of the followed GPU and its NIC; else null.
      */
-    static boolean schedule(List<Op> ops, int sms, LayoutGroups layout) {
+    static List<DecodeResult.LinkLoad> schedule(List<Op> ops, int sms, LayoutGroups layout) {
         return schedule(ops, sms, layout, false);
     }
 
@@ -41,13 +45,12 @@ final class OneClock {
     static final String CONTENDED = "collectives that run at once share links; every group's were simulated together on one clock";
 
     /** {@link #schedule}, on one clock whether or not collectives contend if {@code always}: what the shortcut must equal. */
-    static boolean schedule(List<Op> ops, int sms, LayoutGroups layout, boolean always) {
+    static List<DecodeResult.LinkLoad> schedule(List<Op> ops, int sms, LayoutGroups layout, boolean always) {
         alone(ops, sms);
         if (layout == null || !(always || contend(ops, layout))) {
-            return false;
+            return null;
         }
-        together(ops, sms, layout);
-        return true;
+        return together(ops, sms, layout);
     }
 
     /** Every collective as long as it takes alone. */
@@ -62,11 +65,16 @@ final class OneClock {
         times(ops, streams, number);
     }
 
-    /** Every collective of every group that runs it, on one flow network, from when its kernel starts. */
-    static void together(List<Op> ops, int sms, LayoutGroups layout) {
+    /**
+     * Every collective of every group that runs it, on one flow network, from when its kernel
+     * starts; returns the load over time of the links of the followed GPU and its NIC.
+     */
+    static List<DecodeResult.LinkLoad> together(List<Op> ops, int sms, LayoutGroups layout) {
         Engine engine = new Engine();
         GpuStreams streams = new GpuStreams(engine, sms, streams(ops));
         SharedFabric fabric = new SharedFabric(engine, layout.fabric());
+        LinkLoads loads = new LinkLoads(layout.fabric().links().size());
+        boolean watched = false;
         Map<Op, Integer> number = new IdentityHashMap<>();
         List<Op> byKernel = new ArrayList<>();
         List<int[]> runsOf = new ArrayList<>();
@@ -92,7 +100,9 @@ final class OneClock {
                 List<CollectiveRun> groups = layout.runs(c);
                 runs = new int[groups.size()];
                 for (int i = 0; i < runs.length; i++) {
-                    runs[i] = fabric.add(groups.get(i));
+                    // The flow network tells every run's observers of every link's rate: one is enough.
+                    runs[i] = fabric.add(watched ? groups.get(i) : groups.get(i).observedBy(loads));
+                    watched = true;
                 }
                 followed = runs[layout.followed(c, stageOf(op, layout))];
                 k = streams.openKernel(op.stream, op.sms, runner, waits(op, number));
@@ -104,6 +114,34 @@ final class OneClock {
         }
         streams.run();
         times(ops, streams, number);
+        return followedLinks(layout, loads);
+    }
+
+    /** The loads, in percent of each link's rate from each change on, of the links at the followed GPU (GPU 0) and its NICs. */
+    private static List<DecodeResult.LinkLoad> followedLinks(LayoutGroups layout, LinkLoads loads) {
+        Fabric f = layout.fabric();
+        int gpu = layout.followedDevice();
+        java.util.Set<Integer> ends = new java.util.TreeSet<>(List.of(gpu));
+        for (int l : f.outLinks(gpu)) {
+            for (int m : f.outLinks(f.link(l).to())) {
+                if (f.device(f.link(m).to()).kind() == DeviceKind.NIC) {
+                    ends.add(f.link(m).to());
+                }
+            }
+        }
+        List<DecodeResult.LinkLoad> out = new ArrayList<>();
+        for (Link link : f.links()) {
+            int l = link.id();
+            if (loads.steps(l) == 0 || !(ends.contains(link.from()) || ends.contains(link.to()))) {
+                continue;
+            }
+            List<double[]> steps = new ArrayList<>();
+            for (int i = 0; i < loads.steps(l); i++) {
+                steps.add(new double[] {loads.stepPicos(l, i) / 1e9, 100 * loads.load(l, i) / link.rate().bytesPerSecond()});
+            }
+            out.add(new DecodeResult.LinkLoad(f.device(link.from()).name() + " -> " + f.device(link.to()).name(), steps));
+        }
+        return out;
     }
 
     /**

@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * The step as a Perfetto trace: one process (the GPU the step follows), a thread per stream, a slice
- * per kernel with its layer, micro-batch and bytes.
+ * per kernel with its layer, micro-batch and bytes; for a step whose collectives contended, a second
+ * process with a counter per link of that GPU and its NIC, its load in percent of its rate.
  */
 public final class TraceWriter {
     private TraceWriter() {}
@@ -24,6 +25,15 @@ public final class TraceWriter {
         add(trace, -1, r.beforeLayers());
         r.layers().forEach(l -> add(trace, l.index(), l.spans()));
         add(trace, r.layers().size(), r.afterLayers());
+        // A step on one clock: its GPU's and NIC's links as every group's collectives loaded them.
+        if (!r.linkLoads().isEmpty()) {
+            trace.processName(1, "links of GPU 0 and its NIC (every group's collectives on one clock)");
+        }
+        for (DecodeResult.LinkLoad load : r.linkLoads()) {
+            for (double[] step : load.steps()) {
+                trace.counter(load.link() + " utilisation (%)", 1, step[0] * 1000, "percent", step[1]);
+            }
+        }
         return trace.render("ms");
     }
 
