@@ -5,10 +5,13 @@ import dev.collsim.core.units.TimeSpan;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.compare.CompareSpec;
 import dev.collsim.scenarios.compare.Comparison;
+import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.views.CompareHtml;
 import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -30,8 +33,16 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--model", paramLabel = "NAME|config.json", required = true, description = "a catalogue model or a config.json")
     String model;
 
-    @Option(names = "--system", paramLabel = "NAME", required = true, description = "a preset system; give two or more")
-    List<String> systems;
+    @Option(names = "--system", paramLabel = "NAME", description = "a preset system; give two or more (or beside --topology)")
+    List<String> systems = List.of();
+
+    @Option(names = "--topology", paramLabel = "FILE", description = "a topology file (docs/topology-format.md): your own machine,"
+            + " compared after the presets; repeatable")
+    List<String> topologies = List.of();
+
+    @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "with --topology, N copies of each file's node joined"
+            + " through its NICs on --network (default: ${DEFAULT-VALUE})")
+    int nodes;
 
     @Option(names = "--gpus", paramLabel = "N", defaultValue = "72", description = "GPUs of each system (default: ${DEFAULT-VALUE})")
     int gpus;
@@ -67,13 +78,27 @@ public final class CompareCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         int t = Flags.threads(threads);
+        WhatIf knobs = whatIf.toWhatIf();
+        if (topologies.isEmpty() && nodes != 1) {
+            throw new InputException("--nodes " + nodes + ": joins copies of a --topology file's node; a preset's layouts take the nodes"
+                    + " they need");
+        }
+        if (!topologies.isEmpty() && knobs.changesNode()) {
+            throw new InputException("--topology describes its node: leave out the knobs that change a preset's node (--scale nvlink and"
+                    + " pcie, --gdr) or edit the file; --network and its knobs act on the copies' network");
+        }
+        List<DecodeSystem.File> files = new java.util.ArrayList<>();
+        for (String file : topologies) {
+            files.add(new DecodeSystem.File(Path.of(file).getFileName().toString() + (nodes > 1 ? " x" + nodes : ""),
+                    SystemOptions.topology(file, nodes, network, knobs), knobs.linkEdits()));
+        }
         CompareSpec compare = new CompareSpec(ModelConfig.load(model), systems.stream().map(SystemPreset::byName).toList(), gpus, context,
                 Precision.fromName(dtype), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
-                network == null ? null : dev.collsim.topologies.catalog.NetworkPreset.byName(network), whatIf.toWhatIf(),
-                gpusPerNode == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(gpusPerNode));
+                network == null ? null : dev.collsim.topologies.catalog.NetworkPreset.byName(network), knobs,
+                gpusPerNode == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(gpusPerNode), files);
         Comparison c = Comparison.run(compare, t);
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
-            throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", systems)
+            throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", c.systems().stream().map(Comparison.SystemResult::system).toList())
                     + " at context " + context + " in " + dtype + ": give more --gpus, a smaller --dtype or a shorter --context");
         }
         output.writeReport(() -> {

@@ -3,6 +3,7 @@ package dev.collsim.scenarios.compare;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.Require;
 import dev.collsim.core.units.TimeSpan;
+import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
@@ -24,14 +25,17 @@ import java.util.List;
  * @param network     the network between each system's nodes, or null for each system's own
  * @param whatIf      the what-if knobs every system is built with
  * @param gpusPerNode GPUs of each node in use, or empty for all
+ * @param topologies  topology files' systems (a user's own machine, its nodes joined as asked), compared after the presets
  */
 public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpus, int context, Precision precision, TimeSpan itlSlo,
-                          EngineSetup engine, NetworkPreset network, WhatIf whatIf, java.util.OptionalInt gpusPerNode) {
+                          EngineSetup engine, NetworkPreset network, WhatIf whatIf, java.util.OptionalInt gpusPerNode,
+                          List<DecodeSystem.File> topologies) {
     public CompareSpec {
-        if (systems.isEmpty()) {
-            throw new InputException("--system: give the systems to compare");
+        if (systems.isEmpty() && topologies.isEmpty()) {
+            throw new InputException("--system: give the systems to compare (presets, or --topology FILE)");
         }
         systems = List.copyOf(systems);
+        topologies = List.copyOf(topologies);
         Require.atLeastOne("--gpus", gpus);
         Require.atLeastOne("--context", context);
         if (itlSlo.picos() <= 0) {
@@ -42,7 +46,15 @@ public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpu
     /** The systems as they are, each on its own network. */
     public CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpus, int context, Precision precision, TimeSpan itlSlo,
                        EngineSetup engine) {
-        this(model, systems, gpus, context, precision, itlSlo, engine, null, WhatIf.NONE, java.util.OptionalInt.empty());
+        this(model, systems, gpus, context, precision, itlSlo, engine, null, WhatIf.NONE, java.util.OptionalInt.empty(), List.of());
+    }
+
+    /** Every system to search, in order: the presets with the network, GPUs per node and what-ifs asked, then the files. */
+    public List<DecodeSystem> decodeSystems() {
+        List<DecodeSystem> all = new java.util.ArrayList<>();
+        systems.forEach(p -> all.add(new DecodeSystem.Preset(p, network, gpusPerNode, whatIf)));
+        all.addAll(topologies);
+        return all;
     }
 
     /** The GPUs per node, network and what-ifs in force, as a result's header says them; empty for none. */

@@ -53,13 +53,12 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
         ModelConfig m = spec.model();
         double sloMs = spec.itlSloMs();
         List<SystemResult> out = new ArrayList<>();
-        for (SystemPreset preset : spec.systems()) {
-            String system = preset.id();
-            List<LayoutSearch.Point> points = LayoutSearch.run(m, new DecodeSystem.Preset(preset, spec.network(), spec.gpusPerNode(),
-                    spec.whatIf()), spec.gpus(), spec.context(), spec.precision(), threads, spec.engine(), sloMs);
+        for (DecodeSystem system : spec.decodeSystems()) {
+            List<LayoutSearch.Point> points = LayoutSearch.run(m, system, spec.gpus(), spec.context(), spec.precision(), threads, spec.engine(),
+                    sloMs);
             List<Row> frontier = LayoutSearch.pareto(points).stream().map(Row::of).toList();
             Row best = LayoutSearch.best(points, sloMs).map(Row::of).orElse(null);
-            out.add(new SystemResult(system, points.size(), frontier, best));
+            out.add(new SystemResult(system.name(), points.size(), frontier, best));
         }
         return new Comparison(m.name(), spec.gpus(), spec.context(), spec.precision().label(), spec.engine().kvLabel(spec.precision()), sloMs,
                 spec.engine().engine().label(), KernelCosts.EFFICIENCY_SET, spec.changes(), out);
@@ -102,8 +101,10 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
         return List.of(frontiers, best);
     }
 
-    private static List<Column> rowColumns(String first) {
-        return new ArrayList<>(List.of(Column.text(first, first, 14), Column.number("batch", "batch", "", 6, 0),
+    private List<Column> rowColumns(String first) {
+        // A topology file's name can be longer than a preset's.
+        int width = Math.max(14, systems.stream().mapToInt(s -> s.system().length() + 1).max().orElse(0));
+        return new ArrayList<>(List.of(Column.text(first, first, width), Column.number("batch", "batch", "", 6, 0),
                 Column.number("itl_ms", "ITL", "(ms)", 9, 2), Column.number("tok_s_user", "tok/s/user", "", 11, 1),
                 Column.number("tok_s_gpu", "tok/s/GPU", "", 10, 1), Column.number("compute_ms", "compute", "(ms)", 9, 2),
                 Column.number("comm_ms", "comm", "(ms)", 8, 2), Column.number("exposed_ms", "exposed", "(ms)", 8, 2),

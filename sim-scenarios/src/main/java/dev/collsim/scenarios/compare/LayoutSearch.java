@@ -11,6 +11,7 @@ import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -47,14 +48,24 @@ public final class LayoutSearch {
         return candidates(m, new DecodeSystem.Preset(preset, null, OptionalInt.empty()), gpus, context, precision, engine);
     }
 
-    /** As above, on a preset with its network and what-if knobs. */
-    static List<DecodeSpec> candidates(ModelConfig m, DecodeSystem.Preset system, int gpus, int context, Precision precision,
+    /** As above, on a preset with its network and what-if knobs, or a topology file's system. */
+    static List<DecodeSpec> candidates(ModelConfig m, DecodeSystem system, int gpus, int context, Precision precision,
                                        EngineSetup engine) {
-        SystemPreset preset = system.preset();
-        if (preset.family().maxNodes() == 1 && gpus > preset.gpusPerNode()) {
-            throw new InputException("--gpus " + gpus + ": " + preset.id() + " is one server of " + preset.gpusPerNode() + " GPUs");
+        int perNode;
+        if (system instanceof DecodeSystem.Preset p) {
+            SystemPreset preset = p.preset();
+            if (preset.family().maxNodes() == 1 && gpus > preset.gpusPerNode()) {
+                throw new InputException("--gpus " + gpus + ": " + preset.id() + " is one server of " + preset.gpusPerNode() + " GPUs");
+            }
+            perNode = preset.gpusPerNode(p.gpusPerNode().isPresent() ? p.gpusPerNode().getAsInt() : null);
+        } else {
+            FabricSystem file = ((DecodeSystem.File) system).system();
+            if (gpus > file.ranks().length) {
+                throw new InputException("--gpus " + gpus + ": " + system.name() + " has " + file.ranks().length + " GPUs (" + file.nodes()
+                        + " node(s) of " + file.gpusPerNode() + "; --nodes N joins N copies of a one-node file)");
+            }
+            perNode = file.gpusPerNode();
         }
-        int perNode = preset.gpusPerNode(system.gpusPerNode().isPresent() ? system.gpusPerNode().getAsInt() : null);
         List<DecodeSpec> out = new ArrayList<>();
         for (int tp = 1; tp <= gpus; tp++) {
             if (m.heads() % tp != 0) {
@@ -108,7 +119,7 @@ public final class LayoutSearch {
      * the stage before it ends later. So a point left at its estimate counts as faster by the most
      * that any full step so far beat its own estimate, and is simulated in full if that would show it.
      */
-    public static List<Point> run(ModelConfig m, DecodeSystem.Preset system, int gpus, int context, Precision precision, int threads,
+    public static List<Point> run(ModelConfig m, DecodeSystem system, int gpus, int context, Precision precision, int threads,
                                   EngineSetup engine, double itlSloMs) {
         List<DecodeSpec> specs = candidates(m, system, gpus, context, precision, engine).stream().filter(DecodeStep::fits).toList();
         CommModel.Cache cache = new CommModel.Cache();

@@ -38,6 +38,23 @@ class CompareCommandTest {
         return Double.parseDouble(row.trim().split("\\s+")[9]);
     }
 
+    /**
+     * Your own machine beside a preset: the 8-NIC HGX H100 file joined as 2 nodes is the preset's
+     * node, so on 16 GPUs it finds the same best layout and tokens/s per GPU; it is named by its file.
+     */
+    @Test
+    void aTopologyFileJoinedAsNodesIsComparedBesideThePresets() throws Exception {
+        CliRunner r = CliRunner.run("compare", "--model", "llama-3-8b", "--system", "hgx-h100", "--topology", "../topologies/hgx-h100-nics.yaml",
+                "--nodes", "2", "--gpus", "16", "--itl-slo", "20ms", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        com.fasterxml.jackson.databind.JsonNode systems = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out()).get("systems");
+        assertEquals(2, systems.size());
+        assertEquals("hgx-h100-nics.yaml x2", systems.get(1).get("system").asText());
+        assertEquals(systems.get(0).get("best").get("layout").asText(), systems.get(1).get("best").get("layout").asText());
+        assertEquals(systems.get(0).get("best").get("tokens_per_s_per_gpu").asDouble(),
+                systems.get(1).get("best").get("tokens_per_s_per_gpu").asDouble(), 1e-6);
+    }
+
     @Test
     void anUnknownNetworkIsAnError() {
         CliRunner r = CliRunner.run("compare", "--model", "llama-3-8b", "--system", "hgx-h100", "--network", "token-ring");
