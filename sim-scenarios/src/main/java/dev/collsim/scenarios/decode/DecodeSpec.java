@@ -74,6 +74,12 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
                 overlap, cudaGraphs, engine, kvCache, overlapScheduler);
     }
 
+    /** The same layout with {@code batch} sequences (or prompt rows) and a context of {@code context} tokens. */
+    public DecodeSpec withTokens(int batch, int context) {
+        return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce,
+                overlap, cudaGraphs, engine, kvCache, overlapScheduler);
+    }
+
     /** The same step with weights in another format. */
     public DecodeSpec withPrecision(Precision other) {
         return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, other, allReduce,

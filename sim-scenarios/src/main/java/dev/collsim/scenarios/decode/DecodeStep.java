@@ -32,6 +32,10 @@ public final class DecodeStep {
     private final boolean prefill;
 
     private DecodeStep(DecodeSpec spec, CommModel.Cache cache, Variability noise, boolean prefill) {
+        this(spec, cache, noise, prefill, 0);
+    }
+
+    private DecodeStep(DecodeSpec spec, CommModel.Cache cache, Variability noise, boolean prefill, int cachedBefore) {
         this.spec = spec;
         this.prefill = prefill;
         this.m = spec.model();
@@ -42,7 +46,7 @@ public final class DecodeStep {
         this.stochastic = noise != null;
         this.comm = jitter ? new CommModel(machine, spec.allReduceKernel(), noise) : cache.forSpec(spec, () -> machine);
         this.layout = new LayoutGroups(spec, machine, comm);
-        this.kernels = new LayerKernels(spec, gpu, comm, layout, noise, prefill);
+        this.kernels = new LayerKernels(spec, gpu, comm, layout, noise, prefill, cachedBefore);
     }
 
     /** Simulates the step. */
@@ -91,6 +95,20 @@ public final class DecodeStep {
     }
 
     /**
+     * One forward of prompt tokens: {@code spec.batch()} rows (every request's new tokens), each
+     * request's context {@code spec.context()} long of which {@code cachedBefore} tokens were cached by
+     * earlier chunks; as {@link #prefillMs} says, the host's time is not in it.
+     */
+    static DecodeResult prefillForward(DecodeSpec spec, int cachedBefore, CommModel.Cache cache) {
+        return new DecodeStep(spec, cache, null, true, cachedBefore).simulate();
+    }
+
+    /** Throws the decode step's one-line error when the layout's weights and KV cache do not fit. */
+    static void requireFits(DecodeSpec spec) {
+        new DecodeStep(spec, new CommModel.Cache(), null, false).checkMemory();
+    }
+
+    /**
      * One replication of a stochastic step: kernel launches and collective steps jittered, and a
      * straggler (drawn or named) slowing the stage of replica 0 it sits in; collectives are simulated
      * afresh with this replication's draws unless only a straggler varies.
@@ -107,10 +125,7 @@ public final class DecodeStep {
 
     private DecodeResult simulate() {
         checkPlacement();
-        MemoryPlan memory = MemoryPlan.of(spec, gpu, spec.tp() > 1 ? comm.group(spec.tp()).nccl().ring().channels() : 0, spec.ep());
-        if (!memory.fits() && !prefill) {
-            throw memory.error(spec, gpu.label(), suggestion());
-        }
+        MemoryPlan memory = prefill ? memoryPlan() : checkMemory();
         warn("TP", spec.tp());
         if (spec.ep() > 1) {
             warn("EP", spec.ep());
@@ -142,6 +157,18 @@ public final class DecodeStep {
         // Every stage reads its own layers: per GPU, about a stage's share.
         return DecodeResult.of(spec, gpu, tpPath, contended ? OneClock.CONTENDED : "", memory, kernels.weightBytesRead() / spec.pp(), ops,
                 timing(ops), warnings, loads == null ? List.of() : loads);
+    }
+
+    private MemoryPlan memoryPlan() {
+        return MemoryPlan.of(spec, gpu, spec.tp() > 1 ? comm.group(spec.tp()).nccl().ring().channels() : 0, spec.ep());
+    }
+
+    private MemoryPlan checkMemory() {
+        MemoryPlan memory = memoryPlan();
+        if (!memory.fits()) {
+            throw memory.error(spec, gpu.label(), suggestion());
+        }
+        return memory;
     }
 
     /**

@@ -26,14 +26,17 @@ final class LayerKernels {
     private final Variability noise;
     private final int stragglerStage;
     private final boolean prefill;
+    /** In a prompt's forward, the tokens of each sequence already cached by earlier chunks. */
+    private final int cachedBefore;
     private final List<Op> ops = new ArrayList<>();
     /** Per micro-batch, the ops built but not yet issued; {@link #issue} interleaves them. */
     private final List<List<Op>> pending = new ArrayList<>();
     /** The weights the step's kernels read, every micro-batch and stage: what HBM must deliver at least. */
     private double weightBytesRead;
 
-    LayerKernels(DecodeSpec spec, GpuModel gpu, CommModel comm, LayoutGroups layout, Variability noise, boolean prefill) {
+    LayerKernels(DecodeSpec spec, GpuModel gpu, CommModel comm, LayoutGroups layout, Variability noise, boolean prefill, int cachedBefore) {
         this.layout = layout;
+        this.cachedBefore = cachedBefore;
         this.spec = spec;
         this.m = spec.model();
         this.gpu = gpu;
@@ -185,9 +188,12 @@ final class LayerKernels {
         return prefill ? Math.ceil(t / 128.0) : t;
     }
 
-    /** Tokens each query attends to: the whole context in decode, half the prompt on average when it is causal. */
+    /**
+     * Tokens each query attends to: the whole context in decode; in a prompt, the tokens cached before
+     * this forward (earlier chunks) and, causally, half of its own on average.
+     */
     private double attended() {
-        return prefill ? spec.context() / 2.0 : spec.context();
+        return prefill ? cachedBefore + (spec.context() - cachedBefore) / 2.0 : spec.context();
     }
 
     /**

@@ -1,0 +1,87 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.scenarios.decode.AllReduceKind;
+import dev.collsim.scenarios.decode.DecodeSpec;
+import dev.collsim.scenarios.decode.DecodeSystem;
+import dev.collsim.scenarios.decode.EngineSetup;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Overlap;
+import dev.collsim.scenarios.decode.Prefill;
+import dev.collsim.scenarios.decode.PrefillResult;
+import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.scenarios.views.PrefillReport;
+import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.systems.SystemPreset;
+import java.util.OptionalInt;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code collsim prefill}: the time to first token of a batch of prompts, and its KV cache's move to a decode instance. */
+@Command(name = "prefill", mixinStandardHelpOptions = true,
+        description = {"Simulates the prefill of --batch prompts of --isl tokens, layer by layer: every prompt token a row of the GEMMs,",
+            "attention causal over the prompt, the collectives at prefill sizes on the system; whole, or in --chunk tokens per forward.",
+            "Prints the time to first token and each layer's time, the KV cache it leaves, and what sending that cache to a decode",
+            "instance of the same layout takes over the network and over NVLink, after the prefill and layer by layer."})
+public final class PrefillCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--model", paramLabel = "NAME|config.json", required = true, description = "a catalogue model or a config.json")
+    String model;
+
+    @Option(names = "--system", paramLabel = "NAME", defaultValue = SystemOptions.DEFAULT_SYSTEM,
+            description = "a preset system (default: ${DEFAULT-VALUE})")
+    String system;
+
+    @Option(names = "--network", paramLabel = "NAME", description = "between nodes (default: the system's)")
+    String network;
+
+    @Option(names = "--tp", paramLabel = "T", defaultValue = "1", description = "tensor-parallel ranks (default: ${DEFAULT-VALUE})")
+    int tp;
+
+    @Option(names = "--pp", paramLabel = "P", defaultValue = "1", description = "pipeline stages (default: ${DEFAULT-VALUE})")
+    int pp;
+
+    @Option(names = "--ep", paramLabel = "E", defaultValue = "1", description = "expert-parallel ranks (default: ${DEFAULT-VALUE})")
+    int ep;
+
+    @Option(names = "--isl", paramLabel = "TOKENS", required = true, description = "prompt tokens per request")
+    int isl;
+
+    @Option(names = "--batch", paramLabel = "B", defaultValue = "1", description = "prompts prefilled together (default: ${DEFAULT-VALUE})")
+    int batch;
+
+    @Option(names = "--chunk", paramLabel = "TOKENS", defaultValue = "0",
+            description = "tokens per forward (chunked prefill); 0, the default: the whole prompt at once")
+    int chunk;
+
+    @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
+    String dtype;
+
+    @Mixin
+    EngineOptions engineOptions;
+
+    @Mixin
+    WhatIfOptions whatIf;
+
+    @Mixin
+    ReportOptions output;
+
+    @Override
+    public Integer call() {
+        dev.collsim.core.input.Require.atLeastOne("--isl", isl);
+        EngineSetup engine = engineOptions.setup();
+        DecodeSystem where = new DecodeSystem.Preset(SystemPreset.byName(SystemOptions.preset(system)),
+                network == null ? null : NetworkPreset.byName(network), OptionalInt.empty(), whatIf.toWhatIf());
+        DecodeSpec layout = new DecodeSpec(ModelConfig.load(model), where, OptionalInt.empty(), tp, pp, ep, ep > 1 ? ep / tp : 1, 1, isl,
+                Precision.fromName(dtype), AllReduceKind.AUTO, Overlap.NONE, engine.engine().cudaGraphsByDefault(), engine.engine(),
+                engine.kvCache(), engine.overlapScheduler());
+        PrefillResult result = Prefill.run(layout, isl, batch, chunk);
+        output.emit(result, PrefillReport.table(result), spec.commandLine().getOut());
+        return 0;
+    }
+}

@@ -1,0 +1,129 @@
+package dev.collsim.scenarios.decode;
+
+import dev.collsim.core.collective.CollectiveOp;
+import dev.collsim.core.collective.CollectiveRun;
+import dev.collsim.core.collective.CollectiveSimulator;
+import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.Require;
+import dev.collsim.core.nccl.AlgorithmId;
+import dev.collsim.core.nccl.Communicator;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * The prefill of {@code requests} prompts of {@code isl} tokens on a layout: every prompt token a row
+ * of the GEMMs, attention causal over the prompt, the layout's collectives at prefill sizes, layer by
+ * layer on the decode step's machinery ({@link DecodeStep#prefillForward}); whole, or in chunks of
+ * {@code chunk} tokens, each a forward that attends to the chunks before it (chunked prefill). The
+ * time to first token is every forward plus the engine's host step before each.
+ *
+ * <p>Its KV cache then goes to a decode instance of the same layout (disaggregated serving), each GPU
+ * its shard to its peer, all at once: over the network between two nodes, and over NVLink where the
+ * NVLink domain holds both instances. Sent after the last layer, all of it waits; sent layer by layer
+ * as the layers end (NIXL, Mooncake), each layer's share starts once its layer has ended and the link
+ * has sent the layer before, and only what the last layer's send adds after the prefill is exposed.
+ */
+public final class Prefill {
+    private Prefill() {}
+
+    /**
+     * @param layout   the layout (its batch and context are ignored)
+     * @param isl      prompt tokens per request
+     * @param requests prompts prefilled together
+     * @param chunk    tokens per forward, or 0 for the whole prompt at once
+     */
+    public static PrefillResult run(DecodeSpec layout, int isl, int requests, int chunk) {
+        Require.atLeastOne("--isl", isl);
+        Require.atLeastOne("--batch", requests);
+        if (chunk < 0) {
+            throw new InputException("--chunk " + chunk + ": expected a positive number of tokens, or leave it out");
+        }
+        DecodeStep.requireFits(layout.withTokens(requests, isl));
+        int step = chunk == 0 ? isl : Math.min(chunk, isl);
+        CommModel.Cache cache = new CommModel.Cache();
+        List<PrefillResult.Forward> forwards = new ArrayList<>();
+        DecodeResult first = null;
+        double[] layerMs = null;
+        double[] layerEnds = null;
+        double hostMs = layout.engine().hostMicros(requests) / 1000;
+        double ttft = 0;
+        double compute = 0;
+        double comm = 0;
+        double exposed = 0;
+        for (int cached = 0; cached < isl; cached += step) {
+            int tokens = Math.min(step, isl - cached);
+            DecodeResult r = DecodeStep.prefillForward(layout.withTokens(requests * tokens, cached + tokens), cached, cache);
+            double gpuMs = r.itlMs() - r.hostExposedMs();
+            forwards.add(new PrefillResult.Forward(cached, tokens, gpuMs, r.computeMs(), r.commMs(), r.exposedCommMs()));
+            if (first == null) {
+                first = r;
+                layerMs = new double[r.layers().size()];
+            }
+            layerEnds = new double[r.layers().size()];
+            for (int l = 0; l < layerMs.length; l++) {
+                DecodeResult.Layer layer = r.layers().get(l);
+                layerMs[l] += layer.endMs() - layer.startMs();
+                layerEnds[l] = ttft + hostMs + layer.endMs();
+            }
+            ttft += hostMs + gpuMs;
+            compute += r.computeMs();
+            comm += r.commMs();
+            exposed += r.exposedCommMs();
+        }
+        List<PrefillResult.LayerTime> layers = new ArrayList<>();
+        for (int l = 0; l < layerMs.length; l++) {
+            layers.add(new PrefillResult.LayerTime(l, layout.model().isMoe(l), layerMs[l]));
+        }
+        double kvPerToken = (double) layout.model().layers() * layout.model().kvElementsPerToken() * layout.kvBytes();
+        long perGpu = Math.round((double) isl * requests * layout.model().layers() * layout.model().kvElementsPerTokenPerRank(layout.tp())
+                * layout.kvBytes());
+        Machine machine = Machine.of(layout);
+        List<PrefillResult.KvTransfer> transfers = new ArrayList<>();
+        transfers.add(transfer("the network", machine, layout, perGpu, layerEnds, ttft, false));
+        transfers.add(2 * layout.tp() <= machine.gpusPerNode() ? transfer("NVLink", machine, layout, perGpu, layerEnds, ttft, true)
+                : PrefillResult.KvTransfer.notSimulated("NVLink", "an NVLink domain of " + machine.gpusPerNode()
+                        + " GPUs holds one instance of TP " + layout.tp() + ", not two"));
+        return new PrefillResult(first.model(), first.system(), first.gpu(), first.whatIfs(), layout.tp(), layout.pp(), layout.ep(), isl, requests,
+                chunk, first.layout().dtype(), first.layout().kvDtype(), layout.engine().label(), ttft, compute, comm, exposed,
+                hostMs * forwards.size(), kvPerToken, kvPerToken * isl, perGpu, transfers, forwards, layers, first.warnings());
+    }
+
+    /**
+     * Every GPU's KV shard of {@code perGpu} bytes to its peer in a decode instance of the same TP
+     * size, all at once: on another node ({@code nvlink} false) or in the same NVLink domain. Once
+     * after the prefill, and layer by layer after each layer's end ({@code layerEnds}, ms).
+     */
+    private static PrefillResult.KvTransfer transfer(String over, Machine machine, DecodeSpec layout, long perGpu, double[] layerEnds,
+                                                     double ttft, boolean nvlink) {
+        int tp = layout.tp();
+        int perNode = machine.gpusPerNode();
+        if (!nvlink && machine.maxNodes() < 2) {
+            return PrefillResult.KvTransfer.notSimulated(over, "one node: no network between instances");
+        }
+        if (!nvlink && tp > perNode) {
+            return PrefillResult.KvTransfer.notSimulated(over, "the TP group fills several nodes");
+        }
+        double whole = sendMs(machine, tp, perGpu, nvlink);
+        int layers = layerEnds.length;
+        double perLayer = sendMs(machine, tp, Math.max(1, perGpu / layers), nvlink);
+        double linkFree = 0;
+        for (double end : layerEnds) {
+            linkFree = Math.max(linkFree, end) + perLayer;
+        }
+        return new PrefillResult.KvTransfer(over, whole, Math.max(0, linkFree - ttft), "");
+    }
+
+    /** The time of {@code tp} sends of {@code bytes} each, GPU t to its peer, run together. */
+    private static double sendMs(Machine machine, int tp, long bytes, boolean nvlink) {
+        int perNode = machine.gpusPerNode();
+        Communicator whole = machine.layout(nvlink ? 2 * tp : 2 * perNode);
+        Communicator own = machine.pair(nvlink);
+        List<CollectiveRun> runs = new ArrayList<>();
+        for (int t = 0; t < tp; t++) {
+            Communicator pair = own.placedAt(whole.placement().subset(t, (nvlink ? tp : perNode) + t));
+            runs.add(pair.collectiveRun(CommModel.plan(pair, CollectiveOp.SEND_RECV, bytes, EnumSet.allOf(AlgorithmId.class))));
+        }
+        return CollectiveSimulator.runTogether(runs).stream().mapToLong(r -> r.durationPicos()).max().orElse(0) / 1e9;
+    }
+}

@@ -1,0 +1,77 @@
+package dev.collsim.scenarios.decode;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.core.units.Rate;
+import dev.collsim.topologies.systems.SystemPreset;
+import dev.collsim.topologies.systems.WhatIf;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+/** Prefill: the time to first token, its KV cache, and the cache's move to a decode instance, after the prefill or layer by layer. */
+class PrefillTest {
+    private static DecodeSpec llama70b(String system, Rate nic) {
+        WhatIf knobs = new WhatIf(nic, 0, 1, 1, true, Map.of(), Map.of(), List.of());
+        return new DecodeSpec(ModelConfig.load("llama-3-70b"), new DecodeSystem.Preset(SystemPreset.byName(system), null, OptionalInt.empty(), knobs),
+                OptionalInt.empty(), 8, 1, 1, 1, 1, 8192, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true);
+    }
+
+    private static PrefillResult.KvTransfer over(PrefillResult r, String link) {
+        return r.kvTransfer().stream().filter(x -> x.over().equals(link)).findFirst().orElseThrow();
+    }
+
+    /**
+     * Llama-3-70B, 8,192 prompt tokens, TP 8 on HGX H100: 80 layers x 8 KV heads x 128 x 2 x 2 B =
+     * 320 KiB a token, 2.5 GiB a request, an eighth of it on each GPU; the time to first token is
+     * its compute, its communication and the host; the cache goes over the NICs (an HGX node's NVLink
+     * holds one TP-8 instance), and on GB200 NVL72 over NVLink much faster than over the network.
+     */
+    @Test
+    void llama70bAt8kTokens() {
+        PrefillResult r = Prefill.run(llama70b("hgx-h100", null), 8192, 1, 0);
+        assertEquals(320 * 1024, r.kvBytesPerToken());
+        assertEquals(2.5 * (1L << 30), r.kvBytesPerRequest());
+        assertEquals((long) (2.5 * (1L << 30) / 8), r.kvBytesPerGpu());
+        assertTrue(r.computeMs() > 100 && r.commMs() > 10, r.computeMs() + " ms compute, " + r.commMs() + " ms communication");
+        assertTrue(r.ttftMs() >= r.computeMs() + r.exposedCommMs(), "the time to first token holds compute and exposed communication");
+        assertTrue(over(r, "the network").afterMs() > 0);
+        assertNull(over(r, "NVLink").afterMs(), over(r, "NVLink").why());
+        PrefillResult rack = Prefill.run(llama70b("gb200-nvl72", null), 8192, 1, 0);
+        assertTrue(over(rack, "NVLink").afterMs() < over(rack, "the network").afterMs() / 5,
+                over(rack, "NVLink").afterMs() + " ms over NVLink, " + over(rack, "the network").afterMs() + " over the network");
+    }
+
+    /**
+     * Sent layer by layer, the cache hides behind the prefill while a layer's share sends faster than
+     * the next layer computes (400 Gb/s NICs: nothing exposed), and exposes only the excess when it
+     * sends slower (1 Gb/s: the link is busy from the first layer's end, so what shows is the whole
+     * send less the prefill after that first layer).
+     */
+    @Test
+    void layerByLayerHidesWhatThePrefillCovers() {
+        PrefillResult fast = Prefill.run(llama70b("hgx-h100", null), 8192, 1, 0);
+        assertEquals(0, over(fast, "the network").exposedMs(), 1e-9);
+        PrefillResult slow = Prefill.run(llama70b("hgx-h100", Rate.parse("1Gb/s")), 8192, 1, 0);
+        PrefillResult.KvTransfer x = over(slow, "the network");
+        double firstLayerEnd = slow.hostMs() + slow.layers().get(0).ms();
+        double excess = x.afterMs() - (slow.ttftMs() - firstLayerEnd);
+        assertTrue(x.exposedMs() > 0 && x.exposedMs() < x.afterMs(), x.exposedMs() + " ms exposed of " + x.afterMs());
+        assertEquals(excess, x.exposedMs(), 0.01 * x.afterMs(), "the excess over what the prefill covers");
+    }
+
+    /** In chunks, each forward attends to the chunks before it: the tokens add up, and the chunks take longer than one forward. */
+    @Test
+    void chunkedPrefillAddsForwards() {
+        PrefillResult whole = Prefill.run(llama70b("hgx-h100", null), 8192, 1, 0);
+        PrefillResult chunked = Prefill.run(llama70b("hgx-h100", null), 8192, 1, 2048);
+        assertEquals(4, chunked.forwards().size());
+        assertEquals(8192, chunked.forwards().stream().mapToInt(PrefillResult.Forward::tokens).sum());
+        assertEquals(6144, chunked.forwards().get(3).cachedTokens());
+        assertTrue(chunked.ttftMs() > whole.ttftMs(), chunked.ttftMs() + " ms in chunks, " + whole.ttftMs() + " whole");
+        assertTrue(chunked.forwards().get(3).gpuMs() > chunked.forwards().get(0).gpuMs(), "the last chunk attends to the most");
+    }
+}
