@@ -104,7 +104,7 @@ final class OneClock {
                     runs[i] = fabric.add(watched ? groups.get(i) : groups.get(i).observedBy(loads));
                     watched = true;
                 }
-                followed = runs[layout.followed(c, stageOf(op, layout))];
+                followed = runs[layout.followed(c, layout.stageOf(op.layer))];
                 k = streams.openKernel(op.stream, op.sms, runner, waits(op, number));
             }
             number.put(op, k);
@@ -175,10 +175,6 @@ final class OneClock {
             running.add(op);
         }
         return false;
-    }
-
-    private static int stageOf(Op op, LayoutGroups layout) {
-        return layout.stageOf(op.layer);
     }
 
     private static int streams(List<Op> ops) {
