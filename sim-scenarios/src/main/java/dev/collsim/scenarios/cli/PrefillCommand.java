@@ -22,10 +22,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code collsim prefill}: the time to first token of a batch of prompts, and its KV cache's move to a decode instance. */
 @Command(name = "prefill", mixinStandardHelpOptions = true,
-        description = {"Simulates the prefill of --batch prompts of --isl tokens, layer by layer: every prompt token a row of the GEMMs,",
-            "attention causal over the prompt, the collectives at prefill sizes on the system; whole, or in --chunk tokens per forward.",
-            "Prints the time to first token and each layer's time, the KV cache it leaves, and what sending that cache to a decode",
-            "instance of the same layout takes over the network and over NVLink, after the prefill and layer by layer."})
+        description = {"Simulates the prefill of --batch prompts of --isl tokens, layer by layer, and the move of their KV cache.",
+            "Every prompt token is a row of the GEMMs, attention is causal over the prompt and the collectives run at prefill sizes on",
+            "the system; whole, or in --chunk tokens per forward. It prints the time to first token and each layer's time, the KV",
+            "cache it leaves, and what sending that cache to a decode instance of the same layout takes over the network and over",
+            "NVLink, after the prefill and layer by layer."})
 public final class PrefillCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
