@@ -143,7 +143,7 @@ public final class DecodeStep {
         for (int l = 0; l < m.layers(); l++) {
             kernels.layer(l, tokens, last);
             if (l + 1 < m.layers() && stageOf(l + 1) != stageOf(l)) {
-                kernels.stageSend(l, stageOf(l + 1), stagesShareANode(stageOf(l)), tokens, last);
+                kernels.stageSend(l, stageOf(l + 1), layout.stagesShareANode(stageOf(l)), tokens, last);
             }
             kernels.issue();
         }
@@ -198,15 +198,6 @@ public final class DecodeStep {
         double exposedHost = spec.hostOverlapped() ? Math.max(0, host - gpuStep) : host;
         return new DecodeResult.Timing((gpuStep + exposedHost) / 1000, path / 1000, (gpuStep - path) / 1000, host / 1000,
                 exposedHost / 1000, kernels, floor / 1000, roofline / 1000);
-    }
-
-    /**
-     * Whether the followed replica's stage {@code s} and the next sit in one node: its stages are
-     * side by side, GPU {@code s x tp + t} ({@link LayoutGroups}), so with TP 4 and three stages on
-     * 8-GPU nodes the first send stays in the node and the second leaves it.
-     */
-    private boolean stagesShareANode(int s) {
-        return s * spec.tp() / gpusPerNode == ((s + 2) * spec.tp() - 1) / gpusPerNode;
     }
 
     /** The pipeline stage that holds layer {@code l}. */

@@ -28,8 +28,9 @@ final class LayoutGroups {
     private final CommModel comm;
     /** The layout's GPUs, built when first needed. */
     private Communicator whole;
-    private final Map<CommModel.Collective, List<Communicator>> groups = new HashMap<>();
-    private final Map<CommModel.Collective, BitSet> links = new HashMap<>();
+    private final Map<CommModel.Collective, List<CollectiveRun>> runs = new HashMap<>();
+    /** Per collective, the links each group's flows can cross, in the order of {@link #runs}. */
+    private final Map<CommModel.Collective, List<BitSet>> groupLinks = new HashMap<>();
 
     LayoutGroups(DecodeSpec spec, Machine machine, CommModel comm) {
         this.spec = spec;
@@ -90,11 +91,16 @@ final class LayoutGroups {
 
     /** The collective's runs, one per group that runs it, every one planned as the step's was. */
     List<CollectiveRun> runs(CommModel.Collective c) {
-        List<CollectiveRun> runs = new ArrayList<>();
-        for (Communicator g : groups(c)) {
-            runs.add(g.collectiveRun(CommModel.plan(g, c.op(), c.bytes(), EnumSet.of(c.algorithm()))));
-        }
-        return runs;
+        return runs.computeIfAbsent(c, k -> {
+            Communicator own = own(k.shape(), k.n(), k.sameNode());
+            RankPlacement all = whole().placement();
+            List<CollectiveRun> out = new ArrayList<>();
+            for (int[] m : members(k.shape(), k.n(), k.stage(), k.sameNode())) {
+                Communicator g = own.placedAt(all.subset(m));
+                out.add(g.collectiveRun(CommModel.plan(g, k.op(), k.bytes(), EnumSet.of(k.algorithm()))));
+            }
+            return out;
+        });
     }
 
     /** Which of {@link #runs} the GPU the step follows takes part in, at {@code stage}. */
@@ -108,18 +114,15 @@ final class LayoutGroups {
 
     /** Every link any group of the collective's flows can cross. */
     BitSet links(CommModel.Collective c) {
-        return links.computeIfAbsent(c, k -> {
-            BitSet all = new BitSet();
-            runs(k).forEach(r -> all.or(CollectiveSimulator.linksOf(r)));
-            return all;
-        });
+        BitSet all = new BitSet();
+        groupLinks(c).forEach(all::or);
+        return all;
     }
 
     /** Whether two groups of the collective can cross one link: they contend whenever it runs. */
     boolean groupsShareALink(CommModel.Collective c) {
         BitSet seen = new BitSet();
-        for (CollectiveRun r : runs(c)) {
-            BitSet mine = CollectiveSimulator.linksOf(r);
+        for (BitSet mine : groupLinks(c)) {
             if (mine.intersects(seen)) {
                 return true;
             }
@@ -128,16 +131,23 @@ final class LayoutGroups {
         return false;
     }
 
-    private List<Communicator> groups(CommModel.Collective c) {
-        return groups.computeIfAbsent(c, k -> {
-            Communicator own = own(k.shape(), k.n(), k.sameNode());
-            RankPlacement all = whole().placement();
-            List<Communicator> placed = new ArrayList<>();
-            for (int[] m : members(k.shape(), k.n(), k.stage(), k.sameNode())) {
-                placed.add(own.placedAt(all.subset(m)));
-            }
-            return placed;
-        });
+    private List<BitSet> groupLinks(CommModel.Collective c) {
+        return groupLinks.computeIfAbsent(c, k -> runs(k).stream().map(CollectiveSimulator::linksOf).toList());
+    }
+
+    /**
+     * Whether the followed replica's stage {@code s} and the next sit in one node, as the layout
+     * numbers their GPUs: with TP 4 and three stages on 8-GPU nodes the first send stays in the node
+     * and the second leaves it.
+     */
+    boolean stagesShareANode(int s) {
+        int perNode = machine.gpusPerNode();
+        return gpu(0, s, 0) / perNode == (gpu(0, s + 1, spec.tp() - 1)) / perNode;
+    }
+
+    /** The layout's number of TP rank {@code t} of stage {@code s} of replica {@code d}. */
+    private int gpu(int d, int s, int t) {
+        return (d * spec.pp() + s) * spec.tp() + t;
     }
 
     /** Each group's GPUs, in rank order; the first group is the one with the followed GPU of stage 0 (of {@code stage}, for sends). */
@@ -155,7 +165,7 @@ final class LayoutGroups {
                 // One boundary's sends: every GPU of the stage, in every replica, to its peer in the next.
                 for (int d = 0; d < spec.dp(); d++) {
                     for (int t = 0; t < tp; t++) {
-                        int g = (d * pp + stage) * tp + t;
+                        int g = gpu(d, stage, t);
                         out.add(new int[] {g, g + tp});
                     }
                 }
@@ -164,7 +174,7 @@ final class LayoutGroups {
                 // The first GPU of each replica's last stage receives; the pair is the one CommModel timed.
                 int step = sameNode ? 1 : machine.gpusPerNode();
                 for (int d = 0; d < spec.dp(); d++) {
-                    int first = (d * pp + pp - 1) * tp;
+                    int first = gpu(d, pp - 1, 0);
                     out.add(new int[] {first, first + step});
                 }
             }
