@@ -12,7 +12,7 @@ import picocli.CommandLine;
  */
 @Command(name = "collsim", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Discrete-event simulator of GPU-cluster communication: NCCL-style collectives chunk by chunk over modelled fabrics.",
-        subcommands = {BenchCommand.class, DecodeCommand.class, PrefillCommand.class, CompareCommand.class, CalibrateCommand.class, SweepCommand.class, MergeCommand.class, RunCommand.class, ExplainCommand.class, TopoCommand.class, DemoCommand.class, ValidateCommand.class,
+        subcommands = {BenchCommand.class, DecodeCommand.class, PrefillCommand.class, ServeCommand.class, CompareCommand.class, CalibrateCommand.class, SweepCommand.class, MergeCommand.class, RunCommand.class, ExplainCommand.class, TopoCommand.class, DemoCommand.class, ValidateCommand.class,
             CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     /** Exit code for bad input, as nccl-tests and most Unix tools use for usage errors. */

@@ -51,21 +51,7 @@ public final class LayoutSearch {
     /** As above, on a preset with its network and what-if knobs, or a topology file's system. */
     static List<DecodeSpec> candidates(ModelConfig m, DecodeSystem system, int gpus, int context, Precision precision,
                                        EngineSetup engine) {
-        int perNode;
-        if (system instanceof DecodeSystem.Preset p) {
-            SystemPreset preset = p.preset();
-            if (preset.family().maxNodes() == 1 && gpus > preset.gpusPerNode()) {
-                throw new InputException("--gpus " + gpus + ": " + preset.id() + " is one server of " + preset.gpusPerNode() + " GPUs");
-            }
-            perNode = preset.gpusPerNode(p.gpusPerNode().isPresent() ? p.gpusPerNode().getAsInt() : null);
-        } else {
-            FabricSystem file = ((DecodeSystem.File) system).system();
-            if (gpus > file.ranks().length) {
-                throw new InputException("--gpus " + gpus + ": " + system.name() + " has " + file.ranks().length + " GPUs (" + file.nodes()
-                        + " node(s) of " + file.gpusPerNode() + "; --nodes N joins N copies of a one-node file)");
-            }
-            perNode = file.gpusPerNode();
-        }
+        int perNode = gpusPerNode(system, gpus);
         List<DecodeSpec> out = new ArrayList<>();
         for (int tp = 1; tp <= gpus; tp++) {
             if (m.heads() % tp != 0) {
@@ -90,6 +76,26 @@ public final class LayoutSearch {
             }
         }
         return out;
+    }
+
+    /**
+     * The GPUs of each node (NVLink domain) a search on {@code gpus} GPUs of {@code system} places
+     * groups in; a one-line error where the system cannot give that many GPUs.
+     */
+    public static int gpusPerNode(DecodeSystem system, int gpus) {
+        if (system instanceof DecodeSystem.Preset p) {
+            SystemPreset preset = p.preset();
+            if (preset.family().maxNodes() == 1 && gpus > preset.gpusPerNode()) {
+                throw new InputException("--gpus " + gpus + ": " + preset.id() + " is one server of " + preset.gpusPerNode() + " GPUs");
+            }
+            return preset.gpusPerNode(p.gpusPerNode().isPresent() ? p.gpusPerNode().getAsInt() : null);
+        }
+        FabricSystem file = ((DecodeSystem.File) system).system();
+        if (gpus > file.ranks().length) {
+            throw new InputException("--gpus " + gpus + ": " + system.name() + " has " + file.ranks().length + " GPUs (" + file.nodes()
+                    + " node(s) of " + file.gpusPerNode() + "; --nodes N joins N copies of a one-node file)");
+        }
+        return file.gpusPerNode();
     }
 
     /**
@@ -164,30 +170,35 @@ public final class LayoutSearch {
 
     /** Each spec's point (null for a layout the machine cannot place or hold), in order, simulated by {@code step} on the pool. */
     private static List<Point> all(ExecutorService pool, List<DecodeSpec> specs, java.util.function.Function<DecodeSpec, DecodeResult> step) {
+        return map(pool, specs, s -> new Point(s, step.apply(s)));
+    }
+
+    /**
+     * {@code f} of every item on the pool, in the items' order; null for an item the machine cannot
+     * place or hold ({@code f} threw an {@link InputException}).
+     */
+    public static <A, R> List<R> map(ExecutorService pool, List<A> items, java.util.function.Function<A, R> f) {
         try {
-            List<Future<Point>> futures = new ArrayList<>();
-            for (DecodeSpec s : specs) {
-                futures.add(pool.submit(() -> simulate(s, step)));
+            List<Future<R>> futures = new ArrayList<>();
+            for (A item : items) {
+                futures.add(pool.submit(() -> {
+                    try {
+                        return f.apply(item);
+                    } catch (InputException e) {
+                        return null;
+                    }
+                }));
             }
-            List<Point> points = new ArrayList<>();
-            for (Future<Point> f : futures) {
-                points.add(f.get());
+            List<R> out = new ArrayList<>();
+            for (Future<R> future : futures) {
+                out.add(future.get());
             }
-            return points;
+            return out;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-        }
-    }
-
-    /** A layout the machine cannot place or hold is not a candidate: null. */
-    private static Point simulate(DecodeSpec s, java.util.function.Function<DecodeSpec, DecodeResult> step) {
-        try {
-            return new Point(s, step.apply(s));
-        } catch (InputException e) {
-            return null;
         }
     }
 

@@ -97,10 +97,15 @@ public final class DecodeStep {
     /**
      * One forward of prompt tokens: {@code spec.batch()} rows (every request's new tokens), each
      * request's context {@code spec.context()} long of which {@code cachedBefore} tokens were cached by
-     * earlier chunks; as {@link #prefillMs} says, the host's time is not in it.
+     * earlier chunks; as {@link #prefillMs} says, the host's time is not in it. {@code alone}: every
+     * collective as long as it takes alone, as {@link #estimate} has it.
      */
-    static DecodeResult prefillForward(DecodeSpec spec, int cachedBefore, CommModel.Cache cache) {
-        return new DecodeStep(spec, cache, null, true, cachedBefore).simulate();
+    static DecodeResult prefillForward(DecodeSpec spec, int cachedBefore, CommModel.Cache cache, boolean alone) {
+        DecodeStep step = new DecodeStep(spec, cache, null, true, cachedBefore);
+        if (alone) {
+            step.oneClock = Boolean.FALSE;
+        }
+        return step.simulate();
     }
 
     /** Throws the decode step's one-line error when the layout's weights and KV cache do not fit. */
@@ -132,7 +137,8 @@ public final class DecodeStep {
         }
         noteIdleNetworkKnobs();
         // The pipeline keeps one micro-batch per stage in flight; the step follows one of them through every stage.
-        int inFlight = spec.microBatch();
+        // A prompt's forward goes through the stages whole: its first token waits for all of it.
+        int inFlight = prefill ? spec.batch() : spec.microBatch();
         int micro = spec.overlap() == Overlap.TWO_BATCH ? 2 : 1;
         int[] tokens = new int[micro];
         for (int b = 0; b < micro; b++) {
@@ -174,7 +180,8 @@ public final class DecodeStep {
     /**
      * The step's time as users see it: the micro-batch's path through the pipeline, or, when the
      * slowest stage is busier than that, the pipeline's stages times that stage (each stage serves
-     * every micro-batch in turn); then the engine's host time that its GPU work does not hide.
+     * every micro-batch in turn); a prompt's forward, the path alone (its prompts are the one batch in
+     * flight); then the engine's host time that its GPU work does not hide.
      */
     private DecodeResult.Timing timing(List<Op> ops) {
         double[] stageEnd = new double[spec.pp()];
@@ -193,7 +200,7 @@ public final class DecodeStep {
         for (int s = 0; s < spec.pp(); s++) {
             slowest = Math.max(slowest, stageEnd[s] - (s == 0 ? 0 : stageEnd[s - 1]));
         }
-        double gpuStep = Math.max(path, spec.pp() * slowest);
+        double gpuStep = prefill ? path : Math.max(path, spec.pp() * slowest);
         double host = spec.engine().hostMicros(spec.batch());
         double exposedHost = spec.hostOverlapped() ? Math.max(0, host - gpuStep) : host;
         return new DecodeResult.Timing((gpuStep + exposedHost) / 1000, path / 1000, (gpuStep - path) / 1000, host / 1000,

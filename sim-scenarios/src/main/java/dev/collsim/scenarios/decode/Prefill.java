@@ -34,6 +34,48 @@ public final class Prefill {
      * @param chunk    tokens per forward, or 0 for the whole prompt at once
      */
     public static PrefillResult run(DecodeSpec layout, int isl, int requests, int chunk) {
+        return run(layout, isl, requests, chunk, new CommModel.Cache(), false);
+    }
+
+    /**
+     * As above, its collectives' costs shared through {@code cache}; {@code alone}: each collective as
+     * long as it takes alone, contended or not (quicker, as a search's estimate: {@link DecodeStep#estimate}).
+     */
+    public static PrefillResult run(DecodeSpec layout, int isl, int requests, int chunk, CommModel.Cache cache, boolean alone) {
+        Forwards f = forwards(layout, isl, requests, chunk, cache, alone);
+        List<PrefillResult.LayerTime> layers = new ArrayList<>();
+        for (int l = 0; l < f.layerMs.length; l++) {
+            layers.add(new PrefillResult.LayerTime(l, layout.model().isMoe(l), f.layerMs[l]));
+        }
+        double kvPerToken = (double) layout.model().layers() * layout.model().kvElementsPerToken() * layout.kvBytes();
+        long perGpu = Math.round((double) isl * requests * layout.model().layers() * layout.model().kvElementsPerTokenPerRank(layout.tp())
+                * layout.kvBytes());
+        Machine machine = Machine.of(layout);
+        List<PrefillResult.KvTransfer> transfers = new ArrayList<>();
+        transfers.add(transfer("the network", machine, layout, perGpu, f.layerEnds, f.ttft, false));
+        transfers.add(2 * layout.gpus() <= machine.gpusPerNode() ? transfer("NVLink", machine, layout, perGpu, f.layerEnds, f.ttft, true)
+                : PrefillResult.KvTransfer.notSimulated("NVLink", "an NVLink domain of " + machine.gpusPerNode()
+                        + " GPUs holds one instance of " + (layout.gpus() == layout.tp() ? "TP " + layout.tp() : layout.gpus() + " GPUs")
+                        + ", not two"));
+        DecodeResult first = f.first;
+        return new PrefillResult(first.model(), first.system(), first.gpu(), first.whatIfs(), layout.tp(), layout.pp(), layout.ep(), isl, requests,
+                chunk, first.layout().dtype(), first.layout().kvDtype(), layout.engine().label(), f.ttft, f.compute, f.comm, f.exposed,
+                f.hostMs * f.forwards.size(), kvPerToken, kvPerToken * isl, perGpu, transfers, f.forwards, layers, first.warnings());
+    }
+
+    /**
+     * The GPU time of each forward of one prompt of {@code isl} tokens in chunks of {@code chunk}
+     * (0: whole), the host's time left out: what a chunk adds to the decode step it rides in.
+     */
+    public static double[] chunkGpuMs(DecodeSpec layout, int isl, int chunk, CommModel.Cache cache) {
+        return forwards(layout, isl, 1, chunk, cache, true).forwards.stream().mapToDouble(PrefillResult.Forward::gpuMs).toArray();
+    }
+
+    /** The forwards of a prefill, each layer's time summed over them, and the last forward's layer ends on the prefill's clock. */
+    private record Forwards(DecodeResult first, List<PrefillResult.Forward> forwards, double[] layerMs, double[] layerEnds, double hostMs,
+                            double ttft, double compute, double comm, double exposed) {}
+
+    private static Forwards forwards(DecodeSpec layout, int isl, int requests, int chunk, CommModel.Cache cache, boolean alone) {
         Require.atLeastOne("--isl", isl);
         Require.atLeastOne("--batch", requests);
         if (chunk < 0) {
@@ -41,7 +83,6 @@ public final class Prefill {
         }
         DecodeStep.requireFits(layout.withTokens(requests, isl));
         int step = chunk == 0 ? isl : Math.min(chunk, isl);
-        CommModel.Cache cache = new CommModel.Cache();
         List<PrefillResult.Forward> forwards = new ArrayList<>();
         DecodeResult first = null;
         double[] layerMs = null;
@@ -53,7 +94,7 @@ public final class Prefill {
         double exposed = 0;
         for (int cached = 0; cached < isl; cached += step) {
             int tokens = Math.min(step, isl - cached);
-            DecodeResult r = DecodeStep.prefillForward(layout.withTokens(requests * tokens, cached + tokens), cached, cache);
+            DecodeResult r = DecodeStep.prefillForward(layout.withTokens(requests * tokens, cached + tokens), cached, cache, alone);
             double gpuMs = r.itlMs() - r.hostExposedMs();
             forwards.add(new PrefillResult.Forward(cached, tokens, gpuMs, r.computeMs(), r.commMs(), r.exposedCommMs()));
             if (first == null) {
@@ -71,22 +112,7 @@ public final class Prefill {
             comm += r.commMs();
             exposed += r.exposedCommMs();
         }
-        List<PrefillResult.LayerTime> layers = new ArrayList<>();
-        for (int l = 0; l < layerMs.length; l++) {
-            layers.add(new PrefillResult.LayerTime(l, layout.model().isMoe(l), layerMs[l]));
-        }
-        double kvPerToken = (double) layout.model().layers() * layout.model().kvElementsPerToken() * layout.kvBytes();
-        long perGpu = Math.round((double) isl * requests * layout.model().layers() * layout.model().kvElementsPerTokenPerRank(layout.tp())
-                * layout.kvBytes());
-        Machine machine = Machine.of(layout);
-        List<PrefillResult.KvTransfer> transfers = new ArrayList<>();
-        transfers.add(transfer("the network", machine, layout, perGpu, layerEnds, ttft, false));
-        transfers.add(2 * layout.tp() <= machine.gpusPerNode() ? transfer("NVLink", machine, layout, perGpu, layerEnds, ttft, true)
-                : PrefillResult.KvTransfer.notSimulated("NVLink", "an NVLink domain of " + machine.gpusPerNode()
-                        + " GPUs holds one instance of TP " + layout.tp() + ", not two"));
-        return new PrefillResult(first.model(), first.system(), first.gpu(), first.whatIfs(), layout.tp(), layout.pp(), layout.ep(), isl, requests,
-                chunk, first.layout().dtype(), first.layout().kvDtype(), layout.engine().label(), ttft, compute, comm, exposed,
-                hostMs * forwards.size(), kvPerToken, kvPerToken * isl, perGpu, transfers, forwards, layers, first.warnings());
+        return new Forwards(first, forwards, layerMs, layerEnds, hostMs, ttft, compute, comm, exposed);
     }
 
     /**

@@ -1,0 +1,451 @@
+package dev.collsim.scenarios.serve;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.compare.LayoutSearch;
+import dev.collsim.scenarios.decode.AllReduceKind;
+import dev.collsim.scenarios.decode.CommModel;
+import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.DecodeSpec;
+import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.DecodeSystem;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Overlap;
+import dev.collsim.scenarios.decode.Prefill;
+import dev.collsim.scenarios.decode.PrefillResult;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Plans a model's serving on each system at both targets, from simulated steps.
+ *
+ * <p><b>Instances.</b> A layout of one engine instance: TP (inside an NVLink domain, dividing the
+ * heads) by PP, and for an MoE model attention replicas whose GPUs together hold the experts (EP =
+ * TP x DP). Decode instances run 1 to 512 sequences a replica (two-batch overlap where experts are
+ * spread); prefill instances run 1 to 16 prompts a replica in one forward.
+ *
+ * <p><b>Aggregated</b> (vLLM's and SGLang's default, chunked prefill): a decode batch of B
+ * sequences finishes B / OSL requests a step, so as many prompts must be prefilled a step; each
+ * prompt rides in ceil(ISL / C) steps as a chunk of C tokens. The forward that carries a chunk reads
+ * the weights once for both, so a chunk adds its own GPU time less the weight reads the decode step
+ * already paid. The mean time per output token is the decode step plus B / OSL prompts' chunks; the
+ * first token waits for the step in flight (half a step), for the prompts ahead (an M/D/1 queue of
+ * the chunked prefills) and for its own chunks' steps.
+ *
+ * <p><b>Disaggregated</b> (xPyD): prefill instances at the load the TTFT target allows (queue, prefill,
+ * the KV cache's move to the decode instance, which the first token waits for, and one decode step),
+ * decode instances at the batch the ITL target allows, and as many of each that neither waits on the
+ * other, within the GPU budget.
+ *
+ * <p>Every step is first estimated with its collectives alone ({@link DecodeStep#estimate}); the
+ * decode steps of the chosen deployments are then simulated in full, as {@code decode} would, and the
+ * choice made again until it stands on full steps.
+ */
+public final class ServingSearch {
+    static final int[] BATCHES = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+    static final int[] PROMPTS = {1, 2, 4, 8, 16};
+    /**
+     * The most prompt tokens a prefill replica takes in one forward: DeepSeek's prefill runs 16K
+     * tokens a GPU; beyond that the GEMMs gain nothing and the first token only waits longer.
+     */
+    static final int PREFILL_TOKENS = 16_384;
+    static final int[] CHUNKS = {1024, 2048, 4096, 8192, 16384};
+    static final int[] STAGES = {1, 2, 4};
+    /** The decode points (most requests/s per GPU first) each prefill point is paired with. */
+    static final int PAIRED = 16;
+
+    private ServingSearch() {}
+
+    /** A layout of one engine instance. */
+    record Instance(int tp, int pp, int ep, int dp) {
+        int gpus() {
+            return tp * pp * dp;
+        }
+
+        String label() {
+            return "tp" + tp + (pp > 1 ? " pp" + pp : "") + (dp > 1 ? " dp" + dp : "") + (ep > 1 ? " ep" + ep : "");
+        }
+
+        DecodeSpec spec(ServingSpec s, DecodeSystem system, int batch, int context, Overlap overlap) {
+            return new DecodeSpec(s.model(), system, OptionalInt.empty(), tp, pp, ep, dp, batch, context, s.precision(), AllReduceKind.AUTO,
+                    overlap, s.engine().engine().cudaGraphsByDefault(), s.engine().engine(), s.engine().kvCache(),
+                    s.engine().overlapScheduler());
+        }
+    }
+
+    /**
+     * A decode instance at a batch: its step's time and the part of it the weights' reads take (what
+     * a prefill chunk in the same forward does not pay again). Only these are kept: a search holds
+     * thousands.
+     */
+    record DecodePoint(Instance at, DecodeSpec spec, double itlMs, double weightsReadMs) {
+        DecodePoint(Instance at, DecodeSpec spec, DecodeResult step) {
+            this(at, spec, step.itlMs(), step.weightsReadMs());
+        }
+
+        /** Requests/s the instance finishes: every replica's batch, each sequence OSL steps long. */
+        double requestsPerS(int osl) {
+            return spec.batch() * (double) at.dp() * 1000 / (osl * itlMs);
+        }
+    }
+
+    /** A prefill instance at a number of prompts per forward: its time, and the KV move the first token waits for (null: none possible). */
+    record PrefillPoint(Instance at, int prompts, double serviceMs, Double kvMs, String kvOver) {}
+
+    public static ServingPlan run(ServingSpec spec, int threads) {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+        CommModel.Cache cache = new CommModel.Cache();
+        try {
+            List<ServingPlan.SystemPlan> systems = new ArrayList<>();
+            for (DecodeSystem system : spec.systems()) {
+                systems.add(plan(spec, system, pool, cache));
+            }
+            if (systems.stream().allMatch(s -> s.fitting() == 0)) {
+                throw new InputException(String.format(Locale.ROOT, "no instance of %s fits in memory on up to %d GPUs of %s at context %d in %s:"
+                        + " give more --gpus, a smaller --dtype or shorter --isl/--osl", spec.model().name(), spec.gpus(),
+                        String.join(" or ", spec.systems().stream().map(DecodeSystem::name).toList()), spec.decodeContext(),
+                        spec.precision().label()));
+            }
+            return new ServingPlan(spec.model().name(), spec.isl(), spec.osl(), spec.ttftSloMs(), spec.itlSloMs(), spec.rate(), spec.gpus(),
+                    spec.precision().label(), spec.engine().engine().label(), spec.kvTransfer().label(), systems, acrossSystems(systems));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** The layouts of one instance on up to {@code gpus} GPUs, NVLink domains of {@code perNode}. */
+    static List<Instance> instances(ModelConfig m, int perNode, int gpus) {
+        List<Instance> out = new ArrayList<>();
+        for (int tp = 1; tp <= Math.min(perNode, gpus); tp++) {
+            if (m.heads() % tp != 0) {
+                continue;
+            }
+            for (int pp : STAGES) {
+                if (tp * pp > gpus || pp > m.layers()) {
+                    continue;
+                }
+                out.add(new Instance(tp, pp, 1, 1));
+                if (m.experts() == 0) {
+                    continue;
+                }
+                TreeSet<Integer> dps = new TreeSet<>();
+                for (int dp = 1; tp * pp * dp <= gpus; dp *= 2) {
+                    dps.add(dp);
+                }
+                // As many replicas as one NVLink domain holds, so the experts fill it (EP 72 on NVL72).
+                dps.add(Math.min(gpus, perNode) / (tp * pp));
+                for (int dp : dps) {
+                    if (dp >= 1 && tp * dp > 1 && tp * dp <= m.experts() && tp * pp * dp <= gpus) {
+                        out.add(new Instance(tp, pp, tp * dp, dp));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static ServingPlan.SystemPlan plan(ServingSpec spec, DecodeSystem system, ExecutorService pool, CommModel.Cache cache) {
+        int perNode = LayoutSearch.gpusPerNode(system, spec.gpus());
+        List<Instance> instances = instances(spec.model(), perNode, spec.gpus());
+        int context = spec.decodeContext();
+        List<DecodeSpec> decodeSpecs = new ArrayList<>();
+        for (Instance at : instances) {
+            for (int batch : BATCHES) {
+                for (Overlap o : at.ep() > 1 && batch > 1 ? List.of(Overlap.NONE, Overlap.TWO_BATCH) : List.of(Overlap.NONE)) {
+                    DecodeSpec s = at.spec(spec, system, batch, context, o);
+                    if (DecodeStep.fits(s)) {
+                        decodeSpecs.add(s);
+                    }
+                }
+            }
+        }
+        Map<DecodeSpec, Instance> instanceOf = new IdentityHashMap<>();
+        for (DecodeSpec s : decodeSpecs) {
+            instanceOf.put(s, new Instance(s.tp(), s.pp(), s.ep(), s.dp()));
+        }
+        List<DecodePoint> decode = new ArrayList<>(LayoutSearch.map(pool, decodeSpecs,
+                s -> new DecodePoint(instanceOf.get(s), s, DecodeStep.estimate(s, cache))));
+        decode.removeIf(Objects::isNull);
+
+        List<PrefillPoint> prefill = prefillPoints(spec, system, instances, pool, cache);
+        Map<Instance, Map<Integer, double[]>> chunks = chunkForwards(spec, system, decode, pool, cache);
+
+        Map<DecodeSpec, DecodePoint> full = new IdentityHashMap<>();
+        while (true) {
+            Choice agg = aggregated(spec, decode, chunks);
+            Choice dis = disaggregated(spec, decode, prefill);
+            List<DecodePoint> todo = new ArrayList<>();
+            for (Choice c : List.of(agg, dis)) {
+                if (c.decode != null && !full.containsKey(c.decode.spec())) {
+                    todo.add(c.decode);
+                }
+            }
+            if (todo.isEmpty()) {
+                return systemPlan(spec, system.name(), agg, dis, decode, prefill, chunks);
+            }
+            List<DecodePoint> done = LayoutSearch.map(pool, todo, p -> new DecodePoint(p.at(), p.spec(), DecodeStep.run(p.spec(), cache)));
+            for (int k = 0; k < todo.size(); k++) {
+                DecodePoint before = todo.get(k);
+                DecodePoint after = done.get(k);
+                int at = decode.indexOf(before);
+                if (after == null) {
+                    decode.remove(at);
+                } else {
+                    decode.set(at, after);
+                    full.put(after.spec(), after);
+                }
+            }
+        }
+    }
+
+    private static List<PrefillPoint> prefillPoints(ServingSpec spec, DecodeSystem system, List<Instance> instances, ExecutorService pool,
+                                                    CommModel.Cache cache) {
+        record Ask(Instance at, int prompts) {}
+        List<Ask> asks = new ArrayList<>();
+        for (Instance at : instances) {
+            for (int prompts : PROMPTS) {
+                if ((prompts == 1 || prompts * spec.isl() <= PREFILL_TOKENS) && DecodeStep.fits(at.spec(spec, system, prompts, spec.isl(), Overlap.NONE))) {
+                    asks.add(new Ask(at, prompts));
+                }
+            }
+        }
+        List<PrefillPoint> out = new ArrayList<>(LayoutSearch.map(pool, asks, a -> {
+            PrefillResult r = Prefill.run(a.at().spec(spec, system, 1, spec.isl(), Overlap.NONE), spec.isl(), a.prompts(), 0, cache, true);
+            // Inside an NVLink domain that holds both instances the cache moves over NVLink, else over the network.
+            PrefillResult.KvTransfer move = r.kvTransfer().stream().filter(k -> k.afterMs() != null)
+                    .min(Comparator.comparingDouble(PrefillResult.KvTransfer::afterMs)).orElse(null);
+            Double kv = move == null ? null : spec.kvTransfer() == KvTransfer.AFTER_PREFILL ? move.afterMs() : move.exposedMs();
+            return new PrefillPoint(a.at(), a.prompts(), r.ttftMs(), kv, move == null ? "" : move.over());
+        }));
+        out.removeIf(Objects::isNull);
+        return out;
+    }
+
+    /** The chunk sizes an aggregated instance may use: up to the prompt, and the whole prompt (no chunking). */
+    static List<Integer> chunkSizes(int isl) {
+        List<Integer> out = new ArrayList<>();
+        for (int c : CHUNKS) {
+            if (c < isl) {
+                out.add(c);
+            }
+        }
+        out.add(isl);
+        return out;
+    }
+
+    /** Per decode instance and chunk size, each chunk's forward GPU time, for the instances whose steps could meet the ITL target. */
+    private static Map<Instance, Map<Integer, double[]>> chunkForwards(ServingSpec spec, DecodeSystem system, List<DecodePoint> decode,
+                                                                        ExecutorService pool, CommModel.Cache cache) {
+        record Ask(Instance at, int chunk) {}
+        List<Ask> asks = new ArrayList<>();
+        decode.stream().filter(d -> d.itlMs() <= spec.itlSloMs()).map(DecodePoint::at).distinct()
+                .forEach(at -> chunkSizes(spec.isl()).forEach(c -> asks.add(new Ask(at, c))));
+        List<double[]> forwards = LayoutSearch.map(pool, asks,
+                a -> Prefill.chunkGpuMs(a.at().spec(spec, system, 1, spec.isl(), Overlap.NONE), spec.isl(), a.chunk(), cache));
+        Map<Instance, Map<Integer, double[]>> out = new HashMap<>();
+        for (int k = 0; k < asks.size(); k++) {
+            if (forwards.get(k) != null) {
+                out.computeIfAbsent(asks.get(k).at(), x -> new HashMap<>()).put(asks.get(k).chunk(), forwards.get(k));
+            }
+        }
+        return out;
+    }
+
+    /** A choice: the deployment (null if none meets both targets), its decode point, and why none did. */
+    record Choice(ServingPlan.Deployment deployment, DecodePoint decode, String why) {}
+
+    /** An aggregated instance at a decode batch and chunk size, or null where its prefills cannot keep up. */
+    static ServingPlan.Deployment aggregatedAt(ServingSpec spec, DecodePoint d, int chunk, double[] chunkMs) {
+        int batch = d.spec().batch();
+        double step = d.itlMs();
+        double shared = d.weightsReadMs();
+        double prompt = 0;
+        double worst = step;
+        for (double c : chunkMs) {
+            double withChunk = step + Math.max(0, c - shared);
+            prompt += withChunk;
+            worst = Math.max(worst, withChunk);
+        }
+        // Each step starts batch / OSL prompts; each of their chunk steps is longer than a plain step by what the chunk adds.
+        double tpot = step + (double) batch / spec.osl() * (prompt - chunkMs.length * step);
+        double perReplica = batch * 1000.0 / (spec.osl() * tpot);
+        double utilization = perReplica * prompt / 1000;
+        if (utilization >= 1) {
+            return null;
+        }
+        double queue = PrefillQueue.waitMs(utilization, prompt);
+        double ttft = tpot / 2 + queue + prompt;
+        double requests = perReplica * d.at().dp();
+        return new ServingPlan.Deployment("aggregated", d.at().label() + " b" + batch + overlap(d) + ", chunks of " + chunk, d.at().gpus(),
+                ttft, tpot, requests * spec.osl() / d.at().gpus(), requests, prompt, queue, 0, "", step, worst,
+                spec.rate() == null ? null : (int) Math.ceil(spec.rate() / requests) * d.at().gpus());
+    }
+
+    private static String overlap(DecodePoint d) {
+        return d.spec().overlap() == Overlap.NONE ? "" : " " + d.spec().overlap().label();
+    }
+
+    private static Choice aggregated(ServingSpec spec, List<DecodePoint> decode, Map<Instance, Map<Integer, double[]>> chunks) {
+        ServingPlan.Deployment best = null;
+        DecodePoint bestPoint = null;
+        double bestTtft = Double.POSITIVE_INFINITY;
+        double bestItl = Double.POSITIVE_INFINITY;
+        for (DecodePoint d : decode) {
+            Map<Integer, double[]> sizes = chunks.getOrDefault(d.at(), Map.of());
+            for (int chunk : chunkSizes(spec.isl())) {
+                double[] forwards = sizes.get(chunk);
+                ServingPlan.Deployment a = forwards == null ? null : aggregatedAt(spec, d, chunk, forwards);
+                if (a == null) {
+                    continue;
+                }
+                bestItl = Math.min(bestItl, a.itlMs());
+                if (a.itlMs() <= spec.itlSloMs()) {
+                    bestTtft = Math.min(bestTtft, a.ttftMs());
+                }
+                if (a.itlMs() <= spec.itlSloMs() && a.ttftMs() <= spec.ttftSloMs() && better(a, best)) {
+                    best = a;
+                    bestPoint = d;
+                }
+            }
+        }
+        return new Choice(best, bestPoint, best != null ? null : why(spec, bestItl, bestTtft));
+    }
+
+    private static boolean better(ServingPlan.Deployment a, ServingPlan.Deployment best) {
+        return best == null || a.tokensPerSPerGpu() > best.tokensPerSPerGpu()
+                || a.tokensPerSPerGpu() == best.tokensPerSPerGpu() && a.ttftMs() < best.ttftMs();
+    }
+
+    private static String why(ServingSpec spec, double bestItl, double bestTtft) {
+        if (bestItl > spec.itlSloMs()) {
+            return bestItl == Double.POSITIVE_INFINITY ? "no layout fits in memory and keeps up with its prompts"
+                    : String.format(Locale.ROOT, "no deployment meets the ITL target: the fastest ITL is %.2f ms", bestItl);
+        }
+        return String.format(Locale.ROOT, "no deployment meets the TTFT target within the ITL target: its best TTFT there is %.1f ms", bestTtft);
+    }
+
+    private static Choice disaggregated(ServingSpec spec, List<DecodePoint> decode, List<PrefillPoint> prefill) {
+        List<DecodePoint> fast = decode.stream().filter(d -> d.itlMs() <= spec.itlSloMs())
+                .sorted(Comparator.comparingDouble((DecodePoint d) -> -d.requestsPerS(spec.osl()) / d.at().gpus())).limit(PAIRED).toList();
+        if (fast.isEmpty()) {
+            double bestItl = decode.stream().mapToDouble(d -> d.itlMs()).min().orElse(Double.POSITIVE_INFINITY);
+            return new Choice(null, null, why(spec, bestItl, 0));
+        }
+        ServingPlan.Deployment best = null;
+        DecodePoint bestPoint = null;
+        double bestTtft = Double.POSITIVE_INFINITY;
+        for (DecodePoint d : fast) {
+            for (PrefillPoint p : prefill) {
+                if (p.kvMs() == null) {
+                    continue;
+                }
+                ServingPlan.Deployment x = pair(spec, p, d);
+                double unloaded = p.serviceMs() + p.kvMs() + d.itlMs();
+                bestTtft = Math.min(bestTtft, unloaded);
+                if (x != null && better(x, best)) {
+                    best = x;
+                    bestPoint = d;
+                }
+            }
+        }
+        String why = best != null ? null : prefill.stream().allMatch(p -> p.kvMs() == null)
+                ? "the KV cache has no path between two instances (one node without NVLink between them)"
+                : String.format(Locale.ROOT, "no deployment meets the TTFT target: its best TTFT unloaded is %.1f ms", bestTtft);
+        return new Choice(best, bestPoint, why);
+    }
+
+    /**
+     * x prefill and y decode instances within the GPU budget, the most output tokens/s per GPU: the
+     * prefills at most at the load the TTFT target allows, the decodes at their batch; null if the
+     * target leaves the prefill no slack or the pair does not fit.
+     */
+    static ServingPlan.Deployment pair(ServingSpec spec, PrefillPoint p, DecodePoint d) {
+        double fixed = p.serviceMs() + p.kvMs() + d.itlMs();
+        // A pipeline takes the next forward once its first stage is free: its queue turns over at a stage's share of the prefill.
+        double turn = p.serviceMs() / p.at().pp();
+        double rho = PrefillQueue.maxUtilization(turn, spec.ttftSloMs() - fixed);
+        int gp = p.at().gpus();
+        int gd = d.at().gpus();
+        if (rho <= 0 || gp + gd > spec.gpus()) {
+            return null;
+        }
+        double full = p.prompts() * (double) p.at().dp() * 1000 / turn;
+        double cp = rho * full;
+        double cd = d.requestsPerS(spec.osl());
+        int bestX = 0;
+        int bestY = 0;
+        double bestPerGpu = -1;
+        for (int x = 1; x * gp + gd <= spec.gpus(); x++) {
+            int room = (spec.gpus() - x * gp) / gd;
+            int need = (int) Math.ceil(x * cp / cd - 1e-9);
+            for (int y : new int[] {Math.min(need, room), Math.min(need, room) - 1}) {
+                if (y < 1) {
+                    continue;
+                }
+                double perGpu = Math.min(x * cp, y * cd) / (x * gp + y * gd);
+                if (perGpu > bestPerGpu + 1e-12) {
+                    bestPerGpu = perGpu;
+                    bestX = x;
+                    bestY = y;
+                }
+            }
+        }
+        double rate = Math.min(bestX * cp, bestY * cd);
+        double load = rate / (bestX * full);
+        double queue = PrefillQueue.waitMs(load, turn);
+        int gpus = bestX * gp + bestY * gd;
+        String what = String.format(Locale.ROOT, "%dP %s x%d + %dD %s b%d%s", bestX, p.at().label(), p.prompts(), bestY, d.at().label(),
+                d.spec().batch(), overlap(d));
+        Integer forRate = spec.rate() == null ? null
+                : (int) Math.ceil(spec.rate() / cp - 1e-9) * gp + (int) Math.ceil(spec.rate() / cd - 1e-9) * gd;
+        return new ServingPlan.Deployment("disaggregated", what, gpus, queue + fixed, d.itlMs(), rate * spec.osl() / gpus, rate,
+                p.serviceMs(), queue, p.kvMs(), p.kvOver(), d.itlMs(), d.itlMs(), forRate);
+    }
+
+    private static ServingPlan.SystemPlan systemPlan(ServingSpec spec, String system, Choice agg, Choice dis, List<DecodePoint> decode,
+                                                     List<PrefillPoint> prefill, Map<Instance, Map<Integer, double[]>> chunks) {
+        ServingPlan.Deployment a = agg.deployment();
+        ServingPlan.Deployment d = dis.deployment();
+        String targets = "TTFT " + ServingPlan.number(spec.ttftSloMs()) + " ms and ITL " + ServingPlan.number(spec.itlSloMs()) + " ms";
+        String verdict;
+        if (a != null && d != null) {
+            boolean disWins = d.tokensPerSPerGpu() > a.tokensPerSPerGpu();
+            ServingPlan.Deployment win = disWins ? d : a;
+            ServingPlan.Deployment lose = disWins ? a : d;
+            verdict = String.format(Locale.ROOT, "%s: %s (%s) gives %.2fx the tokens/s per GPU of %s at %s", system, win.mode(), win.deployment(),
+                    win.tokensPerSPerGpu() / lose.tokensPerSPerGpu(), lose.mode(), targets);
+        } else if (a != null || d != null) {
+            ServingPlan.Deployment only = a != null ? a : d;
+            verdict = String.format(Locale.ROOT, "%s: only %s (%s) meets %s; %s: %s", system, only.mode(), only.deployment(), targets,
+                    a != null ? "disaggregated" : "aggregated", a != null ? dis.why() : agg.why());
+        } else {
+            verdict = String.format(Locale.ROOT, "%s: nothing meets %s (aggregated: %s; disaggregated: %s)", system, targets, agg.why(), dis.why());
+        }
+        return new ServingPlan.SystemPlan(system, decode.size(), a, a == null ? agg.why() : null, d, d == null ? dis.why() : null, verdict);
+    }
+
+    /** With two or more systems: each one's best against the first's. */
+    private static List<String> acrossSystems(List<ServingPlan.SystemPlan> systems) {
+        if (systems.size() < 2 || systems.get(0).best() == null) {
+            return List.of();
+        }
+        ServingPlan.Deployment first = systems.get(0).best();
+        List<String> out = new ArrayList<>();
+        for (ServingPlan.SystemPlan s : systems.subList(1, systems.size())) {
+            if (s.best() != null) {
+                out.add(String.format(Locale.ROOT, "%s gives %.2fx the tokens/s per GPU of %s (each at its better mode)", s.system(),
+                        s.best().tokensPerSPerGpu() / first.tokensPerSPerGpu(), systems.get(0).system()));
+            }
+        }
+        return out;
+    }
+}
