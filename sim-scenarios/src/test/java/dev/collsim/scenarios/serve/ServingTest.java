@@ -1,0 +1,118 @@
+package dev.collsim.scenarios.serve;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.DecodeSystem;
+import dev.collsim.scenarios.decode.EngineSetup;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Overlap;
+import dev.collsim.scenarios.decode.Precision;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ServingTest {
+    private static final ModelConfig LLAMA_8B = ModelConfig.load("llama-3-8b");
+    private static final DecodeSystem HGX = DecodeSystem.preset("hgx-h100");
+
+    private static ServingSpec spec(int gpus, int isl, int osl, double ttftMs, double itlMs) {
+        return new ServingSpec(LLAMA_8B, List.of(HGX), gpus, isl, osl, ttftMs, itlMs, 10.0, Precision.BF16, EngineSetup.DEFAULT,
+                KvTransfer.AFTER_PREFILL);
+    }
+
+    private static ServingSearch.DecodePoint decodePoint(ServingSpec s, ServingSearch.Instance at, int batch, double itl, double weights) {
+        return new ServingSearch.DecodePoint(at, at.spec(s, HGX, batch, s.decodeContext(), Overlap.NONE), itl, weights);
+    }
+
+    @Test
+    void theQueuesWaitIsPollaczekKhinchinesAndTheSlackItAllowsInvertsIt() {
+        assertEquals(0, PrefillQueue.waitMs(0, 100), 1e-12);
+        assertEquals(50, PrefillQueue.waitMs(0.5, 100), 1e-12);
+        assertEquals(Double.POSITIVE_INFINITY, PrefillQueue.waitMs(1, 100));
+        for (double slack : new double[] {1, 30, 400, 5000}) {
+            double rho = PrefillQueue.maxUtilization(100, slack);
+            assertTrue(rho > 0 && rho < 1);
+            assertEquals(slack, PrefillQueue.waitMs(rho, 100), 1e-9 * slack);
+        }
+        assertEquals(0, PrefillQueue.maxUtilization(100, -5));
+    }
+
+    @Test
+    void aChunkAddsOnlyWhatItTakesBeyondTheWeightReadsTheStepAlreadyPays() {
+        ServingSpec s = spec(8, 2048, 256, 2000, 50);
+        ServingSearch.Instance tp1 = new ServingSearch.Instance(1, 1, 1, 1);
+        // Chunks as light as the weight reads ride free: every step is the decode step.
+        ServingPlan.Deployment free = ServingSearch.aggregatedAt(s, decodePoint(s, tp1, 32, 10, 6), 1024, new double[] {5, 6});
+        assertEquals(10, free.itlMs(), 1e-12);
+        assertEquals(10, free.stepWithChunkMs(), 1e-12);
+        // Two chunks of 46 ms each add 40 ms to the step they ride in; a step starts 32 / 256 prompts, 2 x 40 ms each.
+        ServingPlan.Deployment heavy = ServingSearch.aggregatedAt(s, decodePoint(s, tp1, 32, 10, 6), 1024, new double[] {46, 46});
+        assertEquals(50, heavy.stepWithChunkMs(), 1e-12);
+        assertEquals(10 + 32.0 / 256 * 80, heavy.itlMs(), 1e-12);
+        assertEquals(100, heavy.prefillMs(), 1e-12);
+        double perS = 32 * 1000 / (256 * heavy.itlMs());
+        assertEquals(perS, heavy.requestsPerS(), 1e-9);
+        assertEquals(heavy.itlMs() / 2 + PrefillQueue.waitMs(perS * 0.1, 100) + 100, heavy.ttftMs(), 1e-9);
+        // A batch whose prompts need more than every step: the prefills cannot keep up.
+        assertNull(ServingSearch.aggregatedAt(s, decodePoint(s, tp1, 512, 10, 6), 1024, new double[] {500, 500}));
+    }
+
+    @Test
+    void aDisaggregatedUnitBalancesItsPrefillAndDecodeInstancesWithinTheBudget() {
+        ServingSpec s = spec(16, 2048, 256, 1000, 50);
+        ServingSearch.Instance one = new ServingSearch.Instance(1, 1, 1, 1);
+        ServingSearch.Instance two = new ServingSearch.Instance(2, 1, 1, 1);
+        // Prefill: 100 ms a prompt; decode: 64 sequences at 20 ms a step on 2 GPUs = 12.5 requests/s.
+        ServingSearch.PrefillPoint p = new ServingSearch.PrefillPoint(one, 1, 100, 5.0, "NVLink");
+        ServingSearch.DecodePoint d = decodePoint(s, two, 64, 20, 5);
+        ServingPlan.Deployment unit = ServingSearch.pair(s, p, d);
+        assertNotNull(unit);
+        double slack = 1000 - 100 - 5 - 20;
+        double cp = PrefillQueue.maxUtilization(100, slack) * 10;
+        assertEquals(12.5, d.requestsPerS(256), 1e-12);
+        assertTrue(unit.gpus() <= 16);
+        assertTrue(unit.ttftMs() <= 1000 + 1e-9, unit.ttftMs() + " ms");
+        assertEquals(unit.requestsPerS() * 256 / unit.gpus(), unit.tokensPerSPerGpu(), 1e-9);
+        // No unit within 16 GPUs does better per GPU.
+        for (int x = 1; x <= 14; x++) {
+            for (int y = 1; x + 2 * y <= 16; y++) {
+                assertTrue(Math.min(x * cp, y * 12.5) / (x + 2 * y) <= unit.requestsPerS() / unit.gpus() + 1e-9);
+            }
+        }
+        // GPUs for 10 requests/s: enough prefill and decode instances each.
+        assertEquals((int) Math.ceil(10 / cp) + 2 * (int) Math.ceil(10 / 12.5), unit.gpusForRate());
+        // A target the unloaded prefill already misses leaves nothing.
+        assertNull(ServingSearch.pair(spec(16, 2048, 256, 120, 50), p, d));
+    }
+
+    @Test
+    void bothModesMeetBothTargetsAndAggregatedPaysForItsPrefillsInItsSteps() {
+        ServingSpec s = spec(16, 2048, 256, 1500, 40);
+        ServingPlan plan = ServingSearch.run(s, 2);
+        ServingPlan.SystemPlan hgx = plan.systems().get(0);
+        for (ServingPlan.Deployment d : List.of(hgx.aggregated(), hgx.disaggregated())) {
+            assertTrue(d.ttftMs() <= 1500 + 1e-9 && d.itlMs() <= 40 + 1e-9, d.toString());
+            assertTrue(d.gpus() <= 16);
+            assertTrue(d.gpusForRate() * d.requestsPerS() / d.gpus() >= 10 - 1e-9, d.toString());
+        }
+        ServingPlan.Deployment agg = hgx.aggregated();
+        assertTrue(agg.itlMs() > agg.decodeStepMs(), "the prompts' chunks lengthen the mean step");
+        assertTrue(agg.stepWithChunkMs() > agg.itlMs());
+        assertEquals(hgx.disaggregated().itlMs(), hgx.disaggregated().decodeStepMs(), 0);
+        assertTrue(hgx.verdict().startsWith("hgx-h100: "), hgx.verdict());
+    }
+
+    @Test
+    void theChosenDecodeStepIsSimulatedInFull() {
+        ServingSpec s = spec(8, 1024, 128, 1000, 30);
+        ServingPlan.Deployment d = ServingSearch.run(s, 2).systems().get(0).disaggregated();
+        String decode = d.deployment().substring(d.deployment().indexOf("D ") + 2);
+        int tp = Integer.parseInt(decode.substring(2, decode.indexOf(' ')));
+        int batch = Integer.parseInt(decode.substring(decode.indexOf(" b") + 2));
+        ServingSearch.Instance at = new ServingSearch.Instance(tp, 1, 1, 1);
+        assertEquals(DecodeStep.run(at.spec(s, HGX, batch, s.decodeContext(), Overlap.NONE)).itlMs(), d.decodeStepMs(), 0);
+    }
+}
