@@ -80,6 +80,12 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
                 overlap, cudaGraphs, engine, kvCache, overlapScheduler);
     }
 
+    /** The same step launched with or without CUDA graphs. */
+    public DecodeSpec withCudaGraphs(boolean graphs) {
+        return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce,
+                overlap, graphs, engine, kvCache, overlapScheduler);
+    }
+
     /** The same step with weights in another format. */
     public DecodeSpec withPrecision(Precision other) {
         return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, other, allReduce,

@@ -203,8 +203,9 @@ final class LayerKernels {
      */
     private Op attentionKernel(int l, int b, int t, double headsPerRank, double flops, double cacheBytes, Op after) {
         double fill = k.engine().splitsKv ? 1 : Math.min(1, t * headsPerRank / gpu.roofline().sms());
-        // Scores and values are computed in the cache's type: BF16, or FP8 where the cache is FP8.
-        int bits = spec.kvBytes() == 1 ? 8 : 16;
+        // Decode computes scores and values in the cache's type: BF16, or FP8 where the cache is FP8. A prompt's attention
+        // runs in BF16 whatever the cache (FlashAttention in vLLM and SGLang; TensorRT-LLM's FP8 context FMHA is opt-in).
+        int bits = spec.kvBytes() == 1 && !prefill ? 8 : 16;
         Op op = compute("attention", l, b, KernelCosts.Kind.ATTENTION, flops, cacheBytes / fill, after, flops, bits);
         op.rooflineMicros = k.rooflineMicros(flops, cacheBytes, bits);
         return op;

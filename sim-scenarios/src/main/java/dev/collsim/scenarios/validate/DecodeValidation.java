@@ -16,6 +16,8 @@ import dev.collsim.scenarios.decode.Engine;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.scenarios.decode.Prefill;
+import dev.collsim.scenarios.decode.PrefillResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
@@ -50,24 +52,34 @@ import java.util.regex.Pattern;
  */
 public final class DecodeValidation {
     public static final String BUNDLED = "/calibration/decode_measured_calibration.csv";
+    /** Measured times to first token, in the same columns (metric ttft_ms). */
+    public static final String BUNDLED_TTFT = "/calibration/ttft_measured_calibration.csv";
     private static final String BUNDLED_MODELS = "/calibration/models/";
 
     /** One measured decode run, the columns the mapping reads. */
     record Row(String id, String framework, String gpu, int gpus, String model, String dtype, int tp, int pp, int ep, int dp, double load,
-               String loadKind, String isl, String osl, String cudaGraphs, String specDecode, String metric, double value, int line) {}
+               String loadKind, String isl, String osl, String cudaGraphs, String specDecode, String metric, double value, String trust, int line) {}
 
     /** A row simulated: the measured and simulated step, or why it was not simulated. */
     public record Outcome(String id, String model, String system, String engine, String layout, int batch, int context, double measuredMs,
-                          double simulatedMs, double prefillMs, String skipped) {
+                          double simulatedMs, double prefillMs, String skipped, boolean ttft, String trust) {
+        Outcome(String id, String model, String system, String engine, String layout, int batch, int context, double measuredMs,
+                double simulatedMs, double prefillMs, String skipped) {
+            this(id, model, system, engine, layout, batch, context, measuredMs, simulatedMs, prefillMs, skipped, false, "");
+        }
+
         public double ratio() {
             return simulatedMs / measuredMs;
         }
     }
 
     private final List<Outcome> outcomes;
+    /** What the summary calls the TTFT rows' source where it is not the decode rows' (the bundled files), else null. */
+    private final String ttftSource;
 
-    private DecodeValidation(List<Outcome> outcomes) {
+    private DecodeValidation(List<Outcome> outcomes, String ttftSource) {
         this.outcomes = outcomes;
+        this.ttftSource = ttftSource;
     }
 
     public List<Outcome> outcomes() {
@@ -76,11 +88,16 @@ public final class DecodeValidation {
 
     /** The bundled calibration file; {@code engine}, if not null, runs every row instead of the framework column's engine. */
     public static DecodeValidation bundled(Engine engine) {
-        try (InputStream in = DecodeValidation.class.getResourceAsStream(BUNDLED)) {
-            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return run(read(new StringReader(text), "bundled decode calibration"), null, engine);
+        List<Row> rows = new ArrayList<>(bundledRows(BUNDLED));
+        rows.addAll(bundledRows(BUNDLED_TTFT));
+        return run(rows, null, engine, "ttft calibration");
+    }
+
+    private static List<Row> bundledRows(String resource) {
+        try (InputStream in = DecodeValidation.class.getResourceAsStream(resource)) {
+            return read(new StringReader(new String(in.readAllBytes(), StandardCharsets.UTF_8)), resource.substring(resource.lastIndexOf('/') + 1));
         } catch (IOException e) {
-            throw new IllegalStateException("the bundled decode calibration cannot be read", e);
+            throw new IllegalStateException("the bundled calibration " + resource + " cannot be read", e);
         }
     }
 
@@ -88,16 +105,16 @@ public final class DecodeValidation {
     public static DecodeValidation file(Path csv, Engine engine) {
         String text = TextFile.read(csv, csv.toString());
         Path models = csv.toAbsolutePath().getParent().resolve("models");
-        return run(read(new StringReader(text), csv.toString()), models, engine);
+        return run(read(new StringReader(text), csv.toString()), models, engine, null);
     }
 
-    private static DecodeValidation run(List<Row> rows, Path models, Engine engine) {
+    private static DecodeValidation run(List<Row> rows, Path models, Engine engine, String ttftSource) {
         List<Outcome> out = new ArrayList<>();
         CommModel.Cache cache = new CommModel.Cache();
         for (Row r : rows) {
             out.add(simulate(r, models, cache, engine));
         }
-        return new DecodeValidation(out);
+        return new DecodeValidation(out, ttftSource);
     }
 
     static List<Row> read(Reader reader, String name) {
@@ -112,7 +129,8 @@ public final class DecodeValidation {
                 rows.add(new Row(f.text("row_id"), f.text("framework"), f.text("gpu"), f.optionalCount("gpus", 0), f.text("model"), f.text("dtype"),
                         f.optionalCount("tp", 1), f.optionalCount("pp", 1), f.optionalCount("ep", 1), f.optionalCount("dp", 1),
                         f.number("batch_or_concurrency"), f.text("batch_kind"), f.text("isl"),
-                        f.text("osl"), f.optional("cuda_graphs"), f.optional("spec_decode"), f.text("metric"), f.number("value"), line));
+                        f.text("osl"), f.optional("cuda_graphs"), f.optional("spec_decode"), f.text("metric"), f.number("value"),
+                        f.optional("trust"), line));
             }
         } catch (IOException | RuntimeException e) {
             if (e instanceof InputException ie) {
@@ -157,6 +175,9 @@ public final class DecodeValidation {
         }
         if (skip != null) {
             return new Outcome(r.id, r.model, system == null ? "-" : system, engineLabel, layout, 0, context, Double.NaN, Double.NaN, 0, skip);
+        }
+        if (isTtft(r.metric)) {
+            return timeToFirstToken(r, model, system, precision, engine, layout);
         }
         boolean graphs = r.cudaGraphs == null || r.cudaGraphs.toLowerCase(Locale.ROOT).startsWith("n/a") ? engine.cudaGraphsByDefault()
                 : !r.cudaGraphs.toLowerCase(Locale.ROOT).matches("(off|no|false|disabled).*");
@@ -212,9 +233,39 @@ public final class DecodeValidation {
     static Row asRun(Row r) {
         if (r.gpus > 0 && r.tp * r.pp * r.dp > r.gpus && r.dp > 1 && r.tp % r.dp == 0 && r.tp / r.dp * r.pp * r.dp == r.gpus) {
             return new Row(r.id, r.framework, r.gpu, r.gpus, r.model, r.dtype, r.tp / r.dp, r.pp, r.ep, r.dp, r.load, r.loadKind, r.isl, r.osl,
-                    r.cudaGraphs, r.specDecode, r.metric, r.value, r.line);
+                    r.cudaGraphs, r.specDecode, r.metric, r.value, r.trust, r.line);
         }
         return r;
+    }
+
+    static boolean isTtft(String metric) {
+        return metric.equalsIgnoreCase("ttft_ms") || metric.equalsIgnoreCase("ttft_s");
+    }
+
+    /**
+     * A measured time to first token as the prefill of the row's prompts: a static batch of B, or
+     * one request at a time (concurrency 1), each of ISL tokens in one forward on the row's layout,
+     * with the engine's host step. Under more load a first token also waits behind other requests'
+     * prefills and steps, which a row does not say enough about to simulate: such rows are skipped.
+     */
+    private static Outcome timeToFirstToken(Row r, ModelConfig model, String system, Precision precision, Engine engine, String layout) {
+        String kind = loadKind(r.loadKind);
+        int isl = firstInt(r.isl);
+        double measured = r.metric.equalsIgnoreCase("ttft_s") ? r.value * 1000 : r.value;
+        int prompts = Math.max(1, (int) Math.ceil(r.load / r.dp));
+        String skip = isl < 1 ? "no input length in '" + r.isl + "'"
+                : kind.equals("batch") || kind.equals("concurrency") && r.load <= r.dp ? null
+                : "TTFT at " + r.loadKind + " " + r.load + " waits behind other requests' work; only a static batch or one request at a time"
+                        + " is simulated";
+        if (skip != null) {
+            return new Outcome(r.id, r.model, system, engine.label(), layout, 0, isl, Double.NaN, Double.NaN, 0, skip, true, r.trust);
+        }
+        try {
+            PrefillResult p = Prefill.run(spec(r, model, system, precision, engine, false, 1, isl), isl, prompts, 0);
+            return new Outcome(r.id, r.model, system, engine.label(), layout, prompts, isl, measured, p.ttftMs(), p.ttftMs(), null, true, r.trust);
+        } catch (InputException e) {
+            return new Outcome(r.id, r.model, system, engine.label(), layout, prompts, isl, Double.NaN, Double.NaN, 0, e.getMessage(), true, r.trust);
+        }
     }
 
     private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, Engine engine, boolean graphs, int batch,
@@ -343,7 +394,7 @@ public final class DecodeValidation {
         return m.find() ? Integer.parseInt(m.group()) : 0;
     }
 
-    /** Geomean |error| as exp(mean |ln(sim/meas)|) - 1, over the simulated rows. */
+    /** Geomean |error| as exp(mean |ln(sim/meas)|) - 1, over the simulated decode rows. */
     public double geomeanAbsError() {
         return LogError.geomeanAbs(simulated().stream().map(Outcome::ratio).toList());
     }
@@ -353,38 +404,91 @@ public final class DecodeValidation {
         return LogError.bias(simulated().stream().map(Outcome::ratio).toList());
     }
 
+    /** The decode rows simulated. */
     public List<Outcome> simulated() {
-        return outcomes.stream().filter(o -> o.skipped() == null).toList();
+        return outcomes.stream().filter(o -> o.skipped() == null && !o.ttft()).toList();
     }
 
-    /** The summary line and a row per measured run. */
+    /** The time-to-first-token rows simulated. */
+    public List<Outcome> simulatedTtft() {
+        return outcomes.stream().filter(o -> o.skipped() == null && o.ttft()).toList();
+    }
+
+    /** The summary line and a row per measured run: decode steps, then times to first token (each where the file has any). */
     public List<Table> tables(String source) {
-        List<Outcome> sim = simulated();
-        Outcome worst = sim.stream().max(java.util.Comparator.comparingDouble(o -> Math.abs(Math.log(o.ratio())))).orElse(null);
-        Table summary = new Table("decode steps simulated against measured runs", List.of(Column.text("source", "source", 24),
+        List<Table> out = new ArrayList<>();
+        List<Outcome> decode = outcomes.stream().filter(o -> !o.ttft()).toList();
+        List<Outcome> ttft = outcomes.stream().filter(Outcome::ttft).toList();
+        if (!decode.isEmpty()) {
+            out.add(summary("decode steps simulated against measured runs", source, decode));
+            Table rows = new Table("every measured decode run", List.of(Column.text("row", "row", 5), Column.text("model", "model", 24),
+                    Column.text("system", "system", 12), Column.text("engine", "engine", 9), Column.text("layout", "layout", 14),
+                    Column.number("batch", "batch", "", 6, 0), Column.number("context", "context", "", 8, 0),
+                    Column.number("measured_ms", "measured", "(ms)", 10, 2), Column.number("simulated_ms", "simulated", "(ms)", 10, 2),
+                    Column.number("prefill_ms", "of it prefills", "(ms)", 15, 2), Column.number("error_pct", "error", "(%)", 8, 1)),
+                    Map.of("command", "validate --decode"));
+            rows.note("simulated = the decode step + the arriving requests' prefills a serving step carries (batch / OSL prompts of ISL tokens)");
+            for (Outcome o : decode) {
+                if (o.skipped() == null) {
+                    rows.row(o.id(), shortName(o.model()), o.system(), o.engine(), o.layout(), o.batch(), o.context(), o.measuredMs(),
+                            o.simulatedMs(), o.prefillMs(), 100 * (o.ratio() - 1));
+                } else {
+                    rows.note("skipped row " + o.id() + " (" + shortName(o.model()) + "): " + o.skipped());
+                }
+            }
+            out.add(rows);
+        }
+        if (!ttft.isEmpty()) {
+            String label = ttftSource == null ? source : ttftSource;
+            Table summary = summary("times to first token simulated against measured runs", label, ttft);
+            java.util.SortedSet<String> trusts = new java.util.TreeSet<>();
+            ttft.forEach(o -> trusts.add(o.trust() == null ? "" : o.trust()));
+            if (trusts.size() > 1) {
+                // In-process static runs (A) and client-side serving benchmarks (B) measure different things: each apart.
+                for (String t : trusts) {
+                    addSummaryRow(summary, label + (t.isEmpty() ? ", no trust" : ", trust " + t),
+                            ttft.stream().filter(o -> t.equals(o.trust() == null ? "" : o.trust())).toList());
+                }
+                summary.note("trust A: in-process static runs (one prefill); B: client-side serving benchmarks (HTTP, tokenizer and server in the TTFT)");
+            }
+            out.add(summary);
+            Table rows = new Table("every measured time to first token", List.of(Column.text("row", "row", 5),
+                    Column.text("model", "model", 24), Column.text("system", "system", 12), Column.text("engine", "engine", 9),
+                    Column.text("layout", "layout", 14), Column.number("prompts", "prompts", "", 8, 0), Column.number("isl", "ISL", "", 6, 0),
+                    Column.number("measured_ms", "measured", "(ms)", 10, 2), Column.number("simulated_ms", "simulated", "(ms)", 10, 2),
+                    Column.number("error_pct", "error", "(%)", 8, 1)), Map.of("command", "validate --decode"));
+            rows.note("simulated = the prefill of the row's prompts in one forward on its layout, launched without CUDA graphs, with the"
+                    + " engine's host step (collsim prefill)");
+            for (Outcome o : ttft) {
+                if (o.skipped() == null) {
+                    rows.row(o.id(), shortName(o.model()), o.system(), o.engine(), o.layout(), o.batch(), o.context(), o.measuredMs(),
+                            o.simulatedMs(), 100 * (o.ratio() - 1));
+                } else {
+                    rows.note("skipped row " + o.id() + " (" + shortName(o.model()) + "): " + o.skipped());
+                }
+            }
+            out.add(rows);
+        }
+        return out;
+    }
+
+    private static Table summary(String title, String source, List<Outcome> outcomes) {
+        Table summary = new Table(title, List.of(Column.text("source", "source", 24),
                 Column.number("rows", "rows", "", 6, 0), Column.number("skipped", "skipped", "", 8, 0),
                 Column.number("geomean_abs_error_pct", "geomean |err|", "(%)", 14, 1), Column.number("bias_pct", "bias", "(%)", 8, 1),
                 Column.text("worst_row", "worst row", 10), Column.number("worst_error_pct", "worst err", "(%)", 10, 1)),
                 Map.of("command", "validate --decode"));
         summary.note("error = simulated / measured - 1 per row; geomean |err| = exp(mean |ln(sim/meas)|) - 1; bias = exp(mean ln(sim/meas)) - 1");
-        summary.row(source, sim.size(), outcomes.size() - sim.size(), 100 * geomeanAbsError(), 100 * bias(), worst == null ? "-" : worst.id(),
-                worst == null ? 0 : 100 * (worst.ratio() - 1));
-        Table rows = new Table("every measured decode run", List.of(Column.text("row", "row", 5), Column.text("model", "model", 24),
-                Column.text("system", "system", 12), Column.text("engine", "engine", 9), Column.text("layout", "layout", 14),
-                Column.number("batch", "batch", "", 6, 0), Column.number("context", "context", "", 8, 0),
-                Column.number("measured_ms", "measured", "(ms)", 10, 2), Column.number("simulated_ms", "simulated", "(ms)", 10, 2),
-                Column.number("prefill_ms", "of it prefills", "(ms)", 15, 2), Column.number("error_pct", "error", "(%)", 8, 1)),
-                Map.of("command", "validate --decode"));
-        rows.note("simulated = the decode step + the arriving requests' prefills a serving step carries (batch / OSL prompts of ISL tokens)");
-        for (Outcome o : outcomes) {
-            if (o.skipped() == null) {
-                rows.row(o.id(), shortName(o.model()), o.system(), o.engine(), o.layout(), o.batch(), o.context(), o.measuredMs(), o.simulatedMs(),
-                        o.prefillMs(), 100 * (o.ratio() - 1));
-            } else {
-                rows.note("skipped row " + o.id() + " (" + shortName(o.model()) + "): " + o.skipped());
-            }
-        }
-        return List.of(summary, rows);
+        addSummaryRow(summary, source, outcomes);
+        return summary;
+    }
+
+    private static void addSummaryRow(Table summary, String source, List<Outcome> outcomes) {
+        List<Outcome> sim = outcomes.stream().filter(o -> o.skipped() == null).toList();
+        List<Double> ratios = sim.stream().map(Outcome::ratio).toList();
+        Outcome worst = sim.stream().max(java.util.Comparator.comparingDouble(o -> Math.abs(Math.log(o.ratio())))).orElse(null);
+        summary.row(source, sim.size(), outcomes.size() - sim.size(), 100 * LogError.geomeanAbs(ratios), 100 * LogError.bias(ratios),
+                worst == null ? "-" : worst.id(), worst == null ? 0 : 100 * (worst.ratio() - 1));
     }
 
     private static String shortName(String model) {
