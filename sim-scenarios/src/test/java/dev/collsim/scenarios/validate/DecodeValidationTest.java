@@ -83,6 +83,39 @@ class DecodeValidationTest {
         assertTrue(out.get(7).skipped().contains("needs more GPUs than the row's 4"), out.get(7).skipped());
     }
 
+    /**
+     * A time to first token is the prefill of the row's prompts on its layout, as collsim prefill
+     * simulates it; in seconds or ms; under load (concurrency above one a replica) it is listed, not simulated.
+     */
+    @Test
+    void timesToFirstTokenArePrefillsOfTheRowsPrompts(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("ttft.csv");
+        Files.writeString(csv, HEADER
+                + "t1,s,2024,TensorRT-LLM 0.9.0,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,1,batch,2048,1,n/a,none,ttft_ms,mean,85,A,\n"
+                + "t2,s,2024,TensorRT-LLM 0.9.0,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,1,batch,2048,1,n/a,none,ttft_s,mean,0.085,A,\n"
+                + "t3,s,2024,SGLang,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,4,concurrency,2048,1024,on,none,ttft_ms,median,90,B,\n"
+                + "t4,s,2024,TensorRT-LLM 0.9.0,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,4,batch,2048,1,n/a,none,ttft_ms,mean,300,A,\n");
+        DecodeValidation v = DecodeValidation.file(csv, null);
+        List<DecodeValidation.Outcome> out = v.outcomes();
+        assertTrue(v.simulated().isEmpty(), "no decode rows");
+        assertEquals(3, v.simulatedTtft().size());
+        DecodeValidation.Outcome one = out.get(0);
+        assertTrue(one.ttft());
+        dev.collsim.scenarios.decode.DecodeSpec layout = new dev.collsim.scenarios.decode.DecodeSpec(
+                dev.collsim.scenarios.decode.ModelConfig.load("llama-3-70b"), dev.collsim.scenarios.decode.DecodeSystem.preset("hgx-h100"),
+                java.util.OptionalInt.empty(), 8, 1, 1, 1, 1, 2048, dev.collsim.scenarios.decode.Precision.FP8,
+                dev.collsim.scenarios.decode.AllReduceKind.AUTO, dev.collsim.scenarios.decode.Overlap.NONE, false, Engine.TRTLLM, null, null);
+        assertEquals(dev.collsim.scenarios.decode.Prefill.run(layout, 2048, 1, 0).ttftMs(), one.simulatedMs(), 1e-9);
+        assertEquals(85, out.get(1).measuredMs(), 1e-9, "0.085 s");
+        assertEquals(one.simulatedMs(), out.get(1).simulatedMs(), 0);
+        assertTrue(out.get(2).skipped().contains("waits behind other requests"), out.get(2).skipped());
+        assertEquals(4, out.get(3).batch());
+        assertTrue(out.get(3).simulatedMs() > 3 * one.simulatedMs(), "four prompts in one forward take about four times one");
+        List<dev.collsim.reports.Table> tables = v.tables("ttft.csv");
+        assertEquals(2, tables.size(), "no decode tables without decode rows");
+        assertEquals(3, tables.get(0).rows().size(), "all, then trust A and trust B apart");
+    }
+
     /** The framework column names the engine: vLLM from 0.8 is V1 (0.9.1 is not "v0"), a Dynamo row without its backend TensorRT-LLM. */
     @Test
     void frameworksNameTheirEngines() {
