@@ -135,7 +135,10 @@ public final class DecodeStep {
         if (spec.ep() > 1) {
             warn("EP", spec.ep());
         }
-        noteIdleNetworkKnobs();
+        if (!prefill) {
+            // A prefill's KV cache leaves over the network: the knobs act on it.
+            noteIdleNetworkKnobs();
+        }
         // The pipeline keeps one micro-batch per stage in flight; the step follows one of them through every stage.
         // A prompt's forward goes through the stages whole: its first token waits for all of it.
         int inFlight = prefill ? spec.batch() : spec.microBatch();
