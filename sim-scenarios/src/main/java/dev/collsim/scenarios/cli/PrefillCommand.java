@@ -69,6 +69,9 @@ public final class PrefillCommand implements Callable<Integer> {
     @Mixin
     WhatIfOptions whatIf;
 
+    @Option(names = "--trace", paramLabel = "FILE", description = "also write the last forward as a Perfetto (Chrome trace-event) JSON file")
+    java.nio.file.Path trace;
+
     @Mixin
     ReportOptions output;
 
@@ -82,6 +85,14 @@ public final class PrefillCommand implements Callable<Integer> {
                 Precision.fromName(dtype), AllReduceKind.AUTO, Overlap.NONE, engine.engine().cudaGraphsByDefault(), engine.engine(),
                 engine.kvCache(), engine.overlapScheduler());
         PrefillResult result = Prefill.run(layout, isl, batch, chunk);
+        if (trace != null) {
+            dev.collsim.reports.AtomicFiles.write(trace, dev.collsim.scenarios.views.TraceWriter.json(result.lastForward()));
+        }
+        output.writeReport(() -> {
+            dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport("collsim prefill " + result.model());
+            dev.collsim.scenarios.views.PrefillHtml.add(report, result);
+            return report;
+        });
         output.emit(result, PrefillReport.table(result), spec.commandLine().getOut());
         return 0;
     }

@@ -60,7 +60,7 @@ public final class Prefill {
         DecodeResult first = f.first;
         return new PrefillResult(first.model(), first.system(), first.gpu(), first.whatIfs(), layout.tp(), layout.pp(), layout.ep(), isl, requests,
                 chunk, first.layout().dtype(), first.layout().kvDtype(), layout.engine().label(), f.ttft, f.compute, f.comm, f.exposed,
-                f.hostMs * f.forwards.size(), kvPerToken, kvPerToken * isl, perGpu, transfers, f.forwards, layers, first.warnings());
+                f.hostMs * f.forwards.size(), kvPerToken, kvPerToken * isl, perGpu, transfers, f.forwards, layers, first.warnings(), f.last);
     }
 
     /**
@@ -72,7 +72,7 @@ public final class Prefill {
     }
 
     /** The forwards of a prefill, each layer's time summed over them, and the last forward's layer ends on the prefill's clock. */
-    private record Forwards(DecodeResult first, List<PrefillResult.Forward> forwards, double[] layerMs, double[] layerEnds, double hostMs,
+    private record Forwards(DecodeResult first, DecodeResult last, List<PrefillResult.Forward> forwards, double[] layerMs, double[] layerEnds, double hostMs,
                             double ttft, double compute, double comm, double exposed) {}
 
     private static Forwards forwards(DecodeSpec layout, int isl, int requests, int chunk, CommModel.Cache cache, boolean alone) {
@@ -85,6 +85,7 @@ public final class Prefill {
         int step = chunk == 0 ? isl : Math.min(chunk, isl);
         List<PrefillResult.Forward> forwards = new ArrayList<>();
         DecodeResult first = null;
+        DecodeResult last = null;
         double[] layerMs = null;
         double[] layerEnds = null;
         double hostMs = layout.engine().hostMicros(requests) / 1000;
@@ -100,6 +101,7 @@ public final class Prefill {
                     cache, alone);
             double gpuMs = r.itlMs() - r.hostExposedMs();
             forwards.add(new PrefillResult.Forward(cached, tokens, gpuMs, r.computeMs(), r.commMs(), r.exposedCommMs()));
+            last = r;
             if (first == null) {
                 first = r;
                 layerMs = new double[r.layers().size()];
@@ -115,7 +117,7 @@ public final class Prefill {
             comm += r.commMs();
             exposed += r.exposedCommMs();
         }
-        return new Forwards(first, forwards, layerMs, layerEnds, hostMs, ttft, compute, comm, exposed);
+        return new Forwards(first, last, forwards, layerMs, layerEnds, hostMs, ttft, compute, comm, exposed);
     }
 
     /**

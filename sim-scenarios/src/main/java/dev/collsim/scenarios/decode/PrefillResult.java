@@ -11,6 +11,7 @@ import java.util.List;
  * @param kvBytesPerToken   the whole model's KV cache per token (every layer, every KV head)
  * @param kvBytesPerRequest that times the prompt
  * @param kvBytesPerGpu     what each GPU holds of the batch's cache, and sends to its peer
+ * @param lastForward       the forward that ends with the first token, kernel by kernel (for the report and the trace)
  */
 public record PrefillResult(
         String model, String system, String gpu,
@@ -31,7 +32,8 @@ public record PrefillResult(
         @JsonProperty("kv_transfer") List<KvTransfer> kvTransfer,
         List<Forward> forwards,
         List<LayerTime> layers,
-        List<String> warnings) {
+        List<String> warnings,
+        @com.fasterxml.jackson.annotation.JsonIgnore DecodeResult lastForward) {
 
     /**
      * Moving the KV cache to a decode instance over one kind of link.

@@ -33,7 +33,7 @@ public final class DecodeHtml {
         report.table(DecodeReport.table(r));
     }
 
-    private static ObjectNode timeline(DecodeResult r) {
+    static ObjectNode timeline(DecodeResult r) {
         ObjectNode o = HtmlReport.json().createObjectNode();
         o.put("collsimGantt", true);
         o.putObject("title").put("text", "the first " + TIMELINE_LAYERS + " layers on the GPU's streams (ms)").put("left", "center");
@@ -61,7 +61,7 @@ public final class DecodeHtml {
         return o;
     }
 
-    private static ObjectNode layers(DecodeResult r) {
+    static ObjectNode layers(DecodeResult r) {
         ObjectNode o = HtmlReport.json().createObjectNode();
         o.putObject("title").put("text", "compute and communication per layer (ms)").put("left", "center");
         o.putObject("tooltip").put("trigger", "axis");

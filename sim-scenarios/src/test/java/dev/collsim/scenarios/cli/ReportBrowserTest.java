@@ -37,7 +37,7 @@ class ReportBrowserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bench", "decode", "compare", "explain", "sweep", "demo"})
+    @ValueSource(strings = {"bench", "decode", "prefill", "serve", "compare", "explain", "sweep", "demo"})
     void reportRendersInChromium(String kind) throws Exception {
         Path dir = Path.of("target/reports").toAbsolutePath();
         Files.createDirectories(dir);
@@ -47,6 +47,10 @@ class ReportBrowserTest {
                     "--measured", "src/test/resources/logs/all_reduce_perf.txt");
             case "decode" -> run("decode", "--model", "llama-3-70b", "--tp", "8", "--batch", "32", "--overlap", "two-batch",
                     "--report", html.toString());
+            case "prefill" -> run("prefill", "--model", "llama-3-70b", "--system", "gb200-nvl72", "--tp", "8", "--isl", "8192", "--report",
+                    html.toString());
+            case "serve" -> run("serve", "--model", "llama-3-8b", "--system", "hgx-h100", "--system", "gb200-nvl72", "--gpus", "16",
+                    "--isl", "2048", "--osl", "256", "--report", html.toString());
             case "compare" -> run("compare", "--model", "llama-3-70b", "--system", "hgx-h100", "--system", "hgx-h200", "--gpus", "16",
                     "--itl-slo", "30ms", "--dtype", "fp8", "--report", html.toString());
             case "explain" -> run("explain", "all_reduce", "--ranks", "4", "--channels", "1", "--report", html.toString());

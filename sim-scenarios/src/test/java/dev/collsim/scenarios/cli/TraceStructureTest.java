@@ -63,6 +63,17 @@ class TraceStructureTest {
         check(trace);
     }
 
+    /** A prefill's trace is its last forward: a slice per layer's kernels at prefill sizes. */
+    @Test
+    void prefillTrace(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("prefill.json");
+        CliRunner r = CliRunner.run("prefill", "--model", "llama-3-8b", "--tp", "2", "--isl", "2048", "--chunk", "1024", "--trace",
+                trace.toString());
+        assertEquals(0, r.code(), r.err());
+        String names = check(trace).findValuesAsText("name").toString();
+        assertTrue(names.contains("attention") && names.contains("all_reduce"), names);
+    }
+
     /** Under PP the trace says it follows a GPU of each stage; with one stream, its one thread carries the collectives too. */
     @Test
     void aPipelinedStepSaysWhichGpusItFollows(@TempDir Path dir) throws Exception {
