@@ -22,7 +22,8 @@ import java.util.List;
  * its shard to its peer, all at once: over the network between two nodes, and over NVLink where the
  * NVLink domain holds both instances. Sent after the last layer, all of it waits; sent layer by layer
  * as the layers end (NIXL, Mooncake), each layer's share starts once its layer has ended and the link
- * has sent the layer before, and only what the last layer's send adds after the prefill is exposed.
+ * has sent the layer before (in chunks, each forward's share once the layer ends in that forward), and
+ * only what the last send adds after the prefill is exposed.
  */
 public final class Prefill {
     private Prefill() {}
@@ -52,8 +53,8 @@ public final class Prefill {
                 * layout.kvBytes());
         Machine machine = Machine.of(layout);
         List<PrefillResult.KvTransfer> transfers = new ArrayList<>();
-        transfers.add(transfer("the network", machine, layout, perGpu, f.layerEnds, f.ttft, false));
-        transfers.add(2 * layout.gpus() <= machine.gpusPerNode() ? transfer("NVLink", machine, layout, perGpu, f.layerEnds, f.ttft, true)
+        transfers.add(transfer("the network", machine, layout, perGpu, f.layerEnds, f.forwards, isl, f.ttft, false));
+        transfers.add(2 * layout.gpus() <= machine.gpusPerNode() ? transfer("NVLink", machine, layout, perGpu, f.layerEnds, f.forwards, isl, f.ttft, true)
                 : PrefillResult.KvTransfer.notSimulated("NVLink", "an NVLink domain of " + machine.gpusPerNode()
                         + " GPUs holds one instance of " + (layout.gpus() == layout.tp() ? "TP " + layout.tp() : layout.gpus() + " GPUs")
                         + ", not two"));
@@ -72,7 +73,7 @@ public final class Prefill {
     }
 
     /** The forwards of a prefill, each layer's time summed over them, and the last forward's layer ends on the prefill's clock. */
-    private record Forwards(DecodeResult first, DecodeResult last, List<PrefillResult.Forward> forwards, double[] layerMs, double[] layerEnds, double hostMs,
+    private record Forwards(DecodeResult first, DecodeResult last, List<PrefillResult.Forward> forwards, double[] layerMs, List<double[]> layerEnds, double hostMs,
                             double ttft, double compute, double comm, double exposed) {}
 
     private static Forwards forwards(DecodeSpec layout, int isl, int requests, int chunk, CommModel.Cache cache, boolean alone) {
@@ -87,7 +88,7 @@ public final class Prefill {
         DecodeResult first = null;
         DecodeResult last = null;
         double[] layerMs = null;
-        double[] layerEnds = null;
+        List<double[]> layerEnds = new ArrayList<>();
         double hostMs = layout.engine().hostMicros(requests) / 1000;
         double ttft = 0;
         double compute = 0;
@@ -106,12 +107,13 @@ public final class Prefill {
                 first = r;
                 layerMs = new double[r.layers().size()];
             }
-            layerEnds = new double[r.layers().size()];
+            double[] ends = new double[r.layers().size()];
             for (int l = 0; l < layerMs.length; l++) {
                 DecodeResult.Layer layer = r.layers().get(l);
                 layerMs[l] += layer.endMs() - layer.startMs();
-                layerEnds[l] = ttft + hostMs + layer.endMs();
+                ends[l] = ttft + hostMs + layer.endMs();
             }
+            layerEnds.add(ends);
             ttft += hostMs + gpuMs;
             compute += r.computeMs();
             comm += r.commMs();
@@ -123,10 +125,11 @@ public final class Prefill {
     /**
      * Every GPU's KV shard of {@code perGpu} bytes to its peer in a decode instance of the same TP
      * size, all at once: on another node ({@code nvlink} false) or in the same NVLink domain. Once
-     * after the prefill, and layer by layer after each layer's end ({@code layerEnds}, ms).
+     * after the prefill, and layer by layer: each forward's share of a layer after that layer's end
+     * in that forward ({@code layerEnds}, ms, forward by forward; {@code tokens} each forward's).
      */
-    private static PrefillResult.KvTransfer transfer(String over, Machine machine, DecodeSpec layout, long perGpu, double[] layerEnds,
-                                                     double ttft, boolean nvlink) {
+    private static PrefillResult.KvTransfer transfer(String over, Machine machine, DecodeSpec layout, long perGpu, List<double[]> layerEnds,
+                                                     List<PrefillResult.Forward> forwards, int isl, double ttft, boolean nvlink) {
         int tp = layout.tp();
         int perNode = machine.gpusPerNode();
         if (!nvlink && machine.maxNodes() < 2) {
@@ -136,11 +139,15 @@ public final class Prefill {
             return PrefillResult.KvTransfer.notSimulated(over, "the TP group fills several nodes");
         }
         double whole = sendMs(machine, tp, perGpu, nvlink);
-        int layers = layerEnds.length;
-        double perLayer = sendMs(machine, tp, Math.max(1, perGpu / layers), nvlink);
         double linkFree = 0;
-        for (double end : layerEnds) {
-            linkFree = Math.max(linkFree, end) + perLayer;
+        java.util.Map<Long, Double> sendOf = new java.util.HashMap<>();
+        for (int k = 0; k < layerEnds.size(); k++) {
+            double[] ends = layerEnds.get(k);
+            long share = Math.max(1, Math.round((double) perGpu * forwards.get(k).tokens() / isl / ends.length));
+            double send = sendOf.computeIfAbsent(share, b -> sendMs(machine, tp, b, nvlink));
+            for (double end : ends) {
+                linkFree = Math.max(linkFree, end) + send;
+            }
         }
         return new PrefillResult.KvTransfer(over, whole, Math.max(0, linkFree - ttft), "");
     }

@@ -74,4 +74,19 @@ class PrefillTest {
         assertTrue(chunked.ttftMs() > whole.ttftMs(), chunked.ttftMs() + " ms in chunks, " + whole.ttftMs() + " whole");
         assertTrue(chunked.forwards().get(3).gpuMs() > chunked.forwards().get(0).gpuMs(), "the last chunk attends to the most");
     }
+
+    /**
+     * In chunks, each forward's share of a layer's cache leaves when that layer ends in that forward:
+     * the earlier chunks' cache goes out while the later ones compute, so less shows after the last.
+     */
+    @Test
+    void chunkedPrefillSendsEachChunksCacheAsItsLayersEnd() {
+        Rate nic = Rate.parse("10Gb/s");
+        PrefillResult whole = Prefill.run(llama70b("hgx-h100", nic), 8192, 1, 0);
+        PrefillResult chunked = Prefill.run(llama70b("hgx-h100", nic), 8192, 1, 2048);
+        PrefillResult.KvTransfer w = over(whole, "the network");
+        PrefillResult.KvTransfer c = over(chunked, "the network");
+        assertEquals(w.afterMs(), c.afterMs(), 1e-9, "the same cache after the prefill");
+        assertTrue(c.exposedMs() > 0 && c.exposedMs() < w.exposedMs() / 2, c.exposedMs() + " ms exposed in chunks, " + w.exposedMs() + " whole");
+    }
 }
