@@ -111,7 +111,7 @@ public record ServingPlan(String model, int isl, int osl, @JsonProperty("ttft_sl
     }
 
     /** A target as written: 2000, 50, 0.5. */
-    static String number(double v) {
+    public static String number(double v) {
         return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
     }
 }

@@ -190,7 +190,7 @@ public final class ServingSearch {
                 }
             }
             if (todo.isEmpty()) {
-                return systemPlan(spec, system.name(), agg, dis, decode, prefill, chunks);
+                return systemPlan(spec, system.name(), agg, dis, decode.size());
             }
             List<DecodePoint> done = LayoutSearch.map(pool, todo, p -> new DecodePoint(p.at(), p.spec(), DecodeStep.run(p.spec(), cache)));
             for (int k = 0; k < todo.size(); k++) {
@@ -411,8 +411,7 @@ public final class ServingSearch {
                 p.serviceMs(), queue, p.kvMs(), p.kvOver(), d.itlMs(), d.itlMs(), forRate);
     }
 
-    private static ServingPlan.SystemPlan systemPlan(ServingSpec spec, String system, Choice agg, Choice dis, List<DecodePoint> decode,
-                                                     List<PrefillPoint> prefill, Map<Instance, Map<Integer, double[]>> chunks) {
+    private static ServingPlan.SystemPlan systemPlan(ServingSpec spec, String system, Choice agg, Choice dis, int fitting) {
         ServingPlan.Deployment a = agg.deployment();
         ServingPlan.Deployment d = dis.deployment();
         String targets = "TTFT " + ServingPlan.number(spec.ttftSloMs()) + " ms and ITL " + ServingPlan.number(spec.itlSloMs()) + " ms";
@@ -430,7 +429,7 @@ public final class ServingSearch {
         } else {
             verdict = String.format(Locale.ROOT, "%s: nothing meets %s (aggregated: %s; disaggregated: %s)", system, targets, agg.why(), dis.why());
         }
-        return new ServingPlan.SystemPlan(system, decode.size(), a, a == null ? agg.why() : null, d, d == null ? dis.why() : null, verdict);
+        return new ServingPlan.SystemPlan(system, fitting, a, a == null ? agg.why() : null, d, d == null ? dis.why() : null, verdict);
     }
 
     /** With two or more systems: each one's best against the first's. */

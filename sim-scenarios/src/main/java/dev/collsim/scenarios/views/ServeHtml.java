@@ -21,7 +21,7 @@ public final class ServeHtml {
     private static ObjectNode perGpu(ServingPlan p) {
         ObjectNode o = HtmlReport.json().createObjectNode();
         o.putObject("title").put("text", String.format(Locale.ROOT, "Output tokens/s per GPU at TTFT <= %s ms and ITL <= %s ms",
-                number(p.ttftSloMs()), number(p.itlSloMs()))).put("left", "center");
+                ServingPlan.number(p.ttftSloMs()), ServingPlan.number(p.itlSloMs()))).put("left", "center");
         o.putObject("tooltip").put("trigger", "item");
         o.putObject("legend").put("top", 28);
         o.putObject("grid").put("top", 70).put("left", 70).put("right", 40);
@@ -39,9 +39,5 @@ public final class ServeHtml {
             }
         }
         return o;
-    }
-
-    private static String number(double v) {
-        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
     }
 }
