@@ -1,6 +1,9 @@
 package dev.collsim.core.units;
 
-/** An amount of data in bytes. Decimal (KB, MB, GB) and binary (KiB, MiB, GiB) prefixes parse exactly. */
+/**
+ * An amount of data in bytes. Decimal (KB, MB, GB) and binary (KiB, MiB, GiB) prefixes parse
+ * exactly; so do nccl-tests' K, M, G (binary) and a bare number of bytes.
+ */
 public record DataSize(long bytes) implements Comparable<DataSize> {
     public static final long KIB = 1L << 10;
     public static final long MIB = 1L << 20;
@@ -16,7 +19,7 @@ public record DataSize(long bytes) implements Comparable<DataSize> {
         return new DataSize(bytes);
     }
 
-    /** Parses a size with its unit, e.g. {@code 4MiB}, {@code 1.5GB}, {@code 512B}. */
+    /** Parses a size, e.g. {@code 4MiB}, {@code 4M}, {@code 4194304}, {@code 1.5GB}, {@code 512B}. */
     public static DataSize parse(String text) {
         return Units.parseSize(text);
     }

@@ -8,8 +8,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Parsing and formatting of quantities with units. A bare number is always an error that says
- * which suffixes are accepted: the unit is part of the value.
+ * Parsing and formatting of quantities with units. A bare number is an error that says which
+ * suffixes are accepted (the unit is part of the value), except for a data size, where it counts
+ * bytes as every size flag of nccl-tests does.
  */
 final class Units {
     private static final Pattern QUANTITY =
@@ -33,15 +34,22 @@ final class Units {
             "s", TimeSpan.PICOS_PER_SECOND, "ms", TimeSpan.PICOS_PER_MILLI, "us", TimeSpan.PICOS_PER_MICRO,
             "µs", TimeSpan.PICOS_PER_MICRO, "ns", TimeSpan.PICOS_PER_NANO, "ps", 1L);
 
-    private static final String SIZE_HELP = "B, KB, MB, GB, TB, KiB, MiB, GiB or TiB";
+    private static final String SIZE_HELP = "bytes, K, M, G, T (x1024, as nccl-tests), KiB, MiB, GiB, TiB, or B, KB, MB, GB, TB (x1000)";
+    /** nccl-tests' one-letter suffixes, either case: powers of 1024. */
+    private static final Map<String, Long> LETTER_SIZES = Map.of("K", 1L << 10, "M", 1L << 20, "G", 1L << 30, "T", 1L << 40);
     private static final String RATE_HELP = "B/s, KB/s, MB/s, GB/s, TB/s (bytes) or b/s, Kb/s, Mb/s, Gb/s, Tb/s (bits)";
     private static final String TIME_HELP = "s, ms, us, ns or ps";
 
     private Units() {}
 
+    /**
+     * A data size: a whole number of bytes, or a number with a unit; K, M, G and T alone (either
+     * case) are powers of 1024 as in nccl-tests, KiB .. TiB too, KB .. TB powers of 1000.
+     */
     public static DataSize parseSize(String text) {
-        Quantity q = quantity(text, "data size", SIZE_HELP);
-        Long factor = SIZE_UNITS.get(q.unit);
+        Matcher bare = Pattern.compile("\\s*([+-]?\\d+)\\s*").matcher(text == null ? "" : text);
+        Quantity q = bare.matches() ? new Quantity(new BigDecimal(bare.group(1)), "B") : quantity(text, "data size", SIZE_HELP);
+        Long factor = SIZE_UNITS.getOrDefault(q.unit, LETTER_SIZES.get(q.unit.toUpperCase(Locale.ROOT)));
         if (factor == null) {
             throw unknownUnit(text, q.unit, "data size", SIZE_HELP);
         }

@@ -37,8 +37,21 @@ class UnitsTest {
     void bareNumberSaysWhichSuffixToAdd() {
         InputException e = assertThrows(InputException.class, () -> Rate.parse("450"));
         assertTrue(e.getMessage().contains("no unit") && e.getMessage().contains("GB/s"), e.getMessage());
-        InputException s = assertThrows(InputException.class, () -> DataSize.parse("4096"));
-        assertTrue(s.getMessage().contains("MiB"), s.getMessage());
+        InputException t = assertThrows(InputException.class, () -> TimeSpan.parse("5"));
+        assertTrue(t.getMessage().contains("no unit") && t.getMessage().contains("ms"), t.getMessage());
+    }
+
+    /** A data size is the exception: as in nccl-tests a bare number counts bytes, and K, M, G are powers of 1024. */
+    @Test
+    void sizesTakeBytesNcclTestsSuffixesAndBothPrefixes() {
+        assertEquals(4_194_304L, DataSize.parse("4194304").bytes());
+        assertEquals(4_194_304L, DataSize.parse("4M").bytes());
+        assertEquals(4_194_304L, DataSize.parse("4m").bytes());
+        assertEquals(4_194_304L, DataSize.parse("4MiB").bytes());
+        assertEquals(4_000_000L, DataSize.parse("4MB").bytes());
+        assertEquals(8L << 30, DataSize.parse("8G").bytes());
+        InputException e = assertThrows(InputException.class, () -> DataSize.parse("-4"));
+        assertTrue(e.getMessage().contains("negative"), e.getMessage());
     }
 
     @Test

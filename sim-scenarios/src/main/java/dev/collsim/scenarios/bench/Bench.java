@@ -41,12 +41,19 @@ public final class Bench {
 
     /** The sweep on a communicator already built for the spec (building one can take long on large fabrics). */
     public static List<BenchRow> run(BenchSpec spec, Communicator comm) {
+        return run(spec, comm, (done, total) -> { });
+    }
+
+    /** As above, telling {@code progress} how many sizes are done (done, total). */
+    public static List<BenchRow> run(BenchSpec spec, Communicator comm, java.util.function.BiConsumer<Integer, Integer> progress) {
         List<BenchRow> rows = new ArrayList<>();
-        for (long size : spec.sizes().sizes()) {
-            BenchRow row = runOne(spec, comm, size);
+        List<Long> sizes = spec.sizes().sizes();
+        for (int i = 0; i < sizes.size(); i++) {
+            BenchRow row = runOne(spec, comm, sizes.get(i));
             if (row != null) {
                 rows.add(row);
             }
+            progress.accept(i + 1, sizes.size());
         }
         return rows;
     }
@@ -189,15 +196,22 @@ public final class Bench {
      */
     public static void checkNotTooLarge(BenchSpec spec, Communicator comm, int runs, boolean stochastic) {
         Estimate once = estimate(spec, comm, !stochastic);
-        checkNotTooLarge(new Estimate(once.transfers() * runs, once.seconds() * runs, once.bytes()), Runtime.getRuntime().maxMemory());
+        long sizes = spec.sizes().count();
+        checkNotTooLarge(new Estimate(once.transfers() * runs, once.seconds() * runs, once.bytes()), Runtime.getRuntime().maxMemory(),
+                sizes == 1 ? "this run" : String.format(java.util.Locale.ROOT, "this run of %,d sizes (%s)", sizes, spec.sizes().describe()));
     }
 
     static void checkNotTooLarge(Estimate e, long heapBytes) {
+        checkNotTooLarge(e, heapBytes, "this run");
+    }
+
+    /** Throws, unless --force, where the estimate is too long or too large; {@code what} names the run in the message. */
+    static void checkNotTooLarge(Estimate e, long heapBytes, String what) {
         String time = e.seconds() < 90 ? String.format(java.util.Locale.ROOT, "%.0f seconds", e.seconds())
                 : String.format(java.util.Locale.ROOT, "%.0f minutes", e.seconds() / 60);
         String memory = String.format(java.util.Locale.ROOT, e.bytes() < 0.95e9 ? "%.1f GB" : "%.0f GB", e.bytes() / 1e9);
-        String size = String.format(java.util.Locale.ROOT, "this run would simulate about %.0f million transfers:"
-                + " roughly %s and %s of memory on a machine like this one", e.transfers() / 1e6, time, memory);
+        String size = String.format(java.util.Locale.ROOT, "%s would simulate about %.0f million transfers:"
+                + " roughly %s and %s of memory on a machine like this one", what, e.transfers() / 1e6, time, memory);
         boolean tooLong = e.seconds() > LONG_RUN_SECONDS;
         boolean tooBig = e.bytes() > heapBytes;
         if (!tooLong && !tooBig) {

@@ -143,7 +143,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
             return 0;
         }
         String description = system.description(benchSpec.whatIf());
-        List<BenchRow> rows = Bench.run(benchSpec, comm);
+        List<BenchRow> rows = Bench.run(benchSpec, comm, ProgressBar.onTerminal(spec.commandLine().getErr(), "bench: sizes"));
         if (trace != null && !rows.isEmpty()) {
             long largest = rows.get(rows.size() - 1).sizeBytes();
             dev.collsim.reports.AtomicFiles.write(trace, BenchTrace.json(comm, Bench.plan(benchSpec, comm, largest)));

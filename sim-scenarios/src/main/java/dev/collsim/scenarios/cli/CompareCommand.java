@@ -47,7 +47,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--gpus", paramLabel = "N", defaultValue = "72", description = "GPUs of each system (default: ${DEFAULT-VALUE})")
     int gpus;
 
-    @Option(names = "--context", paramLabel = "TOKENS", defaultValue = "4096", description = "tokens in each sequence's KV cache (default: ${DEFAULT-VALUE})")
+    @Option(names = "--context", paramLabel = "TOKENS", converter = Tokens.class, defaultValue = "4096", description = "tokens in each sequence's KV cache (default: ${DEFAULT-VALUE})")
     int context;
 
     @Option(names = "--itl-slo", paramLabel = "TIME", defaultValue = "50ms", description = "inter-token latency target (default: ${DEFAULT-VALUE})")
@@ -96,7 +96,7 @@ public final class CompareCommand implements Callable<Integer> {
                 Precision.fromName(dtype), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
                 network == null ? null : dev.collsim.topologies.catalog.NetworkPreset.byName(network), knobs,
                 gpusPerNode == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(gpusPerNode), files);
-        Comparison c = Comparison.run(compare, t);
+        Comparison c = Comparison.run(compare, t, ProgressBar.onTerminal(spec.commandLine().getErr(), "compare: layouts"));
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", c.systems().stream().map(Comparison.SystemResult::system).toList())
                     + " at context " + context + " in " + dtype + ": give more --gpus, a smaller --dtype or a shorter --context");

@@ -74,7 +74,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     @Option(names = "--batch", paramLabel = "B", defaultValue = "1", description = "sequences per replica (default: ${DEFAULT-VALUE})")
     int batch;
 
-    @Option(names = "--context", paramLabel = "TOKENS", defaultValue = "4096", description = "tokens in each sequence's KV cache (default: ${DEFAULT-VALUE})")
+    @Option(names = "--context", paramLabel = "TOKENS", converter = Tokens.class, defaultValue = "4096", description = "tokens in each sequence's KV cache (default: ${DEFAULT-VALUE})")
     int context;
 
     @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")

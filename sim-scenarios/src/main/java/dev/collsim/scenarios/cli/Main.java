@@ -14,16 +14,18 @@ import picocli.CommandLine;
         description = "Discrete-event simulator of GPU-cluster communication: NCCL-style collectives chunk by chunk over modelled fabrics.",
         subcommands = {BenchCommand.class, DecodeCommand.class, PrefillCommand.class, ServeCommand.class, CompareCommand.class, CalibrateCommand.class, SweepCommand.class, MergeCommand.class, RunCommand.class, ExplainCommand.class, TopoCommand.class, DemoCommand.class, ValidateCommand.class,
             CommandLine.HelpCommand.class})
-public final class Main implements Runnable {
+public final class Main implements java.util.concurrent.Callable<Integer> {
     /** Exit code for bad input, as nccl-tests and most Unix tools use for usage errors. */
     public static final int BAD_INPUT = 2;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Bare {@code collsim} names no command: the command list on standard error, and the usage error's exit code. */
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return BAD_INPUT;
     }
 
     public static void main(String[] args) {

@@ -50,13 +50,13 @@ public final class PrefillCommand implements Callable<Integer> {
     @Option(names = "--ep", paramLabel = "E", defaultValue = "1", description = "expert-parallel ranks (default: ${DEFAULT-VALUE})")
     int ep;
 
-    @Option(names = "--isl", paramLabel = "TOKENS", required = true, description = "prompt tokens per request")
+    @Option(names = "--isl", paramLabel = "TOKENS", converter = Tokens.class, required = true, description = "prompt tokens per request")
     int isl;
 
     @Option(names = "--batch", paramLabel = "B", defaultValue = "1", description = "prompts prefilled together (default: ${DEFAULT-VALUE})")
     int batch;
 
-    @Option(names = "--chunk", paramLabel = "TOKENS", defaultValue = "0",
+    @Option(names = "--chunk", paramLabel = "TOKENS", converter = Tokens.class, defaultValue = "0",
             description = "tokens per forward (chunked prefill); 0, the default: the whole prompt at once")
     int chunk;
 

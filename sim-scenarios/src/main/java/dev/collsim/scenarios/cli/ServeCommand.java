@@ -48,10 +48,10 @@ public final class ServeCommand implements Callable<Integer> {
             description = "GPUs of each system a deployment's unit may use (default: ${DEFAULT-VALUE})")
     int gpus;
 
-    @Option(names = "--isl", paramLabel = "TOKENS", required = true, description = "prompt tokens per request")
+    @Option(names = "--isl", paramLabel = "TOKENS", converter = Tokens.class, required = true, description = "prompt tokens per request")
     int isl;
 
-    @Option(names = "--osl", paramLabel = "TOKENS", required = true, description = "output tokens per request")
+    @Option(names = "--osl", paramLabel = "TOKENS", converter = Tokens.class, required = true, description = "output tokens per request")
     int osl;
 
     @Option(names = "--ttft-slo", paramLabel = "TIME", defaultValue = "2s", description = "mean time-to-first-token target (default: ${DEFAULT-VALUE})")
@@ -94,7 +94,8 @@ public final class ServeCommand implements Callable<Integer> {
                 Flags.parse("--ttft-slo", () -> TimeSpan.parse(ttftSlo)).picos() / 1e9,
                 Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)).picos() / 1e9, rate, Precision.fromName(dtype), engineOptions.setup(),
                 KvTransfer.byName(kvTransfer));
-        ServingPlan plan = ServingSearch.run(serving, Flags.threads(threads));
+        ServingPlan plan = ServingSearch.run(serving, Flags.threads(threads), ProgressBar.onTerminal(spec.commandLine().getErr(),
+                "serve: decode steps"));
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim serve " + plan.model());
             ServeHtml.add(report, plan);

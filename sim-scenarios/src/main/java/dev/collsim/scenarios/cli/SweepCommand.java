@@ -54,8 +54,7 @@ public final class SweepCommand implements Callable<Integer> {
         }
         int t = Flags.threads(threads);
         String prefix = out != null ? out : scenario.name() + (shard == null ? "" : ".shard-" + i + "-of-" + n);
-        // The bar is for a person at a terminal; in a log its carriage returns are noise.
-        java.util.function.BiConsumer<Integer, Integer> progress = System.console() != null ? Sweep.bar(spec.commandLine().getErr()) : (d, total) -> { };
+        java.util.function.BiConsumer<Integer, Integer> progress = ProgressBar.onTerminal(spec.commandLine().getErr(), "sweep");
         Sweep sweep;
         int ran;
         try {

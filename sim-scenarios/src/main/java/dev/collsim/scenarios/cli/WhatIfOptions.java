@@ -22,7 +22,8 @@ final class WhatIfOptions {
     String oversubscription;
 
     @Option(names = "--spines", paramLabel = "N", defaultValue = "1",
-            description = "spine switches; with more than one, traffic that changes rails picks one by ECMP hash (default: ${DEFAULT-VALUE})")
+            description = "spine switches sharing the same spine capacity: each leaf's uplinks are split over them (N spines of 1/N the"
+                    + " rate each, not N times the capacity), and traffic that changes rails picks one by ECMP hash (default: ${DEFAULT-VALUE})")
     int spines;
 
     @Option(names = "--gdr", paramLabel = "on|off", defaultValue = "on",

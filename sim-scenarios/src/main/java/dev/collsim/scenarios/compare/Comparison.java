@@ -26,7 +26,30 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
                          List<SystemResult> systems) {
 
     /** One system's search: how many layouts fit and ran, the frontier, and the best within the SLO (null if none meets it). */
-    public record SystemResult(String system, int layouts, List<Row> frontier, Row best) {}
+    public record SystemResult(String system, int layouts, List<Row> frontier, Row best) {
+        /**
+         * Why no layout meets the target: the fastest one's inter-token latency and what takes
+         * most of it (its compute, its exposed communication, or the rest: host and pipeline); null
+         * when one meets it.
+         */
+        @JsonProperty("why_none")
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        public String whyNone() {
+            if (best != null) {
+                return null;
+            }
+            if (frontier.isEmpty()) {
+                return "no layout fits in memory";
+            }
+            Row fastest = frontier.get(0);
+            double rest = Math.max(0, fastest.itlMs() - fastest.computeMs() - fastest.exposedCommMs());
+            String binds = fastest.computeMs() >= Math.max(fastest.exposedCommMs(), rest) ? "compute (the weights' and cache's reads) binds"
+                    : fastest.exposedCommMs() >= rest ? "exposed communication binds" : "the host and the pipeline bind";
+            return String.format(Locale.ROOT, "no layout meets the target: the fastest, %s batch %d, takes %.2f ms a token (compute %.2f,"
+                    + " exposed communication %.2f, the rest %.2f): %s", fastest.layout(), fastest.batch(), fastest.itlMs(), fastest.computeMs(),
+                    fastest.exposedCommMs(), rest, binds);
+        }
+    }
 
     /** A layout and what its decode step gives. */
     public record Row(String layout, int tp, int pp, int dp, int ep, int batch, String overlap,
@@ -50,12 +73,17 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
 
     /** Every system's search, {@code threads} layouts simulated at once. */
     public static Comparison run(CompareSpec spec, int threads) {
+        return run(spec, threads, (done, total) -> { });
+    }
+
+    /** As above, telling {@code progress} how many of each system's layouts are estimated. */
+    public static Comparison run(CompareSpec spec, int threads, java.util.function.BiConsumer<Integer, Integer> progress) {
         ModelConfig m = spec.model();
         double sloMs = spec.itlSloMs();
         List<SystemResult> out = new ArrayList<>();
         for (DecodeSystem system : spec.decodeSystems()) {
             List<LayoutSearch.Point> points = LayoutSearch.run(m, system, spec.gpus(), spec.context(), spec.precision(), threads, spec.engine(),
-                    sloMs);
+                    sloMs, progress);
             List<Row> frontier = LayoutSearch.pareto(points).stream().map(Row::of).toList();
             Row best = LayoutSearch.best(points, sloMs).map(Row::of).orElse(null);
             out.add(new SystemResult(system.name(), points.size(), frontier, best));
@@ -91,7 +119,7 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
         for (SystemResult s : systems) {
             Row r = s.best();
             if (r == null) {
-                best.footnote(s.system() + (s.layouts() == 0 ? ": no layout fits in memory" : ": no layout meets the SLO"));
+                best.footnote(s.system() + ": " + s.whyNone());
                 continue;
             }
             List<Object> cells = new ArrayList<>(List.of(cells(s.system(), r)));

@@ -127,11 +127,17 @@ public final class LayoutSearch {
      */
     public static List<Point> run(ModelConfig m, DecodeSystem system, int gpus, int context, Precision precision, int threads,
                                   EngineSetup engine, double itlSloMs) {
+        return run(m, system, gpus, context, precision, threads, engine, itlSloMs, (done, total) -> { });
+    }
+
+    /** As above, telling {@code progress} how many of the layouts are estimated (done, total). */
+    public static List<Point> run(ModelConfig m, DecodeSystem system, int gpus, int context, Precision precision, int threads,
+                                  EngineSetup engine, double itlSloMs, java.util.function.BiConsumer<Integer, Integer> progress) {
         List<DecodeSpec> specs = candidates(m, system, gpus, context, precision, engine).stream().filter(DecodeStep::fits).toList();
         CommModel.Cache cache = new CommModel.Cache();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try {
-            List<Point> points = new ArrayList<>(all(pool, specs, s -> DecodeStep.estimate(s, cache)));
+            List<Point> points = new ArrayList<>(map(pool, specs, s -> new Point(s, DecodeStep.estimate(s, cache)), progress));
             points.removeIf(java.util.Objects::isNull);
             java.util.Set<Point> full = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
             double margin = 1;
@@ -178,6 +184,12 @@ public final class LayoutSearch {
      * place or hold ({@code f} threw an {@link InputException}).
      */
     public static <A, R> List<R> map(ExecutorService pool, List<A> items, java.util.function.Function<A, R> f) {
+        return map(pool, items, f, (done, total) -> { });
+    }
+
+    /** As above, telling {@code progress} how many items are done (done, total) as they end in order. */
+    public static <A, R> List<R> map(ExecutorService pool, List<A> items, java.util.function.Function<A, R> f,
+                                     java.util.function.BiConsumer<Integer, Integer> progress) {
         try {
             List<Future<R>> futures = new ArrayList<>();
             for (A item : items) {
@@ -192,6 +204,7 @@ public final class LayoutSearch {
             List<R> out = new ArrayList<>();
             for (Future<R> future : futures) {
                 out.add(future.get());
+                progress.accept(out.size(), futures.size());
             }
             return out;
         } catch (InterruptedException e) {

@@ -35,11 +35,13 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
 
     /** A catalogue model by name, or a {@code config.json} by path. */
     public static ModelConfig load(String nameOrPath) {
-        if (CATALOGUE.contains(nameOrPath)) {
-            try (InputStream in = ModelConfig.class.getResourceAsStream("/models/" + nameOrPath + ".json")) {
-                return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), nameOrPath);
+        // Catalogue names match in any case (Llama-3-70B is llama-3-70b).
+        String name = CATALOGUE.stream().filter(c -> c.equalsIgnoreCase(nameOrPath)).findFirst().orElse(null);
+        if (name != null) {
+            try (InputStream in = ModelConfig.class.getResourceAsStream("/models/" + name + ".json")) {
+                return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), name);
             } catch (IOException e) {
-                throw new IllegalStateException("the bundled model " + nameOrPath + " is missing", e);
+                throw new IllegalStateException("the bundled model " + name + " is missing", e);
             }
         }
         Path path = Path.of(nameOrPath);

@@ -102,12 +102,17 @@ public final class ServingSearch {
     record PrefillPoint(Instance at, int prompts, double serviceMs, Double kvMs, String kvOver) {}
 
     public static ServingPlan run(ServingSpec spec, int threads) {
+        return run(spec, threads, (done, total) -> { });
+    }
+
+    /** As above, telling {@code progress} how many of each system's decode steps are estimated. */
+    public static ServingPlan run(ServingSpec spec, int threads, java.util.function.BiConsumer<Integer, Integer> progress) {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         CommModel.Cache cache = new CommModel.Cache();
         try {
             List<ServingPlan.SystemPlan> systems = new ArrayList<>();
             for (DecodeSystem system : spec.systems()) {
-                systems.add(plan(spec, system, pool, cache));
+                systems.add(plan(spec, system, pool, cache, progress));
             }
             if (systems.stream().allMatch(s -> s.fitting() == 0)) {
                 throw new InputException(String.format(Locale.ROOT, "no instance of %s fits in memory on up to %d GPUs of %s at context %d in %s:"
@@ -153,7 +158,8 @@ public final class ServingSearch {
         return out;
     }
 
-    private static ServingPlan.SystemPlan plan(ServingSpec spec, DecodeSystem system, ExecutorService pool, CommModel.Cache cache) {
+    private static ServingPlan.SystemPlan plan(ServingSpec spec, DecodeSystem system, ExecutorService pool, CommModel.Cache cache,
+                                               java.util.function.BiConsumer<Integer, Integer> progress) {
         int perNode = LayoutSearch.gpusPerNode(system, spec.gpus());
         List<Instance> instances = instances(spec.model(), perNode, spec.gpus());
         int context = spec.decodeContext();
@@ -173,7 +179,7 @@ public final class ServingSearch {
             instanceOf.put(s, new Instance(s.tp(), s.pp(), s.ep(), s.dp()));
         }
         List<DecodePoint> decode = new ArrayList<>(LayoutSearch.map(pool, decodeSpecs,
-                s -> new DecodePoint(instanceOf.get(s), s, DecodeStep.estimate(s, cache))));
+                s -> new DecodePoint(instanceOf.get(s), s, DecodeStep.estimate(s, cache)), progress));
         decode.removeIf(Objects::isNull);
 
         List<PrefillPoint> prefill = prefillPoints(spec, system, instances, pool, cache);

@@ -11,7 +11,6 @@ import dev.collsim.scenarios.replications.Summary;
 import dev.collsim.scenarios.scenario.Scenario;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -351,13 +350,4 @@ public final class Sweep {
         return out;
     }
 
-    /** Progress on one line of standard error: a bar, done of total. */
-    public static java.util.function.BiConsumer<Integer, Integer> bar(PrintWriter err) {
-        return (done, total) -> {
-            int width = 30;
-            int filled = total == 0 ? width : done * width / total;
-            err.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total + (done.equals(total) ? "\n" : ""));
-            err.flush();
-        };
-    }
 }

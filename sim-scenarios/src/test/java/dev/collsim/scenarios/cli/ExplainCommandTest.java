@@ -41,7 +41,7 @@ class ExplainCommandTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "explain all_reduce --ranks 9        | --ranks 9: explain runs on one hgx-h100 node of 8 GPUs",
-        "explain all_reduce --size 4096      | --size: '4096' has no unit",
+        "explain all_reduce --size 4096Q     | --size: '4096Q': unknown data size unit 'Q'",
         "explain all_reduce --algo warp      | --algo: unknown algorithm 'warp'",
         "explain all_gather --algo nvls      | no allowed algorithm and protocol can run all_gather",
         "explain all_reduce --size 8GiB      | more than 5000 lines"})

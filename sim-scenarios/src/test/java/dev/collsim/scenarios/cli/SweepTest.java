@@ -180,11 +180,20 @@ class SweepTest {
         CliRunner r = CliRunner.run("sweep", file.toString(), "--out", prefix, "--shard", "1/3");
         assertEquals(0, r.code(), r.err());
         assertEquals("", r.err(), "no bar without a terminal");
+        // On a terminal: quiet for the first second, then the bar, at most ten times a second, wiped at the end.
         java.io.StringWriter bar = new java.io.StringWriter();
-        var progress = Sweep.bar(new java.io.PrintWriter(bar));
+        long[] now = {0};
+        ProgressBar progress = new ProgressBar(new java.io.PrintWriter(bar), "sweep", () -> now[0]);
+        progress.accept(1, 4);
+        assertEquals("", bar.toString(), "a short run shows nothing");
+        now[0] = 1500;
         progress.accept(2, 4);
+        now[0] = 1550;
+        progress.accept(3, 4);
+        String line = "sweep [###############               ] 2/4";
+        assertEquals("\r" + line, bar.toString(), "drawn once in 100 ms");
         progress.accept(4, 4);
-        assertEquals("\r[###############               ] 2/4\r[##############################] 4/4\n", bar.toString());
+        assertEquals("\r" + line + "\r" + " ".repeat(line.length()) + "\r", bar.toString());
         List<String> rows = Files.readAllLines(Path.of(prefix + ".csv"));
         assertEquals(5, rows.size());
         assertTrue(rows.get(1).startsWith("1,") && rows.get(2).startsWith("4,"), rows.toString());
