@@ -34,6 +34,12 @@ public final class TraceEvents {
                 .put("dur", Math.max(0, dur)).putObject("args");
     }
 
+    /** An instant on a thread at {@code ts} us (a point, not a span); returns its args for the caller to fill. */
+    public ObjectNode instant(String name, String category, int pid, int tid, double ts) {
+        return events.addObject().put("name", name).put("cat", category).put("ph", "i").put("s", "t").put("pid", pid).put("tid", tid)
+                .put("ts", ts).putObject("args");
+    }
+
     /** An arrow from the slice at ({@code pid}, {@code tid}, {@code ts}) to the one at the other end. */
     public TraceEvents flow(long id, String category, int fromPid, int fromTid, double fromTs, int toPid, int toTid, double toTs) {
         events.addObject().put("name", "data").put("cat", category).put("ph", "s").put("id", id).put("pid", fromPid).put("tid", fromTid)

@@ -78,8 +78,12 @@ public record DecodeResult(
                          double rooflineMs) {}
 
     /** One kernel: compute or a collective, on its stream, for one micro-batch. */
+    /**
+     * One kernel as it ran: {@code bytes} a collective's data sent per GPU or a compute kernel's HBM
+     * traffic, {@code flops} a compute kernel's operations (0 for a collective).
+     */
     public record Span(String name, String kind, int stream, @JsonProperty("micro_batch") int microBatch,
-                       @JsonProperty("start_ms") double startMs, @JsonProperty("end_ms") double endMs, long bytes) {}
+                       @JsonProperty("start_ms") double startMs, @JsonProperty("end_ms") double endMs, long bytes, double flops) {}
 
     public record Layer(int index, boolean moe, @JsonProperty("start_ms") double startMs, @JsonProperty("end_ms") double endMs,
                         @JsonProperty("compute_ms") double computeMs, @JsonProperty("comm_ms") double commMs, List<Span> spans) {}
@@ -122,7 +126,7 @@ public record DecodeResult(
                 computeIntervals.add(new double[] {o.start, o.end});
             }
             Span s = new Span(o.name, o.kind.name().toLowerCase(java.util.Locale.ROOT), o.stream, o.microBatch, o.start / 1000,
-                    o.end / 1000, o.bytes);
+                    o.end / 1000, o.bytes, o.flops);
             (o.layer < 0 ? before : o.layer >= m.layers() ? after : perLayer.get(o.layer)).add(s);
         }
         List<Layer> layers = new ArrayList<>();

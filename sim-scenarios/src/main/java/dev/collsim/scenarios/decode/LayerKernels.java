@@ -400,8 +400,9 @@ final class LayerKernels {
                        int mathBits) {
         double work = k.workMicros(kind, flops, bytes, mathBits) * slowdown(layer);
         double micros = spec.cudaGraphs() ? launch() + work : Math.max(launch(), work + KernelCosts.GRAPH_GAP_US);
-        Op op = add(new Op(name, layer, b, Op.Kind.COMPUTE, 0, micros, 0, 0, 0).after(after));
+        Op op = add(new Op(name, layer, b, Op.Kind.COMPUTE, 0, micros, 0, Math.round(bytes), 0).after(after));
         op.rooflineMicros = k.rooflineMicros(usefulFlops, bytes, mathBits);
+        op.flops = usefulFlops;
         op.floorMicros = micros - (work - KernelCosts.FIXED_US * slowdown(layer));
         return op;
     }

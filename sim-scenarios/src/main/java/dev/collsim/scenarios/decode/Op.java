@@ -27,6 +27,8 @@ final class Op {
     boolean launch = true;
     /** Its work at the roofline (peak rates, no fixed time): what the bound alone would give; 0 for collectives. */
     double rooflineMicros;
+    /** A compute kernel's floating-point operations as the roofline counts them (tile padding aside); 0 for collectives. */
+    double flops;
     /** A collective that runs on the fabric as simulated, or null (compute, or a fused kernel's share of a reduction). */
     CommModel.Cost collective;
     final List<Op> deps = new ArrayList<>();
@@ -37,7 +39,7 @@ final class Op {
      * @param layer         the layer it belongs to; -1 before the first, {@code layers} after the last
      * @param stream        0 for compute; collectives go on stream 1 when they may overlap, else 0
      * @param sms           SMs a collective's kernel holds while it runs (one per channel or block)
-     * @param bytes         a collective's message per GPU
+     * @param bytes         a collective's data sent per GPU, or a compute kernel's HBM traffic
      * @param latencyMicros the part of a collective's time that does not shrink with its size
      */
     Op(String name, int layer, int microBatch, Kind kind, int stream, double micros, int sms, long bytes, double latencyMicros) {

@@ -17,8 +17,8 @@ import dev.collsim.reports.TraceEvents;
  * protocol, step), a flow arrow from each send to its arrival on the receiver's channel, and a counter
  * track per link that carried data, its utilisation over time as the flow network rated it (the wire
  * bytes per second of every flow on it at each moment: never above 100 %, and adding up to what crossed
- * the link). Timestamps in us; each flow ends on a short arrival slice on the receiver's channel, for
- * the viewer to bind it to.
+ * the link). Timestamps in us; each flow ends on an arrival, an instant event on the receiver's
+ * channel, for the viewer to bind it to.
  */
 public final class BenchTrace {
     private static final int LINK_PIDS = 100_000;
@@ -50,7 +50,7 @@ public final class BenchTrace {
                     start, end - start).put("bytes", s.bytes(t)).put("peer", peer).put("channel", s.channel(t)).put("protocol", proto)
                     .put("step", s.step(t));
             if (p2p) {
-                trace.slice("arrival from GPU " + src, "transfer", s.dst(t) + 1, tid, end, 0.001);
+                trace.instant("arrival from GPU " + src, "transfer", s.dst(t) + 1, tid, end);
                 trace.flow(t, "transfer", src + 1, tid, start, s.dst(t) + 1, tid, end);
             }
         }

@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * The step as a Perfetto trace: one process (the GPU the step follows), a thread per stream, a slice
- * per kernel with its layer, micro-batch and bytes; for a step whose collectives contended, a second
+ * per kernel with its layer, micro-batch, bytes (a collective's data sent, a compute kernel's HBM
+ * traffic) and a compute kernel's FLOPs; for a step whose collectives contended, a second
  * process with a counter per link of that GPU and its NIC, its load in percent of its rate.
  */
 public final class TraceWriter {
@@ -39,8 +40,11 @@ public final class TraceWriter {
 
     private static void add(TraceEvents trace, int layer, List<DecodeResult.Span> spans) {
         for (DecodeResult.Span s : spans) {
-            trace.slice(s.name(), s.kind(), 0, s.stream(), s.startMs() * 1000, (s.endMs() - s.startMs()) * 1000).put("layer", layer)
+            var args = trace.slice(s.name(), s.kind(), 0, s.stream(), s.startMs() * 1000, (s.endMs() - s.startMs()) * 1000).put("layer", layer)
                     .put("micro_batch", s.microBatch()).put("bytes", s.bytes());
+            if (s.kind().equals("compute")) {
+                args.put("flops", s.flops());
+            }
         }
     }
 }

@@ -60,7 +60,21 @@ class TraceStructureTest {
         CliRunner r = CliRunner.run("decode", "--model", "llama-3-8b", "--tp", "4", "--batch", "8", "--overlap", "two-batch",
                 "--trace", trace.toString());
         assertEquals(0, r.code(), r.err());
-        check(trace);
+        int compute = 0;
+        for (JsonNode e : check(trace)) {
+            if (e.get("ph").asText().equals("X")) {
+                JsonNode args = e.get("args");
+                assertTrue(args.get("bytes").asLong() > 0, "every kernel moves bytes: " + e);
+                if (e.get("cat").asText().equals("compute")) {
+                    compute++;
+                    assertTrue(args.has("flops"), e.toString());
+                    if (e.get("name").asText().endsWith("proj")) {
+                        assertTrue(args.get("flops").asDouble() > 0, "a GEMM has FLOPs: " + e);
+                    }
+                }
+            }
+        }
+        assertTrue(compute > 0);
     }
 
     /** A prefill's trace is its last forward: a slice per layer's kernels at prefill sizes. */
@@ -91,6 +105,8 @@ class TraceStructureTest {
         assertTrue(events.size() > 0);
         Map<Long, double[]> flows = new HashMap<>();
         Map<String, Double> counterTime = new HashMap<>();
+        Map<Integer, String> processNames = new HashMap<>();
+        java.util.Set<String> arrivals = new java.util.HashSet<>();
         for (JsonNode e : events) {
             String ph = e.get("ph").asText();
             switch (ph) {
@@ -112,10 +128,29 @@ class TraceStructureTest {
                     assertTrue(ts > counterTime.getOrDefault(track, Double.NEGATIVE_INFINITY), "counter " + track + " goes back at " + ts);
                     counterTime.put(track, ts);
                 }
-                case "M" -> assertTrue(e.has("pid") && e.get("args").has("name"), e.toString());
+                case "i" -> {
+                    // An arrival is a point in time on its receiver's thread, not a made-up slice.
+                    assertEquals("t", e.get("s").asText(), e.toString());
+                    arrivals.add(e.get("pid").asText() + "/" + e.get("tid").asText() + "@" + e.get("ts").asDouble());
+                }
+                case "M" -> {
+                    assertTrue(e.has("pid") && e.get("args").has("name"), e.toString());
+                    if (e.get("name").asText().equals("process_name")) {
+                        String before = processNames.put(e.get("pid").asInt(), e.get("args").get("name").asText());
+                        assertEquals(null, before, "process " + e.get("pid") + " named twice");
+                    }
+                }
                 default -> throw new AssertionError("unexpected phase " + ph);
             }
         }
+        for (JsonNode e : events) {
+            assertTrue(processNames.containsKey(e.get("pid").asInt()), "process " + e.get("pid") + " has no name");
+            if (e.get("ph").asText().equals("f")) {
+                String at = e.get("pid").asText() + "/" + e.get("tid").asText() + "@" + e.get("ts").asDouble();
+                assertTrue(arrivals.contains(at), "flow " + e.get("id") + " ends on no arrival at " + at);
+            }
+        }
+        assertEquals(processNames.size(), new java.util.HashSet<>(processNames.values()).size(), "two processes share a name");
         for (Map.Entry<Long, double[]> f : flows.entrySet()) {
             double[] p = f.getValue();
             assertTrue(!Double.isNaN(p[0]) && !Double.isNaN(p[1]) && p[1] >= p[0], "flow " + f.getKey() + " is not paired in time order");
