@@ -13,7 +13,8 @@ import java.util.List;
  * One self-contained HTML page: headings, text, tables and ECharts charts, with ECharts itself
  * inlined from its WebJar so the page opens offline. Each chart is an ECharts option (plain JSON).
  * The page records what it rendered in an element with id {@code collsim-status}: how many charts
- * drew something and any script error, which the browser test reads.
+ * drew something, any script error, and what a reader would miss (a chart without a title, an axis
+ * without a title, a series without data), which the browser test reads.
  */
 public final class HtmlReport {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -105,14 +106,20 @@ public final class HtmlReport {
                 + "var h=api.size([0,1])[1]*0.6;return {type:'rect',shape:echarts.graphic.clipRectByRect({x:y[0],y:y[1]-h/2,"
                 + "width:Math.max(1,e[0]-y[0]),height:h},{x:params.coordSys.x,y:params.coordSys.y,width:params.coordSys.width,"
                 + "height:params.coordSys.height}),style:api.style()};}\n");
+        // What a reader needs of every chart: a title, every axis titled, no series without data.
+        sb.append("var problems=[];\nfunction look(opt,i){var t=(opt.title||[])[0];if(!t||!t.text){problems.push('chart '+i+': no title');}"
+                + "['xAxis','yAxis'].forEach(function(k){(opt[k]||[]).forEach(function(a,j){if(!a.name){problems.push('chart '+i+': '+k+"
+                + "(j?' '+j:'')+' has no title');}});});(opt.series||[]).forEach(function(s,j){if(!s.data||!s.data.length){"
+                + "problems.push('chart '+i+': series '+(s.name||j)+' is empty');}});}\n");
         sb.append("var drawn=0;\nwindow.collsimCharts=[];\noptions.forEach(function(o,i){try{if(o.collsimGantt){o.series.forEach(function(s){"
                 + "s.renderItem=gantt;});delete o.collsimGantt;}o.animation=false;var c=echarts.init(document.getElementById('chart'+i),"
                 + "null,{renderer:'canvas'});c.setOption(o);window.collsimCharts.push(c);var opt=c.getOption();"
                 + "var points=(opt.series||[]).reduce(function(n,s){return n+((s.data&&s.data.length)||0);},0);"
-                + "if(points>0&&document.getElementById('chart'+i).querySelector('canvas')){drawn++;}}"
+                + "if(points>0&&document.getElementById('chart'+i).querySelector('canvas')){drawn++;}look(opt,i);}"
                 + "catch(e){window.collsimErrors.push(String(e));}});\n"
                 + "function status(){var s=document.getElementById('collsim-status');s.setAttribute('data-charts',String(options.length));"
                 + "s.setAttribute('data-drawn',String(drawn));s.setAttribute('data-errors',window.collsimErrors.join(' | '));"
+                + "s.setAttribute('data-problems',problems.join(' | '));"
                 + "s.textContent='charts drawn: '+drawn+' of '+options.length+(window.collsimErrors.length?'; errors: '"
                 + "+window.collsimErrors.join(' | '):'');}\n"
                 // Again once the page's own load handlers (the step-through's) have run, with any error they raised.

@@ -46,15 +46,12 @@ public final class BenchReport {
             });
             data.addArray().add(r.sizeBytes()).add(time ? r.timeMicros() : r.busBwGBps());
         }
-        if (measured != null && !rows.isEmpty()) {
-            // busbw from the measured time: the same factor the simulated row has (size and ranks are the same).
+        if (measured != null && !measured.isEmpty() && !rows.isEmpty()) {
+            // Every measured size, simulated or not; busbw from its time by nccl-tests' factor for this op and rank count.
+            BenchRow any = rows.get(0);
+            double busFactor = any.busBwGBps() / any.algBwGBps();
             ArrayNode data = all.addObject().put("name", "measured").put("type", "scatter").put("symbolSize", 7).putArray("data");
-            for (BenchRow r : rows) {
-                Double m = measured.get(r.sizeBytes());
-                if (m != null) {
-                    data.addArray().add(r.sizeBytes()).add(time ? m : r.busBwGBps() * r.timeMicros() / m);
-                }
-            }
+            new java.util.TreeMap<>(measured).forEach((size, us) -> data.addArray().add(size).add(time ? us : size / us / 1e3 * busFactor));
         }
         return o;
     }

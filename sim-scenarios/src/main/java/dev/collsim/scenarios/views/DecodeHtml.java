@@ -40,7 +40,7 @@ public final class DecodeHtml {
         o.putObject("tooltip").put("trigger", "item");
         o.putObject("grid").put("left", 150).put("right", 30).put("top", 50);
         o.putObject("xAxis").put("type", "value").put("scale", true).put("name", "ms");
-        ArrayNode cats = o.putObject("yAxis").put("type", "category").putArray("data");
+        ArrayNode cats = o.putObject("yAxis").put("type", "category").put("name", "stream").putArray("data");
         dev.collsim.scenarios.decode.Overlap.fromName(r.layout().overlap()).streamNames().forEach(cats::add);
         ArrayNode series = o.putArray("series");
         for (String kind : List.of("compute", "comm")) {

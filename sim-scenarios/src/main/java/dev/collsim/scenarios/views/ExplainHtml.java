@@ -31,7 +31,7 @@ public final class ExplainHtml {
         o.putObject("tooltip").put("trigger", "item");
         o.putObject("grid").put("left", 60).put("right", 30).put("top", 50);
         o.putObject("xAxis").put("type", "value").put("name", "us").put("min", 0);
-        ArrayNode cats = o.putObject("yAxis").put("type", "category").putArray("data");
+        ArrayNode cats = o.putObject("yAxis").put("type", "category").put("name", "sender").putArray("data");
         senders.forEach(cats::add);
         ObjectNode s = o.putArray("series").addObject().put("type", "custom").put("name", "transfers");
         s.putObject("encode").putArray("x").add(1).add(2);

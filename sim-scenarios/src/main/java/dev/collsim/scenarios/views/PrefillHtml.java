@@ -36,7 +36,7 @@ public final class PrefillHtml {
         o.putObject("legend").put("top", 28);
         o.putObject("grid").put("top", 70).put("left", 220).put("right", 40);
         o.putObject("xAxis").put("type", "value").put("name", "ms");
-        ArrayNode rows = o.putObject("yAxis").put("type", "category").putArray("data");
+        ArrayNode rows = o.putObject("yAxis").put("type", "category").put("name", "what waits").putArray("data");
         rows.add("prefill");
         for (PrefillResult.KvTransfer x : r.kvTransfer()) {
             if (x.afterMs() != null) {

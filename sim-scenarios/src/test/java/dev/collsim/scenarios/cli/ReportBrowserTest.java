@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ReportBrowserTest {
     private static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium"));
     private static final Pattern STATUS = Pattern.compile(
-            "<div id=\"collsim-status\" data-charts=\"(\\d+)\" data-drawn=\"(\\d+)\" data-errors=\"([^\"]*)\"");
+            "<div id=\"collsim-status\" data-charts=\"(\\d+)\" data-drawn=\"(\\d+)\" data-errors=\"([^\"]*)\" data-problems=\"([^\"]*)\"");
 
     @BeforeAll
     static void needsChromium() {
@@ -68,6 +68,18 @@ class ReportBrowserTest {
                 Files.copy(Path.of(DemoCommand.REPORT_DIR, "demo.html"), html, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
         }
+        looksRight(html, kind);
+        Path png = Path.of("target/screenshots").toAbsolutePath().resolve(kind + ".png");
+        Files.createDirectories(png.getParent());
+        chromium(List.of("--hide-scrollbars", "--window-size=1280,1600", "--screenshot=" + png, html.toUri().toString()));
+        assertTrue(Files.size(png) > 10_000, "screenshot " + png + " is nearly empty");
+    }
+
+    /**
+     * The page as Chromium rendered it: at least one chart, no script error, every chart drew
+     * something, and none lacks a title, an axis title or a series' data.
+     */
+    private static void looksRight(Path html, String kind) throws Exception {
         String dom = chromium(List.of("--dump-dom", html.toUri().toString()));
         Matcher m = STATUS.matcher(dom);
         assertTrue(m.find(), "no status element in the rendered page:\n" + dom.substring(0, Math.min(400, dom.length())));
@@ -75,10 +87,28 @@ class ReportBrowserTest {
         assertTrue(charts > 0, "no chart in the " + kind + " report");
         assertEquals("", m.group(3), "script errors");
         assertEquals(charts, Integer.parseInt(m.group(2)), "charts that drew something");
-        Path png = Path.of("target/screenshots").toAbsolutePath().resolve(kind + ".png");
-        Files.createDirectories(png.getParent());
-        chromium(List.of("--hide-scrollbars", "--window-size=1280,1600", "--screenshot=" + png, html.toUri().toString()));
-        assertTrue(Files.size(png) > 10_000, "screenshot " + png + " is nearly empty");
+        assertEquals("", m.group(4), kind + " report: what a reader would miss");
+    }
+
+    /** The checks above fail on a report that lacks what a reader needs: a deliberately broken one. */
+    @org.junit.jupiter.api.Test
+    void aBrokenReportFailsTheLook() throws Exception {
+        Path dir = Files.createDirectories(Path.of("target/reports").toAbsolutePath());
+        var untitledAxis = dev.collsim.reports.HtmlReport.json().createObjectNode();
+        untitledAxis.putObject("title").put("text", "a chart");
+        untitledAxis.putObject("xAxis").put("type", "value");
+        untitledAxis.putObject("yAxis").put("type", "value").put("name", "ms");
+        untitledAxis.putArray("series").addObject().put("type", "line").put("name", "drawn").putArray("data").addArray().add(1).add(2);
+        var emptySeries = untitledAxis.deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) emptySeries.get("xAxis")).put("name", "size");
+        ((com.fasterxml.jackson.databind.node.ArrayNode) emptySeries.get("series")).addObject().put("type", "line").put("name", "nothing")
+                .putArray("data");
+        for (var chart : List.of(untitledAxis, emptySeries)) {
+            Path html = dir.resolve("broken.html");
+            Files.writeString(html, new dev.collsim.reports.HtmlReport("broken").chart(chart, 300).render());
+            AssertionError e = org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class, () -> looksRight(html, "broken"));
+            assertTrue(e.getMessage().contains(chart == untitledAxis ? "xAxis has no title" : "series nothing is empty"), e.getMessage());
+        }
     }
 
     private static void run(String... args) {
