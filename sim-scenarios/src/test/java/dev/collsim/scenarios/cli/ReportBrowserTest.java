@@ -68,7 +68,13 @@ class ReportBrowserTest {
                 Files.copy(Path.of(DemoCommand.REPORT_DIR, "demo.html"), html, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        looksRight(html, kind);
+        String dom = looksRight(html, kind);
+        if (kind.equals("explain")) {
+            // The lesson opens at step 0, a click on "step" shows transfer 1, then 2, and reset goes back to 0.
+            Matcher steps = Pattern.compile("id=\"explain-selftest\"[^>]*data-steps=\"([^\"]*)\"").matcher(dom);
+            assertTrue(steps.find(), "no self-test record in the explain report");
+            assertEquals("0,1,2,0", steps.group(1));
+        }
         Path png = Path.of("target/screenshots").toAbsolutePath().resolve(kind + ".png");
         Files.createDirectories(png.getParent());
         chromium(List.of("--hide-scrollbars", "--window-size=1280,1600", "--screenshot=" + png, html.toUri().toString()));
@@ -79,7 +85,7 @@ class ReportBrowserTest {
      * The page as Chromium rendered it: at least one chart, no script error, every chart drew
      * something, and none lacks a title, an axis title or a series' data.
      */
-    private static void looksRight(Path html, String kind) throws Exception {
+    private static String looksRight(Path html, String kind) throws Exception {
         String dom = chromium(List.of("--dump-dom", html.toUri().toString()));
         Matcher m = STATUS.matcher(dom);
         assertTrue(m.find(), "no status element in the rendered page:\n" + dom.substring(0, Math.min(400, dom.length())));
@@ -88,6 +94,7 @@ class ReportBrowserTest {
         assertEquals("", m.group(3), "script errors");
         assertEquals(charts, Integer.parseInt(m.group(2)), "charts that drew something");
         assertEquals("", m.group(4), kind + " report: what a reader would miss");
+        return dom;
     }
 
     /** The checks above fail on a report that lacks what a reader needs: a deliberately broken one. */
