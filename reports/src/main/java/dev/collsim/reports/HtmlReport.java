@@ -111,8 +111,13 @@ public final class HtmlReport {
                 + "['xAxis','yAxis'].forEach(function(k){(opt[k]||[]).forEach(function(a,j){if(!a.name){problems.push('chart '+i+': '+k+"
                 + "(j?' '+j:'')+' has no title');}});});(opt.series||[]).forEach(function(s,j){if(!s.data||!s.data.length){"
                 + "problems.push('chart '+i+': series '+(s.name||j)+' is empty');}});}\n");
+        // An axis marked collsimBytes labels its ticks as sizes (8 B, 1 KiB, 8 GiB): JSON cannot carry the formatter function.
+        sb.append("function bytes(v){var u=['B','KiB','MiB','GiB','TiB'],i=0;while(v>=1024&&i<4){v/=1024;i++;}"
+                + "return (Math.round(v*10)/10)+' '+u[i];}\nfunction sizes(o){['xAxis','yAxis'].forEach(function(k){var a=o[k];"
+                + "(Array.isArray(a)?a:a?[a]:[]).forEach(function(x){if(x.collsimBytes){delete x.collsimBytes;x.axisLabel=x.axisLabel||{};"
+                + "x.axisLabel.formatter=bytes;}});});}\n");
         sb.append("var drawn=0;\nwindow.collsimCharts=[];\noptions.forEach(function(o,i){try{if(o.collsimGantt){o.series.forEach(function(s){"
-                + "s.renderItem=gantt;});delete o.collsimGantt;}o.animation=false;var c=echarts.init(document.getElementById('chart'+i),"
+                + "s.renderItem=gantt;});delete o.collsimGantt;}sizes(o);o.animation=false;var c=echarts.init(document.getElementById('chart'+i),"
                 + "null,{renderer:'canvas'});c.setOption(o);window.collsimCharts.push(c);var opt=c.getOption();"
                 + "var points=(opt.series||[]).reduce(function(n,s){return n+((s.data&&s.data.length)||0);},0);"
                 + "if(points>0&&document.getElementById('chart'+i).querySelector('canvas')){drawn++;}look(opt,i);}"

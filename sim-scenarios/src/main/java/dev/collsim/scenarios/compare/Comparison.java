@@ -92,6 +92,32 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
                 spec.engine().engine().label(), KernelCosts.EFFICIENCY_SET, spec.changes(), out);
     }
 
+    /**
+     * One line for the top of a report: the system with the most tokens/s per GPU within the target
+     * against each other one ("gb200-nvl72 gives 2.45x the tokens/s per GPU of hgx-h200 at 50 ms"),
+     * or what none meets.
+     */
+    public String verdict() {
+        List<SystemResult> met = systems.stream().filter(s -> s.best() != null).toList();
+        String target = String.format(Locale.ROOT, "%s ms", itlSloMs == Math.rint(itlSloMs) ? String.valueOf((long) itlSloMs)
+                : String.valueOf(itlSloMs));
+        if (met.isEmpty()) {
+            return "no system meets an inter-token latency of " + target + ": " + systems.get(0).system() + ": " + systems.get(0).whyNone();
+        }
+        SystemResult top = met.stream().max(Comparator.comparingDouble(s -> s.best().tokensPerSPerGpu())).orElseThrow();
+        List<String> against = new ArrayList<>();
+        for (SystemResult s : systems) {
+            if (s != top) {
+                against.add(s.best() == null ? "while " + s.system() + " meets no layout"
+                        : String.format(Locale.ROOT, "%.2fx the tokens/s per GPU of %s", top.best().tokensPerSPerGpu() / s.best().tokensPerSPerGpu(),
+                                s.system()));
+            }
+        }
+        return String.format(Locale.ROOT, "%s (%s, batch %d) gives %s at %s", top.system(), top.best().layout(), top.best().batch(),
+                against.isEmpty() ? String.format(Locale.ROOT, "%.1f tokens/s per GPU", top.best().tokensPerSPerGpu()) : String.join(" and ", against),
+                target);
+    }
+
     /** The frontiers, system by system in one table, then the winners side by side. */
     public List<Table> tables() {
         List<Column> frontierColumns = rowColumns("system");

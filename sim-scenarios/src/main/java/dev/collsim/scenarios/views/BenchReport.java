@@ -32,9 +32,9 @@ public final class BenchReport {
         o.putObject("title").put("text", title).put("left", "center");
         o.putObject("tooltip").put("trigger", "axis");
         o.putObject("legend").put("top", 28);
-        o.putObject("grid").put("top", 70).put("left", 70).put("right", 30);
-        o.putObject("xAxis").put("type", "log").put("name", "size (B)").put("nameLocation", "middle").put("nameGap", 28).put("logBase", 2)
-                .put("min", "dataMin").put("max", "dataMax");
+        o.putObject("grid").put("top", 70).put("left", 70).put("right", 60);
+        o.putObject("xAxis").put("type", "log").put("name", "message size").put("nameLocation", "middle").put("nameGap", 28).put("logBase", 2)
+                .put("min", "dataMin").put("max", "dataMax").put("collsimBytes", true);
         o.putObject("yAxis").put("type", logY ? "log" : "value").put("name", time ? "us" : "GB/s");
         Map<String, ArrayNode> series = new LinkedHashMap<>();
         ArrayNode all = o.putArray("series");

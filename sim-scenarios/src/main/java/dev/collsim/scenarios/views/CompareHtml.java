@@ -13,6 +13,7 @@ public final class CompareHtml {
 
     public static void add(HtmlReport report, Comparison c) {
         report.heading(c.model() + " on " + c.gpus() + " GPUs");
+        report.text(c.verdict());
         report.text(String.format(Locale.ROOT, "context %d, %s; the latency target %.1f ms between tokens is %.1f tokens/s per user:"
                 + " layouts right of the dashed line meet it", c.context(), c.dtype(), c.itlSloMs(), 1000 / c.itlSloMs()));
         report.chart(frontiers(c), 460);
@@ -39,6 +40,13 @@ public final class CompareHtml {
             for (Comparison.Row r : s.frontier()) {
                 ObjectNode item = data.addObject().put("name", r.layout() + ", batch " + r.batch());
                 item.putArray("value").add(r.tokensPerSPerUser()).add(r.tokensPerSPerGpu());
+            }
+            if (s.best() != null) {
+                // The layout chosen within the target, marked on its system's frontier.
+                ObjectNode mark = line.putObject("markPoint").put("symbol", "pin").put("symbolSize", 44);
+                ObjectNode at = mark.putArray("data").addObject().put("name", "best within the target: " + s.best().layout());
+                at.putArray("coord").add(s.best().tokensPerSPerUser()).add(s.best().tokensPerSPerGpu());
+                at.put("value", "best");
             }
             if (first) {
                 ObjectNode mark = line.putObject("markLine").put("symbol", "none");

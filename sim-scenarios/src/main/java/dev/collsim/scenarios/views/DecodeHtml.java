@@ -34,31 +34,70 @@ public final class DecodeHtml {
     }
 
     static ObjectNode timeline(DecodeResult r) {
+        List<DecodeResult.Layer> shown = timelineLayers(r.layers());
         ObjectNode o = HtmlReport.json().createObjectNode();
         o.put("collsimGantt", true);
-        o.putObject("title").put("text", "the first " + TIMELINE_LAYERS + " layers on the GPU's streams (ms)").put("left", "center");
+        o.putObject("title").put("text", "layers " + String.join(", ", shown.stream().map(l -> l.index() + (l.moe() ? " (MoE)" : "")).toList())
+                + " on the GPU's streams (ms); hover a kernel for its name").put("left", "center");
         o.putObject("tooltip").put("trigger", "item");
-        o.putObject("grid").put("left", 150).put("right", 30).put("top", 50);
+        o.putObject("grid").put("containLabel", true).put("left", 20).put("right", 30).put("top", 50).put("bottom", 60);
         o.putObject("xAxis").put("type", "value").put("scale", true).put("name", "ms");
+        // Zoom in on time (a slider under the chart, and the mouse wheel) to read the kernels.
+        o.putArray("dataZoom").add(HtmlReport.json().createObjectNode().put("type", "slider").put("xAxisIndex", 0))
+                .add(HtmlReport.json().createObjectNode().put("type", "inside").put("xAxisIndex", 0));
+        // Each stream a row; where a stream runs collectives between its kernels (no overlap), they get a row of their own.
+        List<String> streams = dev.collsim.scenarios.decode.Overlap.fromName(r.layout().overlap()).streamNames();
+        java.util.Set<Integer> mixed = new java.util.TreeSet<>();
+        java.util.Set<Integer> computes = new java.util.TreeSet<>();
+        shown.forEach(l -> l.spans().forEach(sp -> (sp.kind().equals("compute") ? computes : mixed).add(sp.stream())));
+        mixed.retainAll(computes);
+        List<String> rows = new java.util.ArrayList<>(streams);
+        for (int st : mixed) {
+            String of = streams.size() > 1 ? " of " + streams.get(st) : "";
+            rows.set(st, "kernels" + of);
+            rows.add("collectives" + of + " (same stream)");
+        }
         ArrayNode cats = o.putObject("yAxis").put("type", "category").put("name", "stream").putArray("data");
-        dev.collsim.scenarios.decode.Overlap.fromName(r.layout().overlap()).streamNames().forEach(cats::add);
+        rows.forEach(cats::add);
         ArrayNode series = o.putArray("series");
         for (String kind : List.of("compute", "comm")) {
-            ObjectNode s = series.addObject().put("type", "custom").put("name", kind);
+            ObjectNode s = series.addObject().put("type", "custom").put("name", kind.equals("comm") ? "communication" : kind);
             s.putObject("encode").putArray("x").add(1).add(2);
             s.withObject("/encode").put("y", 0);
             ArrayNode data = s.putArray("data");
-            for (DecodeResult.Layer layer : r.layers().subList(0, Math.min(TIMELINE_LAYERS, r.layers().size()))) {
+            for (DecodeResult.Layer layer : shown) {
                 for (DecodeResult.Span span : layer.spans()) {
                     if (span.kind().equals(kind)) {
+                        int row = kind.equals("comm") && mixed.contains(span.stream())
+                                ? rows.indexOf("collectives" + (streams.size() > 1 ? " of " + streams.get(span.stream()) : "") + " (same stream)")
+                                : span.stream();
                         ObjectNode item = data.addObject();
                         item.put("name", "layer " + layer.index() + " " + span.name() + (span.microBatch() > 0 ? " (micro-batch 1)" : ""));
-                        item.putArray("value").add(span.stream()).add(span.startMs()).add(span.endMs());
+                        item.putArray("value").add(row).add(span.startMs()).add(span.endMs());
                     }
                 }
             }
         }
         return o;
+    }
+
+    /**
+     * The layers the timeline shows: the first {@link #TIMELINE_LAYERS}; where they are all dense and
+     * the model has MoE layers after them (DeepSeek's first three are dense), the first layer and the
+     * first MoE layers instead, so both kinds show.
+     */
+    static List<DecodeResult.Layer> timelineLayers(List<DecodeResult.Layer> layers) {
+        List<DecodeResult.Layer> first = layers.subList(0, Math.min(TIMELINE_LAYERS, layers.size()));
+        int moe = 0;
+        while (moe < layers.size() && !layers.get(moe).moe()) {
+            moe++;
+        }
+        if (moe < TIMELINE_LAYERS || moe >= layers.size()) {
+            return first;
+        }
+        List<DecodeResult.Layer> out = new java.util.ArrayList<>(List.of(layers.get(0)));
+        out.addAll(layers.subList(moe, Math.min(layers.size(), moe + TIMELINE_LAYERS - 1)));
+        return out;
     }
 
     static ObjectNode layers(DecodeResult r) {
@@ -67,7 +106,8 @@ public final class DecodeHtml {
         o.putObject("tooltip").put("trigger", "axis");
         o.putObject("legend").put("top", 28);
         o.putObject("grid").put("top", 70).put("left", 60).put("right", 30);
-        ArrayNode x = o.putObject("xAxis").put("type", "category").put("name", "layer").putArray("data");
+        ArrayNode x = o.putObject("xAxis").put("type", "category").put("name", "layer").put("nameLocation", "middle").put("nameGap", 28)
+                .putArray("data");
         o.putObject("yAxis").put("type", "value").put("name", "ms");
         ArrayNode series = o.putArray("series");
         ArrayNode compute = series.addObject().put("name", "compute").put("type", "bar").put("stack", "t").putArray("data");
@@ -84,22 +124,30 @@ public final class DecodeHtml {
         ObjectNode o = HtmlReport.json().createObjectNode();
         o.putObject("title").put("text", "where the step's time goes (ms)").put("left", "center");
         o.putObject("tooltip").put("trigger", "item");
-        ArrayNode data = o.putArray("series").addObject().put("type", "pie").put("radius", "60%").putArray("data");
+        ObjectNode pie = o.putArray("series").addObject().put("type", "pie").put("radius", "60%");
+        // Each slice says its value, not only its share.
+        pie.putObject("label").put("formatter", "{b}: {c} ms ({d}%)");
+        ArrayNode data = pie.putArray("data");
         // The slices partition the step: hidden communication is part of the compute stream's busy time, not added to it.
         double hidden = Math.min(r.computeMs(), Math.max(0, r.commMs() - r.exposedCommMs()));
-        data.addObject().put("name", "compute alone").put("value", r.computeMs() - hidden);
-        data.addObject().put("name", "compute with communication under it").put("value", hidden);
-        data.addObject().put("name", "communication, exposed").put("value", r.exposedCommMs());
+        data.addObject().put("name", "compute alone").put("value", ms(r.computeMs() - hidden));
+        data.addObject().put("name", "compute with communication under it").put("value", ms(hidden));
+        data.addObject().put("name", "communication, exposed").put("value", ms(r.exposedCommMs()));
         if (r.hostExposedMs() > 0) {
-            data.addObject().put("name", "host between steps, exposed").put("value", r.hostExposedMs());
+            data.addObject().put("name", "host between steps, exposed").put("value", ms(r.hostExposedMs()));
         }
         if (r.pipelineBubbleMs() > 0) {
-            data.addObject().put("name", "pipeline bubble").put("value", r.pipelineBubbleMs());
+            data.addObject().put("name", "pipeline bubble").put("value", ms(r.pipelineBubbleMs()));
         }
         double idle = r.itlMs() - r.computeMs() - r.exposedCommMs() - r.hostExposedMs() - r.pipelineBubbleMs();
         if (idle > 1e-9) {
-            data.addObject().put("name", "idle").put("value", idle);
+            data.addObject().put("name", "idle").put("value", ms(idle));
         }
         return o;
+    }
+
+    /** Milliseconds to the microsecond, as a label shows them. */
+    private static double ms(double v) {
+        return Math.round(v * 1000) / 1000.0;
     }
 }

@@ -32,7 +32,7 @@ public final class ExplainHtml {
         o.put("collsimGantt", true);
         o.putObject("title").put("text", "the schedule: each transfer from its start to its delivery, on its sender's row (us)").put("left", "center");
         o.putObject("tooltip").put("trigger", "item");
-        o.putObject("grid").put("left", 60).put("right", 30).put("top", 50);
+        o.putObject("grid").put("containLabel", true).put("left", 20).put("right", 30).put("top", 50);
         // Stable axes while the step-through adds transfers: the whole schedule's span from the start.
         double last = rows.stream().mapToDouble(r -> (Double) r.get(7)).max().orElse(0);
         o.putObject("xAxis").put("type", "value").put("name", "us").put("min", 0).put("max", Math.ceil(last));

@@ -34,7 +34,7 @@ public final class PrefillHtml {
         o.putObject("title").put("text", "time to first token, then the KV cache's move to a decode instance (ms)").put("left", "center");
         o.putObject("tooltip").put("trigger", "axis");
         o.putObject("legend").put("top", 28);
-        o.putObject("grid").put("top", 70).put("left", 220).put("right", 40);
+        o.putObject("grid").put("containLabel", true).put("top", 70).put("left", 20).put("right", 40);
         o.putObject("xAxis").put("type", "value").put("name", "ms");
         ArrayNode rows = o.putObject("yAxis").put("type", "category").put("name", "what waits").putArray("data");
         rows.add("prefill");

@@ -44,7 +44,7 @@ public final class SweepHtml {
         o.putObject("tooltip").put("trigger", "axis");
         o.putObject("legend").put("top", 28).put("type", "scroll");
         o.putObject("grid").put("top", 80).put("left", 70).put("right", 30);
-        ArrayNode xs = o.putObject("xAxis").put("type", "category").put("name", x).putArray("data");
+        ArrayNode xs = o.putObject("xAxis").put("type", "category").put("name", x).put("nameLocation", "middle").put("nameGap", 28).putArray("data");
         scenario.axes().get(x).forEach(xs::add);
         o.putObject("yAxis").put("type", "value").put("name", metric);
         Map<String, ObjectNode> lines = new LinkedHashMap<>();
@@ -80,7 +80,8 @@ public final class SweepHtml {
         o.putObject("title").put("text", metric + " over " + axes.get(0) + " and " + axes.get(1)).put("left", "center");
         o.putObject("tooltip").put("position", "top");
         o.putObject("grid").put("top", 60).put("left", 100).put("right", 30).put("bottom", 90);
-        ArrayNode xs = o.putObject("xAxis").put("type", "category").put("name", axes.get(0)).putArray("data");
+        ArrayNode xs = o.putObject("xAxis").put("type", "category").put("name", axes.get(0)).put("nameLocation", "middle").put("nameGap", 28)
+                .putArray("data");
         scenario.axes().get(axes.get(0)).forEach(xs::add);
         ArrayNode ys = o.putObject("yAxis").put("type", "category").put("name", axes.get(1)).putArray("data");
         scenario.axes().get(axes.get(1)).forEach(ys::add);
