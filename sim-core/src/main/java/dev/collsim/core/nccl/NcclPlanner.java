@@ -65,8 +65,9 @@ public final class NcclPlanner {
                 .filter(e -> runnable.contains(AlgorithmId.of(e.algo())) && protos.contains(e.protocol()))
                 .filter(e -> e.enabled() || (explicitProtocols && e.algo() == NcclAlgo.RING))
                 .min(Comparator.comparingDouble(NcclTuner.Estimate::timeMicros))
-                .orElseThrow(() -> new InputException("no allowed algorithm and protocol can run "
-                        + op.ncclName() + " here" + (explicitAlgos || explicitProtocols ? " (check --algo, --proto, --nvls, --collnet)" : "")));
+                .orElseThrow(() -> new InputException(explicitAlgos ? whyNone(comm, op, runnable)
+                        : "no allowed algorithm and protocol can run " + op.ncclName() + " here"
+                        + (explicitProtocols ? " (check --algo, --proto, --nvls, --collnet)" : "")));
         Protocol proto = best.protocol();
         int nc = channels;
         if (nc == 0) {
@@ -76,6 +77,41 @@ public final class NcclPlanner {
         }
         CollectiveRequest request = new CollectiveRequest(op, comm.nRanks(), bytes, root, proto, nc);
         return new Plan(AlgorithmId.of(best.algo()), request, best, candidates);
+    }
+
+    /** Why none of the algorithms asked for can run the operation here, each in words NCCL's own rules give. */
+    private static String whyNone(Communicator comm, CollectiveOp op, Set<AlgorithmId> asked) {
+        List<String> reasons = new ArrayList<>();
+        for (AlgorithmId a : asked) {
+            String why = whyNot(comm.tunerInputs(), op, a);
+            reasons.add(a.label() + " cannot run " + op.ncclName() + " here: "
+                    + (why != null ? why : "NCCL does not enable it with the protocols allowed (check --proto, --nvls, --collnet)"));
+        }
+        return String.join("; ", reasons);
+    }
+
+    /** Why NCCL would not run {@code algo} for {@code op} on this communicator, or null if it can. */
+    static String whyNot(TunerInputs in, CollectiveOp op, AlgorithmId algo) {
+        boolean allReduce = op == CollectiveOp.ALL_REDUCE;
+        String sharp = in.arch() == NcclArch.AMPERE || in.arch() == NcclArch.VOLTA
+                ? "no NVLink SHARP on this " + in.arch().name().charAt(0) + in.arch().name().substring(1).toLowerCase(java.util.Locale.ROOT)
+                        + " system's NVSwitch (generation 2 and before cannot reduce or multicast; NVLS came with the third generation,"
+                        + " on Hopper)"
+                : "no NVSwitch that can reduce and multicast (NVLink SHARP) joins these GPUs";
+        return switch (algo) {
+            case TREE -> !allReduce ? "NCCL's tree runs all_reduce only" : in.nRanks() < 2 ? "one rank has no tree" : null;
+            case NVLS -> in.nvls() == null ? sharp : !allReduce ? "NVLS runs all_reduce here (all_gather and reduce_scatter over NVLS need CollNet"
+                    + " across nodes)" : in.nNodes() > 1 ? "NVLS stays in one node; across nodes NCCL runs NVLSTree" : null;
+            case NVLS_TREE -> in.nvls() == null ? sharp : !allReduce ? "NVLSTree runs all_reduce only"
+                    : in.nNodes() < 2 ? "NVLSTree joins nodes (a tree over nodes, NVLS inside each); NCCL disables it on one node, where NVLS runs"
+                    : null;
+            case PAT -> op != CollectiveOp.ALL_GATHER && op != CollectiveOp.REDUCE_SCATTER ? "PAT runs all_gather and reduce_scatter only"
+                    : in.nNodes() != in.nRanks() ? "NCCL runs PAT only with one GPU per node" : null;
+            case COLLNET_DIRECT, COLLNET_CHAIN -> !in.collNet() ? "CollNet reduces in a SHARP network switch: it needs such a network"
+                    + " (--collnet on) and more than one node" : in.nNodes() < 2 ? "CollNet reduces in the network's switch: it needs more"
+                    + " than one node" : !allReduce ? "CollNet runs all_reduce here" : null;
+            default -> null;
+        };
     }
 
     /**

@@ -36,11 +36,16 @@ public final class ExplainCommand implements Callable<Integer> {
     String op;
 
     /** Null when not given: alltoall and sendrecv run point to point whatever it says, so giving it is an error there. */
-    @Option(names = "--algo", paramLabel = "NAME", description = "ring, tree or nvls (default: ring)")
+    @Option(names = "--algo", paramLabel = "NAME", description = "ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat,"
+            + " oneshot or twoshot (default: ring)")
     String algo;
 
     @Option(names = "--ranks", paramLabel = "N", defaultValue = "4", description = "GPUs taking part (default: ${DEFAULT-VALUE})")
     int ranks;
+
+    @Option(names = "--nodes", paramLabel = "N", defaultValue = "1",
+            description = "nodes the ranks are spread over, --ranks / N on each (default: ${DEFAULT-VALUE}), e.g. --nodes 2 --ranks 16")
+    int nodes;
 
     @Option(names = "--size", paramLabel = "SIZE", defaultValue = "4MiB", description = "message size with its unit, e.g. 4MiB (default: ${DEFAULT-VALUE})")
     String size;
@@ -73,11 +78,20 @@ public final class ExplainCommand implements Callable<Integer> {
             ranks = comm.nRanks();
         } else {
             SystemPreset preset = SystemPreset.byName(SystemOptions.preset(system));
-            if (ranks < 1 || ranks > preset.gpusPerNode()) {
-                throw new InputException("--ranks " + ranks + ": explain runs on one " + preset.id() + " node of "
-                        + preset.gpusPerNode() + " GPUs; expected 1 to " + preset.gpusPerNode());
+            dev.collsim.core.input.Require.atLeastOne("--nodes", nodes);
+            if (nodes > 1 && preset.family().maxNodes() == 1) {
+                throw new InputException("--nodes " + nodes + ": " + preset.id() + " is one server");
             }
-            comm = preset.build(1, ranks, null, WhatIf.NONE);
+            if (nodes == 1 && (ranks < 1 || ranks > preset.gpusPerNode())) {
+                throw new InputException("--ranks " + ranks + ": explain runs on one " + preset.id() + " node of " + preset.gpusPerNode()
+                        + " GPUs; expected 1 to " + preset.gpusPerNode() + " (--nodes N spreads more over N nodes)");
+            }
+            if (ranks < 1 || ranks % nodes != 0 || ranks / nodes > preset.gpusPerNode()) {
+                throw new InputException("--ranks " + ranks + ": explain puts the same number of ranks on each of its " + nodes + " "
+                        + preset.id() + " nodes of " + preset.gpusPerNode() + " GPUs; expected a multiple of " + nodes + " up to "
+                        + nodes * preset.gpusPerNode());
+            }
+            comm = preset.build(nodes, ranks / nodes, null, WhatIf.NONE);
         }
         DataSize message = Flags.parse("--size", () -> DataSize.parse(size));
         if (collective.pointToPoint() && algo != null) {

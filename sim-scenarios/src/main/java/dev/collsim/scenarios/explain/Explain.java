@@ -52,7 +52,11 @@ public final class Explain {
         Communicator comm = spec.comm();
         Plan plan = NcclPlanner.plan(comm, spec.op(), spec.bytes(), 0, spec.algorithms(), spec.protocols(), spec.channels());
         Schedule schedule = comm.schedule(plan);
-        ContributionTracker tracker = new ContributionTracker(schedule);
+        // In-switch reductions sum the ranks of one switch: each node's NVSwitch, and the SHARP network for CollNet.
+        int n = comm.nRanks();
+        int[] nvls = comm.placement().nvlsSwitches();
+        int[] sharp = comm.placement().sharpSwitches();
+        ContributionTracker tracker = new ContributionTracker(schedule, nvls == null ? new int[n] : nvls, sharp == null ? new int[n] : sharp);
         TransferTimes times = new TransferTimes(schedule.transferCount());
         RunResult result = comm.simulate(plan, schedule, TransferObserver.both(tracker, times), true);
         List<String> wrong = tracker.verify();
@@ -77,6 +81,13 @@ public final class Explain {
         t.note(String.format(Locale.ROOT, "%s %s on %d ranks of %s, %d bytes, protocol %s, %d channel(s)",
                 op.ncclName(), run.plan().algo().label(), s.request().nRanks(), run.comm().name(), s.request().bytes(),
                 s.request().protocol().label(), s.request().channels()));
+        if (run.plan().algo() == dev.collsim.core.nccl.AlgorithmId.TREE) {
+            int nodes = run.comm().nNodes();
+            t.note(nodes == 1 ? "on one node the tree is a chain: NCCL's tree is a double binary tree over nodes with a chain through each"
+                    + " node's GPUs, and with one node only the chain is left (each piece is reduced up the chain and sent back down it)"
+                    : "across " + nodes + " nodes: a double binary tree over the nodes (two trees, each carrying half the pieces, so every"
+                    + " node sends and receives at full rate) and a chain through the GPUs inside each node");
+        }
         t.note("each line is one transfer: who sends which bytes to whom, when, and which ranks' inputs it carries (r0+r2 = their sum)");
         t.note("");
         Integer[] order = IntStream.range(0, s.transferCount()).boxed().toArray(Integer[]::new);

@@ -99,8 +99,9 @@ public final class ExplainHtml {
             var ranks=[],sw=false;rows.forEach(function(r){[r.src,r.dst].forEach(function(n){if(n==='all'){sw=true;}
             else if(ranks.indexOf(n)<0){ranks.push(n);}});});
             ranks.sort(function(a,b){return parseInt(a.slice(1))-parseInt(b.slice(1));});
+            var swName=rows.some(function(r){return r.action.indexOf('SHARP')>=0;})?'SHARP switch':'NVSwitch';
             var pieces=[];rows.forEach(function(r){if(pieces.indexOf(r.piece)<0){pieces.push(r.piece);}});
-            var svg=document.getElementById('lesson'),W=640,H=380,cx=W/2,cy=H/2,R=Math.min(140,40+12*ranks.length),pos={};
+            var svg=document.getElementById('lesson'),W=640,H=380,cx=W/2,cy=H/2,R=Math.min(150,100+4*ranks.length),pos={};
             ranks.forEach(function(n,i){var a=-Math.PI/2+2*Math.PI*i/ranks.length;pos[n]=[cx+R*Math.cos(a),cy+R*Math.sin(a)];});
             pos.all=[cx,cy];
             function el(t,at,txt){var e=document.createElementNS('http://www.w3.org/2000/svg',t);for(var k in at){e.setAttribute(k,at[k]);}
@@ -123,9 +124,10 @@ public final class ExplainHtml {
             m.appendChild(tip);defs.appendChild(m);
             var cur=k>0?rows[k-1]:null,b=state(k),piece=cur?cur.piece:pieces[0],done=0;
             pieces.forEach(function(p){if(ranks.every(function(n){return b[n][p].length===ranks.length;})){done++;}});
-            if(sw){el('rect',{x:cx-46,y:cy-18,width:92,height:36,rx:6,fill:'#eee',stroke:'#888'});el('text',{x:cx,y:cy+5,'text-anchor':'middle','font-size':12},'NVSwitch');}
+            if(sw){el('rect',{x:cx-50,y:cy-18,width:100,height:36,rx:6,fill:'#eee',stroke:'#888'});el('text',{x:cx,y:cy+5,'text-anchor':'middle','font-size':12},swName);}
             if(cur){var color=cur.action.indexOf('reduce')>=0?'REDUCE':'COPY';
-            if(cur.src==='all'||cur.dst==='all'){ranks.forEach(function(n){arrow(pos[n],pos.all,color,2);arrow(pos.all,pos[n],color,1);});}
+            if(cur.src==='all'){ranks.forEach(function(n){arrow(pos[n],pos.all,color,2);arrow(pos.all,pos[n],'COPY',1);});}
+            else if(cur.dst==='all'){arrow(pos[cur.src],pos.all,color,3);ranks.forEach(function(n){arrow(pos.all,pos[n],'COPY',1);});}
             else if(cur.src!==cur.dst){arrow(pos[cur.src],pos[cur.dst],color,3);}}
             ranks.forEach(function(n){var p=pos[n],active=cur&&(cur.src===n||cur.dst===n||cur.dst==='all');
             el('circle',{cx:p[0],cy:p[1],r:22,fill:active?'#fff3e0':'#fff',stroke:'#333','stroke-width':active?2:1});
