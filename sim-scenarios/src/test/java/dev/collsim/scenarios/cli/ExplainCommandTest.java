@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -43,7 +44,7 @@ class ExplainCommandTest {
         "explain all_reduce --ranks 9        | --ranks 9: explain runs on one hgx-h100 node of 8 GPUs",
         "explain all_reduce --size 4096Q     | --size: '4096Q': unknown data size unit 'Q'",
         "explain all_reduce --algo warp      | --algo: unknown algorithm 'warp'",
-        "explain all_gather --algo nvls      | no allowed algorithm and protocol can run all_gather",
+        "explain all_gather --algo nvls      | NVLS cannot run all_gather here: NVLS runs all_reduce here",
         "explain all_reduce --size 8GiB      | more than 5000 lines"})
     void badExplainInput(String args, String expected) {
         CliRunner r = CliRunner.run(args.trim().split("\\s+"));
@@ -58,5 +59,39 @@ class ExplainCommandTest {
                 "--format", "csv");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().lines().anyMatch(l -> l.contains(",r1,r2,")), "the ring crosses from the first pair to the second");
+    }
+
+    /** Every NCCL algorithm and inference kernel explains on the ranks it runs on; each schedule's contributions are checked as it runs. */
+    @ParameterizedTest
+    @CsvSource({"all_reduce, ring, 2, 16", "all_reduce, tree, 2, 16", "all_reduce, nvlstree, 2, 16", "all_reduce, collnetdirect, 2, 16",
+        "all_reduce, collnetchain, 2, 16", "all_gather, pat, 4, 4", "reduce_scatter, pat, 4, 4", "all_reduce, nvls, 1, 8",
+        "all_reduce, oneshot, 1, 8", "all_reduce, twoshot, 1, 8"})
+    void everyAlgorithmExplains(String op, String algo, int nodes, int ranks) {
+        CliRunner r = CliRunner.run("explain", op, "--algo", algo, "--nodes", String.valueOf(nodes), "--ranks", String.valueOf(ranks),
+                "--size", "64K");
+        assertEquals(0, r.code(), algo + ": " + r.err());
+        assertTrue(r.out().toLowerCase(java.util.Locale.ROOT).contains(" " + algo + " on " + ranks + " ranks"), r.out().lines().findFirst().orElse(""));
+    }
+
+    /** The tree says what it is: a chain on one node, a double binary tree over nodes with a chain inside each across them. */
+    @Test
+    void theTreeSaysItIsAChainOnOneNode() {
+        CliRunner one = CliRunner.run("explain", "all_reduce", "--algo", "tree", "--ranks", "8", "--size", "64K");
+        assertTrue(one.out().contains("on one node the tree is a chain"), one.out());
+        CliRunner two = CliRunner.run("explain", "all_reduce", "--algo", "tree", "--nodes", "2", "--ranks", "16", "--size", "64K");
+        assertTrue(two.out().contains("across 2 nodes: a double binary tree over the nodes") && two.out().contains("a chain through the GPUs"),
+                two.out());
+    }
+
+    /** An algorithm that cannot run says why, in NCCL's terms. */
+    @Test
+    void anAlgorithmThatCannotRunSaysWhy() {
+        CliRunner a100 = CliRunner.run("explain", "all_reduce", "--algo", "nvls", "--system", "dgx-a100", "--ranks", "8");
+        assertEquals(2, a100.code());
+        assertTrue(a100.err().contains("NVLS cannot run all_reduce here: no NVLink SHARP on this Ampere system's NVSwitch"), a100.err());
+        CliRunner oneNode = CliRunner.run("explain", "all_reduce", "--algo", "nvlstree", "--ranks", "8");
+        assertTrue(oneNode.err().contains("NCCL disables it on one node"), oneNode.err());
+        CliRunner pat = CliRunner.run("explain", "all_gather", "--algo", "pat", "--ranks", "8");
+        assertTrue(pat.err().contains("NCCL runs PAT only with one GPU per node"), pat.err());
     }
 }
