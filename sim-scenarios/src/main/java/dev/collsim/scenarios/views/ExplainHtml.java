@@ -100,6 +100,8 @@ public final class ExplainHtml {
             else if(ranks.indexOf(n)<0){ranks.push(n);}});});
             ranks.sort(function(a,b){return parseInt(a.slice(1))-parseInt(b.slice(1));});
             var swName=rows.some(function(r){return r.action.indexOf('SHARP')>=0;})?'SHARP switch':'NVSwitch';
+            var pairs=[],seenPair={};rows.forEach(function(r){if(r.src===r.dst){return;}var k=r.src+'>'+r.dst;
+            if(!seenPair[k]){seenPair[k]=1;pairs.push([r.src,r.dst]);}});
             var pieces=[];rows.forEach(function(r){if(pieces.indexOf(r.piece)<0){pieces.push(r.piece);}});
             var svg=document.getElementById('lesson'),W=640,H=380,cx=W/2,cy=H/2,R=Math.min(150,100+4*ranks.length),pos={};
             ranks.forEach(function(n,i){var a=-Math.PI/2+2*Math.PI*i/ranks.length;pos[n]=[cx+R*Math.cos(a),cy+R*Math.sin(a)];});
@@ -124,6 +126,8 @@ public final class ExplainHtml {
             m.appendChild(tip);defs.appendChild(m);
             var cur=k>0?rows[k-1]:null,b=state(k),piece=cur?cur.piece:pieces[0],done=0;
             pieces.forEach(function(p){if(ranks.every(function(n){return b[n][p].length===ranks.length;})){done++;}});
+            // The algorithm's pattern: every pair that ever exchanges data, faint (the ring, the trees, PAT's distances).
+            pairs.forEach(function(p){var a=pos[p[0]],z=pos[p[1]];el('line',{x1:a[0],y1:a[1],x2:z[0],y2:z[1],stroke:'#ddd','stroke-width':1});});
             if(sw){el('rect',{x:cx-50,y:cy-18,width:100,height:36,rx:6,fill:'#eee',stroke:'#888'});el('text',{x:cx,y:cy+5,'text-anchor':'middle','font-size':12},swName);}
             if(cur){var color=cur.action.indexOf('reduce')>=0?'REDUCE':'COPY';
             if(cur.src==='all'){ranks.forEach(function(n){arrow(pos[n],pos.all,color,2);arrow(pos.all,pos[n],'COPY',1);});}

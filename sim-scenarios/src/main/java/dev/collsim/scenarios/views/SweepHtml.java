@@ -16,8 +16,9 @@ import java.util.Map;
 
 /**
  * A sweep's results in the HTML report: its main quantity (bench: bus bandwidth, decode: tokens/s
- * per GPU) against the last axis, a line per combination of the others; with two axes, a heat map
- * of them too.
+ * per GPU) against the last axis, a line per combination of the others while they are few; with
+ * more, small multiples (a chart per value of the first axis) or, with two axes, only the heat map,
+ * whose cells print their values: never a score of lines under a paged legend.
  */
 public final class SweepHtml {
     /** Lines a chart holds before it stops being readable. */
@@ -39,10 +40,46 @@ public final class SweepHtml {
         String x = axes.get(axes.size() - 1);
         report.heading(scenario.name() + ": " + metric + " over " + String.join(", ", axes));
         report.text(rows.size() + " points; rows with an error are left out");
+        List<String> keys = axes.subList(0, axes.size() - 1);
+        int lines = (int) rows.stream().filter(r -> valid(r, metric)).map(r -> key(r, keys, metric)).distinct().count();
+        if (lines <= FEW_LINES) {
+            report.chart(lines(scenario, rows, keys, x, metric, metric + " against " + x), 460);
+        } else if (axes.size() >= 3) {
+            // Small multiples: one chart per value of the first axis, each with a line per value of the others.
+            String first = axes.get(0);
+            for (String v : scenario.axes().get(first)) {
+                List<JsonNode> group = rows.stream().filter(r -> r.get(first).asText().equals(v)).toList();
+                report.chart(lines(scenario, group, keys.subList(1, keys.size()), x, metric, metric + " against " + x + ", " + first + " " + v),
+                        300);
+            }
+        }
+        // Two axes: the heat map holds every point with its value, however many lines there would be.
+        if (axes.size() == 2) {
+            report.chart(heatmap(scenario, rows, axes, metric), 420);
+        }
+    }
+
+    /** Lines a chart holds before a reader needs its legend more than the lines: more go to small multiples or the heat map. */
+    static final int FEW_LINES = 6;
+
+    private static boolean valid(JsonNode row, String metric) {
+        return row.get("error").isNull() && row.get(metric) != null && !row.get(metric).isNull();
+    }
+
+    private static String key(JsonNode row, List<String> keys, String metric) {
+        StringBuilder key = new StringBuilder();
+        for (String a : keys) {
+            key.append(key.length() == 0 ? "" : ", ").append(a).append(' ').append(row.get(a).asText());
+        }
+        return key.length() == 0 ? metric : key.toString();
+    }
+
+    /** The metric against the last axis, a line per combination of {@code keys}. */
+    private static ObjectNode lines(Scenario scenario, List<JsonNode> rows, List<String> keys, String x, String metric, String title) {
         ObjectNode o = HtmlReport.json().createObjectNode();
-        o.putObject("title").put("text", metric + " against " + x).put("left", "center");
+        o.putObject("title").put("text", title).put("left", "center");
         o.putObject("tooltip").put("trigger", "axis");
-        o.putObject("legend").put("top", 28).put("type", "scroll");
+        o.putObject("legend").put("top", 28);
         o.putObject("grid").put("top", 80).put("left", 70).put("right", 30);
         ArrayNode xs = o.putObject("xAxis").put("type", "category").put("name", x).put("nameLocation", "middle").put("nameGap", 28).putArray("data");
         scenario.axes().get(x).forEach(xs::add);
@@ -50,14 +87,10 @@ public final class SweepHtml {
         Map<String, ObjectNode> lines = new LinkedHashMap<>();
         ArrayNode series = o.putArray("series");
         for (JsonNode row : rows) {
-            if (!row.get("error").isNull() || row.get(metric) == null || row.get(metric).isNull()) {
+            if (!valid(row, metric)) {
                 continue;
             }
-            StringBuilder key = new StringBuilder();
-            for (String a : axes.subList(0, axes.size() - 1)) {
-                key.append(key.length() == 0 ? "" : ", ").append(a).append(' ').append(row.get(a).asText());
-            }
-            String name = key.length() == 0 ? metric : key.toString();
+            String name = key(row, keys, metric);
             if (!lines.containsKey(name) && lines.size() >= MAX_LINES) {
                 continue;
             }
@@ -69,10 +102,7 @@ public final class SweepHtml {
             });
             ((ArrayNode) line.get("data")).set(scenario.axes().get(x).indexOf(row.get(x).asText()), row.get(metric));
         }
-        report.chart(o, 460);
-        if (axes.size() == 2) {
-            report.chart(heatmap(scenario, rows, axes, metric), 420);
-        }
+        return o;
     }
 
     private static ObjectNode heatmap(Scenario scenario, List<JsonNode> rows, List<String> axes, String metric) {
@@ -83,13 +113,15 @@ public final class SweepHtml {
         ArrayNode xs = o.putObject("xAxis").put("type", "category").put("name", axes.get(0)).put("nameLocation", "middle").put("nameGap", 28)
                 .putArray("data");
         scenario.axes().get(axes.get(0)).forEach(xs::add);
-        ArrayNode ys = o.putObject("yAxis").put("type", "category").put("name", axes.get(1)).putArray("data");
+        ArrayNode ys = o.putObject("yAxis").put("type", "category").put("name", axes.get(1)).put("nameLocation", "middle").put("nameGap", 70)
+                .putArray("data");
         scenario.axes().get(axes.get(1)).forEach(ys::add);
         ArrayNode data = HtmlReport.json().createArrayNode();
         double max = 0;
         for (JsonNode row : rows) {
             if (row.get("error").isNull() && row.get(metric) != null && !row.get(metric).isNull()) {
-                double v = row.get(metric).asDouble();
+                // To three significant figures: each cell prints its value.
+                double v = new java.math.BigDecimal(row.get(metric).asDouble()).round(new java.math.MathContext(3)).doubleValue();
                 max = Math.max(max, v);
                 data.addArray().add(scenario.axes().get(axes.get(0)).indexOf(row.get(axes.get(0)).asText()))
                         .add(scenario.axes().get(axes.get(1)).indexOf(row.get(axes.get(1)).asText())).add(v);
@@ -97,7 +129,9 @@ public final class SweepHtml {
         }
         o.putObject("visualMap").put("min", 0).put("max", max).put("calculable", true).put("orient", "horizontal")
                 .put("left", "center").put("bottom", 10);
-        o.putArray("series").addObject().put("type", "heatmap").put("name", metric).set("data", data);
+        ObjectNode cells = o.putArray("series").addObject().put("type", "heatmap").put("name", metric);
+        cells.putObject("label").put("show", true);
+        cells.set("data", data);
         return o;
     }
 }

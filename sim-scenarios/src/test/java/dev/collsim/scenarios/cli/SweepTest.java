@@ -248,4 +248,23 @@ class SweepTest {
         }
         return row;
     }
+
+    /** Many lines make no chart of lines: with two axes the heat map alone, its cells printing their values. */
+    @Test
+    void manyLinesBecomeAHeatMapWithValues(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("wide.yaml");
+        Files.writeString(file, "version: 1\ncommand: sweep\nsweep:\n  command: bench\n  axes:\n"
+                + "    scale: [\"nvlink=0.25\", \"nvlink=0.5\", \"nvlink=0.75\", \"nvlink=1\", \"nvlink=1.5\", \"nvlink=2\", \"nvlink=3\"]\n"
+                + "    size: [64K, 1M]\noptions:\n  op: all_reduce\n");
+        Path html = dir.resolve("wide.html");
+        CliRunner r = CliRunner.run("sweep", file.toString(), "--out", dir.resolve("wide").toString(), "--report", html.toString());
+        assertEquals(0, r.code(), r.err());
+        String page = Files.readString(html);
+        assertTrue(page.contains("\"type\":\"heatmap\"") && page.contains("\"label\":{\"show\":true}"), "a heat map with values");
+        assertTrue(!page.contains("\"type\":\"line\""), "seven lines are not drawn under a legend");
+        Files.writeString(file, SWEEP);
+        CliRunner few = CliRunner.run("sweep", file.toString(), "--out", dir.resolve("few").toString(), "--report", html.toString());
+        assertEquals(0, few.code(), few.err());
+        assertTrue(Files.readString(html).contains("\"type\":\"line\""), "three lines are");
+    }
 }
