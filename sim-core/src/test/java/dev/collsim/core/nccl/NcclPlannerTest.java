@@ -131,7 +131,13 @@ class NcclPlannerTest {
     void impossibleAlgorithmIsAClearError() {
         InputException e = assertThrows(InputException.class, () -> NcclPlanner.plan(h100Like(), CollectiveOp.ALL_REDUCE,
                 1 << 20, 0, EnumSet.of(AlgorithmId.NVLS_TREE), EnumSet.allOf(Protocol.class), 0));
-        assertTrue(e.getMessage().contains("no allowed algorithm"), e.getMessage());
+        assertTrue(e.getMessage().contains("NVLSTree cannot run all_reduce here") && e.getMessage().contains("NCCL disables it on one node"),
+                e.getMessage());
+        // Several asked for, each with its reason.
+        InputException both = assertThrows(InputException.class, () -> NcclPlanner.plan(h100Like(), CollectiveOp.ALL_GATHER,
+                1 << 20, 0, EnumSet.of(AlgorithmId.TREE, AlgorithmId.PAT), EnumSet.allOf(Protocol.class), 0));
+        assertTrue(both.getMessage().contains("Tree cannot run all_gather here: NCCL's tree runs all_reduce only")
+                && both.getMessage().contains("PAT cannot run all_gather here: NCCL runs PAT only with one GPU per node"), both.getMessage());
     }
 
     @Test
