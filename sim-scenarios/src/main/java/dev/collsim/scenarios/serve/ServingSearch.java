@@ -291,7 +291,8 @@ public final class ServingSearch {
         double queue = PrefillQueue.waitMs(utilization, prompt);
         double ttft = tpot / 2 + queue + prompt;
         double requests = perReplica * d.at().dp();
-        return new ServingPlan.Deployment("aggregated", d.at().label() + " b" + batch + overlap(d) + ", chunks of " + chunk, d.at().gpus(),
+        String prefills = chunk >= spec.isl() ? "whole prompts" : "chunks of " + chunk;
+        return new ServingPlan.Deployment("aggregated", d.at().label() + " b" + batch + overlap(d) + ", " + prefills, d.at().gpus(),
                 ttft, tpot, requests * spec.osl() / d.at().gpus(), requests, prompt, queue, 0, "", step, worst,
                 spec.rate() == null ? null : (int) Math.ceil(spec.rate() / requests) * d.at().gpus());
     }
