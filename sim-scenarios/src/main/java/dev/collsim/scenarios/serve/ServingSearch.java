@@ -174,12 +174,8 @@ public final class ServingSearch {
                 }
             }
         }
-        Map<DecodeSpec, Instance> instanceOf = new IdentityHashMap<>();
-        for (DecodeSpec s : decodeSpecs) {
-            instanceOf.put(s, new Instance(s.tp(), s.pp(), s.ep(), s.dp()));
-        }
         List<DecodePoint> decode = new ArrayList<>(LayoutSearch.map(pool, decodeSpecs,
-                s -> new DecodePoint(instanceOf.get(s), s, DecodeStep.estimate(s, cache)), progress));
+                s -> new DecodePoint(new Instance(s.tp(), s.pp(), s.ep(), s.dp()), s, DecodeStep.estimate(s, cache)), progress));
         decode.removeIf(Objects::isNull);
 
         List<PrefillPoint> prefill = prefillPoints(spec, system, instances, pool, cache);
