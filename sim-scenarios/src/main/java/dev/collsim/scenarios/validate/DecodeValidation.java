@@ -239,7 +239,12 @@ public final class DecodeValidation {
     }
 
     static boolean isTtft(String metric) {
-        return metric.equalsIgnoreCase("ttft_ms") || metric.equalsIgnoreCase("ttft_s");
+        return metric.equalsIgnoreCase("ttft_ms") || metric.equalsIgnoreCase("ttft_s") || isPrefillRate(metric);
+    }
+
+    /** Prefill throughput, input tokens per second of the whole layout or per GPU: a prefill's time by another name. */
+    static boolean isPrefillRate(String metric) {
+        return metric.equalsIgnoreCase("prefill_tok_s") || metric.equalsIgnoreCase("prefill_tok_s_per_gpu");
     }
 
     /**
@@ -251,10 +256,14 @@ public final class DecodeValidation {
     private static Outcome timeToFirstToken(Row r, ModelConfig model, String system, Precision precision, Engine engine, String layout) {
         String kind = loadKind(r.loadKind);
         int isl = firstInt(r.isl);
-        double measured = r.metric.equalsIgnoreCase("ttft_s") ? r.value * 1000 : r.value;
         int prompts = Math.max(1, (int) Math.ceil(r.load / r.dp));
+        // A prefill rate is the time of a forward of every replica's prompts; a pipeline has a forward in each stage.
+        double tokens = (double) prompts * r.dp * isl;
+        double measured = r.metric.equalsIgnoreCase("ttft_s") ? r.value * 1000
+                : r.metric.equalsIgnoreCase("prefill_tok_s") ? tokens / r.value * 1000 * r.pp
+                : r.metric.equalsIgnoreCase("prefill_tok_s_per_gpu") ? tokens / (r.value * r.tp * r.pp * r.dp) * 1000 * r.pp : r.value;
         String skip = isl < 1 ? "no input length in '" + r.isl + "'"
-                : kind.equals("batch") || kind.equals("concurrency") && r.load <= r.dp ? null
+                : kind.equals("batch") || kind.equals("concurrency") && (r.load <= r.dp || isPrefillRate(r.metric)) ? null
                 : "TTFT at " + r.loadKind + " " + r.load + " waits behind other requests' work; only a static batch or one request at a time"
                         + " is simulated";
         if (skip != null) {
@@ -458,7 +467,8 @@ public final class DecodeValidation {
                     Column.number("measured_ms", "measured", "(ms)", 10, 2), Column.number("simulated_ms", "simulated", "(ms)", 10, 2),
                     Column.number("error_pct", "error", "(%)", 8, 1)), Map.of("command", "validate --decode"));
             rows.note("simulated = the prefill of the row's prompts in one forward on its layout, launched without CUDA graphs, with the"
-                    + " engine's host step (collsim prefill)");
+                    + " engine's host step (collsim prefill); a prefill rate (prefill_tok_s, prefill_tok_s_per_gpu) is measured as the time of"
+                    + " the forward it implies: every replica's prompts over the rate");
             for (Outcome o : ttft) {
                 if (o.skipped() == null) {
                     rows.row(o.id(), shortName(o.model()), o.system(), o.engine(), o.layout(), o.batch(), o.context(), o.measuredMs(),

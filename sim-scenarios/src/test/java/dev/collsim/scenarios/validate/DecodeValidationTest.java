@@ -94,11 +94,12 @@ class DecodeValidationTest {
                 + "t1,s,2024,TensorRT-LLM 0.9.0,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,1,batch,2048,1,n/a,none,ttft_ms,mean,85,A,\n"
                 + "t2,s,2024,TensorRT-LLM 0.9.0,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,1,batch,2048,1,n/a,none,ttft_s,mean,0.085,A,\n"
                 + "t3,s,2024,SGLang,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,4,concurrency,2048,1024,on,none,ttft_ms,median,90,B,\n"
-                + "t4,s,2024,TensorRT-LLM 0.9.0,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,4,batch,2048,1,n/a,none,ttft_ms,mean,300,A,\n");
+                + "t4,s,2024,TensorRT-LLM 0.9.0,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,4,batch,2048,1,n/a,none,ttft_ms,mean,300,A,\n"
+                + "t5,s,2024,SGLang,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,4,batch,2048,1,n/a,none,prefill_tok_s_per_gpu,mean,4096,B,\n");
         DecodeValidation v = DecodeValidation.file(csv, null);
         List<DecodeValidation.Outcome> out = v.outcomes();
         assertTrue(v.simulated().isEmpty(), "no decode rows");
-        assertEquals(3, v.simulatedTtft().size());
+        assertEquals(4, v.simulatedTtft().size());
         DecodeValidation.Outcome one = out.get(0);
         assertTrue(one.ttft());
         dev.collsim.scenarios.decode.DecodeSpec layout = new dev.collsim.scenarios.decode.DecodeSpec(
@@ -111,6 +112,9 @@ class DecodeValidationTest {
         assertTrue(out.get(2).skipped().contains("waits behind other requests"), out.get(2).skipped());
         assertEquals(4, out.get(3).batch());
         assertTrue(out.get(3).simulatedMs() > 3 * one.simulatedMs(), "four prompts in one forward take about four times one");
+        // 4 prompts of 2,048 tokens at 4,096 tokens/s on each of 8 GPUs: a forward of 250 ms.
+        assertEquals(4 * 2048 / (4096.0 * 8) * 1000, out.get(4).measuredMs(), 1e-9);
+        assertEquals("sglang", out.get(4).engine());
         List<dev.collsim.reports.Table> tables = v.tables("ttft.csv");
         assertEquals(2, tables.size(), "no decode tables without decode rows");
         assertEquals(3, tables.get(0).rows().size(), "all, then trust A and trust B apart");
