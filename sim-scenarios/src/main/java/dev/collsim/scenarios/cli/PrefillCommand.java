@@ -1,6 +1,5 @@
 package dev.collsim.scenarios.cli;
 
-import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
@@ -81,9 +80,8 @@ public final class PrefillCommand implements Callable<Integer> {
         EngineSetup engine = engineOptions.setup();
         DecodeSystem where = new DecodeSystem.Preset(SystemPreset.byName(SystemOptions.preset(system)),
                 network == null ? null : NetworkPreset.byName(network), OptionalInt.empty(), whatIf.toWhatIf());
-        DecodeSpec layout = new DecodeSpec(ModelConfig.load(model), where, OptionalInt.empty(), tp, pp, ep, ep > 1 ? ep / tp : 1, 1, isl,
-                Precision.fromName(dtype), AllReduceKind.AUTO, Overlap.NONE, engine.engine().cudaGraphsByDefault(), engine.engine(),
-                engine.kvCache(), engine.overlapScheduler());
+        DecodeSpec layout = engine.layout(ModelConfig.load(model), where, tp, pp, ep, ep > 1 ? ep / tp : 1, 1, isl, Precision.fromName(dtype),
+                Overlap.NONE);
         PrefillResult result = Prefill.run(layout, isl, batch, chunk);
         if (trace != null) {
             dev.collsim.reports.AtomicFiles.write(trace, dev.collsim.scenarios.views.TraceWriter.json(result.lastForward()));

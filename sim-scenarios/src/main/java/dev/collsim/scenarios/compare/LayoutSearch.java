@@ -1,7 +1,6 @@
 package dev.collsim.scenarios.compare;
 
 import dev.collsim.core.input.InputException;
-import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.CommModel;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
@@ -11,7 +10,6 @@ import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.Precision;
-import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -51,7 +49,7 @@ public final class LayoutSearch {
     /** As above, on a preset with its network and what-if knobs, or a topology file's system. */
     static List<DecodeSpec> candidates(ModelConfig m, DecodeSystem system, int gpus, int context, Precision precision,
                                        EngineSetup engine) {
-        int perNode = gpusPerNode(system, gpus);
+        int perNode = system.gpusPerNodeFor(gpus);
         List<DecodeSpec> out = new ArrayList<>();
         for (int tp = 1; tp <= gpus; tp++) {
             if (m.heads() % tp != 0) {
@@ -66,9 +64,7 @@ public final class LayoutSearch {
                     for (int ep : eps) {
                         for (int batch : BATCHES) {
                             for (Overlap overlap : ep > 1 && batch > 1 ? List.of(Overlap.NONE, Overlap.TWO_BATCH) : List.of(Overlap.NONE)) {
-                                out.add(new DecodeSpec(m, system, OptionalInt.empty(), tp, pp, ep, dp, batch, context, precision,
-                                        AllReduceKind.AUTO, overlap, engine.engine().cudaGraphsByDefault(), engine.engine(), engine.kvCache(),
-                                        engine.overlapScheduler()));
+                                out.add(engine.layout(m, system, tp, pp, ep, dp, batch, context, precision, overlap));
                             }
                         }
                     }
@@ -76,26 +72,6 @@ public final class LayoutSearch {
             }
         }
         return out;
-    }
-
-    /**
-     * The GPUs of each node (NVLink domain) a search on {@code gpus} GPUs of {@code system} places
-     * groups in; a one-line error where the system cannot give that many GPUs.
-     */
-    public static int gpusPerNode(DecodeSystem system, int gpus) {
-        if (system instanceof DecodeSystem.Preset p) {
-            SystemPreset preset = p.preset();
-            if (preset.family().maxNodes() == 1 && gpus > preset.gpusPerNode()) {
-                throw new InputException("--gpus " + gpus + ": " + preset.id() + " is one server of " + preset.gpusPerNode() + " GPUs");
-            }
-            return preset.gpusPerNode(p.gpusPerNode().isPresent() ? p.gpusPerNode().getAsInt() : null);
-        }
-        FabricSystem file = ((DecodeSystem.File) system).system();
-        if (gpus > file.ranks().length) {
-            throw new InputException("--gpus " + gpus + ": " + system.name() + " has " + file.ranks().length + " GPUs (" + file.nodes()
-                    + " node(s) of " + file.gpusPerNode() + "; --nodes N joins N copies of a one-node file)");
-        }
-        return file.gpusPerNode();
     }
 
     /**

@@ -90,7 +90,7 @@ public final class DecodeStep {
      * logits are computed. Memory is the decode step's to check; the host's time is not counted.
      */
     public static double prefillMs(DecodeSpec spec, CommModel.Cache cache) {
-        DecodeResult r = new DecodeStep(spec, cache, null, true).simulate();
+        DecodeResult r = prefillForward(spec, 0, cache, false);
         return r.itlMs() - r.hostExposedMs();
     }
 

@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.fabric.LinkEdit;
+import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.Require;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.FabricSystem;
@@ -16,6 +17,12 @@ public sealed interface DecodeSystem {
 
     /** The what-if knobs in force: any for a preset, the link edits alone for a topology file. */
     WhatIf whatIf();
+
+    /**
+     * The GPUs of each node (NVLink domain) in use when a search places up to {@code gpus} GPUs; a
+     * one-line error where the system cannot give that many.
+     */
+    int gpusPerNodeFor(int gpus);
 
     /**
      * A preset system.
@@ -38,6 +45,14 @@ public sealed interface DecodeSystem {
         public String name() {
             return preset.id();
         }
+
+        @Override
+        public int gpusPerNodeFor(int gpus) {
+            if (preset.family().maxNodes() == 1 && gpus > preset.gpusPerNode()) {
+                throw new InputException("--gpus " + gpus + ": " + preset.id() + " is one server of " + preset.gpusPerNode() + " GPUs");
+            }
+            return preset.gpusPerNode(gpusPerNode.isPresent() ? gpusPerNode.getAsInt() : null);
+        }
     }
 
     /**
@@ -57,6 +72,15 @@ public sealed interface DecodeSystem {
         @Override
         public WhatIf whatIf() {
             return new WhatIf(null, 0, 1, 1, true, java.util.Map.of(), java.util.Map.of(), linkEdits);
+        }
+
+        @Override
+        public int gpusPerNodeFor(int gpus) {
+            if (gpus > system.ranks().length) {
+                throw new InputException("--gpus " + gpus + ": " + name + " has " + system.ranks().length + " GPUs (" + system.nodes()
+                        + " node(s) of " + system.gpusPerNode() + "; --nodes N joins N copies of a one-node file)");
+            }
+            return system.gpusPerNode();
         }
     }
 

@@ -13,6 +13,17 @@ public record EngineSetup(Engine engine, Precision kvCache, Boolean overlapSched
         java.util.Objects.requireNonNull(engine, "engine");
     }
 
+    /**
+     * A layout of {@code model} on {@code system} under this engine: NCCL's or the engine's own
+     * all-reduce as it chooses, CUDA graphs as the engine captures them by default, its KV cache and
+     * host overlap as set.
+     */
+    public DecodeSpec layout(ModelConfig model, DecodeSystem system, int tp, int pp, int ep, int dp, int batch, int context,
+                             Precision precision, Overlap overlap) {
+        return new DecodeSpec(model, system, java.util.OptionalInt.empty(), tp, pp, ep, dp, batch, context, precision, AllReduceKind.AUTO,
+                overlap, engine.cudaGraphsByDefault(), engine, kvCache, overlapScheduler);
+    }
+
     /** The KV cache's type as a label, given the weights' format. */
     public String kvLabel(Precision weights) {
         return kvCache != null ? kvCache.label() : engine.defaultKvBytes(weights) == 1 ? "fp8" : "bf16";

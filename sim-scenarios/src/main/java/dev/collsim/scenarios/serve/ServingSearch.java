@@ -2,7 +2,6 @@ package dev.collsim.scenarios.serve;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.scenarios.compare.LayoutSearch;
-import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.CommModel;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
@@ -20,7 +19,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.OptionalInt;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -76,9 +74,7 @@ public final class ServingSearch {
         }
 
         DecodeSpec spec(ServingSpec s, DecodeSystem system, int batch, int context, Overlap overlap) {
-            return new DecodeSpec(s.model(), system, OptionalInt.empty(), tp, pp, ep, dp, batch, context, s.precision(), AllReduceKind.AUTO,
-                    overlap, s.engine().engine().cudaGraphsByDefault(), s.engine().engine(), s.engine().kvCache(),
-                    s.engine().overlapScheduler());
+            return s.engine().layout(s.model(), system, tp, pp, ep, dp, batch, context, s.precision(), overlap);
         }
     }
 
@@ -160,7 +156,7 @@ public final class ServingSearch {
 
     private static ServingPlan.SystemPlan plan(ServingSpec spec, DecodeSystem system, ExecutorService pool, CommModel.Cache cache,
                                                java.util.function.BiConsumer<Integer, Integer> progress) {
-        int perNode = LayoutSearch.gpusPerNode(system, spec.gpus());
+        int perNode = system.gpusPerNodeFor(spec.gpus());
         List<Instance> instances = instances(spec.model(), perNode, spec.gpus());
         int context = spec.decodeContext();
         List<DecodeSpec> decodeSpecs = new ArrayList<>();
