@@ -97,11 +97,13 @@ public final class DecodeStep {
     /**
      * One forward of prompt tokens: {@code spec.batch()} rows (every request's new tokens), each
      * request's context {@code spec.context()} long of which {@code cachedBefore} tokens were cached by
-     * earlier chunks; as {@link #prefillMs} says, the host's time is not in it. {@code alone}: every
+     * earlier chunks, launched without CUDA graphs; as {@link #prefillMs} says, the host's time is not in it. {@code alone}: every
      * collective as long as it takes alone, as {@link #estimate} has it.
      */
     static DecodeResult prefillForward(DecodeSpec spec, int cachedBefore, CommModel.Cache cache, boolean alone) {
-        DecodeStep step = new DecodeStep(spec, cache, null, true, cachedBefore);
+        // Launched eagerly: engines capture CUDA graphs of decode batches (vLLM and SGLang up to 512 tokens), and
+        // TensorRT-LLM's context phase runs without one.
+        DecodeStep step = new DecodeStep(spec.withCudaGraphs(false), cache, null, true, cachedBefore);
         if (alone) {
             step.oneClock = Boolean.FALSE;
         }

@@ -96,10 +96,7 @@ public final class Prefill {
         double exposed = 0;
         for (int cached = 0; cached < isl; cached += step) {
             int tokens = Math.min(step, isl - cached);
-            // Launched eagerly: engines capture CUDA graphs of decode batches (vLLM and SGLang up to 512 tokens), and
-            // TensorRT-LLM's context phase runs without one.
-            DecodeResult r = DecodeStep.prefillForward(layout.withTokens(requests * tokens, cached + tokens).withCudaGraphs(false), cached,
-                    cache, alone);
+            DecodeResult r = DecodeStep.prefillForward(layout.withTokens(requests * tokens, cached + tokens), cached, cache, alone);
             double gpuMs = r.itlMs() - r.hostExposedMs();
             forwards.add(new PrefillResult.Forward(cached, tokens, gpuMs, r.computeMs(), r.commMs(), r.exposedCommMs()));
             last = r;
