@@ -7,6 +7,7 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /** Writes output files so that a reader sees the old file or the whole new one, never half of it. */
 public final class AtomicFiles {
@@ -21,7 +22,7 @@ public final class AtomicFiles {
             Files.writeString(tmp, content, StandardCharsets.UTF_8);
             try {
                 // A temporary file is private to its owner; the output is an ordinary file.
-                Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-r--r--"));
             } catch (UnsupportedOperationException ignored) {
                 // not a POSIX file system: the default permissions stand
             }

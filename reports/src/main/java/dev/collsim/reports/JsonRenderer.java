@@ -1,6 +1,7 @@
 package dev.collsim.reports;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -62,7 +63,7 @@ final class JsonRenderer {
         return root;
     }
 
-    private static String write(com.fasterxml.jackson.databind.JsonNode json) {
+    private static String write(JsonNode json) {
         try {
             return MAPPER.writeValueAsString(json) + "\n";
         } catch (JsonProcessingException e) {

@@ -8,6 +8,7 @@ import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
  * A benchmark's throughput over its baseline's, each pair measured back to back: on a shared
@@ -43,7 +44,7 @@ public final class PairedRatios {
     private static double score(String benchmark, String pending) throws RunnerException {
         RunResult result = new Runner(new OptionsBuilder().include(benchmark + "$").param("pending", pending).forks(1)
                 .warmupIterations(3).measurementIterations(5).shouldFailOnError(true).verbosity(
-                        org.openjdk.jmh.runner.options.VerboseMode.SILENT).build()).runSingle();
+                        VerboseMode.SILENT).build()).runSingle();
         return result.getPrimaryResult().getScore();
     }
 }

@@ -1,5 +1,8 @@
 package dev.collsim.core.collective;
 
+import java.util.BitSet;
+import java.util.stream.IntStream;
+
 /** A schedule that holds every transfer and dependency in arrays indexed by transfer number. */
 final class ArraySchedule extends Schedule {
     private final int n;
@@ -17,13 +20,13 @@ final class ArraySchedule extends Schedule {
     private final int maxSuccessors;
     private final ThreadSplit split;
     /** Transfers sent by a channel's whole thread block although the schedule splits its threads. */
-    private final java.util.BitSet unsplit;
-    private final java.util.BitSet postedWithPrevious;
+    private final BitSet unsplit;
+    private final BitSet postedWithPrevious;
 
     ArraySchedule(CollectiveRequest request, String algorithm, int n, int[] src, int[] dst, int[] channel, int[] step,
                   int[] piece, long[] bytes, boolean[] reduce, TransferKind[] kind, int[] succStart, int[] succ,
-                  PieceTable pieces, ThreadSplit split, java.util.BitSet unsplit,
-                  java.util.BitSet postedWithPrevious) {
+                  PieceTable pieces, ThreadSplit split, BitSet unsplit,
+                  BitSet postedWithPrevious) {
         super(request, algorithm, pieces);
         this.n = n;
         this.src = src;
@@ -127,7 +130,7 @@ final class ArraySchedule extends Schedule {
     }
 
     @Override
-    public java.util.stream.IntStream representatives() {
-        return java.util.stream.IntStream.range(0, n);
+    public IntStream representatives() {
+        return IntStream.range(0, n);
     }
 }

@@ -1,6 +1,7 @@
 package dev.collsim.core.collective;
 
 import java.util.PriorityQueue;
+import java.util.function.IntUnaryOperator;
 
 /**
  * The thread blocks of each rank's channels when they copy through host memory: a block runs one
@@ -35,7 +36,7 @@ final class ChannelGates {
     }
 
     /** The next primitive to run on an idle gate, now holding it for {@code legs} legs, or -1 if none waits. */
-    int next(int gate, java.util.function.IntUnaryOperator legsOf) {
+    int next(int gate, IntUnaryOperator legsOf) {
         PriorityQueue<Integer> q = waiting[gate];
         if (legsLeft[gate] > 0 || q == null || q.isEmpty()) {
             return -1;

@@ -1,5 +1,7 @@
 package dev.collsim.core.collective;
 
+import java.util.Optional;
+
 /**
  * An algorithm turns a fully chosen collective into a schedule of chunk transfers. It knows the
  * logical topology it was given (a ring order, trees) but nothing of the physical fabric.
@@ -15,7 +17,7 @@ public interface CollectiveAlgorithm {
      * under a turn of the ranks; empty if not. The runner uses it only where the fabric is the same
      * under that turn as well.
      */
-    default java.util.Optional<FoldedSchedule> folded(CollectiveRequest request) {
-        return java.util.Optional.empty();
+    default Optional<FoldedSchedule> folded(CollectiveRequest request) {
+        return Optional.empty();
     }
 }

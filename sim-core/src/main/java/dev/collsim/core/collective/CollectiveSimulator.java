@@ -3,6 +3,10 @@ package dev.collsim.core.collective;
 import dev.collsim.core.engine.Engine;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.flow.FlowNetwork;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
 
 /** Runs schedules on a fresh engine and flow network over a fabric: one, one orbit of a folded one, or several at once. */
 public final class CollectiveSimulator {
@@ -13,7 +17,7 @@ public final class CollectiveSimulator {
      * LinkOrbits}): the whole schedule's duration and bytes per link, to the picosecond and the byte,
      * at the cost of one orbit's transfers. Empty where the fabric lacks the symmetry.
      */
-    public static java.util.Optional<RunResult> runFolded(RankPlacement placement, FoldedSchedule fold, StepCosts costs) {
+    public static Optional<RunResult> runFolded(RankPlacement placement, FoldedSchedule fold, StepCosts costs) {
         return LinkOrbits.of(placement, fold).map(orbits -> {
             Engine engine = new Engine(1024);
             FlowNetwork network = new FlowNetwork(engine, rates(placement.fabric()));
@@ -32,7 +36,7 @@ public final class CollectiveSimulator {
      * flow by flow; where they share none each takes what it takes alone. Each result's bytes per link
      * are what all of them put there.
      */
-    public static java.util.List<RunResult> runTogether(java.util.List<CollectiveRun> runs) {
+    public static List<RunResult> runTogether(List<CollectiveRun> runs) {
         if (runs.stream().anyMatch(r -> r.outage() != null)) {
             throw new IllegalArgumentException("collectives run together take no outage");
         }
@@ -40,10 +44,10 @@ public final class CollectiveSimulator {
     }
 
     /** Every link the run's flows can cross (its routes), found without running it. */
-    public static java.util.BitSet linksOf(CollectiveRun run) {
+    public static BitSet linksOf(CollectiveRun run) {
         Engine engine = new Engine();
         ScheduleRunner runner = new ScheduleRunner(engine, new FlowNetwork(engine, rates(run.placement().fabric())), run.placement());
-        java.util.BitSet links = new java.util.BitSet();
+        BitSet links = new BitSet();
         for (int[] route : runner.prepare(run.schedule(), run.costs())) {
             for (int l : route) {
                 links.set(l);
@@ -53,11 +57,11 @@ public final class CollectiveSimulator {
     }
 
     public static RunResult run(CollectiveRun run) {
-        return together(java.util.List.of(run), run.outage()).get(0);
+        return together(List.of(run), run.outage()).get(0);
     }
 
     /** The runs on one engine and flow network, with the links of {@code outage} (or null) down for a while. */
-    private static java.util.List<RunResult> together(java.util.List<CollectiveRun> runs, Outage outage) {
+    private static List<RunResult> together(List<CollectiveRun> runs, Outage outage) {
         Fabric fabric = runs.get(0).placement().fabric();
         if (runs.stream().anyMatch(r -> r.placement().fabric() != fabric)) {
             throw new IllegalArgumentException("collectives run together share one fabric");
@@ -72,7 +76,7 @@ public final class CollectiveSimulator {
             shared.start(k, null);
         }
         engine.run();
-        return java.util.stream.IntStream.range(0, runs.size()).mapToObj(shared::result).toList();
+        return IntStream.range(0, runs.size()).mapToObj(shared::result).toList();
     }
 
     private static double[] rates(Fabric fabric) {

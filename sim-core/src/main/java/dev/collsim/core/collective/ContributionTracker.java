@@ -1,7 +1,9 @@
 package dev.collsim.core.collective;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -203,7 +205,7 @@ public final class ContributionTracker implements TransferObserver {
         for (int p = 0; p < order.length; p++) {
             order[p] = p;
         }
-        java.util.Arrays.sort(order, java.util.Comparator.comparingLong(schedule::pieceOffset));
+        Arrays.sort(order, Comparator.comparingLong(schedule::pieceOffset));
         long next = 0;
         for (int p : order) {
             if (schedule.pieceLength(p) == 0) {

@@ -1,5 +1,7 @@
 package dev.collsim.core.collective;
 
+import java.util.Arrays;
+
 /**
  * One orbit of a schedule that a turn of its ranks maps onto itself: where rank {@code r} does
  * what rank {@code turn[r]} does, at the same times, moved by the turn. Every transfer of the whole
@@ -26,7 +28,7 @@ public record FoldedSchedule(Schedule orbit, int[] turn, int order) {
      */
     static int[] firstOfCycles(int[] map, int order) {
         int[] first = new int[map.length];
-        java.util.Arrays.fill(first, -1);
+        Arrays.fill(first, -1);
         for (int start = 0; start < map.length; start++) {
             if (map[start] < 0 || first[start] >= 0) {
                 continue;

@@ -3,7 +3,12 @@ package dev.collsim.core.collective;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Route;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.IntStream;
 
 /**
  * The links and ranks of a fabric grouped by a {@link FoldedSchedule}'s turn, where the fabric is the
@@ -46,8 +51,8 @@ final class LinkOrbits {
         int[] image = new int[fabric.links().size()];
         Arrays.fill(image, -1);
         // Each route as its two ends: rank r's GPU is 2r, the NVLS switch rank r hangs off is 2r + 1.
-        java.util.Set<Long> ends = new java.util.LinkedHashSet<>();
-        java.util.Map<Integer, int[]> members = new java.util.HashMap<>();
+        Set<Long> ends = new LinkedHashSet<>();
+        Map<Integer, int[]> members = new HashMap<>();
         for (int t : orbit.representatives().toArray()) {
             switch (orbit.kind(t)) {
                 case P2P -> ends.add(pair(2 * orbit.src(t), 2 * orbit.dst(t)));
@@ -109,9 +114,9 @@ final class LinkOrbits {
     }
 
     /** The ranks on the NVLS switch {@code rank} hangs off, in rank order; null if it hangs off none. */
-    private static int[] switchMembers(RankPlacement placement, int rank, java.util.Map<Integer, int[]> byHub) {
+    private static int[] switchMembers(RankPlacement placement, int rank, Map<Integer, int[]> byHub) {
         int hub = placement.nvlsSwitches()[rank];
-        return hub < 0 ? null : byHub.computeIfAbsent(hub, h -> java.util.stream.IntStream.range(0, placement.nRanks())
+        return hub < 0 ? null : byHub.computeIfAbsent(hub, h -> IntStream.range(0, placement.nRanks())
                 .filter(r -> placement.nvlsSwitches()[r] == h).toArray());
     }
 

@@ -3,7 +3,9 @@ package dev.collsim.core.collective;
 import static dev.collsim.core.collective.Sizes.alignUp;
 import static dev.collsim.core.collective.Sizes.ceilDiv;
 
+import java.util.BitSet;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * NCCL's NVLS-Tree all_reduce across nodes (after {@code connectNvls} in {@code src/graph/connect.cc}
@@ -102,10 +104,10 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
      * is the same under that turn.
      */
     @Override
-    public java.util.Optional<FoldedSchedule> folded(CollectiveRequest req) {
+    public Optional<FoldedSchedule> folded(CollectiveRequest req) {
         int ppn = nodes[0].length;
         if (ppn < 2) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         int[] turn = new int[req.nRanks()];
         for (int[] node : nodes) {
@@ -122,7 +124,7 @@ public final class NvlsTreeAlgorithm implements CollectiveAlgorithm {
      */
     private SteppedSchedule.Step step(CollectiveRequest req, int tree) {
         ScheduleBuilder b = new ScheduleBuilder(req, name());
-        java.util.BitSet wide = new java.util.BitSet();
+        BitSet wide = new BitSet();
         int nNodes = nodes.length;
         int ppn = nodes[0].length;
         // Placeholders: the stepped schedule gives each transfer its channel and step.

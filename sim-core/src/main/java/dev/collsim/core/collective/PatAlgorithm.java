@@ -4,6 +4,7 @@ import static dev.collsim.core.collective.Sizes.alignUp;
 import static dev.collsim.core.collective.Sizes.ceilDiv;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -102,7 +103,7 @@ public final class PatAlgorithm implements CollectiveAlgorithm {
                                List<Edge> edges, int[] piece) {
         int[][] arrived = new int[n][n]; // transfer that brought block to rank, -1 if the rank's own
         for (int[] row : arrived) {
-            java.util.Arrays.fill(row, -1);
+            Arrays.fill(row, -1);
         }
         for (Edge e : edges) {
             int t = send(b, connections, c, chunkIndex, e.from, e.to, piece[e.block], false);

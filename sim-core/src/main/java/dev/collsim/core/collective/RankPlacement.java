@@ -1,6 +1,7 @@
 package dev.collsim.core.collective;
 
 import dev.collsim.core.fabric.Fabric;
+import java.util.Arrays;
 
 /**
  * Where a collective's ranks sit on a fabric.
@@ -24,7 +25,7 @@ public record RankPlacement(Fabric fabric, int[] devices, int[] nvlsSwitches, in
     /** Ranks on {@code devices} with no NVLS or SHARP switch and nothing staged through host memory. */
     public static RankPlacement of(Fabric fabric, int... devices) {
         int[] none = new int[devices.length];
-        java.util.Arrays.fill(none, -1);
+        Arrays.fill(none, -1);
         return new RankPlacement(fabric, devices, none, null, null);
     }
 

@@ -7,6 +7,7 @@ import static dev.collsim.core.collective.Sizes.channelBytes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * NCCL's ring algorithm, chunk by chunk (after {@code src/device/all_reduce.h},
@@ -84,11 +85,11 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
      * a root, so they have no such turn.
      */
     @Override
-    public java.util.Optional<FoldedSchedule> folded(CollectiveRequest req) {
+    public Optional<FoldedSchedule> folded(CollectiveRequest req) {
         int n = req.nRanks();
         if (chained(req.op()) || req.op() == CollectiveOp.ALL_TO_ALL || req.op() == CollectiveOp.SEND_RECV
                 || n != orders[0].length || n < 2 || !blocksAlike(req)) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         int usedOrders = Math.min(orders.length, req.channels());
         for (int d = 1; d < n; d++) {
@@ -106,10 +107,10 @@ public final class RingAlgorithm implements CollectiveAlgorithm {
                 }
             }
             if (same) {
-                return java.util.Optional.of(new FoldedSchedule(generate(req, d), turn, n / d));
+                return Optional.of(new FoldedSchedule(generate(req, d), turn, n / d));
             }
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 
     /** Whether every loop of an all_reduce cuts its bytes into blocks of one length (other ops move whole segments). */

@@ -1,5 +1,7 @@
 package dev.collsim.core.collective;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.IntStream;
 
 /**
@@ -57,7 +59,7 @@ final class RingSchedule extends Schedule {
         if (size.transfers() >= MAX_TRANSFERS) {
             throw tooLarge(request);
         }
-        java.util.List<Loop> all = new java.util.ArrayList<>();
+        List<Loop> all = new ArrayList<>();
         connSize = new int[loopSlices.length];
         channelLoop = new int[loopSlices.length];
         int first = 0;

@@ -158,7 +158,7 @@ final class RunRoutes {
 
     /** In a folded run, the route with each link replaced by its orbit's first; as it is otherwise. */
     private Route folded(Route r) {
-        return orbits == null ? r : new Route(r.from(), r.to(), java.util.Arrays.stream(r.links()).map(orbits::firstLink).toArray(), r.latencyPicos(),
+        return orbits == null ? r : new Route(r.from(), r.to(), Arrays.stream(r.links()).map(orbits::firstLink).toArray(), r.latencyPicos(),
                 r.viaNic());
     }
 

@@ -1,5 +1,9 @@
 package dev.collsim.core.collective;
 
+import dev.collsim.core.input.InputException;
+import java.util.Locale;
+import java.util.stream.IntStream;
+
 /**
  * A collective as a directed acyclic graph of chunk transfers, built by an algorithm and run by a
  * {@link ScheduleRunner}. Transfers are numbered 0..n-1.
@@ -29,8 +33,8 @@ public abstract sealed class Schedule permits ArraySchedule, SteppedSchedule, Ri
     static final int MAX_TRANSFERS = 1 << 30;
 
     /** The error for a collective whose schedule would number {@link #MAX_TRANSFERS} transfers or more. */
-    static dev.collsim.core.input.InputException tooLarge(CollectiveRequest request) {
-        return new dev.collsim.core.input.InputException(String.format(java.util.Locale.ROOT,
+    static InputException tooLarge(CollectiveRequest request) {
+        return new InputException(String.format(Locale.ROOT,
                 "%s of %d bytes on %d ranks over %d channel(s) would take more than %,d transfers, more than one"
                         + " schedule can hold: try a smaller size, fewer channels or fewer ranks", request.op().ncclName(),
                 request.bytes(), request.nRanks(), request.channels(), MAX_TRANSFERS));
@@ -127,7 +131,7 @@ public abstract sealed class Schedule permits ArraySchedule, SteppedSchedule, Ri
      * Transfers that between them have the kind, sender and receiver of every transfer (all of
      * them, or fewer where transfers repeat): what finding the routes a run takes needs to look at.
      */
-    public abstract java.util.stream.IntStream representatives();
+    public abstract IntStream representatives();
 
     public int pieceCount() {
         return pieceOffset.length;

@@ -1,6 +1,7 @@
 package dev.collsim.core.collective;
 
 import java.util.Arrays;
+import java.util.BitSet;
 
 /** Growable arrays an algorithm fills with pieces, transfers and dependencies, then freezes. */
 public final class ScheduleBuilder {
@@ -22,8 +23,8 @@ public final class ScheduleBuilder {
     private int[] edgeEntry;
     private boolean built;
     private ThreadSplit split = ThreadSplit.NONE;
-    private final java.util.BitSet unsplit = new java.util.BitSet();
-    private final java.util.BitSet postedWithPrevious = new java.util.BitSet();
+    private final BitSet unsplit = new BitSet();
+    private final BitSet postedWithPrevious = new BitSet();
 
     public ScheduleBuilder(CollectiveRequest request, String algorithm) {
         this(request, algorithm, new ScheduleSize(64, 128));

@@ -1,12 +1,18 @@
 package dev.collsim.core.collective;
 
 import dev.collsim.core.engine.Engine;
+import dev.collsim.core.engine.Event;
 import dev.collsim.core.engine.IndexedEvent;
 import dev.collsim.core.fabric.Route;
 import dev.collsim.core.flow.FlowListener;
 import dev.collsim.core.flow.FlowNetwork;
 import dev.collsim.core.units.TimeSpan;
 import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.DoubleSupplier;
+import java.util.stream.Collectors;
 
 /**
  * Runs a {@link Schedule} on the engine over the fabric.
@@ -75,7 +81,7 @@ public final class ScheduleRunner implements FlowListener {
     private final IndexedEvent copiedHandler = this::copied;
     private long origin;
     /** Told on the engine when the run ends, or null. */
-    private dev.collsim.core.engine.Event onEnd;
+    private Event onEnd;
     private long launchLatency;
     /**
      * Per transfer: until it starts, how many of its dependencies are not yet met; after, how many
@@ -87,8 +93,8 @@ public final class ScheduleRunner implements FlowListener {
      * through a NIC when its proxy had posted it (it is not visible before).
      */
     private long[] readyAt;
-    private java.util.BitSet begun;
-    private java.util.BitSet arrived;
+    private BitSet begun;
+    private BitSet arrived;
     /** Room for one transfer's successors. */
     private int[] successors;
     private int done;
@@ -99,7 +105,7 @@ public final class ScheduleRunner implements FlowListener {
     private int[] fusedHead;
     private int[] fusedNext;
     private ChannelGates gates;
-    private java.util.function.DoubleSupplier stepJitter;
+    private DoubleSupplier stepJitter;
     private final IndexedEvent legEndHandler = this::transferred;
     private final IndexedEvent offerReadHandler = this::offerRead;
     private final IndexedEvent networkLegHandler = this::startNetworkLeg;
@@ -125,7 +131,7 @@ public final class ScheduleRunner implements FlowListener {
      * Scales each point-to-point step's latency (its route and the receiver's notification) by a
      * factor drawn per transfer, for stochastic runs; null: none.
      */
-    public void setStepJitter(java.util.function.DoubleSupplier factor) {
+    public void setStepJitter(DoubleSupplier factor) {
         this.stepJitter = factor;
     }
 
@@ -147,7 +153,7 @@ public final class ScheduleRunner implements FlowListener {
      * engine's run and {@link #result}. Several runners on one engine and flow network run their
      * collectives at the same time, contending for the links they share.
      */
-    java.util.Set<int[]> prepare(Schedule s, StepCosts costs) {
+    Set<int[]> prepare(Schedule s, StepCosts costs) {
         ProtocolCosts protocolCosts = costs.protocol();
         NvlsCosts nvlsCosts = costs.nvls();
         NvlsCosts sharpCosts = costs.sharp();
@@ -176,8 +182,8 @@ public final class ScheduleRunner implements FlowListener {
         int n = s.transferCount();
         waiting = new int[n];
         readyAt = new long[n];
-        begun = new java.util.BitSet(n);
-        arrived = new java.util.BitSet(n);
+        begun = new BitSet(n);
+        arrived = new BitSet(n);
         successors = new int[s.maxSuccessors()];
         done = 0;
         prepareStaging(s);
@@ -191,7 +197,7 @@ public final class ScheduleRunner implements FlowListener {
     }
 
     /** {@link #begin()}, and {@code onEnd} runs on the engine at the instant the last transfer arrives. */
-    void begin(dev.collsim.core.engine.Event onEnd) {
+    void begin(Event onEnd) {
         this.onEnd = onEnd;
         Schedule s = schedule;
         int n = s.transferCount();
@@ -236,7 +242,7 @@ public final class ScheduleRunner implements FlowListener {
      * and down of every switch an in-switch or in-network operation uses. Looking them up fills the
      * caches the run then reads.
      */
-    private java.util.Set<int[]> routesOf(Schedule s) {
+    private Set<int[]> routesOf(Schedule s) {
         s.representatives().forEach(t -> {
             switch (s.kind(t)) {
                 case P2P -> {
@@ -649,7 +655,7 @@ public final class ScheduleRunner implements FlowListener {
     /** The transfers that never arrived, the ranks left waiting for them, and why the first one never did. */
     private CollectiveStalledException stalled() {
         int n = schedule.transferCount();
-        java.util.BitSet waitingRanks = new java.util.BitSet();
+        BitSet waitingRanks = new BitSet();
         int missing = -1;
         for (int t = 0; t < n; t++) {
             if (arrived.get(t)) {
@@ -673,7 +679,7 @@ public final class ScheduleRunner implements FlowListener {
         }
         String message = schedule.request().op().ncclName() + " (" + schedule.algorithm() + ", " + schedule.request().nRanks()
                 + " ranks) stalled at " + micros(Math.max(last, engine.now())) + ": " + (n - done) + " of " + n
-                + " transfers never arrived; ranks " + waitingRanks.stream().mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(", "))
+                + " transfers never arrived; ranks " + waitingRanks.stream().mapToObj(Integer::toString).collect(Collectors.joining(", "))
                 + " wait for data; " + describe(missing) + " " + why;
         return new CollectiveStalledException(message, ranks, missing);
     }
@@ -698,6 +704,6 @@ public final class ScheduleRunner implements FlowListener {
     }
 
     private String micros(long picos) {
-        return String.format(java.util.Locale.ROOT, "%.3f us", (picos - origin) / 1e6);
+        return String.format(Locale.ROOT, "%.3f us", (picos - origin) / 1e6);
     }
 }

@@ -1,7 +1,10 @@
 package dev.collsim.core.collective;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.stream.IntStream;
 
 /**
@@ -209,22 +212,22 @@ final class SteppedSchedule extends Schedule {
      * the same under it (see {@link TransferTurn}) and every piece of every step is as long as the
      * piece it turns into: each channel runs its step's orbit, its pieces numbered as here.
      */
-    java.util.Optional<FoldedSchedule> folded(int[] turn, int order) {
-        java.util.Map<Schedule, Step> foldedSteps = new java.util.IdentityHashMap<>();
+    Optional<FoldedSchedule> folded(int[] turn, int order) {
+        Map<Schedule, Step> foldedSteps = new IdentityHashMap<>();
         List<Run> foldedRuns = new ArrayList<>();
         int first = 0;
         for (Run run : runs) {
             Step folded = foldedSteps.get(run.step);
             if (folded == null) {
-                java.util.Optional<TransferTurn> turned = TransferTurn.of(run.step, turn);
-                java.util.Optional<Step> step = turned.filter(tt -> piecesAlike(run, tt)).flatMap(tt -> tt.foldStep(run.step, order, run.stepWide));
+                Optional<TransferTurn> turned = TransferTurn.of(run.step, turn);
+                Optional<Step> step = turned.filter(tt -> piecesAlike(run, tt)).flatMap(tt -> tt.foldStep(run.step, order, run.stepWide));
                 if (step.isEmpty()) {
-                    return java.util.Optional.empty();
+                    return Optional.empty();
                 }
                 folded = step.get();
                 foldedSteps.put(run.step, folded);
             } else if (!piecesAlike(run, TransferTurn.of(run.step, turn).orElseThrow())) {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
             int size = folded.transfers.transferCount();
             foldedRuns.add(new Run(first, size, run.channel, run.steps, folded.transfers, folded.predecessors, folded.stepWide,
@@ -235,7 +238,7 @@ final class SteppedSchedule extends Schedule {
         for (int p = 0; p < pieceCount(); p++) {
             pieces.add(pieceOffset(p), pieceLength(p), pieceSegment(p), pieceDest(p));
         }
-        return java.util.Optional.of(new FoldedSchedule(new SteppedSchedule(request(), algorithm(), pieces, foldedRuns, first), turn,
+        return Optional.of(new FoldedSchedule(new SteppedSchedule(request(), algorithm(), pieces, foldedRuns, first), turn,
                 order));
     }
 

@@ -1,5 +1,7 @@
 package dev.collsim.core.collective;
 
+import java.util.Arrays;
+
 /**
  * Streams of transfers that run in order (a connection, or one warp group of a channel on a rank):
  * each waits until the previous one's sender is free, and for the one a window earlier to be
@@ -60,8 +62,8 @@ final class Streams {
         int s = slotOf.get(key);
         if (s < 0) {
             if (slots == count.length) {
-                count = java.util.Arrays.copyOf(count, slots * 2);
-                recent = java.util.Arrays.copyOf(recent, slots * 2 * window);
+                count = Arrays.copyOf(count, slots * 2);
+                recent = Arrays.copyOf(recent, slots * 2 * window);
             }
             s = slots++;
             slotOf.put(key, s);

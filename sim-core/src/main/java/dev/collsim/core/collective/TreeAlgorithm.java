@@ -4,6 +4,7 @@ import static dev.collsim.core.collective.Sizes.alignUp;
 import static dev.collsim.core.collective.Sizes.ceilDiv;
 import static dev.collsim.core.collective.Sizes.channelBytes;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -138,9 +139,9 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         int perStep = piecesPerStep(req.protocol());
         long perChannel = alignUp(ceilDiv(req.bytes(), req.channels()), req.protocol().grainBytes());
         PieceTable pieces = new PieceTable();
-        java.util.List<int[]> parents = new java.util.ArrayList<>();
-        java.util.List<Integer> steps = new java.util.ArrayList<>();
-        java.util.List<Integer> lastPieces = new java.util.ArrayList<>();
+        List<int[]> parents = new ArrayList<>();
+        List<Integer> steps = new ArrayList<>();
+        List<Integer> lastPieces = new ArrayList<>();
         for (int c = 0; c < req.channels() && channelBytes(req.bytes(), perChannel, c) > 0; c++) {
             long lo = c * perChannel;
             long hi = lo + channelBytes(req.bytes(), perChannel, c);

@@ -3,7 +3,9 @@ package dev.collsim.core.nccl;
 import dev.collsim.core.collective.CollectiveRun;
 import dev.collsim.core.collective.CollectiveSimulator;
 import dev.collsim.core.collective.CustomKernelCosts;
+import dev.collsim.core.collective.FoldedSchedule;
 import dev.collsim.core.collective.NvlsTreeAlgorithm;
+import dev.collsim.core.collective.Outage;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.ProtocolCosts;
 import dev.collsim.core.collective.RankPlacement;
@@ -16,7 +18,10 @@ import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
 import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.units.TimeSpan;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.DoubleSupplier;
 
 /**
  * A set of ranks on a fabric as NCCL would run collectives on them: where the ranks sit, what NCCL
@@ -78,7 +83,7 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
         for (int r = 0; r < nRanks() && nvlsLeft; r++) {
             int gpu = placement.devices()[r];
             int sw = placement.nvlsSwitches()[r];
-            nvlsLeft = sw >= 0 && java.util.Arrays.stream(edited.outLinks(gpu)).anyMatch(l -> edited.link(l).to() == sw);
+            nvlsLeft = sw >= 0 && Arrays.stream(edited.outLinks(gpu)).anyMatch(l -> edited.link(l).to() == sw);
         }
         RankPlacement moved = new RankPlacement(edited, placement.devices(), placement.nvlsSwitches(), placement.sharpSwitches(),
                 placement.host());
@@ -215,10 +220,10 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
      * and some links down for a while (null: none).
      */
     public RunResult simulate(Plan plan, TransferObserver observer, boolean checkCapacity, double launchFactor,
-                              java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
+                              DoubleSupplier stepJitter, Outage outage) {
         if (observer == null && !checkCapacity && stepJitter == null && outage == null) {
             // Nothing asks after each transfer and every rank runs alike: one orbit may stand for all.
-            java.util.Optional<RunResult> folded = plan.algo().algorithm(this, plan).folded(plan.request())
+            Optional<RunResult> folded = plan.algo().algorithm(this, plan).folded(plan.request())
                     .flatMap(f -> CollectiveSimulator.runFolded(placement, f, stepCosts(plan, launchFactor)));
             if (folded.isPresent()) {
                 return folded.get();
@@ -234,7 +239,7 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
      */
     public int foldOrder(Plan plan) {
         return plan.algo().algorithm(this, plan).folded(plan.request())
-                .filter(f -> CollectiveSimulator.folds(placement, f)).map(dev.collsim.core.collective.FoldedSchedule::order).orElse(1);
+                .filter(f -> CollectiveSimulator.folds(placement, f)).map(FoldedSchedule::order).orElse(1);
     }
 
     /** A planned collective with its schedule and step costs, to run beside others ({@link CollectiveSimulator#runTogether}). */
@@ -243,7 +248,7 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
     }
 
     private RunResult run(Plan plan, Schedule schedule, TransferObserver observer, boolean checkCapacity, double launchFactor,
-                          java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
+                          DoubleSupplier stepJitter, Outage outage) {
         CollectiveRun run = new CollectiveRun(placement, schedule, stepCosts(plan, launchFactor), observer, checkCapacity, stepJitter,
                 outage);
         return CollectiveSimulator.run(run);
@@ -279,6 +284,6 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
     public int[] connection(String a, String b) {
         Fabric fabric = fabric();
         return fabric.links().stream().filter(l -> new LinkEdit(a, b, 0).joins(fabric.device(l.from()).name(),
-                fabric.device(l.to()).name())).mapToInt(dev.collsim.core.fabric.Link::id).toArray();
+                fabric.device(l.to()).name())).mapToInt(Link::id).toArray();
     }
 }

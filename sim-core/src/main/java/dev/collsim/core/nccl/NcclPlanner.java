@@ -2,12 +2,14 @@ package dev.collsim.core.nccl;
 
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.CollectiveRequest;
+import dev.collsim.core.collective.CustomAllReduceAlgorithm;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.input.InputException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -94,7 +96,7 @@ public final class NcclPlanner {
     static String whyNot(TunerInputs in, CollectiveOp op, AlgorithmId algo) {
         boolean allReduce = op == CollectiveOp.ALL_REDUCE;
         String sharp = in.arch() == NcclArch.AMPERE || in.arch() == NcclArch.VOLTA
-                ? "no NVLink SHARP on this " + in.arch().name().charAt(0) + in.arch().name().substring(1).toLowerCase(java.util.Locale.ROOT)
+                ? "no NVLink SHARP on this " + in.arch().name().charAt(0) + in.arch().name().substring(1).toLowerCase(Locale.ROOT)
                         + " system's NVSwitch (generation 2 and before cannot reduce or multicast; NVLS came with the third generation,"
                         + " on Hopper)"
                 : "no NVSwitch that can reduce and multicast (NVLink SHARP) joins these GPUs";
@@ -128,7 +130,7 @@ public final class NcclPlanner {
         if (algo == AlgorithmId.MULTIMEM && comm.book().nvls() == null) {
             throw new InputException("Multimem needs an NVSwitch that can reduce and multicast (NVLS)");
         }
-        int blocks = channels > 0 ? channels : dev.collsim.core.collective.CustomAllReduceAlgorithm.blocksFor(bytes);
+        int blocks = channels > 0 ? channels : CustomAllReduceAlgorithm.blocksFor(bytes);
         return new Plan(algo, new CollectiveRequest(op, comm.nRanks(), bytes, 0, Protocol.SIMPLE, blocks), null, List.of());
     }
 

@@ -2,6 +2,7 @@ package dev.collsim.core.units;
 
 import dev.collsim.core.input.InputException;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -58,7 +59,7 @@ final class Units {
             throw new InputException("'" + text.trim() + "' is negative; a data size must be zero or more");
         }
         try {
-            return new DataSize(bytes.setScale(0, java.math.RoundingMode.UNNECESSARY).longValueExact());
+            return new DataSize(bytes.setScale(0, RoundingMode.UNNECESSARY).longValueExact());
         } catch (ArithmeticException e) {
             throw new InputException("'" + text.trim() + "' is not a whole number of bytes, or is too large");
         }
@@ -94,7 +95,7 @@ final class Units {
             throw new InputException("'" + text.trim() + "' is negative; a time must be zero or more");
         }
         try {
-            return new TimeSpan(picos.setScale(0, java.math.RoundingMode.HALF_EVEN).longValueExact());
+            return new TimeSpan(picos.setScale(0, RoundingMode.HALF_EVEN).longValueExact());
         } catch (ArithmeticException e) {
             throw new InputException("'" + text.trim() + "' is too large a time");
         }

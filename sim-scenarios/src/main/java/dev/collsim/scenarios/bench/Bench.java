@@ -1,8 +1,10 @@
 package dev.collsim.scenarios.bench;
 
 import dev.collsim.core.collective.CollectiveOp;
+import dev.collsim.core.collective.Outage;
 import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.core.nccl.Plan;
@@ -11,6 +13,9 @@ import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.function.BiConsumer;
+import java.util.function.DoubleSupplier;
 
 /** The nccl-tests workload: one collective over a sweep of sizes, each simulated chunk by chunk. */
 public final class Bench {
@@ -45,7 +50,7 @@ public final class Bench {
     }
 
     /** As above, telling {@code progress} how many sizes are done (done, total). */
-    public static List<BenchRow> run(BenchSpec spec, Communicator comm, java.util.function.BiConsumer<Integer, Integer> progress) {
+    public static List<BenchRow> run(BenchSpec spec, Communicator comm, BiConsumer<Integer, Integer> progress) {
         List<BenchRow> rows = new ArrayList<>();
         List<Long> sizes = spec.sizes().sizes();
         for (int i = 0; i < sizes.size(); i++) {
@@ -146,7 +151,7 @@ public final class Bench {
     }
 
     /** What a counted transfer of the algorithm costs against {@link #TRANSFERS_PER_SECOND}. */
-    static double weight(dev.collsim.core.nccl.AlgorithmId algo) {
+    static double weight(AlgorithmId algo) {
         return switch (algo) {
             case RING -> RING_WEIGHT;
             case TREE -> TREE_WEIGHT;
@@ -156,7 +161,7 @@ public final class Bench {
     }
 
     /** The memory a counted transfer of the algorithm holds. */
-    static double bytesPerTransfer(dev.collsim.core.nccl.AlgorithmId algo) {
+    static double bytesPerTransfer(AlgorithmId algo) {
         return switch (algo) {
             case NVLS -> BYTES_PER_NVLS_TRANSFER;
             case NVLS_TREE -> BYTES_PER_NVLS_TREE_TRANSFER;
@@ -198,7 +203,7 @@ public final class Bench {
         Estimate once = estimate(spec, comm, !stochastic);
         long sizes = spec.sizes().count();
         checkNotTooLarge(new Estimate(once.transfers() * runs, once.seconds() * runs, once.bytes()), Runtime.getRuntime().maxMemory(),
-                sizes == 1 ? "this run" : String.format(java.util.Locale.ROOT, "this run of %,d sizes (%s)", sizes, spec.sizes().describe()));
+                sizes == 1 ? "this run" : String.format(Locale.ROOT, "this run of %,d sizes (%s)", sizes, spec.sizes().describe()));
     }
 
     static void checkNotTooLarge(Estimate e, long heapBytes) {
@@ -207,18 +212,18 @@ public final class Bench {
 
     /** Throws, unless --force, where the estimate is too long or too large; {@code what} names the run in the message. */
     static void checkNotTooLarge(Estimate e, long heapBytes, String what) {
-        String time = e.seconds() < 90 ? String.format(java.util.Locale.ROOT, "%.0f seconds", e.seconds())
-                : String.format(java.util.Locale.ROOT, "%.0f minutes", e.seconds() / 60);
-        String memory = String.format(java.util.Locale.ROOT, e.bytes() < 0.95e9 ? "%.1f GB" : "%.0f GB", e.bytes() / 1e9);
-        String size = String.format(java.util.Locale.ROOT, "%s would simulate about %.0f million transfers:"
+        String time = e.seconds() < 90 ? String.format(Locale.ROOT, "%.0f seconds", e.seconds())
+                : String.format(Locale.ROOT, "%.0f minutes", e.seconds() / 60);
+        String memory = String.format(Locale.ROOT, e.bytes() < 0.95e9 ? "%.1f GB" : "%.0f GB", e.bytes() / 1e9);
+        String size = String.format(Locale.ROOT, "%s would simulate about %.0f million transfers:"
                 + " roughly %s and %s of memory on a machine like this one", what, e.transfers() / 1e6, time, memory);
         boolean tooLong = e.seconds() > LONG_RUN_SECONDS;
         boolean tooBig = e.bytes() > heapBytes;
         if (!tooLong && !tooBig) {
             return;
         }
-        String heap = !tooBig ? "" : String.format(java.util.Locale.ROOT, ", more than this Java heap's %.1f GB", heapBytes / 1e9);
-        String remedy = !tooBig ? "add --force to run it" : String.format(java.util.Locale.ROOT,
+        String heap = !tooBig ? "" : String.format(Locale.ROOT, ", more than this Java heap's %.1f GB", heapBytes / 1e9);
+        String remedy = !tooBig ? "add --force to run it" : String.format(Locale.ROOT,
                 "give it more heap (COLLSIM_JAVA_OPTS=-Xmx%dg) %s", (long) Math.ceil(e.bytes() * 1.25 / (1L << 30)),
                 tooLong ? "and add --force to run it" : "or add --force to try");
         throw new InputException(size + heap + "; " + remedy + ", or try fewer --channels, a smaller size or fewer nodes");
@@ -234,7 +239,7 @@ public final class Bench {
      * {@code stepJitter} and links down for a while (each null for none).
      */
     public static BenchRow runOne(BenchSpec spec, Communicator comm, long requestedSize, double launchFactor,
-                                  java.util.function.DoubleSupplier stepJitter, dev.collsim.core.collective.Outage outage) {
+                                  DoubleSupplier stepJitter, Outage outage) {
         CollectiveOp op = spec.op();
         int n = comm.nRanks();
         long bytes = roundedSize(spec, n, requestedSize);

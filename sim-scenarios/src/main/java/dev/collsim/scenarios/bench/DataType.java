@@ -2,6 +2,7 @@ package dev.collsim.scenarios.bench;
 
 import dev.collsim.core.input.InputException;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.stream.Collectors;
 
 /** nccl-tests' {@code -d} data types, with their sizes in bytes. */
@@ -27,7 +28,7 @@ public enum DataType {
     }
 
     public static DataType fromName(String name) {
-        String n = name.toLowerCase(java.util.Locale.ROOT);
+        String n = name.toLowerCase(Locale.ROOT);
         switch (n) {
             case "float32", "fp32" -> n = "float";
             case "float16", "fp16" -> n = "half";

@@ -1,13 +1,14 @@
 package dev.collsim.scenarios.bench;
 
 import dev.collsim.core.input.InputException;
+import java.util.Locale;
 
 /** nccl-tests' {@code -o} reduction operations. They change no timing in the model: NVLink, not the ALUs, bounds collectives. */
 public enum ReduceOp {
     SUM, PROD, MIN, MAX, AVG;
 
     public String ncclName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 
     public static ReduceOp fromName(String name) {

@@ -1,8 +1,10 @@
 package dev.collsim.scenarios.bench;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.DataSize;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The message sizes of an nccl-tests run: from {@code -b} to {@code -e}, multiplying by {@code -f}
@@ -25,7 +27,7 @@ public record SizeSweep(long minBytes, long maxBytes, long stepFactor, long step
         }
         long count = count(minBytes, maxBytes, stepFactor, stepBytes);
         if (count > MAX_SIZES) {
-            throw new InputException(String.format(java.util.Locale.ROOT, "%s means %,d sizes, more than the %,d a run can list: step with"
+            throw new InputException(String.format(Locale.ROOT, "%s means %,d sizes, more than the %,d a run can list: step with"
                     + " -f 2 (doubling), or a larger -i", describe(minBytes, maxBytes, stepFactor, stepBytes), count, MAX_SIZES));
         }
     }
@@ -75,7 +77,7 @@ public record SizeSweep(long minBytes, long maxBytes, long stepFactor, long step
     /** Parses a size flag ({@code 8}, {@code 512K}, {@code 1M}, {@code 4MiB}, {@code 8G}); {@code flag} names it in errors. */
     public static long parseSize(String flag, String text) {
         try {
-            return dev.collsim.core.units.DataSize.parse(text).bytes();
+            return DataSize.parse(text).bytes();
         } catch (InputException e) {
             throw e.in(flag);
         }

@@ -6,6 +6,7 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.Selection;
+import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.scenarios.bench.BenchRow;
@@ -16,6 +17,7 @@ import dev.collsim.scenarios.bench.SizeSweep;
 import dev.collsim.scenarios.replications.Replications;
 import dev.collsim.scenarios.stochastic.Variability;
 import dev.collsim.scenarios.sweep.PointResult;
+import dev.collsim.scenarios.validate.Measured;
 import dev.collsim.scenarios.views.BenchReport;
 import dev.collsim.scenarios.views.BenchTable;
 import dev.collsim.scenarios.views.BenchTrace;
@@ -24,7 +26,9 @@ import dev.collsim.scenarios.views.LinkTable;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -103,11 +107,11 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
 
     @Option(names = "--measured", paramLabel = "FILE",
             description = "measured times to compare with: nccl-tests' output, or a CSV shaped like the calibration set")
-    java.nio.file.Path measured;
+    Path measured;
 
     @Option(names = "--trace", paramLabel = "FILE.json",
             description = "also write the largest size's collective as a Perfetto (Chrome trace-event) file: GPUs, channels, transfers, link use")
-    java.nio.file.Path trace;
+    Path trace;
 
     @Mixin
     WhatIfOptions whatIf;
@@ -134,8 +138,8 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
                     spec.commandLine().getOut());
             return 0;
         }
-        java.util.Map<Long, Double> measuredTimes = measured == null || variability != null ? null
-                : dev.collsim.scenarios.validate.Measured.read(measured, benchSpec.op());
+        Map<Long, Double> measuredTimes = measured == null || variability != null ? null
+                : Measured.read(measured, benchSpec.op());
         Communicator comm = communicator(benchSpec, variability);
         if (variability != null) {
             Replications.Result r = Replications.bench(benchSpec, comm, variability, stochastic.seed, stochastic.replications);
@@ -146,7 +150,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
         List<BenchRow> rows = Bench.run(benchSpec, comm, ProgressBar.onTerminal(spec.commandLine().getErr(), "bench: sizes"));
         if (trace != null && !rows.isEmpty()) {
             long largest = rows.get(rows.size() - 1).sizeBytes();
-            dev.collsim.reports.AtomicFiles.write(trace, BenchTrace.json(comm, Bench.plan(benchSpec, comm, largest)));
+            AtomicFiles.write(trace, BenchTrace.json(comm, Bench.plan(benchSpec, comm, largest)));
         }
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim bench " + benchSpec.op().ncclName());

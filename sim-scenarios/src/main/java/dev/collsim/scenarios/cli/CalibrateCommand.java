@@ -7,6 +7,7 @@ import dev.collsim.reports.Table;
 import dev.collsim.scenarios.bench.BenchSpec;
 import dev.collsim.scenarios.validate.Calibration;
 import dev.collsim.scenarios.validate.Measured;
+import dev.collsim.topologies.systems.FlatSwitch;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import java.util.List;
@@ -58,7 +59,7 @@ public final class CalibrateCommand implements Callable<Integer> {
             throw new InputException("--topology: calibrate fits the link classes of a preset (--system); a topology file's"
                     + " rates are its own, so fit against the preset and write the fitted rates into the file");
         }
-        if (dev.collsim.topologies.systems.FlatSwitch.NAME.equalsIgnoreCase(system.system)) {
+        if (FlatSwitch.NAME.equalsIgnoreCase(system.system)) {
             throw new InputException("--system flat-switch: calibrate fits the link classes of a preset; the flat switch's links"
                     + " are the rate and latency you give it");
         }

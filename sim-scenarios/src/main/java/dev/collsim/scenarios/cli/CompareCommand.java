@@ -2,6 +2,7 @@ package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.units.TimeSpan;
+import dev.collsim.reports.HtmlReport;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.compare.CompareSpec;
 import dev.collsim.scenarios.compare.Comparison;
@@ -9,10 +10,13 @@ import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.views.CompareHtml;
+import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -87,22 +91,22 @@ public final class CompareCommand implements Callable<Integer> {
             throw new InputException("--topology describes its node: leave out the knobs that change a preset's node (--scale nvlink and"
                     + " pcie, --gdr) or edit the file; --network and its knobs act on the copies' network");
         }
-        List<DecodeSystem.File> files = new java.util.ArrayList<>();
+        List<DecodeSystem.File> files = new ArrayList<>();
         for (String file : topologies) {
             files.add(new DecodeSystem.File(Path.of(file).getFileName().toString() + (nodes > 1 ? " x" + nodes : ""),
                     SystemOptions.topology(file, nodes, network, knobs), knobs.linkEdits()));
         }
         CompareSpec compare = new CompareSpec(ModelConfig.load(model), systems.stream().map(SystemPreset::byName).toList(), gpus, context,
                 Precision.fromName(dtype), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
-                network == null ? null : dev.collsim.topologies.catalog.NetworkPreset.byName(network), knobs,
-                gpusPerNode == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(gpusPerNode), files);
+                network == null ? null : NetworkPreset.byName(network), knobs,
+                gpusPerNode == null ? OptionalInt.empty() : OptionalInt.of(gpusPerNode), files);
         Comparison c = Comparison.run(compare, t, ProgressBar.onTerminal(spec.commandLine().getErr(), "compare: layouts"));
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", c.systems().stream().map(Comparison.SystemResult::system).toList())
                     + " at context " + context + " in " + dtype + ": give more --gpus, a smaller --dtype or a shorter --context");
         }
         output.writeReport(() -> {
-            dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport("collsim compare " + c.model());
+            HtmlReport report = new HtmlReport("collsim compare " + c.model());
             CompareHtml.add(report, c);
             return report;
         });

@@ -2,6 +2,7 @@ package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.reports.AtomicFiles;
+import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
@@ -21,6 +22,8 @@ import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -103,7 +106,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     @Option(names = "--fabrics", paramLabel = "SYSTEM[@G]", split = ",", splitSynopsisLabel = ",",
             description = "run the same step on each system (G GPUs per node in use, e.g. hgx-h100@1 for TP across nodes)"
                     + " and print one row each: the communication's bandwidth and latency terms")
-    java.util.List<String> fabrics;
+    List<String> fabrics;
 
     @Mixin
     StochasticOptions stochastic;
@@ -123,7 +126,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
             if (trace != null) {
                 throw new InputException("--trace follows one step; leave it out with --fabrics");
             }
-            java.util.List<DecodeResult> results = new java.util.ArrayList<>();
+            List<DecodeResult> results = new ArrayList<>();
             for (String entry : fabrics) {
                 String[] parts = entry.split("@", -1);
                 if (parts.length > 2 || (parts.length == 2 && !parts[1].matches("[1-9][0-9]{0,3}"))) {
@@ -146,7 +149,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
             AtomicFiles.write(trace, TraceWriter.json(result));
         }
         output.writeReport(() -> {
-            dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport("collsim decode " + result.model());
+            HtmlReport report = new HtmlReport("collsim decode " + result.model());
             DecodeHtml.add(report, result);
             return report;
         });

@@ -1,6 +1,6 @@
 package dev.collsim.scenarios.cli;
 
-import dev.collsim.scenarios.decode.Engine;
+import dev.collsim.scenarios.decode.ServingEngine;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.Precision;
 import picocli.CommandLine.Option;
@@ -21,8 +21,8 @@ final class EngineOptions {
                     + " scheduler, vLLM's --async-scheduling); auto: as the engine does by default (default: ${DEFAULT-VALUE})")
     String overlapScheduler;
 
-    Engine engine() {
-        return Engine.fromName(engine);
+    ServingEngine engine() {
+        return ServingEngine.fromName(engine);
     }
 
     EngineSetup setup() {

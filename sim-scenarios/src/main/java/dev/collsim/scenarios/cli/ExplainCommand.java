@@ -3,15 +3,20 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.Require;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.core.units.DataSize;
+import dev.collsim.reports.HtmlReport;
+import dev.collsim.reports.Table;
 import dev.collsim.scenarios.explain.Explain;
 import dev.collsim.scenarios.explain.ExplainSpec;
 import dev.collsim.scenarios.views.ExplainHtml;
+import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -54,7 +59,7 @@ public final class ExplainCommand implements Callable<Integer> {
     String system;
 
     @Option(names = "--topology", paramLabel = "FILE", description = "a topology file instead of --system and --ranks (all its GPUs take part)")
-    java.nio.file.Path topology;
+    Path topology;
 
     @Option(names = "--proto", paramLabel = "NAME", defaultValue = "auto", description = "LL, LL128, Simple or auto (default: ${DEFAULT-VALUE})")
     String proto;
@@ -74,11 +79,11 @@ public final class ExplainCommand implements Callable<Integer> {
             if (system != null) {
                 throw new InputException("--topology describes the whole system; leave out --system");
             }
-            comm = dev.collsim.topologies.file.TopologyFile.load(topology);
+            comm = TopologyFile.load(topology);
             ranks = comm.nRanks();
         } else {
             SystemPreset preset = SystemPreset.byName(SystemOptions.preset(system));
-            dev.collsim.core.input.Require.atLeastOne("--nodes", nodes);
+            Require.atLeastOne("--nodes", nodes);
             if (nodes > 1 && preset.family().maxNodes() == 1) {
                 throw new InputException("--nodes " + nodes + ": " + preset.id() + " is one server");
             }
@@ -108,9 +113,9 @@ public final class ExplainCommand implements Callable<Integer> {
             throw new InputException("the schedule has " + run.result().schedule().transferCount() + " transfers, more than "
                     + MAX_ROWS + " lines; use a smaller --size, fewer --ranks or --channels 1");
         }
-        dev.collsim.reports.Table table = Explain.table(run);
+        Table table = Explain.table(run);
         output.writeReport(() -> {
-            dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport(table.title());
+            HtmlReport report = new HtmlReport(table.title());
             ExplainHtml.add(report, table);
             return report;
         });

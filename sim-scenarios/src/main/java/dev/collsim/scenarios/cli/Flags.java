@@ -2,6 +2,7 @@ package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.Require;
+import java.util.Locale;
 import java.util.function.Supplier;
 
 /** Parsing of one flag's value, so that its error names the flag. */
@@ -18,7 +19,7 @@ final class Flags {
 
     /** An on/off switch: on, off, 1, 0, true or false. */
     static boolean onOff(String flag, String value) {
-        return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+        return switch (value.toLowerCase(Locale.ROOT)) {
             case "on", "1", "true" -> true;
             case "off", "0", "false" -> false;
             default -> throw new InputException(flag + " '" + value + "': expected on or off");

@@ -3,8 +3,9 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.collective.CollectiveStalledException;
 import dev.collsim.core.input.InputException;
 import java.io.PrintWriter;
-import picocli.CommandLine.Command;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /**
  * The {@code collsim} command. Bad input of any kind (a flag, a value, a file) ends with one line
@@ -14,7 +15,7 @@ import picocli.CommandLine;
         description = "Discrete-event simulator of GPU-cluster communication: NCCL-style collectives chunk by chunk over modelled fabrics.",
         subcommands = {BenchCommand.class, DecodeCommand.class, PrefillCommand.class, ServeCommand.class, CompareCommand.class, CalibrateCommand.class, SweepCommand.class, MergeCommand.class, RunCommand.class, ExplainCommand.class, TopoCommand.class, DemoCommand.class, ValidateCommand.class,
             CommandLine.HelpCommand.class})
-public final class Main implements java.util.concurrent.Callable<Integer> {
+public final class Main implements Callable<Integer> {
     /** Exit code for bad input, as nccl-tests and most Unix tools use for usage errors. */
     public static final int BAD_INPUT = 2;
 

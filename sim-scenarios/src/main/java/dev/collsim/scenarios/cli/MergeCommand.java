@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.TextFile;
 import dev.collsim.reports.AtomicFiles;
 import java.nio.file.Path;
 import java.util.List;
@@ -76,7 +77,7 @@ public final class MergeCommand implements Callable<Integer> {
     }
 
     private static List<String> read(Path f) {
-        String text = dev.collsim.core.input.TextFile.read(f);
+        String text = TextFile.read(f);
         if (!text.isEmpty() && !text.endsWith("\n")) {
             throw new InputException(f + ": its last line is cut short; finish the shard (run its sweep again) before merging");
         }

@@ -1,7 +1,11 @@
 package dev.collsim.scenarios.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.ReportFormat;
+import dev.collsim.reports.Table;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -21,19 +25,19 @@ class OutputOptions {
     }
 
     /** A result that has its own JSON shape: that shape for {@code --format json}, else its table in the format. */
-    void emit(Object result, dev.collsim.reports.Table table, PrintWriter out) {
+    void emit(Object result, Table table, PrintWriter out) {
         ReportFormat format = reportFormat();
         emit(format == ReportFormat.JSON ? json(result) : format.render(table), out);
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectWriter JSON =
-            new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter();
+    private static final ObjectWriter JSON =
+            new ObjectMapper().writerWithDefaultPrettyPrinter();
 
     /** Jackson's indented JSON of a record, with a final newline. */
     static String json(Object value) {
         try {
             return JSON.writeValueAsString(value) + "\n";
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
     }

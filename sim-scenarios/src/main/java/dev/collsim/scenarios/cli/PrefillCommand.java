@@ -1,16 +1,22 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.input.Require;
+import dev.collsim.reports.AtomicFiles;
+import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
+import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.Prefill;
 import dev.collsim.scenarios.decode.PrefillResult;
-import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.scenarios.views.PrefillHtml;
 import dev.collsim.scenarios.views.PrefillReport;
+import dev.collsim.scenarios.views.TraceWriter;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
+import java.nio.file.Path;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -69,14 +75,14 @@ public final class PrefillCommand implements Callable<Integer> {
     WhatIfOptions whatIf;
 
     @Option(names = "--trace", paramLabel = "FILE", description = "also write the last forward as a Perfetto (Chrome trace-event) JSON file")
-    java.nio.file.Path trace;
+    Path trace;
 
     @Mixin
     ReportOptions output;
 
     @Override
     public Integer call() {
-        dev.collsim.core.input.Require.atLeastOne("--isl", isl);
+        Require.atLeastOne("--isl", isl);
         EngineSetup engine = engineOptions.setup();
         DecodeSystem where = new DecodeSystem.Preset(SystemPreset.byName(SystemOptions.preset(system)),
                 network == null ? null : NetworkPreset.byName(network), OptionalInt.empty(), whatIf.toWhatIf());
@@ -84,11 +90,11 @@ public final class PrefillCommand implements Callable<Integer> {
                 Overlap.NONE);
         PrefillResult result = Prefill.run(layout, isl, batch, chunk);
         if (trace != null) {
-            dev.collsim.reports.AtomicFiles.write(trace, dev.collsim.scenarios.views.TraceWriter.json(result.lastForward()));
+            AtomicFiles.write(trace, TraceWriter.json(result.lastForward()));
         }
         output.writeReport(() -> {
-            dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport("collsim prefill " + result.model());
-            dev.collsim.scenarios.views.PrefillHtml.add(report, result);
+            HtmlReport report = new HtmlReport("collsim prefill " + result.model());
+            PrefillHtml.add(report, result);
             return report;
         });
         output.emit(result, PrefillReport.table(result), spec.commandLine().getOut());

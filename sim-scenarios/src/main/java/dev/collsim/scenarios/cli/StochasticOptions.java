@@ -1,7 +1,10 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.TimeSpan;
 import dev.collsim.scenarios.stochastic.Variability;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Option;
 
 /** {@code --replications}, {@code --seed} and the sources of variability, shared by bench and decode. */
@@ -59,13 +62,13 @@ final class StochasticOptions {
         long start = 0;
         long duration = 0;
         if (outage != null) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("([^@]+)@([^+]+)\\+(.+)").matcher(outage);
+            Matcher m = Pattern.compile("([^@]+)@([^+]+)\\+(.+)").matcher(outage);
             if (!m.matches()) {
                 throw new InputException("--outage '" + outage + "': expected A:B@START+DURATION, e.g. n0.nic3:leaf3@10us+50us");
             }
             connection = m.group(1).trim();
-            start = Flags.parse("--outage", () -> dev.collsim.core.units.TimeSpan.parse(m.group(2).trim())).picos();
-            duration = Flags.parse("--outage", () -> dev.collsim.core.units.TimeSpan.parse(m.group(3).trim())).picos();
+            start = Flags.parse("--outage", () -> TimeSpan.parse(m.group(2).trim())).picos();
+            duration = Flags.parse("--outage", () -> TimeSpan.parse(m.group(3).trim())).picos();
         }
         return new Variability.Spec(launchJitter, stepJitter, factor, gpu, connection, start, duration);
     }

@@ -1,11 +1,13 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.scenario.Scenario;
 import dev.collsim.scenarios.sweep.Sweep;
 import dev.collsim.scenarios.views.SweepHtml;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.function.BiConsumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -54,7 +56,7 @@ public final class SweepCommand implements Callable<Integer> {
         }
         int t = Flags.threads(threads);
         String prefix = out != null ? out : scenario.name() + (shard == null ? "" : ".shard-" + i + "-of-" + n);
-        java.util.function.BiConsumer<Integer, Integer> progress = ProgressBar.onTerminal(spec.commandLine().getErr(), "sweep");
+        BiConsumer<Integer, Integer> progress = ProgressBar.onTerminal(spec.commandLine().getErr(), "sweep");
         Sweep sweep;
         int ran;
         try {
@@ -65,7 +67,7 @@ public final class SweepCommand implements Callable<Integer> {
         }
         if (report != null) {
             ReportOptions.writeHtml(report, () -> {
-                dev.collsim.reports.HtmlReport html = new dev.collsim.reports.HtmlReport("collsim sweep " + scenario.name());
+                HtmlReport html = new HtmlReport("collsim sweep " + scenario.name());
                 SweepHtml.add(html, scenario, Path.of(prefix + ".jsonl"));
                 return html;
             });

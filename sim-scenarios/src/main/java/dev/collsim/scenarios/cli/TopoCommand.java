@@ -23,10 +23,13 @@ import dev.collsim.topologies.view.TopoMatrix;
 import java.io.StringReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -77,8 +80,8 @@ public final class TopoCommand implements Runnable {
                 int[] chips = preset.nvlinksPerChip();
                 if (chips.length > 0) {
                     links.note("nvswitch: the node's " + chips.length + " NVSwitch chips as one crossbar; each GPU's "
-                            + preset.gpu().nvlinks() + " NVLinks spread " + java.util.Arrays.stream(chips).mapToObj(String::valueOf)
-                            .collect(java.util.stream.Collectors.joining("+")) + " over them, striped by address, so the bundle is exact");
+                            + preset.gpu().nvlinks() + " NVLinks spread " + Arrays.stream(chips).mapToObj(String::valueOf)
+                            .collect(Collectors.joining("+")) + " over them, striped by address, so the bundle is exact");
                 }
             }
             output.emit(format.render(List.of(matrix(comm), links)), spec.commandLine().getOut());
@@ -140,7 +143,7 @@ public final class TopoCommand implements Runnable {
         }
 
         static String kindOf(Device d) {
-            return d.kind() == DeviceKind.NETWORK_SWITCH ? "network switch" : d.kind().name().toLowerCase(java.util.Locale.ROOT)
+            return d.kind() == DeviceKind.NETWORK_SWITCH ? "network switch" : d.kind().name().toLowerCase(Locale.ROOT)
                     .replace('_', ' ');
         }
     }
@@ -160,7 +163,7 @@ public final class TopoCommand implements Runnable {
             var out = spec.commandLine().getOut();
             for (Path file : files) {
                 Communicator c = TopologyFile.load(file);
-                out.printf(java.util.Locale.ROOT, "%s: ok: %d devices, %d links, %d GPUs in %d node(s); NCCL sees %s inside a node,"
+                out.printf(Locale.ROOT, "%s: ok: %d devices, %d links, %d GPUs in %d node(s); NCCL sees %s inside a node,"
                                 + " %d ring channels%s%n", file, c.fabric().devices().size(), c.fabric().links().size(), c.nRanks(),
                         c.nNodes(), c.nccl().intraLink(), c.nccl().ring().channels(), c.nccl().nvlsGraph() == null ? "" : ", NVLS");
             }

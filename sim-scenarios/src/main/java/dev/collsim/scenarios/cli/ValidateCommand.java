@@ -3,7 +3,7 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
 import dev.collsim.reports.ReportFormat;
-import dev.collsim.scenarios.decode.Engine;
+import dev.collsim.scenarios.decode.ServingEngine;
 import dev.collsim.scenarios.validate.DatasetSetup;
 import dev.collsim.scenarios.validate.DecodeValidation;
 import dev.collsim.scenarios.validate.Validation;
@@ -100,7 +100,7 @@ public final class ValidateCommand implements Callable<Integer> {
         if (!logs.isEmpty() || calibration != null) {
             throw new InputException("--decode validates a measured decode CSV (--measured); leave out nccl-tests logs and --calibration");
         }
-        Engine forced = engine == null ? null : Engine.fromName(engine);
+        ServingEngine forced = engine == null ? null : ServingEngine.fromName(engine);
         DecodeValidation v = measured == null ? DecodeValidation.bundled(forced) : DecodeValidation.file(measured, forced);
         String source = measured == null ? "decode calibration" : measured.getFileName().toString();
         ReportFormat format = output.reportFormat();

@@ -5,6 +5,7 @@ import dev.collsim.core.input.Require;
 import dev.collsim.core.units.Rate;
 import dev.collsim.scenarios.validate.Calibration;
 import dev.collsim.topologies.systems.WhatIf;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -41,7 +42,7 @@ final class WhatIfOptions {
     String degrade;
 
     @Option(names = "--overrides", paramLabel = "FILE", description = "rate and latency factors fitted by collsim calibrate (multiplied with --scale)")
-    java.nio.file.Path overrides;
+    Path overrides;
 
     @Option(names = "--link-down", paramLabel = "A:B,...", description = "take connections down, e.g. n0.nic3:leaf3")
     String linkDown;

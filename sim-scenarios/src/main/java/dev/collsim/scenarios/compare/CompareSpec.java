@@ -10,7 +10,9 @@ import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
  * Systems to compare for one model: every layout of it on up to {@code gpus} GPUs of each, ranked
@@ -28,7 +30,7 @@ import java.util.List;
  * @param topologies  topology files' systems (a user's own machine, its nodes joined as asked), compared after the presets
  */
 public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpus, int context, Precision precision, TimeSpan itlSlo,
-                          EngineSetup engine, NetworkPreset network, WhatIf whatIf, java.util.OptionalInt gpusPerNode,
+                          EngineSetup engine, NetworkPreset network, WhatIf whatIf, OptionalInt gpusPerNode,
                           List<DecodeSystem.File> topologies) {
     public CompareSpec {
         if (systems.isEmpty() && topologies.isEmpty()) {
@@ -46,12 +48,12 @@ public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpu
     /** The systems as they are, each on its own network. */
     public CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpus, int context, Precision precision, TimeSpan itlSlo,
                        EngineSetup engine) {
-        this(model, systems, gpus, context, precision, itlSlo, engine, null, WhatIf.NONE, java.util.OptionalInt.empty(), List.of());
+        this(model, systems, gpus, context, precision, itlSlo, engine, null, WhatIf.NONE, OptionalInt.empty(), List.of());
     }
 
     /** Every system to search, in order: the presets with the network, GPUs per node and what-ifs asked, then the files. */
     public List<DecodeSystem> decodeSystems() {
-        List<DecodeSystem> all = new java.util.ArrayList<>();
+        List<DecodeSystem> all = new ArrayList<>();
         systems.forEach(p -> all.add(new DecodeSystem.Preset(p, network, gpusPerNode, whatIf)));
         all.addAll(topologies);
         return all;
@@ -60,7 +62,7 @@ public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpu
     /** The GPUs per node, network and what-ifs in force, as a result's header says them; empty for none. */
     public String changes() {
         String knobs = whatIf.describe();
-        List<String> parts = new java.util.ArrayList<>();
+        List<String> parts = new ArrayList<>();
         gpusPerNode.ifPresent(g -> parts.add("--gpus-per-node " + g));
         if (network != null) {
             parts.add("--network " + network.id());

@@ -1,10 +1,11 @@
 package dev.collsim.scenarios.compare;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
-import dev.collsim.scenarios.decode.KernelCosts;
 import dev.collsim.scenarios.decode.DecodeSystem;
+import dev.collsim.scenarios.decode.KernelCosts;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * Systems compared for one model on the same number of GPUs: each one's Pareto frontier of tokens/s
@@ -21,7 +23,7 @@ import java.util.Map;
 public record Comparison(String model, int gpus, int context, String dtype, @JsonProperty("kv_dtype") String kvDtype,
                          @JsonProperty("itl_slo_ms") double itlSloMs,
                          String engine, @JsonProperty("efficiency_set") String efficiencySet,
-                         @JsonProperty("what_ifs") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+                         @JsonProperty("what_ifs") @JsonInclude(JsonInclude.Include.NON_EMPTY)
                          String whatIfs,
                          List<SystemResult> systems) {
 
@@ -33,7 +35,7 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
          * when one meets it.
          */
         @JsonProperty("why_none")
-        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        @JsonInclude(JsonInclude.Include.NON_NULL)
         public String whyNone() {
             if (best != null) {
                 return null;
@@ -77,7 +79,7 @@ public record Comparison(String model, int gpus, int context, String dtype, @Jso
     }
 
     /** As above, telling {@code progress} how many of each system's layouts are estimated. */
-    public static Comparison run(CompareSpec spec, int threads, java.util.function.BiConsumer<Integer, Integer> progress) {
+    public static Comparison run(CompareSpec spec, int threads, BiConsumer<Integer, Integer> progress) {
         ModelConfig m = spec.model();
         double sloMs = spec.itlSloMs();
         List<SystemResult> out = new ArrayList<>();

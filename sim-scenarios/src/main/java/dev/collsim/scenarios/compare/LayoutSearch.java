@@ -6,20 +6,28 @@ import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.DecodeSystem;
+import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
-import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.function.ToDoubleFunction;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Every layout of a model on up to a number of GPUs of one system that fits in memory: tensor and
@@ -81,7 +89,7 @@ public final class LayoutSearch {
      * {@code perNode} GPUs of each domain in use.
      */
     private static List<Integer> replicas(ModelConfig m, int perNode, int gpus, int tp, int pp) {
-        java.util.TreeSet<Integer> dps = new java.util.TreeSet<>(java.util.Comparator.reverseOrder());
+        TreeSet<Integer> dps = new TreeSet<>(Comparator.reverseOrder());
         dps.add(gpus / tp / pp);
         if (m.experts() > 0) {
             dps.add(gpus / perNode * perNode / tp / pp);
@@ -108,14 +116,14 @@ public final class LayoutSearch {
 
     /** As above, telling {@code progress} how many of the layouts are estimated (done, total). */
     public static List<Point> run(ModelConfig m, DecodeSystem system, int gpus, int context, Precision precision, int threads,
-                                  EngineSetup engine, double itlSloMs, java.util.function.BiConsumer<Integer, Integer> progress) {
+                                  EngineSetup engine, double itlSloMs, BiConsumer<Integer, Integer> progress) {
         List<DecodeSpec> specs = candidates(m, system, gpus, context, precision, engine).stream().filter(DecodeStep::fits).toList();
         CommModel.Cache cache = new CommModel.Cache();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try {
             List<Point> points = new ArrayList<>(map(pool, specs, s -> new Point(s, DecodeStep.estimate(s, cache)), progress));
-            points.removeIf(java.util.Objects::isNull);
-            java.util.Set<Point> full = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            points.removeIf(Objects::isNull);
+            Set<Point> full = Collections.newSetFromMap(new IdentityHashMap<>());
             double margin = 1;
             while (true) {
                 double boost = margin;
@@ -139,19 +147,19 @@ public final class LayoutSearch {
     }
 
     /** The most tokens/s per GPU within the target (then the most per user), if any layout meets it. */
-    public static java.util.Optional<Point> best(List<Point> points, double itlSloMs) {
+    public static Optional<Point> best(List<Point> points, double itlSloMs) {
         return best(points, itlSloMs, p -> 1);
     }
 
     /** As above, each point's step taken {@code speedUp} times faster. */
-    private static java.util.Optional<Point> best(List<Point> points, double itlSloMs, ToDoubleFunction<Point> speedUp) {
+    private static Optional<Point> best(List<Point> points, double itlSloMs, ToDoubleFunction<Point> speedUp) {
         return points.stream().filter(p -> p.result().itlMs() / speedUp.applyAsDouble(p) <= itlSloMs)
                 .max(Comparator.comparingDouble((Point p) -> p.result().tokensPerSPerGpu() * speedUp.applyAsDouble(p))
                         .thenComparingDouble(p -> p.result().tokensPerSPerUser() * speedUp.applyAsDouble(p)));
     }
 
     /** Each spec's point (null for a layout the machine cannot place or hold), in order, simulated by {@code step} on the pool. */
-    private static List<Point> all(ExecutorService pool, List<DecodeSpec> specs, java.util.function.Function<DecodeSpec, DecodeResult> step) {
+    private static List<Point> all(ExecutorService pool, List<DecodeSpec> specs, Function<DecodeSpec, DecodeResult> step) {
         return map(pool, specs, s -> new Point(s, step.apply(s)));
     }
 
@@ -159,13 +167,13 @@ public final class LayoutSearch {
      * {@code f} of every item on the pool, in the items' order; null for an item the machine cannot
      * place or hold ({@code f} threw an {@link InputException}).
      */
-    public static <A, R> List<R> map(ExecutorService pool, List<A> items, java.util.function.Function<A, R> f) {
+    public static <A, R> List<R> map(ExecutorService pool, List<A> items, Function<A, R> f) {
         return map(pool, items, f, (done, total) -> { });
     }
 
     /** As above, telling {@code progress} how many items are done (done, total) as they end in order. */
-    public static <A, R> List<R> map(ExecutorService pool, List<A> items, java.util.function.Function<A, R> f,
-                                     java.util.function.BiConsumer<Integer, Integer> progress) {
+    public static <A, R> List<R> map(ExecutorService pool, List<A> items, Function<A, R> f,
+                                     BiConsumer<Integer, Integer> progress) {
         try {
             List<Future<R>> futures = new ArrayList<>();
             for (A item : items) {

@@ -11,10 +11,12 @@ import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.NcclPlanner;
 import dev.collsim.core.nccl.Plan;
 import dev.collsim.scenarios.stochastic.Variability;
+import dev.collsim.topologies.view.TopoMatrix;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * The decode step's collectives, each simulated chunk by chunk on its group's GPUs of the system
@@ -69,7 +71,7 @@ public final class CommModel {
         /** What sets a step's machine and collectives; a topology file's system by the one loaded. */
         private record Key(DecodeSystem system, AllReduceKind kernel) {}
 
-        CommModel forSpec(DecodeSpec spec, java.util.function.Supplier<Machine> machine) {
+        CommModel forSpec(DecodeSpec spec, Supplier<Machine> machine) {
             Key key = new Key(spec.system(), spec.allReduceKernel());
             return models.computeIfAbsent(key, k -> new CommModel(machine.get(), spec.allReduceKernel()));
         }
@@ -239,7 +241,7 @@ public final class CommModel {
         boolean sockets = false;
         for (int a = 0; a < c.nRanks(); a++) {
             for (int b = 0; b < c.nRanks(); b++) {
-                sockets |= a != b && dev.collsim.topologies.view.TopoMatrix.label(c.fabric(), c.placement().devices()[a],
+                sockets |= a != b && TopoMatrix.label(c.fabric(), c.placement().devices()[a],
                         c.placement().devices()[b]).equals("SYS");
             }
         }

@@ -1,10 +1,13 @@
 package dev.collsim.scenarios.decode;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.collsim.topologies.catalog.GpuModel;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * What a decode step costs, in the keys {@code decode --format json} writes. Times in ms from the
@@ -15,11 +18,11 @@ import java.util.List;
  */
 public record DecodeResult(
         String model, String system, String gpu,
-        @JsonProperty("what_ifs") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+        @JsonProperty("what_ifs") @JsonInclude(JsonInclude.Include.NON_EMPTY)
         String whatIfs,
         Layout layout,
         @JsonProperty("tp_path") String tpPath,
-        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+        @JsonInclude(JsonInclude.Include.NON_EMPTY)
         String contention,
         String engine,
         @JsonProperty("efficiency_set") String efficiencySet,
@@ -50,7 +53,7 @@ public record DecodeResult(
         @JsonProperty("before_layers") List<Span> beforeLayers,
         List<Layer> layers,
         @JsonProperty("after_layers") List<Span> afterLayers,
-        @com.fasterxml.jackson.annotation.JsonIgnore List<LinkLoad> linkLoads) {
+        @JsonIgnore List<LinkLoad> linkLoads) {
 
     /**
      * A link's load over a step that ran on one clock, for the trace: from each time on (ms), the
@@ -125,7 +128,7 @@ public record DecodeResult(
                 compute += d;
                 computeIntervals.add(new double[] {o.start, o.end});
             }
-            Span s = new Span(o.name, o.kind.name().toLowerCase(java.util.Locale.ROOT), o.stream, o.microBatch, o.start / 1000,
+            Span s = new Span(o.name, o.kind.name().toLowerCase(Locale.ROOT), o.stream, o.microBatch, o.start / 1000,
                     o.end / 1000, o.bytes, o.flops);
             (o.layer < 0 ? before : o.layer >= m.layers() ? after : perLayer.get(o.layer)).add(s);
         }

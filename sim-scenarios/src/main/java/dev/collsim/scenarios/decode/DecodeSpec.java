@@ -2,6 +2,7 @@ package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.Require;
+import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
@@ -24,15 +25,15 @@ import java.util.OptionalInt;
  */
 public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp,
                          int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs,
-                         Engine engine, Precision kvCache, Boolean overlapScheduler) {
+                         ServingEngine engine, Precision kvCache, Boolean overlapScheduler) {
     /** A step under the default engine, its KV cache as that engine keeps it. */
     public DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp, int batch, int context,
                       Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs) {
-        this(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce, overlap, cudaGraphs, Engine.DEFAULT, null, null);
+        this(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce, overlap, cudaGraphs, ServingEngine.DEFAULT, null, null);
     }
 
     public DecodeSpec {
-        java.util.Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(engine, "engine");
         if (kvCache == Precision.FP4) {
             throw new InputException("--kv-dtype fp4: expected auto, bf16 or fp8 (KV caches are kept in BF16 or FP8)");
         }

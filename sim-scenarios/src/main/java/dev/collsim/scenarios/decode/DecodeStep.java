@@ -15,6 +15,16 @@ import java.util.Locale;
  * micro-batch through every stage. It checks the layout first: placement, memory, the design rules.
  */
 public final class DecodeStep {
+    /** How a step times its collectives. */
+    private enum Clock {
+        /** Every collective of every group on one clock, whether or not they contend. */
+        ONE_CLOCK,
+        /** Every collective as long as it takes alone, whether or not they contend. */
+        ALONE,
+        /** On one clock where collectives can share links, else alone (which is then exact). */
+        AS_THEY_CONTEND
+    }
+
     private final DecodeSpec spec;
     private final ModelConfig m;
     private final Machine machine;
@@ -24,8 +34,8 @@ public final class DecodeStep {
     private final LayerKernels kernels;
     private final List<String> warnings = new ArrayList<>();
     private final int gpusPerNode;
-    /** Every collective on one clock (true) or alone (false) whether or not they contend; null: as they do. */
-    private Boolean oneClock;
+    /** How the step's collectives are timed: on one clock or alone, always or as they contend. */
+    private Clock clock = Clock.AS_THEY_CONTEND;
     /** Drawn launch and step times or a straggler: collectives keep their alone times (see {@link OneClock}). */
     private final boolean stochastic;
     /** A forward over one prompt instead of a decode step: {@code batch} new tokens of one sequence, {@code context} long. */
@@ -60,7 +70,7 @@ public final class DecodeStep {
      */
     static DecodeResult onOneClock(DecodeSpec spec) {
         DecodeStep step = new DecodeStep(spec, new CommModel.Cache(), null, false);
-        step.oneClock = Boolean.TRUE;
+        step.clock = Clock.ONE_CLOCK;
         return step.simulate();
     }
 
@@ -71,7 +81,7 @@ public final class DecodeStep {
      */
     public static DecodeResult estimate(DecodeSpec spec, CommModel.Cache cache) {
         DecodeStep step = new DecodeStep(spec, cache, null, false);
-        step.oneClock = Boolean.FALSE;
+        step.clock = Clock.ALONE;
         return step.simulate();
     }
 
@@ -105,7 +115,7 @@ public final class DecodeStep {
         // TensorRT-LLM's context phase runs without one.
         DecodeStep step = new DecodeStep(spec.withCudaGraphs(false), cache, null, true, cachedBefore);
         if (alone) {
-            step.oneClock = Boolean.FALSE;
+            step.clock = Clock.ALONE;
         }
         return step.simulate();
     }
@@ -161,8 +171,8 @@ public final class DecodeStep {
         kernels.head(tokens, last);
         List<Op> ops = kernels.ops();
         List<DecodeResult.LinkLoad> loads = OneClock.schedule(ops, gpu.roofline().sms(),
-                stochastic || oneClock == Boolean.FALSE ? null : layout, oneClock == Boolean.TRUE);
-        boolean contended = loads != null && oneClock == null;
+                stochastic || clock == Clock.ALONE ? null : layout, clock == Clock.ONE_CLOCK);
+        boolean contended = loads != null && clock == Clock.AS_THEY_CONTEND;
         List<String> tpCrossings = spec.tp() > 1 ? comm.crossings(spec.tp()) : List.of();
         String tpPath = spec.tp() == 1 ? "none" : tpCrossings.isEmpty() ? "NVLink" : String.join(" and ", tpCrossings);
         // Every stage reads its own layers: per GPU, about a stage's share.

@@ -8,6 +8,7 @@ import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 
 /** Where a decode step is asked to run: a preset, as many of its nodes as the layout needs, or a topology file's system. */
@@ -71,7 +72,7 @@ public sealed interface DecodeSystem {
 
         @Override
         public WhatIf whatIf() {
-            return new WhatIf(null, 0, 1, 1, true, java.util.Map.of(), java.util.Map.of(), linkEdits);
+            return new WhatIf(null, 0, 1, 1, true, Map.of(), Map.of(), linkEdits);
         }
 
         @Override

@@ -1,16 +1,19 @@
 package dev.collsim.scenarios.decode;
 
+import java.util.Objects;
+import java.util.OptionalInt;
+
 /**
  * The serving engine a search runs every layout under, with the choices a user may make of it.
  *
  * @param kvCache          the KV cache's element type, or null for the engine's default
  * @param overlapScheduler whether the host overlaps the GPU's step, or null for the engine's default
  */
-public record EngineSetup(Engine engine, Precision kvCache, Boolean overlapScheduler) {
-    public static final EngineSetup DEFAULT = new EngineSetup(Engine.DEFAULT, null, null);
+public record EngineSetup(ServingEngine engine, Precision kvCache, Boolean overlapScheduler) {
+    public static final EngineSetup DEFAULT = new EngineSetup(ServingEngine.DEFAULT, null, null);
 
     public EngineSetup {
-        java.util.Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(engine, "engine");
     }
 
     /**
@@ -20,7 +23,7 @@ public record EngineSetup(Engine engine, Precision kvCache, Boolean overlapSched
      */
     public DecodeSpec layout(ModelConfig model, DecodeSystem system, int tp, int pp, int ep, int dp, int batch, int context,
                              Precision precision, Overlap overlap) {
-        return new DecodeSpec(model, system, java.util.OptionalInt.empty(), tp, pp, ep, dp, batch, context, precision, AllReduceKind.AUTO,
+        return new DecodeSpec(model, system, OptionalInt.empty(), tp, pp, ep, dp, batch, context, precision, AllReduceKind.AUTO,
                 overlap, engine.cudaGraphsByDefault(), engine, kvCache, overlapScheduler);
     }
 

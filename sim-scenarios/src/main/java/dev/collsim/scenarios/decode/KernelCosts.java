@@ -13,7 +13,7 @@ import dev.collsim.topologies.catalog.GpuModel;
  * small GEMVs reach a lower share of HBM bandwidth than large ones because the fixed time weighs more
  * against fewer bytes ({@link #FIXED_US} plus bytes at {@link #GEMM_MEMORY}), not through a factor per size.
  */
-public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, Engine engine) {
+public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, ServingEngine engine) {
     /** Names this set of constants in every output, so results made with another set can be told apart. */
     public static final String EFFICIENCY_SET = "collsim-kernels-2026-12";
     /** Launch gap between two kernels replayed from a CUDA graph. */

@@ -3,13 +3,16 @@ package dev.collsim.scenarios.decode;
 import dev.collsim.core.collective.CollectiveRun;
 import dev.collsim.core.collective.CollectiveSimulator;
 import dev.collsim.core.collective.RankPlacement;
+import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.nccl.Communicator;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * Every GPU of a layout on one fabric, and the groups of them that run each of the step's
@@ -38,7 +41,7 @@ final class LayoutGroups {
         this.comm = comm;
     }
 
-    dev.collsim.core.fabric.Fabric fabric() {
+    Fabric fabric() {
         return whole().fabric();
     }
 
@@ -61,10 +64,10 @@ final class LayoutGroups {
         int[] m = members(shape, n, stage, sameNode).get(0);
         Communicator own = own(shape, n, sameNode);
         int perNode = machine.gpusPerNode();
-        if (java.util.Arrays.stream(m).allMatch(g -> g / perNode == m[0] / perNode)) {
+        if (Arrays.stream(m).allMatch(g -> g / perNode == m[0] / perNode)) {
             return new Placed(own, "");
         }
-        return new Placed(own.placedAt(whole().placement().subset(m)), "@" + whole().nRanks() + "/" + java.util.Arrays.toString(m));
+        return new Placed(own.placedAt(whole().placement().subset(m)), "@" + whole().nRanks() + "/" + Arrays.toString(m));
     }
 
     private Communicator own(CommModel.Shape shape, int n, boolean sameNode) {
@@ -158,7 +161,7 @@ final class LayoutGroups {
         switch (shape) {
             case BLOCKS -> {
                 for (int first = 0; first + n <= spec.gpus(); first += n) {
-                    out.add(java.util.stream.IntStream.range(first, first + n).toArray());
+                    out.add(IntStream.range(first, first + n).toArray());
                 }
             }
             case STAGE_SEND -> {

@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.decode;
 
+import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.topologies.catalog.GpuModel;
@@ -7,6 +8,7 @@ import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
+import java.util.List;
 import java.util.stream.IntStream;
 
 /**
@@ -107,9 +109,9 @@ abstract class Machine {
 
     private static final class File extends Machine {
         private final FabricSystem system;
-        private final java.util.List<dev.collsim.core.fabric.LinkEdit> linkEdits;
+        private final List<LinkEdit> linkEdits;
 
-        File(FabricSystem system, java.util.List<dev.collsim.core.fabric.LinkEdit> linkEdits) {
+        File(FabricSystem system, List<LinkEdit> linkEdits) {
             this.system = system;
             this.linkEdits = linkEdits;
         }

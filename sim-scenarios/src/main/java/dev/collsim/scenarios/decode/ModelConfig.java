@@ -1,10 +1,12 @@
 package dev.collsim.scenarios.decode;
 
-import dev.collsim.core.input.TextFile;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.TextFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -59,8 +61,8 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     public static ModelConfig parse(String text, String file) {
         JsonNode root;
         try {
-            root = new ObjectMapper().enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                    .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION).readTree(text);
+            root = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                    .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).readTree(text);
         } catch (JsonProcessingException e) {
             String why = e.getOriginalMessage().replaceFirst(": enable `[^`]*` to allow.*", "").replaceAll("\\s+", " ");
             throw new InputException(file + ":" + (e.getLocation() == null ? 1 : e.getLocation().getLineNr()) + ": not valid JSON ("

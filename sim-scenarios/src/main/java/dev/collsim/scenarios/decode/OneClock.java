@@ -2,18 +2,21 @@ package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.collective.CollectiveRun;
 import dev.collsim.core.collective.LinkLoads;
-import dev.collsim.core.fabric.DeviceKind;
-import dev.collsim.core.fabric.Fabric;
-import dev.collsim.core.fabric.Link;
 import dev.collsim.core.collective.SharedFabric;
 import dev.collsim.core.compute.GpuStreams;
 import dev.collsim.core.engine.Engine;
+import dev.collsim.core.fabric.DeviceKind;
+import dev.collsim.core.fabric.Fabric;
+import dev.collsim.core.fabric.Link;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The step's kernels on the streams of the GPU it follows, in time on the engine ({@link
@@ -121,7 +124,7 @@ final class OneClock {
     private static List<DecodeResult.LinkLoad> followedLinks(LayoutGroups layout, LinkLoads loads) {
         Fabric f = layout.fabric();
         int gpu = layout.followedDevice();
-        java.util.Set<Integer> ends = new java.util.TreeSet<>(List.of(gpu));
+        Set<Integer> ends = new TreeSet<>(List.of(gpu));
         for (int l : f.outLinks(gpu)) {
             for (int m : f.outLinks(f.link(l).to())) {
                 if (f.device(f.link(m).to()).kind() == DeviceKind.NIC) {
@@ -155,7 +158,7 @@ final class OneClock {
                 comms.add(op);
             }
         }
-        java.util.Set<CommModel.Collective> checked = new java.util.HashSet<>();
+        Set<CommModel.Collective> checked = new HashSet<>();
         for (Op op : comms) {
             CommModel.Collective c = op.collective.what();
             if (checked.add(c) && layout.groupCount(c) > 1 && layout.groupsShareALink(c)) {

@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.input.InputException;
+import java.util.List;
 import java.util.Locale;
 
 /** {@code --overlap}: how communication is scheduled against compute. */
@@ -22,11 +23,11 @@ public enum Overlap {
     FUSED;
 
     /** The GPU's streams under this mode, by number: compute first, then communication. */
-    public java.util.List<String> streamNames() {
+    public List<String> streamNames() {
         return switch (this) {
-            case NONE -> java.util.List.of("the stream (kernels and collectives)");
-            case TWO_BATCH -> java.util.List.of("compute stream", "communication stream of micro-batch 0", "communication stream of micro-batch 1");
-            case FUSED -> java.util.List.of("compute stream", "communication stream");
+            case NONE -> List.of("the stream (kernels and collectives)");
+            case TWO_BATCH -> List.of("compute stream", "communication stream of micro-batch 0", "communication stream of micro-batch 1");
+            case FUSED -> List.of("compute stream", "communication stream");
         };
     }
 

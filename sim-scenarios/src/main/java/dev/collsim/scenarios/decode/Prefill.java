@@ -9,7 +9,9 @@ import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The prefill of {@code requests} prompts of {@code isl} tokens on a layout: every prompt token a row
@@ -137,7 +139,7 @@ public final class Prefill {
         }
         double whole = sendMs(machine, tp, perGpu, nvlink);
         double linkFree = 0;
-        java.util.Map<Long, Double> sendOf = new java.util.HashMap<>();
+        Map<Long, Double> sendOf = new HashMap<>();
         for (int k = 0; k < layerEnds.size(); k++) {
             double[] ends = layerEnds.get(k);
             long share = Math.max(1, Math.round((double) perGpu * forwards.get(k).tokens() / isl / ends.length));

@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.decode;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
@@ -33,7 +34,7 @@ public record PrefillResult(
         List<Forward> forwards,
         List<LayerTime> layers,
         List<String> warnings,
-        @com.fasterxml.jackson.annotation.JsonIgnore DecodeResult lastForward) {
+        @JsonIgnore DecodeResult lastForward) {
 
     /**
      * Moving the KV cache to a decode instance over one kind of link.

@@ -81,7 +81,7 @@ public final class Explain {
         t.note(String.format(Locale.ROOT, "%s %s on %d ranks of %s, %d bytes, protocol %s, %d channel(s)",
                 op.ncclName(), run.plan().algo().label(), s.request().nRanks(), run.comm().name(), s.request().bytes(),
                 s.request().protocol().label(), s.request().channels()));
-        if (run.plan().algo() == dev.collsim.core.nccl.AlgorithmId.TREE) {
+        if (run.plan().algo() == AlgorithmId.TREE) {
             int nodes = run.comm().nNodes();
             t.note(nodes == 1 ? "on one node the tree is a chain: NCCL's tree is a double binary tree over nodes with a chain through each"
                     + " node's GPUs, and with one node only the chain is left (each piece is reduced up the chain and sent back down it)"

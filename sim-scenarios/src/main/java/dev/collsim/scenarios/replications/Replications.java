@@ -15,6 +15,7 @@ import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.stochastic.Variability;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -111,7 +112,7 @@ public final class Replications {
         }
         CollectiveOp op = spec.op();
         return result("bench " + op.ncclName() + " on " + spec.system(), r, seed, vs, out,
-                java.util.Arrays.stream(bytes).boxed().toList());
+                Arrays.stream(bytes).boxed().toList());
     }
 
     private static Result result(String what, int r, long seed, Variability.Spec vs, Map<String, Summary> q, List<Long> sizes) {

@@ -3,6 +3,7 @@ package dev.collsim.scenarios.scenario;
 import dev.collsim.core.input.TextFile;
 import dev.collsim.topologies.file.Doc;
 import java.io.Reader;
+import java.io.StringReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -52,7 +53,7 @@ public record Scenario(String name, String command, List<String> args, Map<Strin
      *                than the command's later complaint
      */
     public static Scenario load(Path path, BiFunction<String, String, OptionKind> options) {
-        return read(new java.io.StringReader(TextFile.read(path)), path.toString(), options);
+        return read(new StringReader(TextFile.read(path)), path.toString(), options);
     }
 
     public static Scenario read(Reader reader, String file, BiFunction<String, String, OptionKind> options) {

@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.BiConsumer;
 
 /**
  * Plans a model's serving on each system at both targets, from simulated steps.
@@ -102,7 +103,7 @@ public final class ServingSearch {
     }
 
     /** As above, telling {@code progress} how many of each system's decode steps are estimated. */
-    public static ServingPlan run(ServingSpec spec, int threads, java.util.function.BiConsumer<Integer, Integer> progress) {
+    public static ServingPlan run(ServingSpec spec, int threads, BiConsumer<Integer, Integer> progress) {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         CommModel.Cache cache = new CommModel.Cache();
         try {
@@ -155,7 +156,7 @@ public final class ServingSearch {
     }
 
     private static ServingPlan.SystemPlan plan(ServingSpec spec, DecodeSystem system, ExecutorService pool, CommModel.Cache cache,
-                                               java.util.function.BiConsumer<Integer, Integer> progress) {
+                                               BiConsumer<Integer, Integer> progress) {
         int perNode = system.gpusPerNodeFor(spec.gpus());
         List<Instance> instances = instances(spec.model(), perNode, spec.gpus());
         int context = spec.decodeContext();

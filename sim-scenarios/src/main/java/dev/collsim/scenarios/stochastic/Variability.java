@@ -1,11 +1,16 @@
 package dev.collsim.scenarios.stochastic;
 
+import dev.collsim.core.collective.Outage;
+import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.Communicator;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.DoubleSupplier;
 import umontreal.ssj.probdist.LognormalDist;
+import umontreal.ssj.randvar.UniformIntGen;
 import umontreal.ssj.rng.MRG32k3a;
 import umontreal.ssj.rng.RandomStream;
-import umontreal.ssj.randvar.UniformIntGen;
 
 /**
  * What varies between replications of a stochastic run, each source drawing from its own SSJ
@@ -102,18 +107,18 @@ public final class Variability {
     }
 
     /** This replication's outage on the communicator's fabric, or null when there is none. */
-    public dev.collsim.core.collective.Outage outage(dev.collsim.core.nccl.Communicator comm) {
+    public Outage outage(Communicator comm) {
         if (spec.outage() == null) {
             return null;
         }
         int[] links;
         if (spec.outage().equals(Spec.RANDOM_NIC)) {
             var fabric = comm.fabric();
-            java.util.List<int[]> nics = new java.util.ArrayList<>();
-            for (var d : fabric.devicesOfKind(dev.collsim.core.fabric.DeviceKind.NIC)) {
+            List<int[]> nics = new ArrayList<>();
+            for (var d : fabric.devicesOfKind(DeviceKind.NIC)) {
                 for (int l : fabric.outLinks(d.id())) {
                     var peer = fabric.device(fabric.link(l).to());
-                    if (peer.kind() == dev.collsim.core.fabric.DeviceKind.NETWORK_SWITCH) {
+                    if (peer.kind() == DeviceKind.NETWORK_SWITCH) {
                         nics.add(comm.connection(d.name(), peer.name()));
                     }
                 }
@@ -129,7 +134,7 @@ public final class Variability {
                 throw new InputException("--outage " + spec.outage() + ": no connection joins these devices (bench --links names them)");
             }
         }
-        return new dev.collsim.core.collective.Outage(links, spec.outageStartPicos(), spec.outageDurationPicos());
+        return new Outage(links, spec.outageStartPicos(), spec.outageDurationPicos());
     }
 
     /** A launch latency's factor. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.core.input.InputException;
+import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.PreciseNumbers;
 import dev.collsim.scenarios.bench.BenchRow;
 import dev.collsim.scenarios.replications.Replications;
@@ -11,6 +12,7 @@ import dev.collsim.scenarios.replications.Summary;
 import dev.collsim.scenarios.scenario.Scenario;
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,9 +20,11 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -112,7 +116,7 @@ public final class Sweep {
      * @return points run now
      */
     public int run(Path prefix, int shard, int shards, int threads, Function<List<String>, PointResult> runner,
-                   java.util.function.BiConsumer<Integer, Integer> progress) {
+                   BiConsumer<Integer, Integer> progress) {
         if (shards < 1 || shard < 0 || shard >= shards) {
             throw new InputException("--shard " + shard + "/" + shards + ": expected i/N with 0 <= i < N");
         }
@@ -127,7 +131,7 @@ public final class Sweep {
         if (doneBefore > 0) {
             checkSameSweep(record, what, jsonlBefore, shard, shards, csv);
         }
-        dev.collsim.reports.AtomicFiles.write(record, what);
+        AtomicFiles.write(record, what);
         csvBefore.keep(doneBefore);
         jsonlBefore.keep(doneBefore);
         List<Integer> mine = new ArrayList<>();
@@ -168,7 +172,7 @@ public final class Sweep {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
         } finally {
             pool.shutdownNow();
@@ -293,7 +297,7 @@ public final class Sweep {
     }
 
     private static JsonNode precise(double d) {
-        java.math.BigDecimal v = PreciseNumbers.of(d);
+        BigDecimal v = PreciseNumbers.of(d);
         return v == null ? JSON.nullNode() : JSON.getNodeFactory().numberNode(v.doubleValue());
     }
 

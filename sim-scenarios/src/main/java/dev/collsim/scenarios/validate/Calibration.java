@@ -1,19 +1,23 @@
 package dev.collsim.scenarios.validate;
 
-import dev.collsim.core.input.TextFile;
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.TextFile;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.scenarios.bench.BenchRow;
 import dev.collsim.scenarios.bench.BenchSpec;
 import dev.collsim.topologies.file.Doc;
 import dev.collsim.topologies.systems.WhatIf;
+import java.io.StringReader;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.commons.math3.exception.TooManyEvaluationsException;
 import org.apache.commons.math3.optim.InitialGuess;
 import org.apache.commons.math3.optim.MaxEval;
 import org.apache.commons.math3.optim.PointValuePair;
@@ -65,9 +69,9 @@ public final class Calibration {
     public record Overrides(Map<WhatIf.LinkClass, Double> rates, Map<WhatIf.LinkClass, Double> latencies) {}
 
     /** Reads an override file: version 1, {@code scale} and {@code scale-latency} as CLASS=F,...; errors name the file and line. */
-    public static Overrides readOverrides(java.nio.file.Path file) {
-        Doc top = Doc.parse(new java.io.StringReader(TextFile.read(file)), file.toString(), "an override file from collsim calibrate");
-        Map<String, Doc> f = top.fields(java.util.Set.of("version", "scale", "scale-latency"));
+    public static Overrides readOverrides(Path file) {
+        Doc top = Doc.parse(new StringReader(TextFile.read(file)), file.toString(), "an override file from collsim calibrate");
+        Map<String, Doc> f = top.fields(Set.of("version", "scale", "scale-latency"));
         if (Doc.required(f, "version", top).integer() != 1) {
             throw f.get("version").error("expected 1");
         }
@@ -91,7 +95,7 @@ public final class Calibration {
                         evals[0]++;
                         return squaredError(simulate(base, measured, linkClass, factor(x[0]), factor(x[1])), measured);
                     }));
-        } catch (org.apache.commons.math3.exception.TooManyEvaluationsException e) {
+        } catch (TooManyEvaluationsException e) {
             throw new InputException("the fit did not settle within " + FIT_EVALUATIONS + " simulations; are the measured times of this system?");
         }
         double rate = factor(best.getPoint()[0]);

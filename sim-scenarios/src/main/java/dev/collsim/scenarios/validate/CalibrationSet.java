@@ -1,6 +1,5 @@
 package dev.collsim.scenarios.validate;
 
-import dev.collsim.core.input.TextFile;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,10 +9,13 @@ import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.TextFile;
 import dev.collsim.scenarios.bench.DataType;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.Reader;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -79,7 +81,7 @@ public final class CalibrationSet {
         List<CalibrationRow> rows = new ArrayList<>();
         for (String csv : BUNDLED_CSVS) {
             try (InputStream in = CalibrationSet.class.getResourceAsStream(csv)) {
-                rows.addAll(read(new java.io.InputStreamReader(in, StandardCharsets.UTF_8), "bundled " + csv.substring(csv.lastIndexOf('/') + 1)));
+                rows.addAll(read(new InputStreamReader(in, StandardCharsets.UTF_8), "bundled " + csv.substring(csv.lastIndexOf('/') + 1)));
             } catch (IOException e) {
                 throw new IllegalStateException("the bundled calibration set cannot be read", e);
             }
@@ -104,7 +106,7 @@ public final class CalibrationSet {
     }
 
     public static List<CalibrationRow> file(Path path) {
-        return read(new java.io.StringReader(TextFile.read(path)), path.toString());
+        return read(new StringReader(TextFile.read(path)), path.toString());
     }
 
     /** The set-up of each known data set, by id, in file order. */

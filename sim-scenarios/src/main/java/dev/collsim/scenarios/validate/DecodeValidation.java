@@ -12,12 +12,12 @@ import dev.collsim.scenarios.decode.CommModel;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.DecodeSystem;
-import dev.collsim.scenarios.decode.Engine;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.Prefill;
 import dev.collsim.scenarios.decode.PrefillResult;
+import dev.collsim.scenarios.decode.ServingEngine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
@@ -26,10 +26,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -87,7 +90,7 @@ public final class DecodeValidation {
     }
 
     /** The bundled calibration file; {@code engine}, if not null, runs every row instead of the framework column's engine. */
-    public static DecodeValidation bundled(Engine engine) {
+    public static DecodeValidation bundled(ServingEngine engine) {
         List<Row> rows = new ArrayList<>(bundledRows(BUNDLED));
         rows.addAll(bundledRows(BUNDLED_TTFT));
         return run(rows, null, engine, "ttft calibration");
@@ -102,13 +105,13 @@ public final class DecodeValidation {
     }
 
     /** A measured decode CSV; models outside the catalogue are looked up in {@code models/} beside it. */
-    public static DecodeValidation file(Path csv, Engine engine) {
+    public static DecodeValidation file(Path csv, ServingEngine engine) {
         String text = TextFile.read(csv, csv.toString());
         Path models = csv.toAbsolutePath().getParent().resolve("models");
         return run(read(new StringReader(text), csv.toString()), models, engine, null);
     }
 
-    private static DecodeValidation run(List<Row> rows, Path models, Engine engine, String ttftSource) {
+    private static DecodeValidation run(List<Row> rows, Path models, ServingEngine engine, String ttftSource) {
         List<Outcome> out = new ArrayList<>();
         CommModel.Cache cache = new CommModel.Cache();
         for (Row r : rows) {
@@ -145,11 +148,11 @@ public final class DecodeValidation {
         return rows;
     }
 
-    private static Outcome simulate(Row given, Path models, CommModel.Cache cache, Engine forced) {
+    private static Outcome simulate(Row given, Path models, CommModel.Cache cache, ServingEngine forced) {
         Row r = asRun(given);
         String layout = "tp" + r.tp + (r.pp > 1 ? " pp" + r.pp : "") + (r.ep > 1 ? " ep" + r.ep : "") + (r.dp > 1 ? " dp" + r.dp : "");
         String system = systemFor(r.gpu);
-        Engine engine = forced != null ? forced : engineFor(r.framework);
+        ServingEngine engine = forced != null ? forced : engineFor(r.framework);
         String engineLabel = engine == null ? "?" : engine.label();
         int context = firstInt(r.isl) + firstInt(r.osl) / 2;
         String skip = null;
@@ -160,7 +163,7 @@ public final class DecodeValidation {
         } else if (system == null) {
             skip = "GPU '" + r.gpu + "' has no preset system";
         } else if (engine == null) {
-            skip = "framework '" + r.framework + "' is not one of the engines (" + Engine.names() + ")";
+            skip = "framework '" + r.framework + "' is not one of the engines (" + ServingEngine.names() + ")";
         } else if (precision == null) {
             skip = "dtype '" + r.dtype + "': collsim runs bf16, fp8 or fp4 weights";
         } else if (r.specDecode != null && !r.specDecode.isBlank() && !r.specDecode.equalsIgnoreCase("none")) {
@@ -253,7 +256,7 @@ public final class DecodeValidation {
      * with the engine's host step. Under more load a first token also waits behind other requests'
      * prefills and steps, which a row does not say enough about to simulate: such rows are skipped.
      */
-    private static Outcome timeToFirstToken(Row r, ModelConfig model, String system, Precision precision, Engine engine, String layout) {
+    private static Outcome timeToFirstToken(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine, String layout) {
         String kind = loadKind(r.loadKind);
         int isl = firstInt(r.isl);
         int prompts = Math.max(1, (int) Math.ceil(r.load / r.dp));
@@ -277,7 +280,7 @@ public final class DecodeValidation {
         }
     }
 
-    private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, Engine engine, boolean graphs, int batch,
+    private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine, boolean graphs, int batch,
                                    int context) {
         return new DecodeSpec(model, DecodeSystem.preset(system), OptionalInt.empty(), r.tp, r.pp, r.ep, r.dp, batch, context, precision, AllReduceKind.AUTO,
                 Overlap.NONE, graphs, engine, null, null);
@@ -331,24 +334,24 @@ public final class DecodeValidation {
     }
 
     /** The engine a framework column names; a Dynamo row without its backend is taken as TensorRT-LLM, NVIDIA's usual one. */
-    static Engine engineFor(String framework) {
+    static ServingEngine engineFor(String framework) {
         String f = framework.toLowerCase(Locale.ROOT);
         if (f.contains("sglang")) {
-            return Engine.SGLANG;
+            return ServingEngine.SGLANG;
         }
         if (f.contains("tensorrt") || f.contains("trt-llm") || f.contains("trtllm")) {
-            return Engine.TRTLLM;
+            return ServingEngine.TRTLLM;
         }
         if (f.contains("lmdeploy") || f.contains("turbomind")) {
-            return Engine.LMDEPLOY;
+            return ServingEngine.LMDEPLOY;
         }
         if (f.contains("vllm")) {
             // V1 became the default in 0.8; "V0" as a word (not "v0.9.1") names the old engine.
             Matcher v = Pattern.compile("vllm[^0-9]*0\\.(\\d+)").matcher(f);
             boolean v0 = Pattern.compile("\\bv0\\b(?!\\.)").matcher(f).find() || (v.find() && Integer.parseInt(v.group(1)) < 8);
-            return v0 ? Engine.VLLM_V0 : Engine.VLLM;
+            return v0 ? ServingEngine.VLLM_V0 : ServingEngine.VLLM;
         }
-        return f.contains("dynamo") ? Engine.TRTLLM : null;
+        return f.contains("dynamo") ? ServingEngine.TRTLLM : null;
     }
 
     static Precision precisionFor(String dtype) {
@@ -450,7 +453,7 @@ public final class DecodeValidation {
         if (!ttft.isEmpty()) {
             String label = ttftSource == null ? source : ttftSource;
             Table summary = summary("times to first token simulated against measured runs", label, ttft);
-            java.util.SortedSet<String> trusts = new java.util.TreeSet<>();
+            SortedSet<String> trusts = new TreeSet<>();
             ttft.forEach(o -> trusts.add(o.trust() == null ? "" : o.trust()));
             if (trusts.size() > 1) {
                 // In-process static runs (A) and client-side serving benchmarks (B) measure different things: each apart.
@@ -496,7 +499,7 @@ public final class DecodeValidation {
     private static void addSummaryRow(Table summary, String source, List<Outcome> outcomes) {
         List<Outcome> sim = outcomes.stream().filter(o -> o.skipped() == null).toList();
         List<Double> ratios = sim.stream().map(Outcome::ratio).toList();
-        Outcome worst = sim.stream().max(java.util.Comparator.comparingDouble(o -> Math.abs(Math.log(o.ratio())))).orElse(null);
+        Outcome worst = sim.stream().max(Comparator.comparingDouble(o -> Math.abs(Math.log(o.ratio())))).orElse(null);
         summary.row(source, sim.size(), outcomes.size() - sim.size(), 100 * LogError.geomeanAbs(ratios), 100 * LogError.bias(ratios),
                 worst == null ? "-" : worst.id(), worst == null ? 0 : 100 * (worst.ratio() - 1));
     }

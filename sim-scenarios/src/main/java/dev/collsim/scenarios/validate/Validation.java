@@ -2,8 +2,8 @@ package dev.collsim.scenarios.validate;
 
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
-import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.AlgorithmId;
+import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
@@ -15,10 +15,12 @@ import dev.collsim.scenarios.bench.ReduceOp;
 import dev.collsim.scenarios.bench.SizeSweep;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.commons.math3.stat.descriptive.DescriptiveStatistics;
 
 /**
@@ -88,7 +90,7 @@ public final class Validation {
                 v.skipped.add(e.getKey() + ": " + setup.notYet());
             } else {
                 // A data set measured on several node counts is one data set a node count, labelled with it.
-                Map<Integer, List<CalibrationRow>> byNodes = new java.util.TreeMap<>();
+                Map<Integer, List<CalibrationRow>> byNodes = new TreeMap<>();
                 e.getValue().forEach(r -> byNodes.computeIfAbsent(r.nodes(), k -> new ArrayList<>()).add(r));
                 for (Map.Entry<Integer, List<CalibrationRow>> n : byNodes.entrySet()) {
                     String label = byNodes.size() == 1 ? e.getKey() : e.getKey() + " (" + n.getKey() + " nodes)";
@@ -147,7 +149,7 @@ public final class Validation {
             List<Double> ratios = g.stream().map(Point::ratio).toList();
             List<Double> small = g.stream().filter(p -> p.row().sizeBytes() < MID).map(Point::ratio).toList();
             List<Double> big = g.stream().filter(p -> p.row().sizeBytes() >= MID).map(Point::ratio).toList();
-            Point worst = g.stream().max(java.util.Comparator.comparingDouble(p -> Math.abs(Math.log(p.ratio())))).orElseThrow();
+            Point worst = g.stream().max(Comparator.comparingDouble(p -> Math.abs(Math.log(p.ratio())))).orElseThrow();
             t.row(g.get(0).dataset(), g.get(0).row().op(), g.size(), 100 * LogError.geomeanAbs(ratios), 100 * LogError.bias(ratios),
                     small.isEmpty() ? Double.NaN : 100 * LogError.geomeanAbs(small), big.isEmpty() ? Double.NaN : 100 * LogError.geomeanAbs(big),
                     worst.row().sizeBytes(), worst.errorPct(), all.getMean(), all.getPercentile(50), all.getMax(),

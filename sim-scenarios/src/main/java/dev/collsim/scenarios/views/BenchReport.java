@@ -8,6 +8,7 @@ import dev.collsim.scenarios.bench.BenchSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** A bench sweep in the HTML report: time and bus bandwidth against size on log axes, a curve per algorithm and protocol. */
 public final class BenchReport {
@@ -51,7 +52,7 @@ public final class BenchReport {
             BenchRow any = rows.get(0);
             double busFactor = any.busBwGBps() / any.algBwGBps();
             ArrayNode data = all.addObject().put("name", "measured").put("type", "scatter").put("symbolSize", 7).putArray("data");
-            new java.util.TreeMap<>(measured).forEach((size, us) -> data.addArray().add(size).add(time ? us : size / us / 1e3 * busFactor));
+            new TreeMap<>(measured).forEach((size, us) -> data.addArray().add(size).add(time ? us : size / us / 1e3 * busFactor));
         }
         return o;
     }

@@ -4,8 +4,10 @@ import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.bench.BenchRow;
 import dev.collsim.scenarios.bench.BenchSpec;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** Puts bench rows into the report table, with nccl-tests' column names. */
@@ -34,7 +36,7 @@ public final class BenchTable {
      * With measured times (size to us; null: none), two more columns: the measured time where the
      * measurement has the size, and the simulation's error, (simulated - measured) / measured.
      */
-    public static Table of(BenchSpec spec, String systemDescription, List<BenchRow> rows, java.util.Map<Long, Double> measured) {
+    public static Table of(BenchSpec spec, String systemDescription, List<BenchRow> rows, Map<Long, Double> measured) {
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("command", "bench");
         meta.put("op", spec.op().ncclName());
@@ -48,7 +50,7 @@ public final class BenchTable {
         }
         List<Column> columns = COLUMNS;
         if (measured != null) {
-            columns = new java.util.ArrayList<>(COLUMNS);
+            columns = new ArrayList<>(COLUMNS);
             columns.add(Column.number("measured_us", "measured", "(us)", 9, 2));
             columns.add(Column.number("error_pct", "error", "(%)", 7, 1));
         }
@@ -60,7 +62,7 @@ public final class BenchTable {
         if (!whatIfs.isEmpty()) {
             t.note("what-ifs: " + whatIfs);
         }
-        java.util.List<String> idle = spec.nodes() == 1 ? spec.whatIf().networkOnly() : java.util.List.of();
+        List<String> idle = spec.nodes() == 1 ? spec.whatIf().networkOnly() : List.of();
         if (!idle.isEmpty()) {
             t.note("warning: " + String.join(", ", idle) + (idle.size() == 1 ? " acts" : " act") + " on the network between nodes;"
                     + " one node has none, so " + (idle.size() == 1 ? "it changes" : "they change") + " nothing here (add --nodes)");
@@ -84,7 +86,7 @@ public final class BenchTable {
             busSum += r.busBwGBps();
         }
         if (!rows.isEmpty()) {
-            t.footnote(String.format(java.util.Locale.ROOT, "Avg bus bandwidth    : %.3f", busSum / rows.size()));
+            t.footnote(String.format(Locale.ROOT, "Avg bus bandwidth    : %.3f", busSum / rows.size()));
         }
         return t;
     }

@@ -10,6 +10,7 @@ import dev.collsim.core.fabric.Link;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.Plan;
 import dev.collsim.reports.TraceEvents;
+import java.util.BitSet;
 
 /**
  * One collective of a bench run in the Chrome trace-event format that the Perfetto UI loads: a process
@@ -54,7 +55,7 @@ public final class BenchTrace {
                 trace.flow(t, "transfer", src + 1, tid, start, s.dst(t) + 1, tid, end);
             }
         }
-        java.util.BitSet named = new java.util.BitSet();
+        BitSet named = new BitSet();
         for (int l = 0; l < f.links().size(); l++) {
             if (loads.steps(l) == 0) {
                 continue;

@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.views;
 
+import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.NcclTuner;
 import dev.collsim.core.nccl.Plan;
@@ -44,7 +45,7 @@ public final class ChoiceTable {
             for (NcclTuner.Estimate e : plan.candidates()) {
                 boolean chosen = e.equals(plan.chosen());
                 String status = chosen ? "chosen" : !e.enabled() ? "not enabled by default"
-                        : !spec.algos().contains(dev.collsim.core.nccl.AlgorithmId.of(e.algo())) || !spec.protocols().contains(e.protocol()) ? "excluded" : "slower";
+                        : !spec.algos().contains(AlgorithmId.of(e.algo())) || !spec.protocols().contains(e.protocol()) ? "excluded" : "slower";
                 t.row(bytes, e.algo().label(), e.protocol().label(), e.latencyMicros(), e.algBwGBps(), e.timeMicros(), status,
                         chosen ? simulated : Double.NaN);
             }

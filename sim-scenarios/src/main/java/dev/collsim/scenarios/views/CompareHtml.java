@@ -3,6 +3,7 @@ package dev.collsim.scenarios.views;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.reports.HtmlReport;
+import dev.collsim.reports.Table;
 import dev.collsim.scenarios.compare.Comparison;
 import java.util.List;
 import java.util.Locale;
@@ -17,9 +18,9 @@ public final class CompareHtml {
         report.text(String.format(Locale.ROOT, "context %d, %s; the latency target %.1f ms between tokens is %.1f tokens/s per user:"
                 + " layouts right of the dashed line meet it", c.context(), c.dtype(), c.itlSloMs(), 1000 / c.itlSloMs()));
         report.chart(frontiers(c), 460);
-        List<dev.collsim.reports.Table> tables = c.tables();
+        List<Table> tables = c.tables();
         report.table(tables.get(tables.size() - 1));
-        for (dev.collsim.reports.Table t : tables.subList(0, tables.size() - 1)) {
+        for (Table t : tables.subList(0, tables.size() - 1)) {
             report.table(t);
         }
     }

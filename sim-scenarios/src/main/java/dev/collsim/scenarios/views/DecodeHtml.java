@@ -4,8 +4,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.Overlap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A decode step in the HTML report: the first layers' kernels on the GPU's streams (so overlap
@@ -46,12 +50,12 @@ public final class DecodeHtml {
         o.putArray("dataZoom").add(HtmlReport.json().createObjectNode().put("type", "slider").put("xAxisIndex", 0))
                 .add(HtmlReport.json().createObjectNode().put("type", "inside").put("xAxisIndex", 0));
         // Each stream a row; where a stream runs collectives between its kernels (no overlap), they get a row of their own.
-        List<String> streams = dev.collsim.scenarios.decode.Overlap.fromName(r.layout().overlap()).streamNames();
-        java.util.Set<Integer> mixed = new java.util.TreeSet<>();
-        java.util.Set<Integer> computes = new java.util.TreeSet<>();
+        List<String> streams = Overlap.fromName(r.layout().overlap()).streamNames();
+        Set<Integer> mixed = new TreeSet<>();
+        Set<Integer> computes = new TreeSet<>();
         shown.forEach(l -> l.spans().forEach(sp -> (sp.kind().equals("compute") ? computes : mixed).add(sp.stream())));
         mixed.retainAll(computes);
-        List<String> rows = new java.util.ArrayList<>(streams);
+        List<String> rows = new ArrayList<>(streams);
         for (int st : mixed) {
             String of = streams.size() > 1 ? " of " + streams.get(st) : "";
             rows.set(st, "kernels" + of);
@@ -95,7 +99,7 @@ public final class DecodeHtml {
         if (moe < TIMELINE_LAYERS || moe >= layers.size()) {
             return first;
         }
-        List<DecodeResult.Layer> out = new java.util.ArrayList<>(List.of(layers.get(0)));
+        List<DecodeResult.Layer> out = new ArrayList<>(List.of(layers.get(0)));
         out.addAll(layers.subList(moe, Math.min(layers.size(), moe + TIMELINE_LAYERS - 1)));
         return out;
     }

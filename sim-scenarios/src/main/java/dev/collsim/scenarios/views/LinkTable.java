@@ -12,6 +12,7 @@ import dev.collsim.scenarios.bench.BenchSpec;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.IntStream;
 
@@ -40,7 +41,7 @@ public final class LinkTable {
         meta.put("size_bytes", bytes);
         meta.put("algo", plan.algo().label());
         Table t = new Table("Busiest links", COLUMNS, meta);
-        t.note(String.format(java.util.Locale.ROOT, "%s of %d bytes with %s/%s takes %.2f us; busy = bytes / (rate x that time)",
+        t.note(String.format(Locale.ROOT, "%s of %d bytes with %s/%s takes %.2f us; busy = bytes / (rate x that time)",
                 spec.op().ncclName(), bytes, plan.algo().label(), plan.request().protocol().label(), r.durationMicros()));
         t.note("the links near 100 % limit the collective; links far below it are waiting on latency or on other links");
         double seconds = r.durationPicos() / 1e12;

@@ -7,6 +7,8 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.scenario.Scenario;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -121,7 +123,7 @@ public final class SweepHtml {
         for (JsonNode row : rows) {
             if (row.get("error").isNull() && row.get(metric) != null && !row.get(metric).isNull()) {
                 // To three significant figures: each cell prints its value.
-                double v = new java.math.BigDecimal(row.get(metric).asDouble()).round(new java.math.MathContext(3)).doubleValue();
+                double v = new BigDecimal(row.get(metric).asDouble()).round(new MathContext(3)).doubleValue();
                 max = Math.max(max, v);
                 data.addArray().add(scenario.axes().get(axes.get(0)).indexOf(row.get(axes.get(0)).asText()))
                         .add(scenario.axes().get(axes.get(1)).indexOf(row.get(axes.get(1)).asText())).add(v);

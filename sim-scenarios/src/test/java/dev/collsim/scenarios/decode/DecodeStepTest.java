@@ -43,7 +43,7 @@ class DecodeStepTest {
         assertEquals(hgx.commMs(), hgx.commBandwidthTermMs() + hgx.commLatencyTermMs(), 1e-9);
         assertEquals(hgx.commMs(), hgx.exposedCommMs(), 1e-6, "one stream: every collective is exposed");
         assertEquals(hgx.itlMs(), hgx.computeMs() + hgx.commMs() + hgx.hostExposedMs(), 1e-6);
-        assertEquals(Engine.VLLM.hostMicros(32) / 1000, hgx.hostExposedMs(), 1e-9, "vLLM V1 without async scheduling: the host is exposed");
+        assertEquals(ServingEngine.VLLM.hostMicros(32) / 1000, hgx.hostExposedMs(), 1e-9, "vLLM V1 without async scheduling: the host is exposed");
         assertTrue(hgx.warnings().isEmpty(), hgx.warnings().toString());
         DecodeResult pcie = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-8b"), DecodeSystem.preset("pcie-l40s-8x"), OptionalInt.empty(), 8, 1, 1, 1, 32,
                 4096, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true));
@@ -172,8 +172,8 @@ class DecodeStepTest {
     @Test
     void eachEngineLaunchesItsOwnKernelSet() {
         ModelConfig llama = ModelConfig.load("llama-3-70b");
-        DecodeResult vllm = DecodeStep.run(withEngine(llama, "hgx-h100", 8, 1, Precision.FP8, Engine.VLLM));
-        DecodeResult trt = DecodeStep.run(withEngine(llama, "hgx-h100", 8, 1, Precision.FP8, Engine.TRTLLM));
+        DecodeResult vllm = DecodeStep.run(withEngine(llama, "hgx-h100", 8, 1, Precision.FP8, ServingEngine.VLLM));
+        DecodeResult trt = DecodeStep.run(withEngine(llama, "hgx-h100", 8, 1, Precision.FP8, ServingEngine.TRTLLM));
         var vllmLayer = names(vllm.layers().get(1));
         var trtLayer = names(trt.layers().get(1));
         assertTrue(vllmLayer.containsAll(java.util.List.of("attn_norm", "quantize", "qkv_proj", "rope", "kv_cache_write", "attention",
@@ -185,8 +185,8 @@ class DecodeStepTest {
         assertEquals("fp8", trt.layout().kvDtype(), "TensorRT-LLM's FP8 checkpoints keep an FP8 cache");
         assertEquals("bf16", vllm.layout().kvDtype(), "vLLM's auto cache keeps the model's activation type");
         ModelConfig deepseek = ModelConfig.load("deepseek-v3");
-        var sglang = names(DecodeStep.run(withEngine(deepseek, "hgx-h200", 8, 4, Precision.FP8, Engine.SGLANG)).layers().get(3));
-        var vllmDs = names(DecodeStep.run(withEngine(deepseek, "hgx-h200", 8, 4, Precision.FP8, Engine.VLLM)).layers().get(3));
+        var sglang = names(DecodeStep.run(withEngine(deepseek, "hgx-h200", 8, 4, Precision.FP8, ServingEngine.SGLANG)).layers().get(3));
+        var vllmDs = names(DecodeStep.run(withEngine(deepseek, "hgx-h200", 8, 4, Precision.FP8, ServingEngine.VLLM)).layers().get(3));
         assertFalse(sglang.contains("shared_gate_up"), sglang.toString());
         assertTrue(vllmDs.contains("shared_gate_up"), vllmDs.toString());
     }
@@ -199,13 +199,13 @@ class DecodeStepTest {
     @Test
     void smallKernelsPayTheirFloorAndEagerModeTheHost() {
         ModelConfig llama = ModelConfig.load("llama-3-70b");
-        DecodeResult graphs = DecodeStep.run(withEngine(llama, "hgx-h100", 4, 1, Precision.BF16, Engine.VLLM));
+        DecodeResult graphs = DecodeStep.run(withEngine(llama, "hgx-h100", 4, 1, Precision.BF16, ServingEngine.VLLM));
         assertTrue(graphs.kernelsPerStep() > 900 && graphs.kernelsPerStep() < 1100, graphs.kernelsPerStep() + " kernels");
         assertTrue(graphs.kernelFloorMs() > 0.12 * graphs.itlMs(), graphs.kernelFloorMs() + " of " + graphs.itlMs());
         DecodeSpec eager = new DecodeSpec(llama, DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 4, 1, 1, 1, 1, 4096, Precision.BF16, AllReduceKind.AUTO,
-                Overlap.NONE, false, Engine.VLLM, null, null);
+                Overlap.NONE, false, ServingEngine.VLLM, null, null);
         DecodeResult e = DecodeStep.run(eager);
-        assertTrue(e.itlMs() > graphs.itlMs() + graphs.kernelsPerStep() * (Engine.VLLM.eagerLaunchUs - KernelCosts.GRAPH_GAP_US - KernelCosts.FIXED_US)
+        assertTrue(e.itlMs() > graphs.itlMs() + graphs.kernelsPerStep() * (ServingEngine.VLLM.eagerLaunchUs - KernelCosts.GRAPH_GAP_US - KernelCosts.FIXED_US)
                 / 1e3 * 0.5, e.itlMs() + " vs " + graphs.itlMs());
     }
 
@@ -217,10 +217,10 @@ class DecodeStepTest {
     @Test
     void theOverlapSchedulerHidesTheHostBehindTheStep() {
         ModelConfig llama = ModelConfig.load("llama-3-70b");
-        DecodeResult waits = DecodeStep.run(scheduled(llama, Engine.VLLM, null));
-        DecodeResult async = DecodeStep.run(scheduled(llama, Engine.VLLM, true));
-        DecodeResult sglang = DecodeStep.run(scheduled(llama, Engine.SGLANG, null));
-        DecodeResult sglangOff = DecodeStep.run(scheduled(llama, Engine.SGLANG, false));
+        DecodeResult waits = DecodeStep.run(scheduled(llama, ServingEngine.VLLM, null));
+        DecodeResult async = DecodeStep.run(scheduled(llama, ServingEngine.VLLM, true));
+        DecodeResult sglang = DecodeStep.run(scheduled(llama, ServingEngine.SGLANG, null));
+        DecodeResult sglangOff = DecodeStep.run(scheduled(llama, ServingEngine.SGLANG, false));
         assertEquals(waits.hostMs(), waits.hostExposedMs(), 1e-12);
         assertEquals(0, async.hostExposedMs(), 1e-12);
         assertEquals(waits.itlMs() - waits.hostMs(), async.itlMs(), 1e-9);
@@ -228,12 +228,12 @@ class DecodeStepTest {
         assertEquals(sglang.itlMs() + sglangOff.hostMs(), sglangOff.itlMs(), 1e-9);
     }
 
-    private static DecodeSpec scheduled(ModelConfig m, Engine engine, Boolean overlapScheduler) {
+    private static DecodeSpec scheduled(ModelConfig m, ServingEngine engine, Boolean overlapScheduler) {
         return new DecodeSpec(m, DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 8, 1, 1, 1, 8, 4096, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE,
                 true, engine, null, overlapScheduler);
     }
 
-    private static DecodeSpec withEngine(ModelConfig m, String system, int tp, int batch, Precision precision, Engine engine) {
+    private static DecodeSpec withEngine(ModelConfig m, String system, int tp, int batch, Precision precision, ServingEngine engine) {
         return new DecodeSpec(m, DecodeSystem.preset(system), OptionalInt.empty(), tp, 1, 1, 1, batch, 4096, precision, AllReduceKind.AUTO, Overlap.NONE,
                 engine.cudaGraphsByDefault(), engine, null, null);
     }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.core.input.InputException;
-import dev.collsim.scenarios.decode.Engine;
+import dev.collsim.scenarios.decode.ServingEngine;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -105,7 +105,7 @@ class DecodeValidationTest {
         dev.collsim.scenarios.decode.DecodeSpec layout = new dev.collsim.scenarios.decode.DecodeSpec(
                 dev.collsim.scenarios.decode.ModelConfig.load("llama-3-70b"), dev.collsim.scenarios.decode.DecodeSystem.preset("hgx-h100"),
                 java.util.OptionalInt.empty(), 8, 1, 1, 1, 1, 2048, dev.collsim.scenarios.decode.Precision.FP8,
-                dev.collsim.scenarios.decode.AllReduceKind.AUTO, dev.collsim.scenarios.decode.Overlap.NONE, false, Engine.TRTLLM, null, null);
+                dev.collsim.scenarios.decode.AllReduceKind.AUTO, dev.collsim.scenarios.decode.Overlap.NONE, false, ServingEngine.TRTLLM, null, null);
         assertEquals(dev.collsim.scenarios.decode.Prefill.run(layout, 2048, 1, 0).ttftMs(), one.simulatedMs(), 1e-9);
         assertEquals(85, out.get(1).measuredMs(), 1e-9, "0.085 s");
         assertEquals(one.simulatedMs(), out.get(1).simulatedMs(), 0);
@@ -123,13 +123,13 @@ class DecodeValidationTest {
     /** The framework column names the engine: vLLM from 0.8 is V1 (0.9.1 is not "v0"), a Dynamo row without its backend TensorRT-LLM. */
     @Test
     void frameworksNameTheirEngines() {
-        assertEquals(Engine.VLLM, DecodeValidation.engineFor("vLLM v0.9.1"));
-        assertEquals(Engine.VLLM, DecodeValidation.engineFor("vLLM V1 (main, July 2025)"));
-        assertEquals(Engine.VLLM_V0, DecodeValidation.engineFor("vLLM 0.7.2 (torch 2.5)"));
-        assertEquals(Engine.VLLM_V0, DecodeValidation.engineFor("vLLM V0 engine"));
-        assertEquals(Engine.SGLANG, DecodeValidation.engineFor("Dynamo (SGLang backend)"));
-        assertEquals(Engine.TRTLLM, DecodeValidation.engineFor("NVIDIA Dynamo"));
-        assertEquals(Engine.LMDEPLOY, DecodeValidation.engineFor("LMDeploy v0.1.0a1 (TurboMind)"));
+        assertEquals(ServingEngine.VLLM, DecodeValidation.engineFor("vLLM v0.9.1"));
+        assertEquals(ServingEngine.VLLM, DecodeValidation.engineFor("vLLM V1 (main, July 2025)"));
+        assertEquals(ServingEngine.VLLM_V0, DecodeValidation.engineFor("vLLM 0.7.2 (torch 2.5)"));
+        assertEquals(ServingEngine.VLLM_V0, DecodeValidation.engineFor("vLLM V0 engine"));
+        assertEquals(ServingEngine.SGLANG, DecodeValidation.engineFor("Dynamo (SGLang backend)"));
+        assertEquals(ServingEngine.TRTLLM, DecodeValidation.engineFor("NVIDIA Dynamo"));
+        assertEquals(ServingEngine.LMDEPLOY, DecodeValidation.engineFor("LMDeploy v0.1.0a1 (TurboMind)"));
         assertNull(DecodeValidation.engineFor("llama.cpp"));
         assertEquals("concurrency", DecodeValidation.loadKind("max_concurrency"));
         assertEquals("qps", DecodeValidation.loadKind("request rate"));
@@ -137,7 +137,7 @@ class DecodeValidationTest {
 
     @Test
     void forcingAnEngineRunsEveryRowUnderIt() {
-        DecodeValidation v = DecodeValidation.bundled(Engine.TRTLLM);
+        DecodeValidation v = DecodeValidation.bundled(ServingEngine.TRTLLM);
         assertTrue(v.simulated().stream().allMatch(o -> o.engine().equals("trtllm")));
     }
 

@@ -43,7 +43,7 @@ class DecodeHtmlTest {
     void theTimelineShowsMoeLayersWhereTheFirstAreDense() {
         DecodeSpec ds = new DecodeSpec(ModelConfig.load("deepseek-v3"), dev.collsim.scenarios.decode.DecodeSystem.preset("gb200-nvl72"),
                 java.util.OptionalInt.empty(), 1, 1, 8, 8, 1, 4096, dev.collsim.scenarios.decode.Precision.FP8,
-                dev.collsim.scenarios.decode.AllReduceKind.AUTO, Overlap.NONE, true, dev.collsim.scenarios.decode.Engine.DEFAULT, null, null);
+                dev.collsim.scenarios.decode.AllReduceKind.AUTO, Overlap.NONE, true, dev.collsim.scenarios.decode.ServingEngine.DEFAULT, null, null);
         List<DecodeResult.Layer> shown = DecodeHtml.timelineLayers(DecodeStep.run(ds).layers());
         assertEquals(List.of(0, 3, 4), shown.stream().map(DecodeResult.Layer::index).toList());
         List<DecodeResult.Layer> dense = DecodeHtml.timelineLayers(DecodeStep.run(spec(ModelConfig.load("llama-3-70b"), 1, 32, Overlap.NONE)).layers());

@@ -1,6 +1,10 @@
 package dev.collsim.topologies.catalog;
 
+import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.NcclArch;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
  * GPUs of the presets: their generation as NCCL's tuner tells it (its tables index compute
@@ -71,12 +75,12 @@ public enum GpuModel {
     /** The model by its short name as files write it (a100, h100, ..., rtx2080ti). */
     public static GpuModel byName(String name) {
         for (GpuModel m : values()) {
-            if (m.shortName.equals(name.toLowerCase(java.util.Locale.ROOT))) {
+            if (m.shortName.equals(name.toLowerCase(Locale.ROOT))) {
                 return m;
             }
         }
-        throw new dev.collsim.core.input.InputException("unknown GPU '" + name + "'; expected one of "
-                + java.util.Arrays.stream(values()).map(GpuModel::shortName).collect(java.util.stream.Collectors.joining(", ")));
+        throw new InputException("unknown GPU '" + name + "'; expected one of "
+                + Arrays.stream(values()).map(GpuModel::shortName).collect(Collectors.joining(", ")));
     }
 
     /**

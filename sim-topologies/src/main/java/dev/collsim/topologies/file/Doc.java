@@ -1,11 +1,18 @@
 package dev.collsim.topologies.file;
 
 import dev.collsim.core.input.InputException;
+import java.io.Reader;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
@@ -22,16 +29,16 @@ public final class Doc {
     private final String path;
 
     /** The document in {@code reader}: duplicate keys refused, syntax errors named by line. */
-    public static Doc parse(java.io.Reader reader, String file, String expected) {
+    public static Doc parse(Reader reader, String file, String expected) {
         Node root;
         try {
-            org.yaml.snakeyaml.LoaderOptions options = new org.yaml.snakeyaml.LoaderOptions();
+            LoaderOptions options = new LoaderOptions();
             options.setAllowDuplicateKeys(false);
-            root = new org.yaml.snakeyaml.Yaml(options).compose(reader);
-        } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {
+            root = new Yaml(options).compose(reader);
+        } catch (MarkedYAMLException e) {
             int line = e.getProblemMark() == null ? 0 : e.getProblemMark().getLine() + 1;
             throw new InputException(file + ":" + line + ": not valid YAML or JSON (" + firstLine(e.getProblem()) + ")");
-        } catch (org.yaml.snakeyaml.error.YAMLException e) {
+        } catch (YAMLException e) {
             throw new InputException(file + ": not valid YAML or JSON (" + firstLine(e.getMessage()) + ")");
         }
         if (root == null) {
@@ -61,7 +68,7 @@ public final class Doc {
     /** The fields of a mapping, each checked against the allowed names (null: any name, checked by the caller). */
     public Map<String, Doc> fields(Set<String> allowed) {
         if (!(node instanceof MappingNode map)) {
-            throw error(allowed == null ? "expected a mapping" : "expected a mapping of " + String.join(", ", new java.util.TreeSet<>(allowed)));
+            throw error(allowed == null ? "expected a mapping" : "expected a mapping of " + String.join(", ", new TreeSet<>(allowed)));
         }
         Map<String, Doc> out = new LinkedHashMap<>();
         for (NodeTuple t : map.getValue()) {
@@ -71,7 +78,7 @@ public final class Doc {
             String name = key.getValue();
             Doc value = new Doc(file, t.getValueNode(), path.isEmpty() ? name : path + "." + name);
             if (allowed != null && !allowed.contains(name)) {
-                throw new Doc(file, key, value.path).error("unknown field; expected one of " + String.join(", ", new java.util.TreeSet<>(allowed)));
+                throw new Doc(file, key, value.path).error("unknown field; expected one of " + String.join(", ", new TreeSet<>(allowed)));
             }
             if (out.put(name, value) != null) {
                 throw value.error("given twice");
@@ -127,7 +134,7 @@ public final class Doc {
     }
 
     /** Parses the value with a parser that throws the project's errors, and adds where. */
-    public <T> T parse(java.util.function.Function<String, T> parser) {
+    public <T> T parse(Function<String, T> parser) {
         String text = text();
         try {
             return parser.apply(text);

@@ -4,9 +4,12 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.units.Rate;
 import dev.collsim.topologies.catalog.GpuModel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.BiPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 
 /**
  * Reads the GPU matrix that {@code nvidia-smi topo -m} prints and writes it in the project's
@@ -74,7 +77,7 @@ public final class TopoMatrixImport {
         // Labels between every two devices, GPUs first, then NICs; a NIC row missing leaves its NIC-to-NIC labels SYS.
         String[][] label = new String[n + m][n + m];
         for (String[] row : label) {
-            java.util.Arrays.fill(row, "SYS");
+            Arrays.fill(row, "SYS");
         }
         boolean[] seen = new boolean[n + m];
         int gpuRows = 0;
@@ -153,7 +156,7 @@ public final class TopoMatrixImport {
         // that one reaches inside its socket and the other only across the socket link tells them apart.
         // Switches: PIX or PXB share one.
         int[] socket = groups(label.length, (i, j) -> !label[i][j].equals("SYS") && (!NV.matcher(label[i][j]).matches()
-                || java.util.stream.IntStream.range(n, n + nics).allMatch(k -> label[i][k].equals("SYS") == label[j][k].equals("SYS"))));
+                || IntStream.range(n, n + nics).allMatch(k -> label[i][k].equals("SYS") == label[j][k].equals("SYS"))));
         int[] pcieSwitch = groups(label.length, (i, j) -> label[i][j].equals("PIX") || label[i][j].equals("PXB"));
         boolean nvswitch = n >= 4;
         Integer nvCount = null;
@@ -225,9 +228,9 @@ public final class TopoMatrixImport {
      * joined through the NIC they both show PXB to, though the matrix labels them NV#), numbered in
      * order of first member.
      */
-    private static int[] groups(int n, java.util.function.BiPredicate<Integer, Integer> together) {
+    private static int[] groups(int n, BiPredicate<Integer, Integer> together) {
         int[] root = new int[n];
-        java.util.Arrays.setAll(root, i -> i);
+        Arrays.setAll(root, i -> i);
         for (int i = 0; i < n; i++) {
             for (int j = i + 1; j < n; j++) {
                 if (together.test(i, j)) {
@@ -237,7 +240,7 @@ public final class TopoMatrixImport {
         }
         int[] g = new int[n];
         int[] number = new int[n];
-        java.util.Arrays.fill(number, -1);
+        Arrays.fill(number, -1);
         int next = 0;
         for (int i = 0; i < n; i++) {
             int r = find(root, i);
@@ -258,11 +261,11 @@ public final class TopoMatrixImport {
     }
 
     private static int max(int[] a) {
-        return java.util.Arrays.stream(a).max().orElse(-1);
+        return Arrays.stream(a).max().orElse(-1);
     }
 
     private static int size(int[] a, int v) {
-        return (int) java.util.Arrays.stream(a).filter(x -> x == v).count();
+        return (int) Arrays.stream(a).filter(x -> x == v).count();
     }
 
     private static int indexOf(int[] a, int v) {

@@ -1,17 +1,18 @@
 package dev.collsim.topologies.file;
 
-import dev.collsim.core.input.TextFile;
 import dev.collsim.core.fabric.Capability;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.FabricBuilder;
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.input.TextFile;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.systems.FabricSystem;
 import java.io.Reader;
+import java.io.StringReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -58,7 +59,7 @@ public final class TopologyFile {
     private record Loaded(FabricSystem system, Communicator communicator) {}
 
     private static Loaded loaded(Path path) {
-        return parsed(new java.io.StringReader(TextFile.read(path)), path.toString());
+        return parsed(new StringReader(TextFile.read(path)), path.toString());
     }
 
     private static Loaded parsed(Reader reader, String file) {

@@ -15,6 +15,7 @@ import dev.collsim.core.nccl.NcclArch;
 import dev.collsim.core.nccl.NcclView;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.topologies.catalog.GpuModel;
+import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.catalog.ProtocolCostCatalog;
 import dev.collsim.topologies.view.TopoMatrix;
 import java.util.Arrays;
@@ -49,7 +50,7 @@ public final class FabricCommunicator {
      * with what a step's route across nodes adds over one inside a node, as the presets have.
      */
     public static Communicator build(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
-                                     dev.collsim.topologies.catalog.NetworkPreset network) {
+                                     NetworkPreset network) {
         int n = ranks.length;
         NcclArch arch = gpu.arch();
         double nvlinkBw = 0;

@@ -1,7 +1,9 @@
 package dev.collsim.topologies.systems;
 
+import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.topologies.catalog.GpuModel;
+import dev.collsim.topologies.catalog.NetworkPreset;
 import java.util.Arrays;
 
 /**
@@ -14,15 +16,15 @@ import java.util.Arrays;
  * @param network   the network preset its nodes are joined by (its step costs), or null for a fabric
  *                  whose links say all there is
  */
-public record FabricSystem(String name, GpuModel gpu, dev.collsim.core.fabric.Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
-                           dev.collsim.topologies.catalog.NetworkPreset network) {
+public record FabricSystem(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
+                           NetworkPreset network) {
     public FabricSystem {
         ranks = ranks.clone();
         rankNodes = rankNodes.clone();
     }
 
     /** A fabric whose links say all there is. */
-    public FabricSystem(String name, GpuModel gpu, dev.collsim.core.fabric.Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p) {
+    public FabricSystem(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p) {
         this(name, gpu, fabric, ranks, rankNodes, p2p, null);
     }
 

@@ -4,11 +4,13 @@ import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.Require;
 import dev.collsim.core.units.Rate;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Changes to a preset system for what-if questions: another NIC, more NICs, an oversubscribed
@@ -125,12 +127,12 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
 
     private static String scales(Map<LinkClass, Double> scales) {
         return scales.entrySet().stream().sorted(Map.Entry.comparingByKey())
-                .map(e -> e.getKey().name().toLowerCase(Locale.ROOT) + "=" + number(e.getValue())).collect(java.util.stream.Collectors.joining(","));
+                .map(e -> e.getKey().name().toLowerCase(Locale.ROOT) + "=" + number(e.getValue())).collect(Collectors.joining(","));
     }
 
     /** A factor as a user would type it: no trailing zeros. */
     private static String number(double v) {
-        return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
+        return BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
     }
 
     /**

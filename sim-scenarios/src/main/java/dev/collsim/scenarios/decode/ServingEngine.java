@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
  *
  * <p>What each engine does is a set of {@link Trait}s and its {@link Host} loop.
  */
-public enum Engine {
+public enum ServingEngine {
     /** vLLM V1 (0.8 and later): torch.compile'd layers, FlashAttention/FlashInfer, custom all-reduce, CUDA graphs. */
     VLLM("vllm", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS), new Host(9.0, 2_000, 10, false)),
     /** vLLM V0 (0.7 and earlier): the same kernels, with a host loop that builds every sequence's metadata each step. */
@@ -86,7 +86,7 @@ public enum Engine {
     final boolean fp8CacheWithFp8Weights;
     final boolean cudaGraphsByDefault;
 
-    Engine(String label, Set<Trait> traits, Host host) {
+    ServingEngine(String label, Set<Trait> traits, Host host) {
         this.label = label;
         this.fusesRopeAndCacheWrite = traits.contains(Trait.FUSES_ROPE_AND_CACHE_WRITE);
         this.fusesNormIntoAllReduce = traits.contains(Trait.FUSES_NORM_INTO_ALL_REDUCE);
@@ -104,7 +104,7 @@ public enum Engine {
     }
 
     /** The engine {@code --engine} defaults to: the one whose kernel set fits the calibration best (docs/decode.md). */
-    public static final Engine DEFAULT = VLLM;
+    public static final ServingEngine DEFAULT = VLLM;
 
     public boolean cudaGraphsByDefault() {
         return cudaGraphsByDefault;
@@ -124,8 +124,8 @@ public enum Engine {
         return weights != Precision.BF16 && fp8CacheWithFp8Weights ? 1 : 2;
     }
 
-    public static Engine fromName(String name) {
-        for (Engine e : values()) {
+    public static ServingEngine fromName(String name) {
+        for (ServingEngine e : values()) {
             if (e.label.equals(name.toLowerCase(Locale.ROOT))) {
                 return e;
             }
@@ -134,6 +134,6 @@ public enum Engine {
     }
 
     public static String names() {
-        return Arrays.stream(values()).map(Engine::label).collect(Collectors.joining(", "));
+        return Arrays.stream(values()).map(ServingEngine::label).collect(Collectors.joining(", "));
     }
 }
