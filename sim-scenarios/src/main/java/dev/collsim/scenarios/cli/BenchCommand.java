@@ -23,6 +23,7 @@ import dev.collsim.scenarios.views.BenchTable;
 import dev.collsim.scenarios.views.BenchTrace;
 import dev.collsim.scenarios.views.ChoiceTable;
 import dev.collsim.scenarios.views.LinkTable;
+import dev.collsim.scenarios.views.ReplicationsView;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
@@ -143,7 +144,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
         Communicator comm = communicator(benchSpec, variability);
         if (variability != null) {
             Replications.Result r = Replications.bench(benchSpec, comm, variability, stochastic.seed, stochastic.replications);
-            output.emit(r, r.table(), spec.commandLine().getOut());
+            output.emit(() -> ReplicationsView.json(r), ReplicationsView.table(r), spec.commandLine().getOut());
             return 0;
         }
         String description = system.description(benchSpec.whatIf());

@@ -10,6 +10,8 @@ import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.views.CompareHtml;
+import dev.collsim.scenarios.views.CompareView;
+import dev.collsim.scenarios.views.Json;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
@@ -111,7 +113,7 @@ public final class CompareCommand implements Callable<Integer> {
             return report;
         });
         ReportFormat format = output.reportFormat();
-        String text = format == ReportFormat.JSON ? OutputOptions.json(c) : format.render(c.tables());
+        String text = format == ReportFormat.JSON ? Json.pretty(CompareView.json(c)) : format.render(CompareView.tables(c));
         output.emit(text, spec.commandLine().getOut());
         return 0;
     }

@@ -16,7 +16,9 @@ import dev.collsim.scenarios.replications.Replications;
 import dev.collsim.scenarios.stochastic.Variability;
 import dev.collsim.scenarios.sweep.PointResult;
 import dev.collsim.scenarios.views.DecodeHtml;
+import dev.collsim.scenarios.views.DecodeJson;
 import dev.collsim.scenarios.views.DecodeReport;
+import dev.collsim.scenarios.views.ReplicationsView;
 import dev.collsim.scenarios.views.TraceWriter;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
@@ -141,7 +143,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
         DecodeSpec decode = spec(config, SystemOptions.preset(system), gpusPerNode);
         if (variability != null) {
             Replications.Result r = Replications.decode(decode, variability, stochastic.seed, stochastic.replications);
-            output.emit(r, r.table(), spec.commandLine().getOut());
+            output.emit(() -> ReplicationsView.json(r), ReplicationsView.table(r), spec.commandLine().getOut());
             return 0;
         }
         DecodeResult result = DecodeStep.run(decode);
@@ -149,11 +151,11 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
             AtomicFiles.write(trace, TraceWriter.json(result));
         }
         output.writeReport(() -> {
-            HtmlReport report = new HtmlReport("collsim decode " + result.model());
+            HtmlReport report = new HtmlReport("collsim decode " + result.setup().model());
             DecodeHtml.add(report, result);
             return report;
         });
-        output.emit(result, DecodeReport.table(result), spec.commandLine().getOut());
+        output.emit(() -> DecodeJson.of(result), DecodeReport.table(result), spec.commandLine().getOut());
         return 0;
     }
 

@@ -13,6 +13,7 @@ import dev.collsim.reports.Table;
 import dev.collsim.scenarios.explain.Explain;
 import dev.collsim.scenarios.explain.ExplainSpec;
 import dev.collsim.scenarios.views.ExplainHtml;
+import dev.collsim.scenarios.views.ExplainView;
 import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
@@ -113,7 +114,7 @@ public final class ExplainCommand implements Callable<Integer> {
             throw new InputException("the schedule has " + run.result().schedule().transferCount() + " transfers, more than "
                     + MAX_ROWS + " lines; use a smaller --size, fewer --ranks or --channels 1");
         }
-        Table table = Explain.table(run);
+        Table table = ExplainView.table(run);
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport(table.title());
             ExplainHtml.add(report, table);

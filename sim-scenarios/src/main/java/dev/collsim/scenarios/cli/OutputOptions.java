@@ -1,13 +1,13 @@
 package dev.collsim.scenarios.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.reports.Table;
+import dev.collsim.scenarios.views.Json;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.function.Supplier;
 import picocli.CommandLine.Option;
 
 /** {@code --format} and {@code --output}, shared by every command that prints a table. */
@@ -24,22 +24,10 @@ class OutputOptions {
         return ReportFormat.fromName(format);
     }
 
-    /** A result that has its own JSON shape: that shape for {@code --format json}, else its table in the format. */
-    void emit(Object result, Table table, PrintWriter out) {
+    /** A result that has its own JSON shape (built by a view): that shape for {@code --format json}, else its table in the format. */
+    void emit(Supplier<JsonNode> json, Table table, PrintWriter out) {
         ReportFormat format = reportFormat();
-        emit(format == ReportFormat.JSON ? json(result) : format.render(table), out);
-    }
-
-    private static final ObjectWriter JSON =
-            new ObjectMapper().writerWithDefaultPrettyPrinter();
-
-    /** Jackson's indented JSON of a record, with a final newline. */
-    static String json(Object value) {
-        try {
-            return JSON.writeValueAsString(value) + "\n";
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        emit(format == ReportFormat.JSON ? Json.pretty(json.get()) : format.render(table), out);
     }
 
     void emit(String text, PrintWriter out) {

@@ -12,6 +12,7 @@ import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.Prefill;
 import dev.collsim.scenarios.decode.PrefillResult;
 import dev.collsim.scenarios.views.PrefillHtml;
+import dev.collsim.scenarios.views.PrefillJson;
 import dev.collsim.scenarios.views.PrefillReport;
 import dev.collsim.scenarios.views.TraceWriter;
 import dev.collsim.topologies.catalog.NetworkPreset;
@@ -93,11 +94,11 @@ public final class PrefillCommand implements Callable<Integer> {
             AtomicFiles.write(trace, TraceWriter.json(result.lastForward()));
         }
         output.writeReport(() -> {
-            HtmlReport report = new HtmlReport("collsim prefill " + result.model());
+            HtmlReport report = new HtmlReport("collsim prefill " + result.setup().model());
             PrefillHtml.add(report, result);
             return report;
         });
-        output.emit(result, PrefillReport.table(result), spec.commandLine().getOut());
+        output.emit(() -> PrefillJson.of(result), PrefillReport.table(result), spec.commandLine().getOut());
         return 0;
     }
 }

@@ -10,7 +10,9 @@ import dev.collsim.scenarios.serve.KvTransfer;
 import dev.collsim.scenarios.serve.ServingPlan;
 import dev.collsim.scenarios.serve.ServingSearch;
 import dev.collsim.scenarios.serve.ServingSpec;
+import dev.collsim.scenarios.views.Json;
 import dev.collsim.scenarios.views.ServeHtml;
+import dev.collsim.scenarios.views.ServeView;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
@@ -102,7 +104,7 @@ public final class ServeCommand implements Callable<Integer> {
             return report;
         });
         ReportFormat format = output.reportFormat();
-        output.emit(format == ReportFormat.JSON ? OutputOptions.json(plan) : format.render(plan.tables()), spec.commandLine().getOut());
+        output.emit(format == ReportFormat.JSON ? Json.pretty(ServeView.json(plan)) : format.render(ServeView.tables(plan)), spec.commandLine().getOut());
         return 0;
     }
 }

@@ -8,6 +8,8 @@ import dev.collsim.scenarios.validate.DatasetSetup;
 import dev.collsim.scenarios.validate.DecodeValidation;
 import dev.collsim.scenarios.validate.Validation;
 import dev.collsim.scenarios.validate.ValidationSpec;
+import dev.collsim.scenarios.views.DecodeValidationView;
+import dev.collsim.scenarios.views.ValidationView;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.nio.file.Path;
 import java.util.List;
@@ -91,7 +93,7 @@ public final class ValidateCommand implements Callable<Integer> {
                     .append("`./collsim validate --decode --format markdown` (the decode steps, at the end); ")
                     .append("do not edit by hand. The measured data and its sources: `sim-scenarios/src/main/resources/calibration/`.\n\n");
         }
-        text.append(format.render(detail ? List.of(v.summary(), v.detail()) : List.of(v.summary())));
+        text.append(format.render(detail ? List.of(ValidationView.summary(v), ValidationView.detail(v)) : List.of(ValidationView.summary(v))));
         output.emit(text.toString(), spec.commandLine().getOut());
         return 0;
     }
@@ -111,7 +113,7 @@ public final class ValidateCommand implements Callable<Integer> {
                     .append("`sim-scenarios/src/main/resources/calibration/decode_measured_calibration.csv` and ")
                     .append("`ttft_measured_calibration.csv` beside it.\n\n");
         }
-        text.append(format.render(v.tables(source)));
+        text.append(format.render(DecodeValidationView.tables(v, source)));
         output.emit(text.toString(), spec.commandLine().getOut());
         return 0;
     }

@@ -136,7 +136,7 @@ public final class LayoutSearch {
                 }
                 List<Point> done = all(pool, todo.stream().map(Point::spec).toList(), s -> DecodeStep.run(s, cache));
                 for (int k = 0; k < todo.size(); k++) {
-                    margin = Math.max(margin, todo.get(k).result().itlMs() / done.get(k).result().itlMs());
+                    margin = Math.max(margin, todo.get(k).result().itl().ms() / done.get(k).result().itl().ms());
                     points.set(points.indexOf(todo.get(k)), done.get(k));
                     full.add(done.get(k));
                 }
@@ -153,7 +153,7 @@ public final class LayoutSearch {
 
     /** As above, each point's step taken {@code speedUp} times faster. */
     private static Optional<Point> best(List<Point> points, double itlSloMs, ToDoubleFunction<Point> speedUp) {
-        return points.stream().filter(p -> p.result().itlMs() / speedUp.applyAsDouble(p) <= itlSloMs)
+        return points.stream().filter(p -> p.result().itl().ms() / speedUp.applyAsDouble(p) <= itlSloMs)
                 .max(Comparator.comparingDouble((Point p) -> p.result().tokensPerSPerGpu() * speedUp.applyAsDouble(p))
                         .thenComparingDouble(p -> p.result().tokensPerSPerUser() * speedUp.applyAsDouble(p)));
     }

@@ -1,8 +1,6 @@
 package dev.collsim.scenarios.decode;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.collsim.core.units.Duration;
 import dev.collsim.topologies.catalog.GpuModel;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -10,50 +8,98 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What a decode step costs, in the keys {@code decode --format json} writes. Times in ms from the
- * step's start; bytes per GPU. {@code comm_bytes_per_gpu} is the data one GPU sends in the step's
- * collectives, as their algorithms move it (a ring or two-shot all-reduce of S bytes on n GPUs sends
- * 2 (n-1)/n S, a one-shot (n-1) S); {@code weights_read_ms} is the weights one GPU's kernels read in
- * the step at HBM's peak rate (an MoE layer's unpicked experts are not read; two-batch reads them twice).
+ * What a decode step (or a prompt's forward) costs, as one GPU of the first TP group sees it: what ran
+ * where ({@link Setup}, {@link Layout}), what each GPU holds ({@link MemoryPlan}), the step's time and
+ * what it is made of ({@link Timing}, {@link Communication}) and every kernel as it ran ({@link
+ * Timeline}). Views print it; {@code metrics.DecodeMetrics} names each reported quantity once.
  */
-public record DecodeResult(
-        String model, String system, String gpu,
-        @JsonProperty("what_ifs") @JsonInclude(JsonInclude.Include.NON_EMPTY)
-        String whatIfs,
-        Layout layout,
-        @JsonProperty("tp_path") String tpPath,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY)
-        String contention,
-        String engine,
-        @JsonProperty("efficiency_set") String efficiencySet,
-        @JsonProperty("itl_ms") double itlMs,
-        @JsonProperty("tokens_per_s") double tokensPerS,
-        @JsonProperty("tokens_per_s_per_gpu") double tokensPerSPerGpu,
-        @JsonProperty("tokens_per_s_per_user") double tokensPerSPerUser,
-        @JsonProperty("compute_ms") double computeMs,
-        @JsonProperty("comm_ms") double commMs,
-        @JsonProperty("exposed_comm_ms") double exposedCommMs,
-        @JsonProperty("comm_bytes_per_gpu") long commBytesPerGpu,
-        @JsonProperty("comm_bandwidth_term_ms") double commBandwidthTermMs,
-        @JsonProperty("comm_latency_term_ms") double commLatencyTermMs,
-        @JsonProperty("weights_bytes_per_gpu") double weightsBytesPerGpu,
-        @JsonProperty("weights_read_ms") double weightsReadMs,
-        @JsonProperty("kv_bytes_per_gpu") double kvBytesPerGpu,
-        @JsonProperty("buffers_bytes_per_gpu") double buffersBytesPerGpu,
-        @JsonProperty("memory_bytes_per_gpu") double memoryBytesPerGpu,
-        @JsonProperty("hbm_bytes_per_gpu") double hbmBytesPerGpu,
-        @JsonProperty("gpu_path_ms") double gpuPathMs,
-        @JsonProperty("pipeline_bubble_ms") double pipelineBubbleMs,
-        @JsonProperty("host_ms") double hostMs,
-        @JsonProperty("host_exposed_ms") double hostExposedMs,
-        @JsonProperty("kernels_per_step") int kernelsPerStep,
-        @JsonProperty("kernel_floor_ms") double kernelFloorMs,
-        @JsonProperty("roofline_ms") double rooflineMs,
-        List<String> warnings,
-        @JsonProperty("before_layers") List<Span> beforeLayers,
-        List<Layer> layers,
-        @JsonProperty("after_layers") List<Span> afterLayers,
-        @JsonIgnore List<LinkLoad> linkLoads) {
+public record DecodeResult(Setup setup, Layout layout, MemoryPlan memory, Timing timing, Communication comm, Timeline timeline,
+                           List<String> warnings) {
+
+    /**
+     * What the step ran on and how it was modelled.
+     *
+     * @param whatIfs       the what-if knobs in force, in words; empty for none
+     * @param tpPath        what the TP group's collectives cross: NVLink, PCIe, a CPU socket link, the network
+     * @param contention    where collectives of different groups (or of one GPU, at once) share links, so that the
+     *                      step ran every collective on one clock: said in a line; else empty
+     * @param efficiencySet the name of the fitted kernel efficiencies in force
+     */
+    public record Setup(String model, String system, String gpu, String whatIfs, String tpPath, String contention, ServingEngine engine,
+                        String efficiencySet) {}
+
+    /** The layout and its step's shape: {@code tp x pp x dp} GPUs, {@code batch} sequences per replica. */
+    public record Layout(int tp, int pp, int ep, int dp, int batch, int microBatch, int context, Precision dtype, Precision kvDtype,
+                         AllReduceKind allreduce, Overlap overlap, boolean cudaGraphs) {
+        public int gpus() {
+            return tp * pp * dp;
+        }
+    }
+
+    /**
+     * The step's time as users see it and what it is made of.
+     *
+     * @param itl         the inter-token latency: the GPU's step, then the host time it does not hide
+     * @param gpuPath     one micro-batch's path through every stage's kernels
+     * @param bubble      what the slowest pipeline stage adds beyond that path (0 without PP)
+     * @param host        the engine's host time between steps
+     * @param hostExposed the part of it on the critical path
+     * @param compute     the compute kernels' time, summed (overlapping kernels each counted)
+     * @param weightsRead the weights one GPU's kernels read in the step at HBM's peak rate (an MoE layer's
+     *                    unpicked experts are not read; two micro-batches read them twice)
+     * @param kernels     kernels launched per step on one GPU (compute and communication)
+     * @param kernelFloor their per-kernel floors summed: launch gaps and fixed times
+     * @param roofline    the compute kernels' work at peak rates: what the roofline alone would give
+     */
+    public record Timing(Duration itl, Duration gpuPath, Duration bubble, Duration host, Duration hostExposed, Duration compute,
+                         Duration weightsRead, int kernels, Duration kernelFloor, Duration roofline) {
+        /** The GPU's part of the step: the inter-token latency less the host time it does not hide (a forward's time on the GPU). */
+        public Duration gpu() {
+            return itl.minus(hostExposed);
+        }
+    }
+
+    /**
+     * The step's collectives on one GPU.
+     *
+     * @param busy          their time, summed
+     * @param exposed       the part of it no compute kernel overlaps
+     * @param bandwidthTerm their time less the part that does not shrink with size
+     * @param latencyTerm   the part that does not shrink with size
+     * @param bytesPerGpu   the data one GPU sends, as the algorithms move it (a ring or two-shot all-reduce
+     *                      of S bytes on n GPUs sends 2 (n-1)/n S, a one-shot (n-1) S)
+     */
+    public record Communication(Duration busy, Duration exposed, Duration bandwidthTerm, Duration latencyTerm, long bytesPerGpu) {}
+
+    /**
+     * Every kernel of the step, by layer, from the step's start.
+     *
+     * @param linkLoads the followed GPU's and its NICs' links over a step on one clock; empty otherwise
+     */
+    public record Timeline(List<Span> beforeLayers, List<Layer> layers, List<Span> afterLayers, List<LinkLoad> linkLoads) {}
+
+    /** What a kernel does: arithmetic on the GPU's SMs and memory, or a collective on the fabric. */
+    public enum KernelKind {
+        COMPUTE, COMM;
+
+        /** As the JSON and the trace write it. */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * One kernel as it ran, for one micro-batch: {@code bytes} a collective's data sent per GPU or a compute
+     * kernel's HBM traffic, {@code flops} a compute kernel's operations (0 for a collective).
+     */
+    public record Span(String name, KernelKind kind, int stream, int microBatch, Duration start, Duration end, long bytes, double flops) {
+        public Duration length() {
+            return Duration.ofMillis(end.ms() - start.ms());
+        }
+    }
+
+    /** A layer's kernels, and their compute and communication time summed. */
+    public record Layer(int index, boolean moe, Duration start, Duration end, Duration compute, Duration comm, List<Span> spans) {}
 
     /**
      * A link's load over a step that ran on one clock, for the trace: from each time on (ms), the
@@ -61,50 +107,31 @@ public record DecodeResult(
      */
     public record LinkLoad(String link, List<double[]> steps) {}
 
-    public record Layout(int tp, int pp, int ep, int dp, int gpus, int batch, @JsonProperty("micro_batch") int microBatch, int context,
-                         String dtype, @JsonProperty("kv_dtype") String kvDtype, String allreduce, String overlap,
-                         @JsonProperty("cuda_graphs") boolean cudaGraphs) {}
+    public Duration itl() {
+        return timing.itl();
+    }
 
-    /**
-     * The step's time as users see it and what it is made of.
-     *
-     * @param itlMs          the inter-token latency: the GPU's step, then the host time it does not hide
-     * @param gpuPathMs      one micro-batch's path through every stage's kernels
-     * @param bubbleMs       what the slowest pipeline stage adds beyond that path (0 without PP)
-     * @param hostMs         the engine's host time between steps
-     * @param hostExposedMs  the part of it on the critical path
-     * @param kernels        kernels launched per step on one GPU (compute and communication)
-     * @param floorMs        their per-kernel floors summed: launch gaps and fixed times
-     * @param rooflineMs     the compute kernels' work at peak rates: what the roofline alone would give
-     */
-    public record Timing(double itlMs, double gpuPathMs, double bubbleMs, double hostMs, double hostExposedMs, int kernels, double floorMs,
-                         double rooflineMs) {}
+    public List<Layer> layers() {
+        return timeline.layers();
+    }
 
-    /** One kernel: compute or a collective, on its stream, for one micro-batch. */
-    /**
-     * One kernel as it ran: {@code bytes} a collective's data sent per GPU or a compute kernel's HBM
-     * traffic, {@code flops} a compute kernel's operations (0 for a collective).
-     */
-    public record Span(String name, String kind, int stream, @JsonProperty("micro_batch") int microBatch,
-                       @JsonProperty("start_ms") double startMs, @JsonProperty("end_ms") double endMs, long bytes, double flops) {}
+    /** Output tokens per second of the whole layout: every replica's batch, a token each per step. */
+    public double tokensPerS() {
+        return layout.batch() * layout.dp() / (timing.itl().ms() / 1000);
+    }
 
-    public record Layer(int index, boolean moe, @JsonProperty("start_ms") double startMs, @JsonProperty("end_ms") double endMs,
-                        @JsonProperty("compute_ms") double computeMs, @JsonProperty("comm_ms") double commMs, List<Span> spans) {}
+    public double tokensPerSPerGpu() {
+        return tokensPerS() / layout.gpus();
+    }
 
-    /**
-     * @param tpPath          what the TP group's collectives cross: NVLink, PCIe, a CPU socket link, the network
-     * @param weightBytesRead the weights one GPU's kernels read in the step (an MoE layer reads only the
-     *                        experts its tokens picked; two micro-batches read them twice)
-     */
-    /**
-     * @param contention where collectives of different groups (or of one GPU, at once) share links, so
-     *                   that the step ran every collective on one clock: said in a line; else empty
-     * @param linkLoads  the followed GPU's and its NICs' links over a step on one clock; empty otherwise
-     */
+    /** One sequence's tokens per second: a token a step. */
+    public double tokensPerSPerUser() {
+        return 1000 / timing.itl().ms();
+    }
+
     static DecodeResult of(DecodeSpec spec, GpuModel gpu, String tpPath, String contention, MemoryPlan memory, double weightBytesRead,
-                           List<Op> ops, Timing timing, List<String> warnings, List<LinkLoad> linkLoads) {
+                           List<Op> ops, StepTime time, List<String> warnings, List<LinkLoad> linkLoads) {
         ModelConfig m = spec.model();
-        double itl = timing.itlMs();
         double compute = 0;
         double comm = 0;
         double latency = 0;
@@ -119,7 +146,7 @@ public record DecodeResult(
         }
         for (Op o : ops) {
             double d = (o.end - o.start) / 1000;
-            if (o.kind == Op.Kind.COMM) {
+            if (o.kind == KernelKind.COMM) {
                 comm += d;
                 latency += o.latencyMicros / 1000;
                 bytes += o.bytes;
@@ -128,31 +155,36 @@ public record DecodeResult(
                 compute += d;
                 computeIntervals.add(new double[] {o.start, o.end});
             }
-            Span s = new Span(o.name, o.kind.name().toLowerCase(Locale.ROOT), o.stream, o.microBatch, o.start / 1000,
-                    o.end / 1000, o.bytes, o.flops);
+            Span s = new Span(o.name, o.kind, o.stream, o.microBatch, Duration.ofMicros(o.start), Duration.ofMicros(o.end), o.bytes, o.flops);
             (o.layer < 0 ? before : o.layer >= m.layers() ? after : perLayer.get(o.layer)).add(s);
         }
         List<Layer> layers = new ArrayList<>();
         for (int l = 0; l < m.layers(); l++) {
             List<Span> spans = perLayer.get(l);
-            layers.add(new Layer(l, m.isMoe(l), spans.stream().mapToDouble(Span::startMs).min().orElse(0),
-                    spans.stream().mapToDouble(Span::endMs).max().orElse(0),
-                    spans.stream().filter(s -> s.kind().equals("compute")).mapToDouble(s -> s.endMs() - s.startMs()).sum(),
-                    spans.stream().filter(s -> s.kind().equals("comm")).mapToDouble(s -> s.endMs() - s.startMs()).sum(), spans));
+            layers.add(new Layer(l, m.isMoe(l), Duration.ofMillis(spans.stream().mapToDouble(s -> s.start().ms()).min().orElse(0)),
+                    Duration.ofMillis(spans.stream().mapToDouble(s -> s.end().ms()).max().orElse(0)),
+                    Duration.ofMillis(spans.stream().filter(s -> s.kind() == KernelKind.COMPUTE).mapToDouble(s -> s.length().ms()).sum()),
+                    Duration.ofMillis(spans.stream().filter(s -> s.kind() == KernelKind.COMM).mapToDouble(s -> s.length().ms()).sum()),
+                    spans));
         }
         double exposed = (covered(commIntervals) - overlap(commIntervals, computeIntervals)) / 1000;
-        double tokensPerS = spec.batch() * spec.dp() / (itl / 1000);
-        Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.gpus(), spec.batch(), spec.microBatch(), spec.context(),
-                spec.precision().label(), spec.kvBytes() == 1 ? "fp8" : "bf16", spec.allReduceKernel().label(), spec.overlap().label(),
+        Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.batch(), spec.microBatch(), spec.context(),
+                spec.precision(), spec.kvBytes() == 1 ? Precision.FP8 : Precision.BF16, spec.allReduceKernel(), spec.overlap(),
                 spec.cudaGraphs());
-        return new DecodeResult(m.name(), spec.system().name(), gpu.label(), spec.system().whatIf().describe(), layout, tpPath, contention, spec.engine().label(), KernelCosts.EFFICIENCY_SET,
-                itl, tokensPerS, tokensPerS / spec.gpus(),
-                1000 / itl, compute, comm, exposed, bytes, comm - latency, latency, memory.weightsBytes(),
-                weightBytesRead / gpu.roofline().hbmBytesPerSecond() * 1000, memory.kvBytes(),
-                memory.buffersBytes(), memory.total(), memory.capacityBytes(), timing.gpuPathMs(), timing.bubbleMs(), timing.hostMs(),
-                timing.hostExposedMs(), timing.kernels(), timing.floorMs(), timing.rooflineMs(), List.copyOf(warnings), before, layers, after,
-                List.copyOf(linkLoads));
+        Setup setup = new Setup(m.name(), spec.system().name(), gpu.label(), spec.system().whatIf().describe(), tpPath, contention,
+                spec.engine(), KernelCosts.EFFICIENCY_SET);
+        Timing timing = new Timing(time.itl(), time.gpuPath(), time.bubble(), time.host(), time.hostExposed(), Duration.ofMillis(compute),
+                Duration.ofMillis(weightBytesRead / gpu.roofline().hbmBytesPerSecond() * 1000), time.kernels(), time.floor(),
+                time.roofline());
+        Communication communication = new Communication(Duration.ofMillis(comm), Duration.ofMillis(exposed),
+                Duration.ofMillis(comm - latency), Duration.ofMillis(latency), bytes);
+        return new DecodeResult(setup, layout, memory, timing, communication,
+                new Timeline(before, layers, after, List.copyOf(linkLoads)), List.copyOf(warnings));
     }
+
+    /** What {@link DecodeStep} works out of the step's kernels: its time and its kernels' floors and bounds. */
+    record StepTime(Duration itl, Duration gpuPath, Duration bubble, Duration host, Duration hostExposed, int kernels, Duration floor,
+                    Duration roofline) {}
 
     /** Total length of the union of intervals. */
     private static double covered(List<double[]> intervals) {

@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.decode;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.Duration;
 import dev.collsim.scenarios.stochastic.Variability;
 import dev.collsim.topologies.catalog.GpuModel;
 import java.util.ArrayList;
@@ -101,7 +102,7 @@ public final class DecodeStep {
      */
     public static double prefillMs(DecodeSpec spec, CommModel.Cache cache) {
         DecodeResult r = prefillForward(spec, 0, cache, false);
-        return r.itlMs() - r.hostExposedMs();
+        return r.timing().gpu().ms();
     }
 
     /**
@@ -198,7 +199,7 @@ public final class DecodeStep {
      * every micro-batch in turn); a prompt's forward, the path alone (its prompts are the one batch in
      * flight); then the engine's host time that its GPU work does not hide.
      */
-    private DecodeResult.Timing timing(List<Op> ops) {
+    private DecodeResult.StepTime timing(List<Op> ops) {
         double[] stageEnd = new double[spec.pp()];
         double floor = 0;
         double roofline = 0;
@@ -218,8 +219,8 @@ public final class DecodeStep {
         double gpuStep = prefill ? path : Math.max(path, spec.pp() * slowest);
         double host = spec.engine().hostMicros(spec.batch());
         double exposedHost = spec.hostOverlapped() ? Math.max(0, host - gpuStep) : host;
-        return new DecodeResult.Timing((gpuStep + exposedHost) / 1000, path / 1000, (gpuStep - path) / 1000, host / 1000,
-                exposedHost / 1000, kernels, floor / 1000, roofline / 1000);
+        return new DecodeResult.StepTime(Duration.ofMicros(gpuStep + exposedHost), Duration.ofMicros(path), Duration.ofMicros(gpuStep - path),
+                Duration.ofMicros(host), Duration.ofMicros(exposedHost), kernels, Duration.ofMicros(floor), Duration.ofMicros(roofline));
     }
 
     /** The pipeline stage that holds layer {@code l}. */

@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.decode;
 
+import dev.collsim.scenarios.decode.DecodeResult.KernelKind;
 import dev.collsim.scenarios.stochastic.Variability;
 import dev.collsim.topologies.catalog.GpuModel;
 import java.util.ArrayList;
@@ -359,18 +360,18 @@ final class LayerKernels {
         for (int i = 0; i < FUSED_TILES; i++) {
             boolean lastTile = i == FUSED_TILES - 1;
             double micros = whole / FUSED_TILES + (i == 0 ? launch() : 0);
-            gemm = add(new Op(name + "[" + i + "]", l, b, Op.Kind.COMPUTE, 0, micros, 0, 0, 0).after(gemm));
+            gemm = add(new Op(name + "[" + i + "]", l, b, KernelKind.COMPUTE, 0, micros, 0, 0, 0).after(gemm));
             if (i == 0) {
                 gemm.floorMicros = launch() + KernelCosts.FIXED_US;
             }
             gemm.launch = i == 0;
             gemm.rooflineMicros = k.rooflineMicros(2.0 * t * params, bytes, bits) / FUSED_TILES;
-            reductions[i] = add(new Op(name + "_all_reduce[" + i + "]", l, b, Op.Kind.COMM, 1,
+            reductions[i] = add(new Op(name + "_all_reduce[" + i + "]", l, b, KernelKind.COMM, 1,
                     tileBandwidth + (lastTile ? full.latencyMicros() : 0), tile.sms(), tile.bytesSent(),
                     lastTile ? full.latencyMicros() : 0).after(gemm));
             reductions[i].launch = false;
         }
-        return add(new Op(name + "_reduced", l, b, Op.Kind.COMPUTE, 0, 0, 0, 0, 0).after(reductions));
+        return add(new Op(name + "_reduced", l, b, KernelKind.COMPUTE, 0, 0, 0, 0, 0).after(reductions));
     }
 
     /** The TP group's all-reduce of the activations, unless fused into the GEMM before it (or there is no TP group). */
@@ -400,7 +401,7 @@ final class LayerKernels {
                        int mathBits) {
         double work = k.workMicros(kind, flops, bytes, mathBits) * slowdown(layer);
         double micros = spec.cudaGraphs() ? launch() + work : Math.max(launch(), work + KernelCosts.GRAPH_GAP_US);
-        Op op = add(new Op(name, layer, b, Op.Kind.COMPUTE, 0, micros, 0, Math.round(bytes), 0).after(after));
+        Op op = add(new Op(name, layer, b, KernelKind.COMPUTE, 0, micros, 0, Math.round(bytes), 0).after(after));
         op.rooflineMicros = k.rooflineMicros(usefulFlops, bytes, mathBits);
         op.flops = usefulFlops;
         op.floorMicros = micros - (work - KernelCosts.FIXED_US * slowdown(layer));
@@ -409,7 +410,7 @@ final class LayerKernels {
 
     private Op collective(String name, int layer, int b, CommModel.Cost c, Op after) {
         double launch = launch();
-        Op op = add(new Op(name, layer, b, Op.Kind.COMM, spec.overlap().commStream(b), c.micros() + launch, c.sms(), c.bytesSent(),
+        Op op = add(new Op(name, layer, b, KernelKind.COMM, spec.overlap().commStream(b), c.micros() + launch, c.sms(), c.bytesSent(),
                 c.latencyMicros() + launch).after(after));
         op.floorMicros = launch;
         op.collective = c;
@@ -456,7 +457,7 @@ final class LayerKernels {
                 while (at[b] < list.size()) {
                     Op op = list.get(at[b]++);
                     ops.add(op);
-                    if (op.kind == Op.Kind.COMM) {
+                    if (op.kind == KernelKind.COMM) {
                         break;
                     }
                 }

@@ -13,7 +13,7 @@ import java.util.Locale;
  * group's alltoall one per rank. The reserve (1 GiB) stands for the CUDA context, cuBLAS workspace and
  * activations: an assumption, not a measurement.
  */
-record MemoryPlan(double weightsBytes, double kvBytes, double buffersBytes, double reserveBytes, double capacityBytes) {
+public record MemoryPlan(double weightsBytes, double kvBytes, double buffersBytes, double reserveBytes, double capacityBytes) {
     /** Routed experts on the GPU that holds the most of them when {@code experts} spread over {@code ep} GPUs. */
     static int expertsOnBusiestRank(int experts, int ep) {
         return (experts + ep - 1) / ep;
@@ -53,7 +53,7 @@ record MemoryPlan(double weightsBytes, double kvBytes, double buffersBytes, doub
         return new MemoryPlan(weights, kv, buffers, RESERVE, gpu.roofline().hbmBytes());
     }
 
-    double total() {
+    public double total() {
         return weightsBytes + kvBytes + buffersBytes + reserveBytes;
     }
 

@@ -8,6 +8,7 @@ import dev.collsim.core.engine.Engine;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
+import dev.collsim.scenarios.decode.DecodeResult.KernelKind;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
@@ -62,7 +63,7 @@ final class OneClock {
         GpuStreams streams = new GpuStreams(engine, sms, streams(ops));
         Map<Op, Integer> number = new IdentityHashMap<>();
         for (Op op : ops) {
-            number.put(op, streams.kernel(op.stream, op.picos(), op.kind == Op.Kind.COMPUTE, op.sms, waits(op, number)));
+            number.put(op, streams.kernel(op.stream, op.picos(), op.kind == KernelKind.COMPUTE, op.sms, waits(op, number)));
         }
         streams.run();
         times(ops, streams, number);
@@ -97,7 +98,7 @@ final class OneClock {
             int[] runs = null;
             int followed = -1;
             if (op.collective == null) {
-                k = streams.kernel(op.stream, op.picos(), op.kind == Op.Kind.COMPUTE, op.sms, waits(op, number));
+                k = streams.kernel(op.stream, op.picos(), op.kind == KernelKind.COMPUTE, op.sms, waits(op, number));
             } else {
                 CommModel.Collective c = op.collective.what();
                 List<CollectiveRun> groups = layout.runs(c);

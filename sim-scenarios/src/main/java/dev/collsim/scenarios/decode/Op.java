@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.decode;
 
+import dev.collsim.scenarios.decode.DecodeResult.KernelKind;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,12 +11,10 @@ import java.util.List;
  * SMs and runs longer.
  */
 final class Op {
-    enum Kind { COMPUTE, COMM }
-
     final String name;
     final int layer;
     final int microBatch;
-    final Kind kind;
+    final KernelKind kind;
     final int stream;
     final double micros;
     final int sms;
@@ -42,7 +41,7 @@ final class Op {
      * @param bytes         a collective's data sent per GPU, or a compute kernel's HBM traffic
      * @param latencyMicros the part of a collective's time that does not shrink with its size
      */
-    Op(String name, int layer, int microBatch, Kind kind, int stream, double micros, int sms, long bytes, double latencyMicros) {
+    Op(String name, int layer, int microBatch, KernelKind kind, int stream, double micros, int sms, long bytes, double latencyMicros) {
         this.name = name;
         this.layer = layer;
         this.microBatch = microBatch;

@@ -7,6 +7,7 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.Require;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.units.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -48,7 +49,7 @@ public final class Prefill {
         Forwards f = forwards(layout, isl, requests, chunk, cache, alone);
         List<PrefillResult.LayerTime> layers = new ArrayList<>();
         for (int l = 0; l < f.layerMs.length; l++) {
-            layers.add(new PrefillResult.LayerTime(l, layout.model().isMoe(l), f.layerMs[l]));
+            layers.add(new PrefillResult.LayerTime(l, layout.model().isMoe(l), Duration.ofMillis(f.layerMs[l])));
         }
         double kvPerToken = (double) layout.model().layers() * layout.model().kvElementsPerToken() * layout.kvBytes();
         long perGpu = Math.round((double) isl * requests * layout.model().layers() * layout.model().kvElementsPerTokenPerRank(layout.tp())
@@ -61,9 +62,10 @@ public final class Prefill {
                         + " GPUs holds one instance of " + (layout.gpus() == layout.tp() ? "TP " + layout.tp() : layout.gpus() + " GPUs")
                         + ", not two"));
         DecodeResult first = f.first;
-        return new PrefillResult(first.model(), first.system(), first.gpu(), first.whatIfs(), layout.tp(), layout.pp(), layout.ep(), isl, requests,
-                chunk, first.layout().dtype(), first.layout().kvDtype(), layout.engine().label(), f.ttft, f.compute, f.comm, f.exposed,
-                f.hostMs * f.forwards.size(), kvPerToken, kvPerToken * isl, perGpu, transfers, f.forwards, layers, first.warnings(), f.last);
+        PrefillResult.Time time = new PrefillResult.Time(Duration.ofMillis(f.ttft), Duration.ofMillis(f.compute), Duration.ofMillis(f.comm),
+                Duration.ofMillis(f.exposed), Duration.ofMillis(f.hostMs * f.forwards.size()));
+        return new PrefillResult(first.setup(), first.layout(), new PrefillResult.Prompts(isl, requests, chunk), time,
+                new PrefillResult.KvCache(kvPerToken, kvPerToken * isl, perGpu, transfers), f.forwards, layers, first.warnings(), f.last);
     }
 
     /**
@@ -71,7 +73,7 @@ public final class Prefill {
      * (0: whole), the host's time left out: what a chunk adds to the decode step it rides in.
      */
     public static double[] chunkGpuMs(DecodeSpec layout, int isl, int chunk, CommModel.Cache cache) {
-        return forwards(layout, isl, 1, chunk, cache, true).forwards.stream().mapToDouble(PrefillResult.Forward::gpuMs).toArray();
+        return forwards(layout, isl, 1, chunk, cache, true).forwards.stream().mapToDouble(fw -> fw.gpu().ms()).toArray();
     }
 
     /** The forwards of a prefill, each layer's time summed over them, and the last forward's layer ends on the prefill's clock. */
@@ -99,8 +101,8 @@ public final class Prefill {
         for (int cached = 0; cached < isl; cached += step) {
             int tokens = Math.min(step, isl - cached);
             DecodeResult r = DecodeStep.prefillForward(layout.withTokens(requests * tokens, cached + tokens), cached, cache, alone);
-            double gpuMs = r.itlMs() - r.hostExposedMs();
-            forwards.add(new PrefillResult.Forward(cached, tokens, gpuMs, r.computeMs(), r.commMs(), r.exposedCommMs()));
+            double gpuMs = r.timing().gpu().ms();
+            forwards.add(new PrefillResult.Forward(cached, tokens, Duration.ofMillis(gpuMs), r.timing().compute(), r.comm().busy(), r.comm().exposed()));
             last = r;
             if (first == null) {
                 first = r;
@@ -109,14 +111,14 @@ public final class Prefill {
             double[] ends = new double[r.layers().size()];
             for (int l = 0; l < layerMs.length; l++) {
                 DecodeResult.Layer layer = r.layers().get(l);
-                layerMs[l] += layer.endMs() - layer.startMs();
-                ends[l] = ttft + hostMs + layer.endMs();
+                layerMs[l] += layer.end().ms() - layer.start().ms();
+                ends[l] = ttft + hostMs + layer.end().ms();
             }
             layerEnds.add(ends);
             ttft += hostMs + gpuMs;
-            compute += r.computeMs();
-            comm += r.commMs();
-            exposed += r.exposedCommMs();
+            compute += r.timing().compute().ms();
+            comm += r.comm().busy().ms();
+            exposed += r.comm().exposed().ms();
         }
         return new Forwards(first, last, forwards, layerMs, layerEnds, hostMs, ttft, compute, comm, exposed);
     }
@@ -148,7 +150,7 @@ public final class Prefill {
                 linkFree = Math.max(linkFree, end) + send;
             }
         }
-        return new PrefillResult.KvTransfer(over, whole, Math.max(0, linkFree - ttft), "");
+        return new PrefillResult.KvTransfer(over, Duration.ofMillis(whole), Duration.ofMillis(Math.max(0, linkFree - ttft)), "");
     }
 
     /** The time of {@code tp} sends of {@code bytes} each, GPU t to its peer, run together. */

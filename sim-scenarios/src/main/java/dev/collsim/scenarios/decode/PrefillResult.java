@@ -1,61 +1,65 @@
 package dev.collsim.scenarios.decode;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.collsim.core.units.Duration;
 import java.util.List;
 
 /**
  * A prefill's time to first token and what it is made of, per layer and per forward, with the KV
  * cache it leaves and what moving it to a decode instance costs.
  *
- * @param kvBytesPerToken   the whole model's KV cache per token (every layer, every KV head)
- * @param kvBytesPerRequest that times the prompt
- * @param kvBytesPerGpu     what each GPU holds of the batch's cache, and sends to its peer
- * @param lastForward       the forward that ends with the first token, kernel by kernel (for the report and the trace)
+ * @param setup       what it ran on and how it was modelled (its first forward's)
+ * @param layout      the layout (its first forward's: the batch there is that forward's prompt rows)
+ * @param lastForward the forward that ends with the first token, kernel by kernel (for the report and the trace)
  */
-public record PrefillResult(
-        String model, String system, String gpu,
-        @JsonProperty("what_ifs") @JsonInclude(JsonInclude.Include.NON_EMPTY) String whatIfs,
-        int tp, int pp, int ep, int isl, int batch,
-        @JsonProperty("chunk") int chunk,
-        String dtype,
-        @JsonProperty("kv_dtype") String kvDtype,
-        String engine,
-        @JsonProperty("ttft_ms") double ttftMs,
-        @JsonProperty("compute_ms") double computeMs,
-        @JsonProperty("comm_ms") double commMs,
-        @JsonProperty("exposed_comm_ms") double exposedCommMs,
-        @JsonProperty("host_ms") double hostMs,
-        @JsonProperty("kv_bytes_per_token") double kvBytesPerToken,
-        @JsonProperty("kv_bytes_per_request") double kvBytesPerRequest,
-        @JsonProperty("kv_bytes_per_gpu") long kvBytesPerGpu,
-        @JsonProperty("kv_transfer") List<KvTransfer> kvTransfer,
-        List<Forward> forwards,
-        List<LayerTime> layers,
-        List<String> warnings,
-        @JsonIgnore DecodeResult lastForward) {
+public record PrefillResult(DecodeResult.Setup setup, DecodeResult.Layout layout, Prompts prompts, Time time, KvCache kv,
+                            List<Forward> forwards, List<LayerTime> layers, List<String> warnings, DecodeResult lastForward) {
+
+    /**
+     * The prompts prefilled together.
+     *
+     * @param isl      prompt tokens per request
+     * @param requests prompts prefilled together
+     * @param chunk    tokens per forward, or 0 for the whole prompt at once
+     */
+    public record Prompts(int isl, int requests, int chunk) {}
+
+    /** The time to first token and what it is made of, summed over the forwards. */
+    public record Time(Duration ttft, Duration compute, Duration comm, Duration exposedComm, Duration host) {}
+
+    /**
+     * The KV cache the prefill leaves.
+     *
+     * @param bytesPerToken   the whole model's KV cache per token (every layer, every KV head)
+     * @param bytesPerRequest that times the prompt
+     * @param bytesPerGpu     what each GPU holds of the batch's cache, and sends to its peer
+     * @param transfers       moving it to a decode instance, over each kind of link
+     */
+    public record KvCache(double bytesPerToken, double bytesPerRequest, long bytesPerGpu, List<KvTransfer> transfers) {}
 
     /**
      * Moving the KV cache to a decode instance over one kind of link.
      *
-     * @param afterMs    all of it sent after the last layer: all of it waits; null where not simulated
-     * @param exposedMs  sent layer by layer as each layer ends: what it adds after the prefill; null where not simulated
-     * @param why        why it was not simulated, else empty
+     * @param after    all of it sent after the last layer: all of it waits; null where not simulated
+     * @param exposed  sent layer by layer as each layer ends: what it adds after the prefill; null where not simulated
+     * @param why      why it was not simulated, else empty
      */
-    public record KvTransfer(String over, @JsonProperty("after_prefill_ms") @JsonInclude(JsonInclude.Include.NON_NULL) Double afterMs,
-                             @JsonProperty("layer_by_layer_exposed_ms") @JsonInclude(JsonInclude.Include.NON_NULL) Double exposedMs,
-                             @JsonInclude(JsonInclude.Include.NON_EMPTY) String why) {
+    public record KvTransfer(String over, Duration after, Duration exposed, String why) {
         static KvTransfer notSimulated(String over, String why) {
             return new KvTransfer(over, null, null, why);
+        }
+
+        public boolean simulated() {
+            return after != null;
         }
     }
 
     /** One forward: the tokens of each request cached before it, its own, and its GPU time. */
-    public record Forward(@JsonProperty("cached_tokens") int cachedTokens, int tokens, @JsonProperty("gpu_ms") double gpuMs,
-                          @JsonProperty("compute_ms") double computeMs, @JsonProperty("comm_ms") double commMs,
-                          @JsonProperty("exposed_comm_ms") double exposedCommMs) {}
+    public record Forward(int cachedTokens, int tokens, Duration gpu, Duration compute, Duration comm, Duration exposedComm) {}
 
     /** A layer's time, summed over the forwards. */
-    public record LayerTime(int index, boolean moe, @JsonProperty("ms") double ms) {}
+    public record LayerTime(int index, boolean moe, Duration time) {}
+
+    public Duration ttft() {
+        return time.ttft();
+    }
 }

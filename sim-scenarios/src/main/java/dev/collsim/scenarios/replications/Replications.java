@@ -1,12 +1,8 @@
 package dev.collsim.scenarios.replications;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
-import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
-import dev.collsim.reports.Column;
-import dev.collsim.reports.Table;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.scenarios.bench.BenchRow;
 import dev.collsim.scenarios.bench.BenchSpec;
@@ -14,11 +10,12 @@ import dev.collsim.scenarios.decode.CommModel;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.metrics.DecodeMetrics;
+import dev.collsim.scenarios.metrics.Metric;
 import dev.collsim.scenarios.stochastic.Variability;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -32,30 +29,15 @@ public final class Replications {
     public static final List<String> BENCH_QUANTITIES = List.of("time_us", "busbw_GBps");
 
     /**
-     * What a stochastic run reports: each quantity's summary, by name, in a fixed order.
+     * What a stochastic run reports: each quantity's summary, by its metric's key, in a fixed order.
      *
-     * @param sizes a bench run's sizes in bytes, in the order of its quantities (two a size: time_us,
-     *              busbw_GBps); empty for decode
+     * @param stragglerGpu the GPU a straggler slows, or -1 for one drawn per replication
+     * @param outage       the link taken down and when, in words; null for none
+     * @param sizes        a bench run's sizes in bytes, in the order of its quantities (two a size: time_us,
+     *                     busbw_GBps); empty for decode
      */
-    public record Result(String what, int replications, long seed, @JsonProperty("launch_jitter") double launchJitter,
-                         @JsonProperty("step_jitter") double stepJitter, double straggler,
-                         @JsonProperty("straggler_gpu") int stragglerGpu, String outage, Map<String, Summary> quantities,
-                         @JsonIgnore List<Long> sizes) {
-
-        public Table table() {
-            Table t = new Table("replications of " + what, List.of(Column.text("quantity", "quantity", 26),
-                    Column.number("mean", "mean", "", 12, 4), Column.number("p50", "P50", "", 12, 4),
-                    Column.number("p99", "P99", "", 12, 4), Column.number("ci95", "95% CI +/-", "", 12, 4),
-                    Column.number("min", "min", "", 12, 4), Column.number("max", "max", "", 12, 4)),
-                    Map.of("command", "replications", "what", what));
-            t.note(String.format(Locale.ROOT, "%s: %d replications, seed %d; launch jitter cv %.3g, step jitter cv %.3g, straggler %s",
-                    what, replications, seed, launchJitter, stepJitter,
-                    straggler > 1 ? straggler + "x on " + (stragglerGpu >= 0 ? "GPU " + stragglerGpu : "a GPU drawn per replication") : "none")
-                    + (outage == null ? "" : "; outage " + outage));
-            quantities.forEach((name, s) -> t.row(name, s.mean(), s.p50(), s.p99(), s.ci95HalfWidth(), s.min(), s.max()));
-            return t;
-        }
-    }
+    public record Result(String what, int replications, long seed, double launchJitter, double stepJitter, double straggler,
+                         int stragglerGpu, String outage, Map<String, Summary> quantities, List<Long> sizes) {}
 
     /**
      * R decode steps of replica 0, as its users see them: a drawn straggler slows them only when it
@@ -69,18 +51,18 @@ public final class Replications {
         }
         Variability v = new Variability(vs, seed);
         CommModel.Cache cache = new CommModel.Cache();
-        double[][] q = new double[3][r];
+        List<Metric<DecodeResult>> metrics = DecodeMetrics.REPLICATED;
+        double[][] q = new double[metrics.size()][r];
         for (int i = 0; i < r; i++) {
             v.nextReplication();
             DecodeResult d = DecodeStep.run(spec, cache, v);
-            q[0][i] = d.itlMs();
-            q[1][i] = d.tokensPerSPerUser();
-            q[2][i] = d.exposedCommMs();
+            for (int k = 0; k < metrics.size(); k++) {
+                q[k][i] = metrics.get(k).value(d);
+            }
         }
         Map<String, Summary> out = new LinkedHashMap<>();
-        String[] names = {"itl_ms", "tokens_per_s_per_user", "exposed_comm_ms"};
-        for (int k = 0; k < names.length; k++) {
-            out.put(names[k], Summary.of(q[k]));
+        for (int k = 0; k < metrics.size(); k++) {
+            out.put(metrics.get(k).key(), Summary.of(q[k]));
         }
         return result("decode " + spec.model().name() + " on " + spec.system().name(), r, seed, vs, out, List.of());
     }

@@ -1,6 +1,5 @@
 package dev.collsim.scenarios.replications;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Arrays;
 import umontreal.ssj.stat.Tally;
 
@@ -8,7 +7,7 @@ import umontreal.ssj.stat.Tally;
  * A quantity over replications: mean, median, 99th percentile (nearest rank) and the half-width of
  * the mean's 95 % confidence interval (Student's t, SSJ's {@link Tally}); 0 with one replication.
  */
-public record Summary(int n, double mean, double p50, double p99, @JsonProperty("ci95_half_width") double ci95HalfWidth,
+public record Summary(int n, double mean, double p50, double p99, double ci95HalfWidth,
                       double min, double max) {
     public static Summary of(double[] values) {
         if (values.length == 0) {

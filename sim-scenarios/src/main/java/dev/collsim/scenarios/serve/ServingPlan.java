@@ -1,35 +1,29 @@
 package dev.collsim.scenarios.serve;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.collsim.reports.Column;
-import dev.collsim.reports.Table;
-import java.util.ArrayList;
+import dev.collsim.core.units.Duration;
+import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.scenarios.decode.ServingEngine;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * The answer to a serving question: for each system, the best aggregated and the best disaggregated
- * deployment that meets both targets (or why none does), what each is made of, and a verdict.
+ * deployment that meets both targets, or what fell short.
+ *
+ * @param rate requests/s the deployments are sized for; null when not asked
  */
-public record ServingPlan(String model, int isl, int osl, @JsonProperty("ttft_slo_ms") double ttftSloMs,
-                          @JsonProperty("itl_slo_ms") double itlSloMs,
-                          @JsonProperty("rate_per_s") @JsonInclude(JsonInclude.Include.NON_NULL) Double rate,
-                          int gpus, String dtype, String engine, @JsonProperty("kv_transfer") String kvTransfer,
-                          List<SystemPlan> systems, List<String> verdicts) {
+public record ServingPlan(String model, int isl, int osl, Duration ttftSlo, Duration itlSlo, Double rate, int gpus, Precision dtype,
+                          ServingEngine engine, KvTransfer kvTransfer, List<SystemPlan> systems) {
 
     /**
-     * One system's two answers; either is null where no deployment meets both targets, and {@code why}
-     * says what binds. {@code fitting}: the decode instances and batches that fit in memory and were simulated.
+     * One system's two answers; a deployment is null where none meets both targets, and its shortfall
+     * says what binds (null where one meets them). {@code fitting}: the decode instances and batches that
+     * fit in memory and were simulated.
      */
-    public record SystemPlan(String system, int fitting, @JsonInclude(JsonInclude.Include.NON_NULL) Deployment aggregated,
-                             @JsonProperty("aggregated_why") @JsonInclude(JsonInclude.Include.NON_NULL) String aggregatedWhy,
-                             @JsonInclude(JsonInclude.Include.NON_NULL) Deployment disaggregated,
-                             @JsonProperty("disaggregated_why") @JsonInclude(JsonInclude.Include.NON_NULL) String disaggregatedWhy,
-                             String verdict) {
+    public record SystemPlan(String system, int fitting, Deployment aggregated, Shortfall aggregatedShortfall, Deployment disaggregated,
+                             Shortfall disaggregatedShortfall) {
         /** The better of the two, or null. */
-        Deployment best() {
+        public Deployment best() {
             if (aggregated == null || disaggregated == null) {
                 return aggregated == null ? disaggregated : aggregated;
             }
@@ -37,81 +31,78 @@ public record ServingPlan(String model, int isl, int osl, @JsonProperty("ttft_sl
         }
     }
 
+    /** How prefill and decode share GPUs. */
+    public enum Mode {
+        /** Prefill chunks ride in the decode steps of the same instances. */
+        AGGREGATED,
+        /** Prefill instances hand each request's KV cache to decode instances. */
+        DISAGGREGATED;
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * Why no deployment of a mode meets both targets.
+     *
+     * @param best the closest it came where the reason has a number (the fastest ITL, the best TTFT); else null
+     */
+    public record Shortfall(Reason reason, Duration best) {
+        public enum Reason {
+            /** No instance fits in memory and keeps up with its prompts. */
+            NOTHING_FITS,
+            /** The fastest decode step is slower than the ITL target. */
+            ITL,
+            /** Among the deployments within the ITL target, the best mean TTFT is above its target. */
+            TTFT_WITHIN_ITL,
+            /** Even unloaded, prefill, KV move and a decode step take longer than the TTFT target. */
+            TTFT_UNLOADED,
+            /** No path between two instances for the KV cache. */
+            NO_KV_PATH
+        }
+    }
+
     /**
      * A deployment at the load where it still meets both targets.
      *
-     * @param deployment       what runs where, in words
-     * @param gpus             GPUs of the deployment's unit (aggregated: one instance; disaggregated: its xP and yD instances)
-     * @param ttftMs           mean time to first token at that load
-     * @param itlMs            mean time per output token
+     * @param deployment  what runs where, in words (the syntax serve prints)
+     * @param gpus        GPUs of the deployment's unit (aggregated: one instance; disaggregated: its xP and yD instances)
+     * @param gpusForRate GPUs for the asked request rate, units rounded up per instance kind; null without a rate
+     */
+    public record Deployment(Mode mode, String deployment, int gpus, Load load, Parts parts, Integer gpusForRate) {
+        public Duration ttft() {
+            return load.ttft();
+        }
+
+        public Duration itl() {
+            return load.itl();
+        }
+
+        public double tokensPerSPerGpu() {
+            return load.tokensPerSPerGpu();
+        }
+    }
+
+    /**
+     * What a deployment gives at that load.
+     *
+     * @param ttft             mean time to first token
+     * @param itl              mean time per output token
      * @param tokensPerSPerGpu output tokens/s per GPU of the unit
      * @param requestsPerS     requests/s the unit serves
-     * @param prefillMs        one prefill forward (aggregated: the prompt's chunks inside decode steps, back to back)
-     * @param queueMs          the mean wait for it
-     * @param kvMs             the KV cache's move that the first token waits for (disaggregated)
-     * @param decodeStepMs     a decode step without prefill work
-     * @param stepWithChunkMs  a decode step that carries a prefill chunk (aggregated)
-     * @param gpusForRate      GPUs for the asked request rate, units rounded up per instance kind; null without {@code --rate}
      */
-    public record Deployment(String mode, String deployment, int gpus,
-                             @JsonProperty("ttft_ms") double ttftMs, @JsonProperty("itl_ms") double itlMs,
-                             @JsonProperty("tokens_per_s_per_gpu") double tokensPerSPerGpu,
-                             @JsonProperty("requests_per_s") double requestsPerS,
-                             @JsonProperty("prefill_ms") double prefillMs, @JsonProperty("queue_ms") double queueMs,
-                             @JsonProperty("kv_ms") double kvMs, @JsonProperty("kv_over") @JsonInclude(JsonInclude.Include.NON_EMPTY) String kvOver,
-                             @JsonProperty("decode_step_ms") double decodeStepMs,
-                             @JsonProperty("step_with_chunk_ms") double stepWithChunkMs,
-                             @JsonProperty("gpus_for_rate") @JsonInclude(JsonInclude.Include.NON_NULL) Integer gpusForRate) {}
+    public record Load(Duration ttft, Duration itl, double tokensPerSPerGpu, double requestsPerS) {}
 
-    public List<Table> tables() {
-        List<Column> columns = new ArrayList<>(List.of(Column.text("system", "system", width()), Column.text("mode", "mode", 15),
-                Column.text("deployment", "deployment", 44), Column.number("gpus", "GPUs", "", 5, 0),
-                Column.number("ttft_ms", "TTFT", "(ms)", 9, 1), Column.number("itl_ms", "ITL", "(ms)", 8, 2),
-                Column.number("tok_s_gpu", "tok/s/GPU", "", 10, 1), Column.number("req_s", "req/s", "", 8, 2)));
-        if (rate != null) {
-            columns.add(Column.number("gpus_for_rate", "GPUs for rate", "", 14, 0));
-        }
-        Table plans = new Table("Serving at both targets", columns, Map.of("command", "serve", "model", model));
-        plans.note(String.format(Locale.ROOT, "%s, ISL %d, OSL %d, %s, %s's kernels: the most output tokens/s per GPU with a mean TTFT of at"
-                + " most %s ms and a mean ITL of at most %s ms, each deployment's unit within %d GPUs%s", model, isl, osl, dtype, engine,
-                number(ttftSloMs), number(itlSloMs), gpus, rate == null ? "" : String.format(Locale.ROOT, "; GPUs for %s requests/s", number(rate))));
-        Table parts = new Table("What each deployment is made of", List.of(Column.text("system", "system", width()),
-                Column.text("mode", "mode", 15), Column.number("prefill_ms", "prefill", "(ms)", 9, 1),
-                Column.number("queue_ms", "queue", "(ms)", 8, 1), Column.number("kv_ms", "KV move", "(ms)", 8, 2),
-                Column.text("kv_over", "KV over", 12), Column.number("decode_step_ms", "decode step", "(ms)", 12, 2),
-                Column.number("step_with_chunk_ms", "with a chunk", "(ms)", 13, 2)), Map.of("command", "serve", "model", model));
-        parts.note("TTFT = queue + prefill + KV move (+ one decode step, disaggregated; + half a step, aggregated); the queue is M/D/1 at the"
-                + " load the targets allow");
-        for (SystemPlan s : systems) {
-            add(plans, parts, s.system(), s.aggregated(), s.aggregatedWhy(), "aggregated");
-            add(plans, parts, s.system(), s.disaggregated(), s.disaggregatedWhy(), "disaggregated");
-        }
-        systems.forEach(s -> plans.footnote(s.verdict()));
-        verdicts.forEach(plans::footnote);
-        return List.of(plans, parts);
-    }
-
-    private void add(Table plans, Table parts, String system, Deployment d, String why, String mode) {
-        if (d == null) {
-            plans.note(system + ", " + mode + ": " + why);
-            return;
-        }
-        List<Object> cells = new ArrayList<>(List.of(system, d.mode(), d.deployment(), d.gpus(), d.ttftMs(), d.itlMs(), d.tokensPerSPerGpu(),
-                d.requestsPerS()));
-        if (rate != null) {
-            cells.add(d.gpusForRate());
-        }
-        plans.row(cells.toArray());
-        parts.row(system, d.mode(), d.prefillMs(), d.queueMs(), d.kvMs(), d.kvOver().isEmpty() ? "-" : d.kvOver(), d.decodeStepMs(),
-                d.stepWithChunkMs());
-    }
-
-    private int width() {
-        return Math.max(14, systems.stream().mapToInt(s -> s.system().length() + 1).max().orElse(0));
-    }
-
-    /** A target as written: 2000, 50, 0.5. */
-    public static String number(double v) {
-        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
-    }
+    /**
+     * What a deployment's times are made of.
+     *
+     * @param prefill       one prefill forward (aggregated: the prompt's chunks inside decode steps, back to back)
+     * @param queue         the mean wait for it
+     * @param kv            the KV cache's move that the first token waits for (disaggregated)
+     * @param kvOver        what the KV cache crosses; empty where it does not move
+     * @param decodeStep    a decode step without prefill work
+     * @param stepWithChunk a decode step that carries a prefill chunk (aggregated)
+     */
+    public record Parts(Duration prefill, Duration queue, Duration kv, String kvOver, Duration decodeStep, Duration stepWithChunk) {}
 }

@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.serve;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.units.Duration;
 import dev.collsim.scenarios.compare.LayoutSearch;
 import dev.collsim.scenarios.decode.CommModel;
 import dev.collsim.scenarios.decode.DecodeResult;
@@ -11,6 +12,7 @@ import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Prefill;
 import dev.collsim.scenarios.decode.PrefillResult;
+import dev.collsim.scenarios.serve.ServingPlan.Shortfall.Reason;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -86,7 +88,7 @@ public final class ServingSearch {
      */
     record DecodePoint(Instance at, DecodeSpec spec, double itlMs, double weightsReadMs) {
         DecodePoint(Instance at, DecodeSpec spec, DecodeResult step) {
-            this(at, spec, step.itlMs(), step.weightsReadMs());
+            this(at, spec, step.itl().ms(), step.timing().weightsRead().ms());
         }
 
         /** Requests/s the instance finishes: every replica's batch, each sequence OSL steps long. */
@@ -117,8 +119,9 @@ public final class ServingSearch {
                         String.join(" or ", spec.systems().stream().map(DecodeSystem::name).toList()), spec.decodeContext(),
                         spec.precision().label()));
             }
-            return new ServingPlan(spec.model().name(), spec.isl(), spec.osl(), spec.ttftSloMs(), spec.itlSloMs(), spec.rate(), spec.gpus(),
-                    spec.precision().label(), spec.engine().engine().label(), spec.kvTransfer().label(), systems, acrossSystems(systems));
+            return new ServingPlan(spec.model().name(), spec.isl(), spec.osl(), Duration.ofMillis(spec.ttftSloMs()),
+                    Duration.ofMillis(spec.itlSloMs()), spec.rate(), spec.gpus(), spec.precision(), spec.engine().engine(), spec.kvTransfer(),
+                    systems);
         } finally {
             pool.shutdownNow();
         }
@@ -189,7 +192,7 @@ public final class ServingSearch {
                 }
             }
             if (todo.isEmpty()) {
-                return systemPlan(spec, system.name(), agg, dis, decode.size());
+                return systemPlan(system.name(), agg, dis, decode.size());
             }
             List<DecodePoint> done = LayoutSearch.map(pool, todo, p -> new DecodePoint(p.at(), p.spec(), DecodeStep.run(p.spec(), cache)));
             for (int k = 0; k < todo.size(); k++) {
@@ -220,10 +223,10 @@ public final class ServingSearch {
         List<PrefillPoint> out = new ArrayList<>(LayoutSearch.map(pool, asks, a -> {
             PrefillResult r = Prefill.run(a.at().spec(spec, system, 1, spec.isl(), Overlap.NONE), spec.isl(), a.prompts(), 0, cache, true);
             // Inside an NVLink domain that holds both instances the cache moves over NVLink, else over the network.
-            PrefillResult.KvTransfer move = r.kvTransfer().stream().filter(k -> k.afterMs() != null)
-                    .min(Comparator.comparingDouble(PrefillResult.KvTransfer::afterMs)).orElse(null);
-            Double kv = move == null ? null : spec.kvTransfer() == KvTransfer.AFTER_PREFILL ? move.afterMs() : move.exposedMs();
-            return new PrefillPoint(a.at(), a.prompts(), r.ttftMs(), kv, move == null ? "" : move.over());
+            PrefillResult.KvTransfer move = r.kv().transfers().stream().filter(PrefillResult.KvTransfer::simulated)
+                    .min(Comparator.comparing(PrefillResult.KvTransfer::after)).orElse(null);
+            Double kv = move == null ? null : spec.kvTransfer() == KvTransfer.AFTER_PREFILL ? move.after().ms() : move.exposed().ms();
+            return new PrefillPoint(a.at(), a.prompts(), r.ttft().ms(), kv, move == null ? "" : move.over());
         }));
         out.removeIf(Objects::isNull);
         return out;
@@ -260,7 +263,7 @@ public final class ServingSearch {
     }
 
     /** A choice: the deployment (null if none meets both targets), its decode point, and why none did. */
-    record Choice(ServingPlan.Deployment deployment, DecodePoint decode, String why) {}
+    record Choice(ServingPlan.Deployment deployment, DecodePoint decode, ServingPlan.Shortfall why) {}
 
     /** An aggregated instance at a decode batch and chunk size, or null where its prefills cannot keep up. */
     static ServingPlan.Deployment aggregatedAt(ServingSpec spec, DecodePoint d, int chunk, double[] chunkMs) {
@@ -285,8 +288,11 @@ public final class ServingSearch {
         double ttft = tpot / 2 + queue + prompt;
         double requests = perReplica * d.at().dp();
         String prefills = chunk >= spec.isl() ? "whole prompts" : "chunks of " + chunk;
-        return new ServingPlan.Deployment("aggregated", d.at().label() + " b" + batch + overlap(d) + ", " + prefills, d.at().gpus(),
-                ttft, tpot, requests * spec.osl() / d.at().gpus(), requests, prompt, queue, 0, "", step, worst,
+        return new ServingPlan.Deployment(ServingPlan.Mode.AGGREGATED, d.at().label() + " b" + batch + overlap(d) + ", " + prefills,
+                d.at().gpus(), new ServingPlan.Load(Duration.ofMillis(ttft), Duration.ofMillis(tpot), requests * spec.osl() / d.at().gpus(),
+                        requests),
+                new ServingPlan.Parts(Duration.ofMillis(prompt), Duration.ofMillis(queue), Duration.ZERO, "", Duration.ofMillis(step),
+                        Duration.ofMillis(worst)),
                 spec.rate() == null ? null : (int) Math.ceil(spec.rate() / requests) * d.at().gpus());
     }
 
@@ -307,11 +313,11 @@ public final class ServingSearch {
                 if (a == null) {
                     continue;
                 }
-                bestItl = Math.min(bestItl, a.itlMs());
-                if (a.itlMs() <= spec.itlSloMs()) {
-                    bestTtft = Math.min(bestTtft, a.ttftMs());
+                bestItl = Math.min(bestItl, a.itl().ms());
+                if (a.itl().ms() <= spec.itlSloMs()) {
+                    bestTtft = Math.min(bestTtft, a.ttft().ms());
                 }
-                if (a.itlMs() <= spec.itlSloMs() && a.ttftMs() <= spec.ttftSloMs() && better(a, best)) {
+                if (a.itl().ms() <= spec.itlSloMs() && a.ttft().ms() <= spec.ttftSloMs() && better(a, best)) {
                     best = a;
                     bestPoint = d;
                 }
@@ -322,15 +328,15 @@ public final class ServingSearch {
 
     private static boolean better(ServingPlan.Deployment a, ServingPlan.Deployment best) {
         return best == null || a.tokensPerSPerGpu() > best.tokensPerSPerGpu()
-                || a.tokensPerSPerGpu() == best.tokensPerSPerGpu() && a.ttftMs() < best.ttftMs();
+                || a.tokensPerSPerGpu() == best.tokensPerSPerGpu() && a.ttft().ms() < best.ttft().ms();
     }
 
-    private static String why(ServingSpec spec, double bestItl, double bestTtft) {
+    private static ServingPlan.Shortfall why(ServingSpec spec, double bestItl, double bestTtft) {
         if (bestItl > spec.itlSloMs()) {
-            return bestItl == Double.POSITIVE_INFINITY ? "no layout fits in memory and keeps up with its prompts"
-                    : String.format(Locale.ROOT, "no deployment meets the ITL target: the fastest ITL is %.2f ms", bestItl);
+            return bestItl == Double.POSITIVE_INFINITY ? new ServingPlan.Shortfall(Reason.NOTHING_FITS, null)
+                    : new ServingPlan.Shortfall(Reason.ITL, Duration.ofMillis(bestItl));
         }
-        return String.format(Locale.ROOT, "no deployment meets the TTFT target within the ITL target: its best TTFT there is %.1f ms", bestTtft);
+        return new ServingPlan.Shortfall(Reason.TTFT_WITHIN_ITL, Duration.ofMillis(bestTtft));
     }
 
     private static Choice disaggregated(ServingSpec spec, List<DecodePoint> decode, List<PrefillPoint> prefill) {
@@ -357,9 +363,9 @@ public final class ServingSearch {
                 }
             }
         }
-        String why = best != null ? null : prefill.stream().allMatch(p -> p.kvMs() == null)
-                ? "the KV cache has no path between two instances (one node without NVLink between them)"
-                : String.format(Locale.ROOT, "no deployment meets the TTFT target: its best TTFT unloaded is %.1f ms", bestTtft);
+        ServingPlan.Shortfall why = best != null ? null : prefill.stream().allMatch(p -> p.kvMs() == null)
+                ? new ServingPlan.Shortfall(Reason.NO_KV_PATH, null)
+                : new ServingPlan.Shortfall(Reason.TTFT_UNLOADED, Duration.ofMillis(bestTtft));
         return new Choice(best, bestPoint, why);
     }
 
@@ -407,44 +413,13 @@ public final class ServingSearch {
                 d.spec().batch(), overlap(d));
         Integer forRate = spec.rate() == null ? null
                 : (int) Math.ceil(spec.rate() / cp - 1e-9) * gp + (int) Math.ceil(spec.rate() / cd - 1e-9) * gd;
-        return new ServingPlan.Deployment("disaggregated", what, gpus, queue + fixed, d.itlMs(), rate * spec.osl() / gpus, rate,
-                p.serviceMs(), queue, p.kvMs(), p.kvOver(), d.itlMs(), d.itlMs(), forRate);
+        return new ServingPlan.Deployment(ServingPlan.Mode.DISAGGREGATED, what, gpus,
+                new ServingPlan.Load(Duration.ofMillis(queue + fixed), Duration.ofMillis(d.itlMs()), rate * spec.osl() / gpus, rate),
+                new ServingPlan.Parts(Duration.ofMillis(p.serviceMs()), Duration.ofMillis(queue), Duration.ofMillis(p.kvMs()), p.kvOver(),
+                        Duration.ofMillis(d.itlMs()), Duration.ofMillis(d.itlMs())), forRate);
     }
 
-    private static ServingPlan.SystemPlan systemPlan(ServingSpec spec, String system, Choice agg, Choice dis, int fitting) {
-        ServingPlan.Deployment a = agg.deployment();
-        ServingPlan.Deployment d = dis.deployment();
-        String targets = "TTFT " + ServingPlan.number(spec.ttftSloMs()) + " ms and ITL " + ServingPlan.number(spec.itlSloMs()) + " ms";
-        String verdict;
-        if (a != null && d != null) {
-            boolean disWins = d.tokensPerSPerGpu() > a.tokensPerSPerGpu();
-            ServingPlan.Deployment win = disWins ? d : a;
-            ServingPlan.Deployment lose = disWins ? a : d;
-            verdict = String.format(Locale.ROOT, "%s: %s (%s) gives %.2fx the tokens/s per GPU of %s at %s", system, win.mode(), win.deployment(),
-                    win.tokensPerSPerGpu() / lose.tokensPerSPerGpu(), lose.mode(), targets);
-        } else if (a != null || d != null) {
-            ServingPlan.Deployment only = a != null ? a : d;
-            verdict = String.format(Locale.ROOT, "%s: only %s (%s) meets %s; %s: %s", system, only.mode(), only.deployment(), targets,
-                    a != null ? "disaggregated" : "aggregated", a != null ? dis.why() : agg.why());
-        } else {
-            verdict = String.format(Locale.ROOT, "%s: nothing meets %s (aggregated: %s; disaggregated: %s)", system, targets, agg.why(), dis.why());
-        }
-        return new ServingPlan.SystemPlan(system, fitting, a, a == null ? agg.why() : null, d, d == null ? dis.why() : null, verdict);
-    }
-
-    /** With two or more systems: each one's best against the first's. */
-    private static List<String> acrossSystems(List<ServingPlan.SystemPlan> systems) {
-        if (systems.size() < 2 || systems.get(0).best() == null) {
-            return List.of();
-        }
-        ServingPlan.Deployment first = systems.get(0).best();
-        List<String> out = new ArrayList<>();
-        for (ServingPlan.SystemPlan s : systems.subList(1, systems.size())) {
-            if (s.best() != null) {
-                out.add(String.format(Locale.ROOT, "%s gives %.2fx the tokens/s per GPU of %s (each at its better mode)", s.system(),
-                        s.best().tokensPerSPerGpu() / first.tokensPerSPerGpu(), systems.get(0).system()));
-            }
-        }
-        return out;
+    private static ServingPlan.SystemPlan systemPlan(String system, Choice agg, Choice dis, int fitting) {
+        return new ServingPlan.SystemPlan(system, fitting, agg.deployment(), agg.why(), dis.deployment(), dis.why());
     }
 }

@@ -7,6 +7,9 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.PreciseNumbers;
 import dev.collsim.scenarios.bench.BenchRow;
+import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.metrics.DecodeMetrics;
+import dev.collsim.scenarios.metrics.Metric;
 import dev.collsim.scenarios.replications.Replications;
 import dev.collsim.scenarios.replications.Summary;
 import dev.collsim.scenarios.scenario.Scenario;
@@ -56,8 +59,15 @@ public final class Sweep {
     static final Map<String, List<String>> RESULTS = Map.of(
             "bench", List.of("size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algo", "proto", "channels", "time_us_p99",
                     "time_us_ci95"),
-            "decode", List.of("itl_ms", "tokens_per_s", "tokens_per_s_per_gpu", "tokens_per_s_per_user", "compute_ms", "comm_ms",
-                    "exposed_comm_ms", "comm_bytes_per_gpu", "itl_ms_p99", "itl_ms_ci95"));
+            "decode", decodeColumns());
+
+    /** The swept decode metrics' keys, then the main one's P99 and interval over replications. */
+    private static List<String> decodeColumns() {
+        List<String> keys = new ArrayList<>(DecodeMetrics.SWEPT.stream().map(Metric::key).toList());
+        keys.add(DecodeMetrics.ITL.key() + "_p99");
+        keys.add(DecodeMetrics.ITL.key() + "_ci95");
+        return List.copyOf(keys);
+    }
 
     /** Ten days of points at a second each: a larger product of axes is a mistake in the file. */
     public static final int MAX_POINTS = 1_000_000;
@@ -274,13 +284,22 @@ public final class Sweep {
             }
             values = benchValues(b.rows().get(0));
         } else {
-            values = JSON.valueToTree(((PointResult.Decode) result).result());
+            values = decodeValues(((PointResult.Decode) result).result());
         }
         for (String key : RESULTS.get(scenario.command())) {
             row.set(key, values.get(key));
         }
         row.putNull("error");
         return row;
+    }
+
+    /** A decode step's swept metrics under their keys, each number as the kind it is. */
+    private static ObjectNode decodeValues(DecodeResult r) {
+        ObjectNode v = JSON.createObjectNode();
+        for (Metric<DecodeResult> m : DecodeMetrics.SWEPT) {
+            v.set(m.key(), JSON.valueToTree(m.of(r)));
+        }
+        return v;
     }
 
     /** A bench row's values under the table's column keys, numbers as its CSV and JSON write them. */
@@ -318,7 +337,7 @@ public final class Sweep {
             if (row.has(column)) {
                 row.put(column, summaries.get(q).mean());
             }
-            if (column.equals(bench ? "time_us" : "itl_ms")) {
+            if (column.equals(bench ? "time_us" : DecodeMetrics.ITL.key())) {
                 row.put(column + "_p99", summaries.get(q).p99());
                 row.put(column + "_ci95", summaries.get(q).ci95HalfWidth());
             }

@@ -1,6 +1,6 @@
 package dev.collsim.scenarios.validate;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
@@ -111,22 +111,36 @@ public final class CalibrationSet {
 
     /** The set-up of each known data set, by id, in file order. */
     public static Map<String, DatasetSetup> setups() {
-        ObjectMapper yaml = new ObjectMapper(new YAMLFactory())
-                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         try (InputStream in = CalibrationSet.class.getResourceAsStream(SETUPS)) {
-            SetupFile file = yaml.readValue(in, SetupFile.class);
-            if (file.version() != 1) {
-                throw new IllegalStateException(SETUPS + ": version " + file.version() + ", expected 1");
+            JsonNode file = new ObjectMapper(new YAMLFactory()).readTree(in);
+            if (file.path("version").asInt() != 1) {
+                throw new IllegalStateException(SETUPS + ": version " + file.path("version") + ", expected 1");
             }
             Map<String, DatasetSetup> byId = new LinkedHashMap<>();
-            file.datasets().forEach(d -> byId.put(d.id(), d));
+            for (JsonNode d : file.path("datasets")) {
+                d.fieldNames().forEachRemaining(k -> {
+                    if (!DatasetSetup.KEYS.contains(k)) {
+                        throw new IllegalStateException(SETUPS + ": unknown key '" + k + "' in data set " + d.path("id").asText());
+                    }
+                });
+                if (!d.hasNonNull("id")) {
+                    throw new IllegalStateException(SETUPS + ": a data set without an id");
+                }
+                DatasetSetup setup = new DatasetSetup(d.get("id").asText(), text(d, "system"), d.path("nodes").asInt(0),
+                        d.hasNonNull("gpus-per-node") ? d.get("gpus-per-node").asInt() : null, text(d, "network"),
+                        d.hasNonNull("gpus-per-thread") ? d.get("gpus-per-thread").asInt() : null, text(d, "algo"),
+                        d.hasNonNull("gdr") ? d.get("gdr").asBoolean() : null, text(d, "not-yet"));
+                byId.put(setup.id(), setup);
+            }
             return byId;
         } catch (IOException e) {
             throw new IllegalStateException("the bundled data-set set-ups cannot be read", e);
         }
     }
 
-    record SetupFile(int version, List<DatasetSetup> datasets) {}
+    private static String text(JsonNode node, String key) {
+        return node.hasNonNull(key) ? node.get(key).asText() : null;
+    }
 
     private static String field(Map<String, String> m, String key, String name, int line) {
         String v = m.get(key);

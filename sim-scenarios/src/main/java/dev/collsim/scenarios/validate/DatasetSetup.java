@@ -1,21 +1,15 @@
 package dev.collsim.scenarios.validate;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
 
 /**
  * How one calibration data set is reproduced: the system and launch mode it was measured on, or
  * why it is not simulated yet.
  */
-public record DatasetSetup(
-        @JsonProperty(value = "id", required = true) String id,
-        @JsonProperty("system") String system,
-        @JsonProperty("nodes") int nodes,
-        @JsonProperty("gpus-per-node") Integer gpusPerNode,
-        @JsonProperty("network") String network,
-        @JsonProperty("gpus-per-thread") Integer gpusPerThread,
-        @JsonProperty("algo") String algo,
-        @JsonProperty("gdr") Boolean gdr,
-        @JsonProperty("not-yet") String notYet) {
+public record DatasetSetup(String id, String system, int nodes, Integer gpusPerNode, String network, Integer gpusPerThread, String algo,
+                           Boolean gdr, String notYet) {
+    /** The keys a data set's entry in {@code datasets.yaml} may have. */
+    static final List<String> KEYS = List.of("id", "system", "nodes", "gpus-per-node", "network", "gpus-per-thread", "algo", "gdr", "not-yet");
 
     public DatasetSetup {
         nodes = Math.max(1, nodes);

@@ -7,16 +7,16 @@ import java.util.Collection;
  * run 2x slow and one 2x fast are equally wrong and do not cancel; the signed mean of ln r, kept
  * apart, is the bias.
  */
-final class LogError {
+public final class LogError {
     private LogError() {}
 
     /** exp(mean |ln r|) - 1; 0 for no ratios. */
-    static double geomeanAbs(Collection<Double> ratios) {
+    public static double geomeanAbs(Collection<Double> ratios) {
         return Math.exp(ratios.stream().mapToDouble(r -> Math.abs(Math.log(r))).average().orElse(0)) - 1;
     }
 
     /** exp(mean ln r) - 1: negative when the simulation is fast on the whole; 0 for no ratios. */
-    static double bias(Collection<Double> ratios) {
+    public static double bias(Collection<Double> ratios) {
         return Math.exp(ratios.stream().mapToDouble(Math::log).average().orElse(0)) - 1;
     }
 }

@@ -3,8 +3,8 @@ package dev.collsim.scenarios.views;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.reports.HtmlReport;
+import dev.collsim.scenarios.decode.DecodeResult.KernelKind;
 import dev.collsim.scenarios.decode.DecodeResult;
-import dev.collsim.scenarios.decode.Overlap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,14 +23,14 @@ public final class DecodeHtml {
 
     public static void add(HtmlReport report, DecodeResult r) {
         DecodeResult.Layout l = r.layout();
-        report.heading("decode step of " + r.model() + " on " + r.system());
+        report.heading("decode step of " + r.setup().model() + " on " + r.setup().system());
         report.text(String.format(Locale.ROOT, "tp %d, pp %d, ep %d, dp %d, batch %d, context %d, %s, overlap %s: inter-token latency"
-                        + " %.3f ms, %.1f tokens/s per GPU, %.1f per user", l.tp(), l.pp(), l.ep(), l.dp(), l.batch(), l.context(), l.dtype(),
-                l.overlap(), r.itlMs(), r.tokensPerSPerGpu(), r.tokensPerSPerUser()));
+                        + " %.3f ms, %.1f tokens/s per GPU, %.1f per user", l.tp(), l.pp(), l.ep(), l.dp(), l.batch(), l.context(), l.dtype().label(),
+                l.overlap().label(), r.itl().ms(), r.tokensPerSPerGpu(), r.tokensPerSPerUser()));
         report.text(String.format(Locale.ROOT, "%s's kernels and host loop, efficiencies %s: %d kernels a step whose floors (fitted"
                         + " constants) take %.3f ms and whose work at peak rates (the roofline's bound) takes %.3f ms; the host between steps"
-                        + " %.3f ms, %.3f ms of it exposed", r.engine(), r.efficiencySet(), r.kernelsPerStep(), r.kernelFloorMs(), r.rooflineMs(),
-                r.hostMs(), r.hostExposedMs()));
+                        + " %.3f ms, %.3f ms of it exposed", r.setup().engine().label(), r.setup().efficiencySet(), r.timing().kernels(), r.timing().kernelFloor().ms(), r.timing().roofline().ms(),
+                r.timing().host().ms(), r.timing().hostExposed().ms()));
         report.chart(timeline(r), 260);
         report.chart(layers(r), 360);
         report.chart(breakdown(r), 320);
@@ -50,10 +50,10 @@ public final class DecodeHtml {
         o.putArray("dataZoom").add(HtmlReport.json().createObjectNode().put("type", "slider").put("xAxisIndex", 0))
                 .add(HtmlReport.json().createObjectNode().put("type", "inside").put("xAxisIndex", 0));
         // Each stream a row; where a stream runs collectives between its kernels (no overlap), they get a row of their own.
-        List<String> streams = Overlap.fromName(r.layout().overlap()).streamNames();
+        List<String> streams = r.layout().overlap().streamNames();
         Set<Integer> mixed = new TreeSet<>();
         Set<Integer> computes = new TreeSet<>();
-        shown.forEach(l -> l.spans().forEach(sp -> (sp.kind().equals("compute") ? computes : mixed).add(sp.stream())));
+        shown.forEach(l -> l.spans().forEach(sp -> (sp.kind() == KernelKind.COMPUTE ? computes : mixed).add(sp.stream())));
         mixed.retainAll(computes);
         List<String> rows = new ArrayList<>(streams);
         for (int st : mixed) {
@@ -71,13 +71,13 @@ public final class DecodeHtml {
             ArrayNode data = s.putArray("data");
             for (DecodeResult.Layer layer : shown) {
                 for (DecodeResult.Span span : layer.spans()) {
-                    if (span.kind().equals(kind)) {
+                    if (span.kind().label().equals(kind)) {
                         int row = kind.equals("comm") && mixed.contains(span.stream())
                                 ? rows.indexOf("collectives" + (streams.size() > 1 ? " of " + streams.get(span.stream()) : "") + " (same stream)")
                                 : span.stream();
                         ObjectNode item = data.addObject();
                         item.put("name", "layer " + layer.index() + " " + span.name() + (span.microBatch() > 0 ? " (micro-batch 1)" : ""));
-                        item.putArray("value").add(row).add(span.startMs()).add(span.endMs());
+                        item.putArray("value").add(row).add(span.start().ms()).add(span.end().ms());
                     }
                 }
             }
@@ -118,8 +118,8 @@ public final class DecodeHtml {
         ArrayNode comm = series.addObject().put("name", "communication").put("type", "bar").put("stack", "t").putArray("data");
         for (DecodeResult.Layer layer : r.layers()) {
             x.add(layer.index());
-            compute.add(layer.computeMs());
-            comm.add(layer.commMs());
+            compute.add(layer.compute().ms());
+            comm.add(layer.comm().ms());
         }
         return o;
     }
@@ -133,17 +133,17 @@ public final class DecodeHtml {
         pie.putObject("label").put("formatter", "{b}: {c} ms ({d}%)");
         ArrayNode data = pie.putArray("data");
         // The slices partition the step: hidden communication is part of the compute stream's busy time, not added to it.
-        double hidden = Math.min(r.computeMs(), Math.max(0, r.commMs() - r.exposedCommMs()));
-        data.addObject().put("name", "compute alone").put("value", ms(r.computeMs() - hidden));
+        double hidden = Math.min(r.timing().compute().ms(), Math.max(0, r.comm().busy().ms() - r.comm().exposed().ms()));
+        data.addObject().put("name", "compute alone").put("value", ms(r.timing().compute().ms() - hidden));
         data.addObject().put("name", "compute with communication under it").put("value", ms(hidden));
-        data.addObject().put("name", "communication, exposed").put("value", ms(r.exposedCommMs()));
-        if (r.hostExposedMs() > 0) {
-            data.addObject().put("name", "host between steps, exposed").put("value", ms(r.hostExposedMs()));
+        data.addObject().put("name", "communication, exposed").put("value", ms(r.comm().exposed().ms()));
+        if (r.timing().hostExposed().ms() > 0) {
+            data.addObject().put("name", "host between steps, exposed").put("value", ms(r.timing().hostExposed().ms()));
         }
-        if (r.pipelineBubbleMs() > 0) {
-            data.addObject().put("name", "pipeline bubble").put("value", ms(r.pipelineBubbleMs()));
+        if (r.timing().bubble().ms() > 0) {
+            data.addObject().put("name", "pipeline bubble").put("value", ms(r.timing().bubble().ms()));
         }
-        double idle = r.itlMs() - r.computeMs() - r.exposedCommMs() - r.hostExposedMs() - r.pipelineBubbleMs();
+        double idle = r.itl().ms() - r.timing().compute().ms() - r.comm().exposed().ms() - r.timing().hostExposed().ms() - r.timing().bubble().ms();
         if (idle > 1e-9) {
             data.addObject().put("name", "idle").put("value", ms(idle));
         }

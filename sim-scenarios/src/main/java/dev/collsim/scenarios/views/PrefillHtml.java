@@ -15,13 +15,15 @@ public final class PrefillHtml {
     private PrefillHtml() {}
 
     public static void add(HtmlReport report, PrefillResult r) {
-        report.heading("prefill of " + r.model() + " on " + r.system());
+        PrefillResult.Prompts p = r.prompts();
+        PrefillResult.Time time = r.time();
+        report.heading("prefill of " + r.setup().model() + " on " + r.setup().system());
         report.text(String.format(Locale.ROOT, "tp %d, pp %d, ep %d; %d request(s) of %d prompt tokens%s, %s: time to first token %.3f ms"
-                        + " (compute %.3f, communication %.3f of which %.3f exposed, host %.3f; %d forward(s))", r.tp(), r.pp(), r.ep(), r.batch(),
-                r.isl(), r.chunk() > 0 ? " in chunks of " + r.chunk() : "", r.dtype(), r.ttftMs(), r.computeMs(), r.commMs(), r.exposedCommMs(),
-                r.hostMs(), r.forwards().size()));
-        report.text(String.format(Locale.ROOT, "KV cache %.1f KiB a token, %.2f GiB a request", r.kvBytesPerToken() / 1024,
-                r.kvBytesPerRequest() / (1L << 30)));
+                        + " (compute %.3f, communication %.3f of which %.3f exposed, host %.3f; %d forward(s))", r.layout().tp(), r.layout().pp(), r.layout().ep(),
+                p.requests(), p.isl(), p.chunk() > 0 ? " in chunks of " + p.chunk() : "", r.layout().dtype().label(), time.ttft().ms(),
+                time.compute().ms(), time.comm().ms(), time.exposedComm().ms(), time.host().ms(), r.forwards().size()));
+        report.text(String.format(Locale.ROOT, "KV cache %.1f KiB a token, %.2f GiB a request", r.kv().bytesPerToken() / 1024,
+                r.kv().bytesPerRequest() / (1L << 30)));
         report.chart(ttft(r), 320);
         report.chart(DecodeHtml.timeline(r.lastForward()), 260);
         report.chart(DecodeHtml.layers(r.lastForward()), 360);
@@ -38,24 +40,25 @@ public final class PrefillHtml {
         o.putObject("xAxis").put("type", "value").put("name", "ms");
         ArrayNode rows = o.putObject("yAxis").put("type", "category").put("name", "what waits").putArray("data");
         rows.add("prefill");
-        for (PrefillResult.KvTransfer x : r.kvTransfer()) {
-            if (x.afterMs() != null) {
+        for (PrefillResult.KvTransfer x : r.kv().transfers()) {
+            if (x.simulated()) {
                 rows.add("KV over " + x.over() + ", after").add("KV over " + x.over() + ", layer by layer");
             }
         }
         ArrayNode series = o.putArray("series");
-        double gpu = r.ttftMs() - r.hostMs();
-        bar(series, "compute", rows.size(), 0, Math.min(r.computeMs(), gpu - r.exposedCommMs()));
-        bar(series, "communication, exposed", rows.size(), 0, r.exposedCommMs());
-        bar(series, "host", rows.size(), 0, r.hostMs());
+        PrefillResult.Time time = r.time();
+        double gpu = time.ttft().ms() - time.host().ms();
+        bar(series, "compute", rows.size(), 0, Math.min(time.compute().ms(), gpu - time.exposedComm().ms()));
+        bar(series, "communication, exposed", rows.size(), 0, time.exposedComm().ms());
+        bar(series, "host", rows.size(), 0, time.host().ms());
         ArrayNode prefillBase = series.addObject().put("name", "prefill (the move waits for it)").put("type", "bar").put("stack", "t").putArray("data");
         ArrayNode move = series.addObject().put("name", "KV move, exposed").put("type", "bar").put("stack", "t").putArray("data");
         prefillBase.add(0);
         move.add(0);
-        for (PrefillResult.KvTransfer x : r.kvTransfer()) {
-            if (x.afterMs() != null) {
-                prefillBase.add(r.ttftMs()).add(r.ttftMs());
-                move.add(x.afterMs()).add(x.exposedMs());
+        for (PrefillResult.KvTransfer x : r.kv().transfers()) {
+            if (x.simulated()) {
+                prefillBase.add(time.ttft().ms()).add(time.ttft().ms());
+                move.add(x.after().ms()).add(x.exposed().ms());
             }
         }
         return o;

@@ -12,16 +12,16 @@ public final class ServeHtml {
 
     public static void add(HtmlReport report, ServingPlan p) {
         report.heading(String.format(Locale.ROOT, "%s at ISL %d / OSL %d", p.model(), p.isl(), p.osl()));
-        p.systems().forEach(s -> report.text(s.verdict()));
-        p.verdicts().forEach(report::text);
+        p.systems().forEach(s -> report.text(ServeView.verdict(p, s)));
+        ServeView.acrossSystems(p).forEach(report::text);
         report.chart(perGpu(p), 380);
-        p.tables().forEach(report::table);
+        ServeView.tables(p).forEach(report::table);
     }
 
     private static ObjectNode perGpu(ServingPlan p) {
         ObjectNode o = HtmlReport.json().createObjectNode();
         o.putObject("title").put("text", String.format(Locale.ROOT, "Output tokens/s per GPU at TTFT <= %s ms and ITL <= %s ms",
-                ServingPlan.number(p.ttftSloMs()), ServingPlan.number(p.itlSloMs()))).put("left", "center");
+                ServeView.number(p.ttftSlo().ms()), ServeView.number(p.itlSlo().ms()))).put("left", "center");
         o.putObject("tooltip").put("trigger", "item");
         o.putObject("legend").put("top", 28);
         o.putObject("grid").put("top", 70).put("left", 70).put("right", 40);

@@ -1,8 +1,8 @@
 package dev.collsim.scenarios.views;
 
 import dev.collsim.reports.TraceEvents;
+import dev.collsim.scenarios.decode.DecodeResult.KernelKind;
 import dev.collsim.scenarios.decode.DecodeResult;
-import dev.collsim.scenarios.decode.Overlap;
 import java.util.List;
 
 /**
@@ -16,21 +16,21 @@ public final class TraceWriter {
 
     public static String json(DecodeResult r) {
         // Under PP the step follows one micro-batch through every stage: a GPU of each stage in turn.
-        String process = r.layout().pp() == 1 ? "GPU 0 (" + r.gpu() + ")"
-                : "a GPU of each of the " + r.layout().pp() + " pipeline stages in turn (" + r.gpu() + ")";
+        String process = r.layout().pp() == 1 ? "GPU 0 (" + r.setup().gpu() + ")"
+                : "a GPU of each of the " + r.layout().pp() + " pipeline stages in turn (" + r.setup().gpu() + ")";
         TraceEvents trace = new TraceEvents().processName(0, process);
-        List<String> streams = Overlap.fromName(r.layout().overlap()).streamNames();
+        List<String> streams = r.layout().overlap().streamNames();
         for (int s = 0; s < streams.size(); s++) {
             trace.threadName(0, s, streams.get(s));
         }
-        add(trace, -1, r.beforeLayers());
+        add(trace, -1, r.timeline().beforeLayers());
         r.layers().forEach(l -> add(trace, l.index(), l.spans()));
-        add(trace, r.layers().size(), r.afterLayers());
+        add(trace, r.layers().size(), r.timeline().afterLayers());
         // A step on one clock: its GPU's and NIC's links as every group's collectives loaded them.
-        if (!r.linkLoads().isEmpty()) {
+        if (!r.timeline().linkLoads().isEmpty()) {
             trace.processName(1, "links of GPU 0 and its NIC (every group's collectives on one clock)");
         }
-        for (DecodeResult.LinkLoad load : r.linkLoads()) {
+        for (DecodeResult.LinkLoad load : r.timeline().linkLoads()) {
             for (double[] step : load.steps()) {
                 trace.counter(load.link() + " utilisation (%)", 1, step[0] * 1000, "percent", step[1]);
             }
@@ -40,9 +40,9 @@ public final class TraceWriter {
 
     private static void add(TraceEvents trace, int layer, List<DecodeResult.Span> spans) {
         for (DecodeResult.Span s : spans) {
-            var args = trace.slice(s.name(), s.kind(), 0, s.stream(), s.startMs() * 1000, (s.endMs() - s.startMs()) * 1000).put("layer", layer)
+            var args = trace.slice(s.name(), s.kind().label(), 0, s.stream(), s.start().ms() * 1000, (s.end().ms() - s.start().ms()) * 1000).put("layer", layer)
                     .put("micro_batch", s.microBatch()).put("bytes", s.bytes());
-            if (s.kind().equals("compute")) {
+            if (s.kind() == KernelKind.COMPUTE) {
                 args.put("flops", s.flops());
             }
         }

@@ -24,32 +24,32 @@ class DecodeStepTest {
     @Test
     void batchOneDecodeIsBoundByReadingTheWeights() {
         DecodeResult r = DecodeStep.run(spec("llama-3-8b", "hgx-h100", 1, 1, Overlap.NONE));
-        double bytes = r.weightsBytesPerGpu() + r.kvBytesPerGpu();
+        double bytes = r.memory().weightsBytes() + r.memory().kvBytes();
         double peak = bytes / 3.35e12 * 1e3;
-        int kernels = r.layers().stream().mapToInt(l -> l.spans().size()).sum() + r.beforeLayers().size() + r.afterLayers().size();
-        assertEquals(kernels, r.kernelsPerStep());
-        assertEquals(kernels * (KernelCosts.GRAPH_GAP_US + KernelCosts.FIXED_US) / 1e3, r.kernelFloorMs(), 1e-9);
-        assertTrue(r.itlMs() > peak + r.kernelFloorMs(), r.itlMs() + " ms");
-        assertTrue(r.itlMs() < peak / KernelCosts.ATTENTION_MEMORY + r.kernelFloorMs() + r.hostExposedMs() + 0.01, r.itlMs() + " ms");
-        assertEquals(0, r.commMs(), 0, "one GPU has nothing to reduce");
+        int kernels = r.layers().stream().mapToInt(l -> l.spans().size()).sum() + r.timeline().beforeLayers().size() + r.timeline().afterLayers().size();
+        assertEquals(kernels, r.timing().kernels());
+        assertEquals(kernels * (KernelCosts.GRAPH_GAP_US + KernelCosts.FIXED_US) / 1e3, r.timing().kernelFloor().ms(), 1e-9);
+        assertTrue(r.itl().ms() > peak + r.timing().kernelFloor().ms(), r.itl().ms() + " ms");
+        assertTrue(r.itl().ms() < peak / KernelCosts.ATTENTION_MEMORY + r.timing().kernelFloor().ms() + r.timing().hostExposed().ms() + 0.01, r.itl().ms() + " ms");
+        assertEquals(0, r.comm().busy().ms(), 0, "one GPU has nothing to reduce");
     }
 
     /** Two all-reduces a layer under TP, simulated on the system: their terms add up, and NVLink beats PCIe. */
     @Test
     void tensorParallelAllReducesAreSimulatedOnTheFabric() {
         DecodeResult hgx = DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 32, Overlap.NONE));
-        long reduces = hgx.layers().get(0).spans().stream().filter(s -> s.kind().equals("comm")).count();
+        long reduces = hgx.layers().get(0).spans().stream().filter(s -> s.kind() == DecodeResult.KernelKind.COMM).count();
         assertEquals(2, reduces);
-        assertEquals(hgx.commMs(), hgx.commBandwidthTermMs() + hgx.commLatencyTermMs(), 1e-9);
-        assertEquals(hgx.commMs(), hgx.exposedCommMs(), 1e-6, "one stream: every collective is exposed");
-        assertEquals(hgx.itlMs(), hgx.computeMs() + hgx.commMs() + hgx.hostExposedMs(), 1e-6);
-        assertEquals(ServingEngine.VLLM.hostMicros(32) / 1000, hgx.hostExposedMs(), 1e-9, "vLLM V1 without async scheduling: the host is exposed");
+        assertEquals(hgx.comm().busy().ms(), hgx.comm().bandwidthTerm().ms() + hgx.comm().latencyTerm().ms(), 1e-9);
+        assertEquals(hgx.comm().busy().ms(), hgx.comm().exposed().ms(), 1e-6, "one stream: every collective is exposed");
+        assertEquals(hgx.itl().ms(), hgx.timing().compute().ms() + hgx.comm().busy().ms() + hgx.timing().hostExposed().ms(), 1e-6);
+        assertEquals(ServingEngine.VLLM.hostMicros(32) / 1000, hgx.timing().hostExposed().ms(), 1e-9, "vLLM V1 without async scheduling: the host is exposed");
         assertTrue(hgx.warnings().isEmpty(), hgx.warnings().toString());
         DecodeResult pcie = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-8b"), DecodeSystem.preset("pcie-l40s-8x"), OptionalInt.empty(), 8, 1, 1, 1, 32,
                 4096, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true));
         assertTrue(pcie.warnings().get(0).contains("PCIe and a CPU socket link"), pcie.warnings().toString());
         DecodeResult nvlink8b = DecodeStep.run(spec("llama-3-8b", "hgx-h100", 8, 32, Overlap.NONE));
-        assertTrue(pcie.commMs() > 3 * nvlink8b.commMs(), pcie.commMs() + " ms on PCIe, " + nvlink8b.commMs() + " on NVLink");
+        assertTrue(pcie.comm().busy().ms() > 3 * nvlink8b.comm().busy().ms(), pcie.comm().busy().ms() + " ms on PCIe, " + nvlink8b.comm().busy().ms() + " on NVLink");
     }
 
     /**
@@ -60,9 +60,9 @@ class DecodeStepTest {
     void twoBatchOverlapHidesCommunicationButRereadsWeights() {
         DecodeResult none = DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 32, Overlap.NONE));
         DecodeResult two = DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 32, Overlap.TWO_BATCH));
-        assertTrue(two.exposedCommMs() < 0.2 * none.exposedCommMs(), two.exposedCommMs() + " vs " + none.exposedCommMs());
-        assertTrue(two.computeMs() > 1.5 * none.computeMs());
-        assertEquals(none.weightsBytesPerGpu(), two.weightsBytesPerGpu(), 0);
+        assertTrue(two.comm().exposed().ms() < 0.2 * none.comm().exposed().ms(), two.comm().exposed().ms() + " vs " + none.comm().exposed().ms());
+        assertTrue(two.timing().compute().ms() > 1.5 * none.timing().compute().ms());
+        assertEquals(none.memory().weightsBytes(), two.memory().weightsBytes(), 0);
         assertEquals(2, two.layers().get(0).spans().stream().filter(s -> s.name().equals("attn_all_reduce")).count());
     }
 
@@ -71,9 +71,9 @@ class DecodeStepTest {
     void fusedOverlapRunsTheCollectiveUnderTheGemm() {
         DecodeResult none = DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 32, Overlap.NONE));
         DecodeResult fused = DecodeStep.run(spec("llama-3-70b", "hgx-h100", 8, 32, Overlap.FUSED));
-        assertEquals(none.commBytesPerGpu(), fused.commBytesPerGpu(), none.commBytesPerGpu() * 0.01, "the tiles run the same kernel");
-        assertTrue(fused.exposedCommMs() < none.exposedCommMs(), fused.exposedCommMs() + " vs " + none.exposedCommMs());
-        assertTrue(fused.computeMs() > none.computeMs(), "the GEMM tiles share SMs with the collective");
+        assertEquals(none.comm().bytesPerGpu(), fused.comm().bytesPerGpu(), none.comm().bytesPerGpu() * 0.01, "the tiles run the same kernel");
+        assertTrue(fused.comm().exposed().ms() < none.comm().exposed().ms(), fused.comm().exposed().ms() + " vs " + none.comm().exposed().ms());
+        assertTrue(fused.timing().compute().ms() > none.timing().compute().ms(), "the GEMM tiles share SMs with the collective");
     }
 
     /** On an MoE model over 8 expert-parallel GPUs, one micro-batch's dispatch and combine run under the other's experts. */
@@ -85,7 +85,7 @@ class DecodeStepTest {
                 AllReduceKind.AUTO, Overlap.TWO_BATCH, true);
         DecodeResult a = DecodeStep.run(none);
         DecodeResult b = DecodeStep.run(two);
-        assertTrue(b.exposedCommMs() < 0.2 * a.exposedCommMs(), b.exposedCommMs() + " vs " + a.exposedCommMs());
+        assertTrue(b.comm().exposed().ms() < 0.2 * a.comm().exposed().ms(), b.comm().exposed().ms() + " vs " + a.comm().exposed().ms());
         assertTimelineHolds(b);
     }
 
@@ -98,14 +98,14 @@ class DecodeStepTest {
     }
 
     private static void assertTimelineHolds(DecodeResult r) {
-        java.util.List<DecodeResult.Span> all = new java.util.ArrayList<>(r.beforeLayers());
+        java.util.List<DecodeResult.Span> all = new java.util.ArrayList<>(r.timeline().beforeLayers());
         r.layers().forEach(l -> all.addAll(l.spans()));
-        all.addAll(r.afterLayers());
+        all.addAll(r.timeline().afterLayers());
         for (int stream = 0; stream < 2; stream++) {
             int s = stream;
-            var spans = all.stream().filter(x -> x.stream() == s).sorted(java.util.Comparator.comparingDouble(DecodeResult.Span::startMs)).toList();
+            var spans = all.stream().filter(x -> x.stream() == s).sorted(java.util.Comparator.comparingDouble(x -> x.start().ms())).toList();
             for (int i = 1; i < spans.size(); i++) {
-                assertTrue(spans.get(i).startMs() >= spans.get(i - 1).endMs() - 1e-12, "stream " + s + " overlaps at " + spans.get(i));
+                assertTrue(spans.get(i).start().ms() >= spans.get(i - 1).end().ms() - 1e-12, "stream " + s + " overlaps at " + spans.get(i));
             }
         }
         // Within a micro-batch, a layer starts after the one before it ends its last kernel of that micro-batch.
@@ -113,9 +113,9 @@ class DecodeStepTest {
             for (int b = 0; b < 2; b++) {
                 int mb = b;
                 double prevEnd = r.layers().get(l - 1).spans().stream().filter(x -> x.microBatch() == mb)
-                        .mapToDouble(DecodeResult.Span::endMs).max().orElse(0);
+                        .mapToDouble(x -> x.end().ms()).max().orElse(0);
                 double start = r.layers().get(l).spans().stream().filter(x -> x.microBatch() == mb)
-                        .mapToDouble(DecodeResult.Span::startMs).min().orElse(Double.MAX_VALUE);
+                        .mapToDouble(x -> x.start().ms()).min().orElse(Double.MAX_VALUE);
                 assertTrue(start >= prevEnd - 1e-12, "layer " + l + " micro-batch " + b + " starts before the last ends");
             }
         }
@@ -129,7 +129,7 @@ class DecodeStepTest {
         var moe = r.layers().get(3).spans().stream().map(DecodeResult.Span::name).toList();
         assertTrue(moe.containsAll(java.util.List.of("router", "topk", "dispatch", "moe_align", "experts_gate_up", "experts_down", "moe_sum",
                 "shared_gate_up", "shared_down", "combine")), moe.toString());
-        assertEquals(64 * 72 / (r.itlMs() / 1000), r.tokensPerS(), 1e-6);
+        assertEquals(64 * 72 / (r.itl().ms() / 1000), r.tokensPerS(), 1e-6);
         assertEquals(r.tokensPerS() / 72, r.tokensPerSPerGpu(), 1e-9);
     }
 
@@ -140,11 +140,11 @@ class DecodeStepTest {
                 Overlap.NONE, true);
         DecodeResult r1 = DecodeStep.run(one);
         DecodeResult r2 = DecodeStep.run(two);
-        assertTrue(r2.weightsBytesPerGpu() < 0.55 * r1.weightsBytesPerGpu());
+        assertTrue(r2.memory().weightsBytes() < 0.55 * r1.memory().weightsBytes());
         assertEquals(1, r2.layers().get(39).spans().stream().filter(s -> s.name().startsWith("send_to_stage")).count());
         assertEquals(4, r2.layout().microBatch(), "the batch of 8 splits over the two stages' in-flight slots");
-        assertEquals(r2.gpuPathMs() + r2.pipelineBubbleMs() + r2.hostExposedMs(), r2.itlMs(), 1e-9);
-        assertTrue(r2.pipelineBubbleMs() >= 0);
+        assertEquals(r2.timing().gpuPath().ms() + r2.timing().bubble().ms() + r2.timing().hostExposed().ms(), r2.itl().ms(), 1e-9);
+        assertTrue(r2.timing().bubble().ms() >= 0);
     }
 
     /**
@@ -161,7 +161,7 @@ class DecodeStepTest {
         assertEquals(32, pp2.layout().microBatch());
         double ratio = pp2.tokensPerSPerGpu() / pp1.tokensPerSPerGpu();
         assertTrue(ratio > 0.85 && ratio <= 1.0, "PP 2 / PP 1 tokens/s per GPU = " + ratio);
-        assertTrue(pp2.itlMs() > pp1.itlMs(), "each micro-batch crosses both stages and the send between them");
+        assertTrue(pp2.itl().ms() > pp1.itl().ms(), "each micro-batch crosses both stages and the send between them");
     }
 
     /**
@@ -180,10 +180,10 @@ class DecodeStepTest {
                 "o_proj", "attn_all_reduce", "mlp_norm", "gate_up_proj", "act", "down_proj", "mlp_all_reduce")), vllmLayer.toString());
         assertFalse(trtLayer.contains("rope") || trtLayer.contains("kv_cache_write") || trtLayer.contains("mlp_norm")
                 || trtLayer.contains("act") || trtLayer.contains("quantize"), trtLayer.toString());
-        assertTrue(trt.kernelsPerStep() < 0.6 * vllm.kernelsPerStep(), trt.kernelsPerStep() + " vs " + vllm.kernelsPerStep());
-        assertTrue(trt.kernelFloorMs() < vllm.kernelFloorMs());
-        assertEquals("fp8", trt.layout().kvDtype(), "TensorRT-LLM's FP8 checkpoints keep an FP8 cache");
-        assertEquals("bf16", vllm.layout().kvDtype(), "vLLM's auto cache keeps the model's activation type");
+        assertTrue(trt.timing().kernels() < 0.6 * vllm.timing().kernels(), trt.timing().kernels() + " vs " + vllm.timing().kernels());
+        assertTrue(trt.timing().kernelFloor().ms() < vllm.timing().kernelFloor().ms());
+        assertEquals(Precision.FP8, trt.layout().kvDtype(), "TensorRT-LLM's FP8 checkpoints keep an FP8 cache");
+        assertEquals(Precision.BF16, vllm.layout().kvDtype(), "vLLM's auto cache keeps the model's activation type");
         ModelConfig deepseek = ModelConfig.load("deepseek-v3");
         var sglang = names(DecodeStep.run(withEngine(deepseek, "hgx-h200", 8, 4, Precision.FP8, ServingEngine.SGLANG)).layers().get(3));
         var vllmDs = names(DecodeStep.run(withEngine(deepseek, "hgx-h200", 8, 4, Precision.FP8, ServingEngine.VLLM)).layers().get(3));
@@ -200,13 +200,13 @@ class DecodeStepTest {
     void smallKernelsPayTheirFloorAndEagerModeTheHost() {
         ModelConfig llama = ModelConfig.load("llama-3-70b");
         DecodeResult graphs = DecodeStep.run(withEngine(llama, "hgx-h100", 4, 1, Precision.BF16, ServingEngine.VLLM));
-        assertTrue(graphs.kernelsPerStep() > 900 && graphs.kernelsPerStep() < 1100, graphs.kernelsPerStep() + " kernels");
-        assertTrue(graphs.kernelFloorMs() > 0.12 * graphs.itlMs(), graphs.kernelFloorMs() + " of " + graphs.itlMs());
+        assertTrue(graphs.timing().kernels() > 900 && graphs.timing().kernels() < 1100, graphs.timing().kernels() + " kernels");
+        assertTrue(graphs.timing().kernelFloor().ms() > 0.12 * graphs.itl().ms(), graphs.timing().kernelFloor().ms() + " of " + graphs.itl().ms());
         DecodeSpec eager = new DecodeSpec(llama, DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 4, 1, 1, 1, 1, 4096, Precision.BF16, AllReduceKind.AUTO,
                 Overlap.NONE, false, ServingEngine.VLLM, null, null);
         DecodeResult e = DecodeStep.run(eager);
-        assertTrue(e.itlMs() > graphs.itlMs() + graphs.kernelsPerStep() * (ServingEngine.VLLM.eagerLaunchUs - KernelCosts.GRAPH_GAP_US - KernelCosts.FIXED_US)
-                / 1e3 * 0.5, e.itlMs() + " vs " + graphs.itlMs());
+        assertTrue(e.itl().ms() > graphs.itl().ms() + graphs.timing().kernels() * (ServingEngine.VLLM.eagerLaunchUs - KernelCosts.GRAPH_GAP_US - KernelCosts.FIXED_US)
+                / 1e3 * 0.5, e.itl().ms() + " vs " + graphs.itl().ms());
     }
 
     /**
@@ -221,11 +221,11 @@ class DecodeStepTest {
         DecodeResult async = DecodeStep.run(scheduled(llama, ServingEngine.VLLM, true));
         DecodeResult sglang = DecodeStep.run(scheduled(llama, ServingEngine.SGLANG, null));
         DecodeResult sglangOff = DecodeStep.run(scheduled(llama, ServingEngine.SGLANG, false));
-        assertEquals(waits.hostMs(), waits.hostExposedMs(), 1e-12);
-        assertEquals(0, async.hostExposedMs(), 1e-12);
-        assertEquals(waits.itlMs() - waits.hostMs(), async.itlMs(), 1e-9);
-        assertEquals(0, sglang.hostExposedMs(), 1e-12);
-        assertEquals(sglang.itlMs() + sglangOff.hostMs(), sglangOff.itlMs(), 1e-9);
+        assertEquals(waits.timing().host().ms(), waits.timing().hostExposed().ms(), 1e-12);
+        assertEquals(0, async.timing().hostExposed().ms(), 1e-12);
+        assertEquals(waits.itl().ms() - waits.timing().host().ms(), async.itl().ms(), 1e-9);
+        assertEquals(0, sglang.timing().hostExposed().ms(), 1e-12);
+        assertEquals(sglang.itl().ms() + sglangOff.timing().host().ms(), sglangOff.itl().ms(), 1e-9);
     }
 
     private static DecodeSpec scheduled(ModelConfig m, ServingEngine engine, Boolean overlapScheduler) {
@@ -259,8 +259,8 @@ class DecodeStepTest {
     void aTopologyFileRunsLikeItsPreset() {
         DecodeResult file = DecodeStep.run(onFile("hgx-h100.yaml", 8, 1, 32));
         DecodeResult preset = DecodeStep.run(spec("llama-3-8b", "hgx-h100", 8, 32, Overlap.NONE));
-        assertEquals(preset.itlMs(), file.itlMs(), 1e-9);
-        assertEquals(preset.commBytesPerGpu(), file.commBytesPerGpu());
+        assertEquals(preset.itl().ms(), file.itl().ms(), 1e-9);
+        assertEquals(preset.comm().bytesPerGpu(), file.comm().bytesPerGpu());
     }
 
     /**

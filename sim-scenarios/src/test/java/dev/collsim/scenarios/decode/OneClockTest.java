@@ -26,18 +26,18 @@ class OneClockTest {
     /** Every kernel's start and end, in the order of the result. */
     private static List<String> spans(DecodeResult r) {
         List<String> out = new ArrayList<>();
-        r.beforeLayers().forEach(s -> out.add(s.name() + " " + s.startMs() + " " + s.endMs()));
-        r.layers().forEach(l -> l.spans().forEach(s -> out.add(l.index() + " " + s.name() + " " + s.startMs() + " " + s.endMs())));
-        r.afterLayers().forEach(s -> out.add(s.name() + " " + s.startMs() + " " + s.endMs()));
+        r.timeline().beforeLayers().forEach(s -> out.add(s.name() + " " + s.start().ms() + " " + s.end().ms()));
+        r.layers().forEach(l -> l.spans().forEach(s -> out.add(l.index() + " " + s.name() + " " + s.start().ms() + " " + s.end().ms())));
+        r.timeline().afterLayers().forEach(s -> out.add(s.name() + " " + s.start().ms() + " " + s.end().ms()));
         return out;
     }
 
     private static void assertShortcutExact(DecodeSpec spec) {
         DecodeResult shortcut = DecodeStep.run(spec);
-        assertEquals("", shortcut.contention(), "no collectives meet on a link");
+        assertEquals("", shortcut.setup().contention(), "no collectives meet on a link");
         DecodeResult oneClock = DecodeStep.onOneClock(spec);
         assertEquals(spans(oneClock), spans(shortcut));
-        assertEquals(oneClock.itlMs(), shortcut.itlMs());
+        assertEquals(oneClock.itl().ms(), shortcut.itl().ms());
     }
 
     @Test
@@ -71,7 +71,7 @@ class OneClockTest {
         for (DecodeResult.Layer l : r.layers()) {
             for (DecodeResult.Span s : l.spans()) {
                 if (java.util.Arrays.stream(names).anyMatch(s.name()::startsWith)) {
-                    sum += s.endMs() - s.startMs();
+                    sum += s.end().ms() - s.start().ms();
                 }
             }
         }
@@ -91,7 +91,7 @@ class OneClockTest {
         double epNarrow = commMs(narrow, "dispatch", "combine");
         assertTrue(epNarrow > 1.1 * ep, "EP all-to-alls: " + ep + " ms non-blocking, " + epNarrow + " ms at 4:1");
         assertEquals(commMs(open, "attn_all_reduce", "moe_all_reduce"), commMs(narrow, "attn_all_reduce", "moe_all_reduce"), 1e-9);
-        assertTrue(narrow.itlMs() > open.itlMs());
+        assertTrue(narrow.itl().ms() > open.itl().ms());
     }
 
     /**
@@ -105,18 +105,18 @@ class OneClockTest {
     void twoMicroBatchesAllToAllsShareTheNics() {
         DecodeResult together = DecodeStep.run(deepSeek(Rate.parse("100Gb/s"), 1, Overlap.TWO_BATCH, 256, 1024));
         DecodeResult alone = DecodeStep.estimate(deepSeek(Rate.parse("100Gb/s"), 1, Overlap.TWO_BATCH, 256, 1024), new CommModel.Cache());
-        assertFalse(together.contention().isEmpty());
-        assertTrue(alone.contention().isEmpty());
+        assertFalse(together.setup().contention().isEmpty());
+        assertTrue(alone.setup().contention().isEmpty());
         assertTrue(commMs(together, "dispatch", "combine") > commMs(alone, "dispatch", "combine"),
                 commMs(together, "dispatch", "combine") + " ms together, " + commMs(alone, "dispatch", "combine") + " ms alone");
-        DecodeResult.LinkLoad nic = together.linkLoads().stream().filter(x -> x.link().equals("n0.nic0 -> leaf0")).findFirst().orElseThrow();
+        DecodeResult.LinkLoad nic = together.timeline().linkLoads().stream().filter(x -> x.link().equals("n0.nic0 -> leaf0")).findFirst().orElseThrow();
         boolean sharedNic = false;
         for (DecodeResult.Layer l : together.layers()) {
             for (DecodeResult.Span a : l.spans()) {
                 for (DecodeResult.Span b : l.spans()) {
                     if (a.microBatch() == 0 && b.microBatch() == 1 && isAllToAll(a) && isAllToAll(b)) {
-                        double from = Math.max(a.startMs(), b.startMs());
-                        double to = Math.min(a.endMs(), b.endMs());
+                        double from = Math.max(a.start().ms(), b.start().ms());
+                        double to = Math.min(a.end().ms(), b.end().ms());
                         sharedNic |= nic.steps().stream().anyMatch(step -> step[0] >= from && step[0] < to && step[1] > 0);
                     }
                 }
@@ -124,7 +124,7 @@ class OneClockTest {
         }
         assertTrue(sharedNic, "GPU 0's NIC carries traffic while all-to-alls of both micro-batches run");
         assertTrue(nic.steps().stream().allMatch(step -> step[1] <= 100 + 1e-9), "never above the NIC's rate");
-        assertTrue(alone.linkLoads().isEmpty(), "only a step on one clock has link loads");
+        assertTrue(alone.timeline().linkLoads().isEmpty(), "only a step on one clock has link loads");
     }
 
     private static boolean isAllToAll(DecodeResult.Span s) {

@@ -21,7 +21,7 @@ class PrefillTest {
     }
 
     private static PrefillResult.KvTransfer over(PrefillResult r, String link) {
-        return r.kvTransfer().stream().filter(x -> x.over().equals(link)).findFirst().orElseThrow();
+        return r.kv().transfers().stream().filter(x -> x.over().equals(link)).findFirst().orElseThrow();
     }
 
     /**
@@ -33,16 +33,16 @@ class PrefillTest {
     @Test
     void llama70bAt8kTokens() {
         PrefillResult r = Prefill.run(llama70b("hgx-h100", null), 8192, 1, 0);
-        assertEquals(320 * 1024, r.kvBytesPerToken());
-        assertEquals(2.5 * (1L << 30), r.kvBytesPerRequest());
-        assertEquals((long) (2.5 * (1L << 30) / 8), r.kvBytesPerGpu());
-        assertTrue(r.computeMs() > 100 && r.commMs() > 10, r.computeMs() + " ms compute, " + r.commMs() + " ms communication");
-        assertTrue(r.ttftMs() >= r.computeMs() + r.exposedCommMs(), "the time to first token holds compute and exposed communication");
-        assertTrue(over(r, "the network").afterMs() > 0);
-        assertNull(over(r, "NVLink").afterMs(), over(r, "NVLink").why());
+        assertEquals(320 * 1024, r.kv().bytesPerToken());
+        assertEquals(2.5 * (1L << 30), r.kv().bytesPerRequest());
+        assertEquals((long) (2.5 * (1L << 30) / 8), r.kv().bytesPerGpu());
+        assertTrue(r.time().compute().ms() > 100 && r.time().comm().ms() > 10, r.time().compute().ms() + " ms compute, " + r.time().comm().ms() + " ms communication");
+        assertTrue(r.ttft().ms() >= r.time().compute().ms() + r.time().exposedComm().ms(), "the time to first token holds compute and exposed communication");
+        assertTrue(over(r, "the network").after().ms() > 0);
+        assertNull(over(r, "NVLink").after(), over(r, "NVLink").why());
         PrefillResult rack = Prefill.run(llama70b("gb200-nvl72", null), 8192, 1, 0);
-        assertTrue(over(rack, "NVLink").afterMs() < over(rack, "the network").afterMs() / 5,
-                over(rack, "NVLink").afterMs() + " ms over NVLink, " + over(rack, "the network").afterMs() + " over the network");
+        assertTrue(over(rack, "NVLink").after().ms() < over(rack, "the network").after().ms() / 5,
+                over(rack, "NVLink").after().ms() + " ms over NVLink, " + over(rack, "the network").after().ms() + " over the network");
     }
 
     /**
@@ -54,13 +54,13 @@ class PrefillTest {
     @Test
     void layerByLayerHidesWhatThePrefillCovers() {
         PrefillResult fast = Prefill.run(llama70b("hgx-h100", null), 8192, 1, 0);
-        assertEquals(0, over(fast, "the network").exposedMs(), 1e-9);
+        assertEquals(0, over(fast, "the network").exposed().ms(), 1e-9);
         PrefillResult slow = Prefill.run(llama70b("hgx-h100", Rate.parse("1Gb/s")), 8192, 1, 0);
         PrefillResult.KvTransfer x = over(slow, "the network");
-        double firstLayerEnd = slow.hostMs() + slow.layers().get(0).ms();
-        double excess = x.afterMs() - (slow.ttftMs() - firstLayerEnd);
-        assertTrue(x.exposedMs() > 0 && x.exposedMs() < x.afterMs(), x.exposedMs() + " ms exposed of " + x.afterMs());
-        assertEquals(excess, x.exposedMs(), 0.01 * x.afterMs(), "the excess over what the prefill covers");
+        double firstLayerEnd = slow.time().host().ms() + slow.layers().get(0).time().ms();
+        double excess = x.after().ms() - (slow.ttft().ms() - firstLayerEnd);
+        assertTrue(x.exposed().ms() > 0 && x.exposed().ms() < x.after().ms(), x.exposed().ms() + " ms exposed of " + x.after().ms());
+        assertEquals(excess, x.exposed().ms(), 0.01 * x.after().ms(), "the excess over what the prefill covers");
     }
 
     /** In chunks, each forward attends to the chunks before it: the tokens add up, and the chunks take longer than one forward. */
@@ -71,8 +71,8 @@ class PrefillTest {
         assertEquals(4, chunked.forwards().size());
         assertEquals(8192, chunked.forwards().stream().mapToInt(PrefillResult.Forward::tokens).sum());
         assertEquals(6144, chunked.forwards().get(3).cachedTokens());
-        assertTrue(chunked.ttftMs() > whole.ttftMs(), chunked.ttftMs() + " ms in chunks, " + whole.ttftMs() + " whole");
-        assertTrue(chunked.forwards().get(3).gpuMs() > chunked.forwards().get(0).gpuMs(), "the last chunk attends to the most");
+        assertTrue(chunked.ttft().ms() > whole.ttft().ms(), chunked.ttft().ms() + " ms in chunks, " + whole.ttft().ms() + " whole");
+        assertTrue(chunked.forwards().get(3).gpu().ms() > chunked.forwards().get(0).gpu().ms(), "the last chunk attends to the most");
     }
 
     /**
@@ -86,7 +86,7 @@ class PrefillTest {
         PrefillResult chunked = Prefill.run(llama70b("hgx-h100", nic), 8192, 1, 2048);
         PrefillResult.KvTransfer w = over(whole, "the network");
         PrefillResult.KvTransfer c = over(chunked, "the network");
-        assertEquals(w.afterMs(), c.afterMs(), 1e-9, "the same cache after the prefill");
-        assertTrue(c.exposedMs() > 0 && c.exposedMs() < w.exposedMs() / 2, c.exposedMs() + " ms exposed in chunks, " + w.exposedMs() + " whole");
+        assertEquals(w.after().ms(), c.after().ms(), 1e-9, "the same cache after the prefill");
+        assertTrue(c.exposed().ms() > 0 && c.exposed().ms() < w.exposed().ms() / 2, c.exposed().ms() + " ms exposed in chunks, " + w.exposed().ms() + " whole");
     }
 }

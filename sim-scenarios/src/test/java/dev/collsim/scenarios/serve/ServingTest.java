@@ -11,6 +11,7 @@ import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.scenarios.views.ServeView;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -46,16 +47,16 @@ class ServingTest {
         ServingSearch.Instance tp1 = new ServingSearch.Instance(1, 1, 1, 1);
         // Chunks as light as the weight reads ride free: every step is the decode step.
         ServingPlan.Deployment free = ServingSearch.aggregatedAt(s, decodePoint(s, tp1, 32, 10, 6), 1024, new double[] {5, 6});
-        assertEquals(10, free.itlMs(), 1e-12);
-        assertEquals(10, free.stepWithChunkMs(), 1e-12);
+        assertEquals(10, free.itl().ms(), 1e-12);
+        assertEquals(10, free.parts().stepWithChunk().ms(), 1e-12);
         // Two chunks of 46 ms each add 40 ms to the step they ride in; a step starts 32 / 256 prompts, 2 x 40 ms each.
         ServingPlan.Deployment heavy = ServingSearch.aggregatedAt(s, decodePoint(s, tp1, 32, 10, 6), 1024, new double[] {46, 46});
-        assertEquals(50, heavy.stepWithChunkMs(), 1e-12);
-        assertEquals(10 + 32.0 / 256 * 80, heavy.itlMs(), 1e-12);
-        assertEquals(100, heavy.prefillMs(), 1e-12);
-        double perS = 32 * 1000 / (256 * heavy.itlMs());
-        assertEquals(perS, heavy.requestsPerS(), 1e-9);
-        assertEquals(heavy.itlMs() / 2 + PrefillQueue.waitMs(perS * 0.1, 100) + 100, heavy.ttftMs(), 1e-9);
+        assertEquals(50, heavy.parts().stepWithChunk().ms(), 1e-12);
+        assertEquals(10 + 32.0 / 256 * 80, heavy.itl().ms(), 1e-12);
+        assertEquals(100, heavy.parts().prefill().ms(), 1e-12);
+        double perS = 32 * 1000 / (256 * heavy.itl().ms());
+        assertEquals(perS, heavy.load().requestsPerS(), 1e-9);
+        assertEquals(heavy.itl().ms() / 2 + PrefillQueue.waitMs(perS * 0.1, 100) + 100, heavy.ttft().ms(), 1e-9);
         // A batch whose prompts need more than every step: the prefills cannot keep up.
         assertNull(ServingSearch.aggregatedAt(s, decodePoint(s, tp1, 512, 10, 6), 1024, new double[] {500, 500}));
     }
@@ -74,12 +75,12 @@ class ServingTest {
         double cp = PrefillQueue.maxUtilization(100, slack) * 10;
         assertEquals(12.5, d.requestsPerS(256), 1e-12);
         assertTrue(unit.gpus() <= 16);
-        assertTrue(unit.ttftMs() <= 1000 + 1e-9, unit.ttftMs() + " ms");
-        assertEquals(unit.requestsPerS() * 256 / unit.gpus(), unit.tokensPerSPerGpu(), 1e-9);
+        assertTrue(unit.ttft().ms() <= 1000 + 1e-9, unit.ttft().ms() + " ms");
+        assertEquals(unit.load().requestsPerS() * 256 / unit.gpus(), unit.tokensPerSPerGpu(), 1e-9);
         // No unit within 16 GPUs does better per GPU.
         for (int x = 1; x <= 14; x++) {
             for (int y = 1; x + 2 * y <= 16; y++) {
-                assertTrue(Math.min(x * cp, y * 12.5) / (x + 2 * y) <= unit.requestsPerS() / unit.gpus() + 1e-9);
+                assertTrue(Math.min(x * cp, y * 12.5) / (x + 2 * y) <= unit.load().requestsPerS() / unit.gpus() + 1e-9);
             }
         }
         // GPUs for 10 requests/s: enough prefill and decode instances each.
@@ -94,15 +95,15 @@ class ServingTest {
         ServingPlan plan = ServingSearch.run(s, 2);
         ServingPlan.SystemPlan hgx = plan.systems().get(0);
         for (ServingPlan.Deployment d : List.of(hgx.aggregated(), hgx.disaggregated())) {
-            assertTrue(d.ttftMs() <= 1500 + 1e-9 && d.itlMs() <= 40 + 1e-9, d.toString());
+            assertTrue(d.ttft().ms() <= 1500 + 1e-9 && d.itl().ms() <= 40 + 1e-9, d.toString());
             assertTrue(d.gpus() <= 16);
-            assertTrue(d.gpusForRate() * d.requestsPerS() / d.gpus() >= 10 - 1e-9, d.toString());
+            assertTrue(d.gpusForRate() * d.load().requestsPerS() / d.gpus() >= 10 - 1e-9, d.toString());
         }
         ServingPlan.Deployment agg = hgx.aggregated();
-        assertTrue(agg.itlMs() > agg.decodeStepMs(), "the prompts' chunks lengthen the mean step");
-        assertTrue(agg.stepWithChunkMs() > agg.itlMs());
-        assertEquals(hgx.disaggregated().itlMs(), hgx.disaggregated().decodeStepMs(), 0);
-        assertTrue(hgx.verdict().startsWith("hgx-h100: "), hgx.verdict());
+        assertTrue(agg.itl().ms() > agg.parts().decodeStep().ms(), "the prompts' chunks lengthen the mean step");
+        assertTrue(agg.parts().stepWithChunk().ms() > agg.itl().ms());
+        assertEquals(hgx.disaggregated().itl().ms(), hgx.disaggregated().parts().decodeStep().ms(), 0);
+        assertTrue(ServeView.verdict(plan, hgx).startsWith("hgx-h100: "), ServeView.verdict(plan, hgx));
     }
 
     @Test
@@ -113,6 +114,6 @@ class ServingTest {
         int tp = Integer.parseInt(decode.substring(2, decode.indexOf(' ')));
         int batch = Integer.parseInt(decode.substring(decode.indexOf(" b") + 2));
         ServingSearch.Instance at = new ServingSearch.Instance(tp, 1, 1, 1);
-        assertEquals(DecodeStep.run(at.spec(s, HGX, batch, s.decodeContext(), Overlap.NONE)).itlMs(), d.decodeStepMs(), 0);
+        assertEquals(DecodeStep.run(at.spec(s, HGX, batch, s.decodeContext(), Overlap.NONE)).itl().ms(), d.parts().decodeStep().ms(), 0);
     }
 }

@@ -106,7 +106,7 @@ class DecodeValidationTest {
                 dev.collsim.scenarios.decode.ModelConfig.load("llama-3-70b"), dev.collsim.scenarios.decode.DecodeSystem.preset("hgx-h100"),
                 java.util.OptionalInt.empty(), 8, 1, 1, 1, 1, 2048, dev.collsim.scenarios.decode.Precision.FP8,
                 dev.collsim.scenarios.decode.AllReduceKind.AUTO, dev.collsim.scenarios.decode.Overlap.NONE, false, ServingEngine.TRTLLM, null, null);
-        assertEquals(dev.collsim.scenarios.decode.Prefill.run(layout, 2048, 1, 0).ttftMs(), one.simulatedMs(), 1e-9);
+        assertEquals(dev.collsim.scenarios.decode.Prefill.run(layout, 2048, 1, 0).ttft().ms(), one.simulatedMs(), 1e-9);
         assertEquals(85, out.get(1).measuredMs(), 1e-9, "0.085 s");
         assertEquals(one.simulatedMs(), out.get(1).simulatedMs(), 0);
         assertTrue(out.get(2).skipped().contains("waits behind other requests"), out.get(2).skipped());
@@ -115,7 +115,7 @@ class DecodeValidationTest {
         // 4 prompts of 2,048 tokens at 4,096 tokens/s on each of 8 GPUs: a forward of 250 ms.
         assertEquals(4 * 2048 / (4096.0 * 8) * 1000, out.get(4).measuredMs(), 1e-9);
         assertEquals("sglang", out.get(4).engine());
-        List<dev.collsim.reports.Table> tables = v.tables("ttft.csv");
+        List<dev.collsim.reports.Table> tables = dev.collsim.scenarios.views.DecodeValidationView.tables(v, "ttft.csv");
         assertEquals(2, tables.size(), "no decode tables without decode rows");
         assertEquals(3, tables.get(0).rows().size(), "all, then trust A and trust B apart");
     }

@@ -34,7 +34,7 @@ class DecodeHtmlTest {
                 sum += slice.get("value").asDouble();
             }
             // Each slice is rounded to the microsecond for its label: the slices add up to the step within a microsecond each.
-            assertEquals(r.itlMs(), sum, 0.0005 * DecodeHtml.breakdown(r).get("series").get(0).get("data").size(), spec.overlap() + " pp " + spec.pp());
+            assertEquals(r.itl().ms(), sum, 0.0005 * DecodeHtml.breakdown(r).get("series").get(0).get("data").size(), spec.overlap() + " pp " + spec.pp());
         }
     }
 

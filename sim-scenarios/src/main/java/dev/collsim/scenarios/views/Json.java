@@ -1,0 +1,81 @@
+package dev.collsim.scenarios.views;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.collsim.scenarios.metrics.Metric;
+import java.util.List;
+
+/**
+ * The JSON that commands print, built from typed results: objects with their keys in a fixed order,
+ * numbers written as the kind of number they are (a count whole, a time as the double it is).
+ */
+public final class Json {
+    private static final ObjectWriter PRETTY = new ObjectMapper().writerWithDefaultPrettyPrinter();
+    private static final ObjectMapper PLAIN = new ObjectMapper();
+
+    private Json() {}
+
+    public static ObjectNode object() {
+        return JsonNodeFactory.instance.objectNode();
+    }
+
+    public static ArrayNode array() {
+        return JsonNodeFactory.instance.arrayNode();
+    }
+
+    /** Puts a number under {@code key} as the kind of number it is; null as JSON's null. */
+    public static void put(ObjectNode node, String key, Number value) {
+        if (value == null) {
+            node.putNull(key);
+        } else if (value instanceof Integer i) {
+            node.put(key, i);
+        } else if (value instanceof Long l) {
+            node.put(key, l);
+        } else {
+            node.put(key, value.doubleValue());
+        }
+    }
+
+    /** Each metric of {@code result} under its key, in the list's order. */
+    public static <R> void put(ObjectNode node, List<Metric<R>> metrics, R result) {
+        for (Metric<R> m : metrics) {
+            put(node, m.key(), m.of(result));
+        }
+    }
+
+    /** Puts {@code value} only when it is not empty (optional keys that users' scripts do not expect always). */
+    public static void putIfNotEmpty(ObjectNode node, String key, String value) {
+        if (value != null && !value.isEmpty()) {
+            node.put(key, value);
+        }
+    }
+
+    public static ArrayNode strings(List<String> values) {
+        ArrayNode a = array();
+        values.forEach(a::add);
+        return a;
+    }
+
+    /** Indented, with a final newline: what {@code --format json} prints. */
+    public static String pretty(JsonNode node) {
+        try {
+            return PRETTY.writeValueAsString(node) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** On one line, as a JSON Lines row. */
+    public static String line(JsonNode node) {
+        try {
+            return PLAIN.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
