@@ -13,7 +13,10 @@ import java.util.List;
 
 /**
  * Reads a user's input file as UTF-8 text, or says in one line why not: missing, a directory,
- * unreadable, too large, or not text (naming the line of the first byte that is not UTF-8).
+ * unreadable, too large, or not text (naming the line of the first byte that is not UTF-8). Files as
+ * people save them read as the plain file: a byte-order mark (Excel's CSV, Windows tools) is dropped,
+ * and Windows (CR LF) and old Mac (CR) line ends become LF, so every reader behind this one (CSV,
+ * nccl-tests logs, {@code nvidia-smi topo -m}, NCCL's XML, YAML, JSON) sees the same text.
  */
 public final class TextFile {
     /** Input files are hand-written configurations and logs; anything larger is a mistake. */
@@ -54,11 +57,11 @@ public final class TextFile {
         return read(path).lines().toList();
     }
 
-    /** Decodes UTF-8 strictly; a malformed byte is reported with its line. */
+    /** Decodes UTF-8 strictly (a malformed byte is reported with its line), then drops a byte-order mark and makes every line end LF. */
     public static String decode(byte[] bytes, String name) {
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            return plain(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString());
         } catch (CharacterCodingException e) {
             int bad = firstInvalid(bytes);
             int line = 1;
@@ -68,6 +71,12 @@ public final class TextFile {
             throw new InputException(name + ":" + line + ": not UTF-8 text (byte 0x"
                     + String.format("%02x", bytes[Math.min(bad, bytes.length - 1)] & 0xff) + "); save the file as UTF-8");
         }
+    }
+
+    /** The text without a leading byte-order mark, its line ends LF. */
+    static String plain(String text) {
+        String t = text.startsWith("\uFEFF") ? text.substring(1) : text;
+        return t.indexOf('\r') < 0 ? t : t.replace("\r\n", "\n").replace('\r', '\n');
     }
 
     /** Offset of the first byte that does not start a valid UTF-8 sequence. */
