@@ -8,6 +8,7 @@ import dev.collsim.core.collective.CollectiveRequest;
 import dev.collsim.core.collective.CustomAllReduceAlgorithm;
 import dev.collsim.core.collective.NvlsAlgorithm;
 import dev.collsim.core.collective.NvlsTreeAlgorithm;
+import dev.collsim.core.collective.OneRankAlgorithm;
 import dev.collsim.core.collective.P2pAlgorithm;
 import dev.collsim.core.collective.PatAlgorithm;
 import dev.collsim.core.collective.Protocol;
@@ -39,7 +40,9 @@ public enum AlgorithmId {
     /** Their two-shot all-reduce: a reduce-scatter and an all-gather by direct writes, in one kernel. */
     TWOSHOT("TwoShot", null, new Custom(CustomAllReduceAlgorithm.Variant.TWO_SHOT)),
     /** The multimem (NVLS) one-shot of TensorRT-LLM and torch symmetric memory: one switch reduction and multicast. */
-    MULTIMEM("Multimem", null, new Custom(CustomAllReduceAlgorithm.Variant.MULTIMEM));
+    MULTIMEM("Multimem", null, new Custom(CustomAllReduceAlgorithm.Variant.MULTIMEM)),
+    /** What every collective of one rank is: a copy of the buffer in the GPU's memory, no kernel ({@link OneRankAlgorithm}). */
+    ONE_RANK("OneRank", null, new OneRank());
 
     /** The textbook alpha-beta time of a collective: {@code steps} alpha + {@code bytesPerRank} / beta. */
     public record AlphaBeta(double steps, double bytesPerRank, String shape) {}
@@ -152,6 +155,23 @@ public enum AlgorithmId {
         @Override
         public CollectiveAlgorithm algorithm(Communicator comm, Plan plan) {
             return new CustomAllReduceAlgorithm(variant);
+        }
+    }
+
+    private static final class OneRank implements Kind {
+        @Override
+        public CollectiveAlgorithm algorithm(Communicator comm, Plan plan) {
+            return new OneRankAlgorithm();
+        }
+
+        @Override
+        public AlphaBeta alphaBeta(CollectiveRequest req, Communicator comm) {
+            return new AlphaBeta(0, req.bytes(), "S/beta: one rank communicates nothing; NCCL copies its input to its output");
+        }
+
+        @Override
+        public double plannedTransfers(Plan plan, Communicator comm) {
+            return 1;
         }
     }
 

@@ -4,6 +4,7 @@ import dev.collsim.core.collective.CollectiveRun;
 import dev.collsim.core.collective.CollectiveSimulator;
 import dev.collsim.core.collective.CustomKernelCosts;
 import dev.collsim.core.collective.FoldedSchedule;
+import dev.collsim.core.collective.NvlsCosts;
 import dev.collsim.core.collective.NvlsTreeAlgorithm;
 import dev.collsim.core.collective.Outage;
 import dev.collsim.core.collective.Protocol;
@@ -257,7 +258,12 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
     /** What each kind of step of a planned collective costs, its launch latency scaled by {@code launchFactor}. */
     private StepCosts stepCosts(Plan plan, double launchFactor) {
         StepCosts steps;
-        if (plan.algo().custom()) {
+        if (plan.algo() == AlgorithmId.ONE_RANK) {
+            // The copy engine's copy: priced as a local copy (the runner's LOCAL_COPY reads its rate from the copy costs it is given).
+            CostBook.DeviceCopy copy = book.deviceCopy();
+            NvlsCosts copyOnly = new NvlsCosts(1, copy.rate(), TimeSpan.ZERO, TimeSpan.ZERO, TimeSpan.ZERO, copy.rate());
+            steps = new StepCosts(book.protocols().get(Protocol.SIMPLE), copyOnly, null, copy.fixed().times(launchFactor));
+        } else if (plan.algo().custom()) {
             CustomKernelCosts custom = book.custom();
             steps = new StepCosts(custom.perBlock(plan.algo().kernel()), book.nvls() == null ? null : custom.multimem(book.nvls()),
                     null, custom.launchLatency().times(launchFactor));

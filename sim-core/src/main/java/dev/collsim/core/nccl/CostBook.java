@@ -5,6 +5,8 @@ import dev.collsim.core.collective.HostLaunch;
 import dev.collsim.core.collective.NvlsCosts;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.ProtocolCosts;
+import dev.collsim.core.units.Rate;
+import dev.collsim.core.units.TimeSpan;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -16,9 +18,19 @@ import java.util.Map;
  * @param sharp     what an in-network (SHARP) all-reduce costs, or null where the network cannot reduce
  * @param custom    what the inference engines' all-reduce kernels cost
  * @param hostLaunch host-side cost of issuing a collective
+ * @param deviceCopy what the GPU's copy engine moves from one of its buffers to another (cudaMemcpyAsync,
+ *                   device to device): a one-rank collective's copy
  */
 public record CostBook(Map<Protocol, ProtocolCosts> protocols, NvlsCosts nvls, NvlsCosts sharp, CustomKernelCosts custom,
-                       HostLaunch hostLaunch) {
+                       HostLaunch hostLaunch, DeviceCopy deviceCopy) {
+    /**
+     * A copy inside one GPU's memory.
+     *
+     * @param rate  bytes copied per second (each byte read and written once)
+     * @param fixed the copy's time beyond its bytes: the copy engine's start and the end of the operation on the stream
+     */
+    public record DeviceCopy(Rate rate, TimeSpan fixed) {}
+
     public CostBook {
         protocols = new EnumMap<>(protocols);
         for (Protocol p : Protocol.values()) {
@@ -29,10 +41,10 @@ public record CostBook(Map<Protocol, ProtocolCosts> protocols, NvlsCosts nvls, N
     }
 
     CostBook withoutNvls() {
-        return new CostBook(protocols, null, sharp, custom, hostLaunch);
+        return new CostBook(protocols, null, sharp, custom, hostLaunch, deviceCopy);
     }
 
     CostBook withoutSharp() {
-        return new CostBook(protocols, nvls, null, custom, hostLaunch);
+        return new CostBook(protocols, nvls, null, custom, hostLaunch, deviceCopy);
     }
 }

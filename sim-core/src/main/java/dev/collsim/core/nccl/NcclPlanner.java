@@ -45,12 +45,20 @@ public final class NcclPlanner {
         if (protos.isEmpty()) {
             throw new InputException("no protocol left to choose from");
         }
+        if (comm.nRanks() == 1) {
+            // NCCL's one-rank path, whatever the algorithm and protocol asked for: no kernel, a copy (ncclLaunchOneRank).
+            return new Plan(AlgorithmId.ONE_RANK, new CollectiveRequest(op, 1, bytes, root, Protocol.SIMPLE, 1), null, List.of());
+        }
+        if (algos.equals(EnumSet.of(AlgorithmId.ONE_RANK))) {
+            throw new InputException("OneRank is NCCL's path for a communicator of one rank; this one has " + comm.nRanks());
+        }
         if (op.pointToPoint()) {
             return pointToPoint(comm, op, bytes, protos, channels);
         }
         EnumSet<AlgorithmId> runnable = EnumSet.noneOf(AlgorithmId.class);
         runnable.addAll(algos);
         runnable.remove(AlgorithmId.P2P);
+        runnable.remove(AlgorithmId.ONE_RANK);
         boolean explicitAlgos = algos.size() < AlgorithmId.values().length;
         if (explicitAlgos && runnable.size() == 1 && runnable.iterator().next().custom()) {
             return custom(comm, op, bytes, runnable.iterator().next(), channels);

@@ -102,6 +102,11 @@ public final class ExplainView {
      * the algorithm and protocol on this link type; beta the GPU's link rate per direction.
      */
     static List<String> formula(Run run) {
+        if (run.plan().algo() == AlgorithmId.ONE_RANK) {
+            return List.of("", "one rank communicates nothing: NCCL launches no kernel and copies the input to the output"
+                    + " (cudaMemcpyAsync, ncclLaunchOneRank)", String.format(Locale.ROOT, "  %-52s %10.2f us", "simulated: the copy",
+                    run.result().durationMicros()));
+        }
         Communicator comm = run.comm();
         Schedule s = run.result().schedule();
         var req = s.request();

@@ -48,4 +48,12 @@ class FilesAsPeopleSaveThemTest {
         sameAs(new String[] {"bench", "all_reduce", "-b", "1M", "-e", "1M", "--topology", plain.toString()},
                 new String[] {"bench", "all_reduce", "-b", "1M", "-e", "1M", "--topology", windows(plain).toString()});
     }
+
+    /** A config.json saved with a byte-order mark loads as the plain file (it had been refused as "not valid JSON"). */
+    @Test
+    void modelConfigWithAByteOrderMark() {
+        Path bom = Path.of("src/test/resources/saved-files/llama-config-with-bom.json");
+        CliRunner r = CliRunner.run("decode", "--model", bom.toString(), "--tp", "2");
+        assertEquals(0, r.code(), r.err());
+    }
 }

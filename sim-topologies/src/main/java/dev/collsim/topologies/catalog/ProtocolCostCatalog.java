@@ -5,6 +5,7 @@ import dev.collsim.core.collective.HostLaunch;
 import dev.collsim.core.collective.NvlsCosts;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.collective.ProtocolCosts;
+import dev.collsim.core.nccl.CostBook;
 import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.NcclAlgo;
 import dev.collsim.core.nccl.NcclArch;
@@ -52,6 +53,20 @@ public final class ProtocolCostCatalog {
      * Host cost of enqueuing one collective on one GPU, and per channel. Fitted to the floor of
      * TG_H100_1N8_RING (-g 8): about 35 us with 1-2 channels, 42 us with 24 channels.
      */
+    /**
+     * The share of HBM's peak a device-to-device copy reaches: 256 MiB copied on an H200 at 4,219 GB/s
+     * counting bytes read and written, 0.88 of its 4.8 TB/s (tools/kernels/h200/hbm.csv, 2026-12-04).
+     */
+    static final double DEVICE_COPY_EFFICIENCY = 0.88;
+
+    /** A copy's time beyond its bytes: 4 KiB to 1 MiB copies took 1.08-1.38 us each on an H200 (the same file). */
+    static final TimeSpan DEVICE_COPY_FIXED = TimeSpan.ofMicros(1.1);
+
+    /** What the GPU's copy engine moves between two of its own buffers: each byte read and written once, at the share above. */
+    public static CostBook.DeviceCopy deviceCopy(GpuModel gpu) {
+        return new CostBook.DeviceCopy(new Rate(gpu.roofline().hbmBytesPerSecond() / 2 * DEVICE_COPY_EFFICIENCY), DEVICE_COPY_FIXED);
+    }
+
     public static final HostLaunch HOST_LAUNCH = new HostLaunch(TimeSpan.ofMicros(4.3), TimeSpan.ofNanos(40));
 
     /**

@@ -86,7 +86,8 @@ public final class FabricCommunicator {
                 nvls, joined ? network.latencyInterMicros() : 0);
         TimeSpan netExtra = joined ? networkExtra(fabric, ranks, rankNodes) : TimeSpan.ZERO;
         CostBook book = new CostBook(ProtocolCostCatalog.costs(arch, netExtra, joined ? network.stepLatency() : TimeSpan.ZERO),
-                nvls ? ProtocolCostCatalog.nvls(arch) : null, null, ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH);
+                nvls ? ProtocolCostCatalog.nvls(arch) : null, null, ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH,
+                ProtocolCostCatalog.deviceCopy(gpu));
         HostMemory host = HostMemory.of(p2p ? null : nearestCpus(fabric, ranks), null);
         return new Communicator(name, new RankPlacement(fabric, ranks, switches, null, host), view, book);
     }

@@ -142,7 +142,8 @@ public final class HgxCluster {
         TimeSpan netExtra = new TimeSpan(Math.max(0, netRoute - nvlinkRoute));
         CostBook book = new CostBook(ProtocolCostCatalog.costs(gpu.arch(), netExtra, nodes > 1 ? network.stepLatency() : TimeSpan.ZERO),
                 nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), netExtra),
-                ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH);
+                ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH,
+                ProtocolCostCatalog.deviceCopy(gpu));
         return new Communicator(name, new RankPlacement(fabric, ranks, switches, sharp, HostMemory.of(null, rankHost)), view, book);
     }
 
