@@ -7,7 +7,6 @@ import dev.collsim.reports.Table;
 import dev.collsim.scenarios.bench.BenchSpec;
 import dev.collsim.scenarios.validate.Calibration;
 import dev.collsim.scenarios.validate.Measured;
-import dev.collsim.topologies.systems.FlatSwitch;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import java.util.List;
@@ -59,7 +58,7 @@ public final class CalibrateCommand implements Callable<Integer> {
             throw new InputException("--topology: calibrate fits the link classes of a preset (--system); a topology file's"
                     + " rates are its own, so fit against the preset and write the fitted rates into the file");
         }
-        if (FlatSwitch.NAME.equalsIgnoreCase(system.system)) {
+        if (system.flat()) {
             throw new InputException("--system flat-switch: calibrate fits the link classes of a preset; the flat switch's links"
                     + " are the rate and latency you give it");
         }

@@ -8,6 +8,7 @@ import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.FlatSwitch;
+import dev.collsim.topologies.systems.NamedSystem;
 import dev.collsim.topologies.systems.NodeCopies;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
@@ -77,7 +78,7 @@ final class SystemOptions {
      */
     Communicator whole(WhatIf whatIf) {
         requireTopologyAlone(topology, system, nodes, gpusPerNode, network, whatIf);
-        boolean flat = FlatSwitch.NAME.equalsIgnoreCase(system);
+        boolean flat = flat();
         if (!flat && (gpus != null || linkBw != null || linkLatency != null)) {
             throw new InputException("--gpus, --link-bw and --link-latency shape --system flat-switch; a preset takes --nodes,"
                     + " --gpus-per-node and the what-if knobs");
@@ -93,7 +94,12 @@ final class SystemOptions {
         if (topology != null) {
             return "from " + topology;
         }
-        return FlatSwitch.NAME.equalsIgnoreCase(system) ? flatSwitch(whatIf).description() : SystemPreset.byName(preset(system)).description();
+        return flat() ? flatSwitch(whatIf).description() : SystemPreset.byName(preset(system)).description();
+    }
+
+    /** Whether --system names the flat switch; an unknown name is left to the preset lookup, which refuses it where it always has. */
+    boolean flat() {
+        return system != null && NamedSystem.find(system).orElse(null) instanceof FlatSwitch.Family;
     }
 
     /** The flat switch the flags describe. */
