@@ -187,8 +187,9 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
     }
 
     private BenchSpec benchSpec() {
+        String systemName = system.system.name();
         WhatIf knobs = whatIf.toWhatIf();
-        return spec(op, system.system, system.whole(knobs), system.nodes, system.gpusPerNode, system.network,
+        return spec(op, systemName, system.whole(knobs), system.nodes, system.gpusPerNode, system.network,
                 knobs, minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread, dataType, redop, root, algo, proto, channels,
                 nvls, collnet);
     }
@@ -214,7 +215,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
             gpus = whole.nRanks() / nodeCount;
             net = null;
         } else {
-            SystemPreset preset = SystemPreset.byName(SystemOptions.preset(system));
+            SystemPreset preset = SystemPreset.byName(system);
             name = preset.id();
             nodeCount = nodes;
             gpus = preset.gpusPerNode(gpusPerNode);

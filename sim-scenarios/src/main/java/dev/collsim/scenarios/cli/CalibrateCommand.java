@@ -53,6 +53,7 @@ public final class CalibrateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        String systemName = system.system.name();
         if (system.topology != null) {
             // A topology file's links carry their own rates; the class factors a fit varies do not reach them.
             throw new InputException("--topology: calibrate fits the link classes of a preset (--system); a topology file's"
@@ -67,7 +68,7 @@ public final class CalibrateCommand implements Callable<Integer> {
             measured.putAll(Measured.read(log, run.operation()));
         }
         String min = String.valueOf(measured.firstKey());
-        BenchSpec bench = BenchCommand.spec(run.op, system.system, null, system.nodes, system.gpusPerNode, system.network,
+        BenchSpec bench = BenchCommand.spec(run.op, systemName, null, system.nodes, system.gpusPerNode, system.network,
                 WhatIf.NONE, min, min, 1, "1", run.gpusPerThread, dataType, "sum", 0, run.algo, "auto", null, "on", "off");
         WhatIf.LinkClass c = linkClass != null ? WhatIf.parseScales("--class", linkClass + "=1").keySet().iterator().next()
                 : bench.nodes() > 1 ? WhatIf.LinkClass.NETWORK : WhatIf.LinkClass.NVLINK;

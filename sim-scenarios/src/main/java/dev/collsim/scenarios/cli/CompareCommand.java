@@ -11,7 +11,6 @@ import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.views.CompareHtml;
 import dev.collsim.topologies.catalog.NetworkPreset;
-import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,8 +36,8 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--model", paramLabel = "NAME|config.json", required = true, description = "a catalogue model or a config.json")
     String model;
 
-    @Option(names = "--system", paramLabel = "NAME", description = "a preset system; give two or more (or beside --topology)")
-    List<String> systems = List.of();
+    @Mixin
+    SystemFlag systems = SystemFlag.several();
 
     @Option(names = "--topology", paramLabel = "FILE", description = "a topology file (docs/topology-format.md): your own machine,"
             + " compared after the presets; repeatable")
@@ -96,7 +95,7 @@ public final class CompareCommand implements Callable<Integer> {
             files.add(new DecodeSystem.File(Path.of(file).getFileName().toString() + (nodes > 1 ? " x" + nodes : ""),
                     SystemOptions.topology(file, nodes, network, knobs), knobs.linkEdits()));
         }
-        CompareSpec compare = new CompareSpec(ModelConfig.load(model), systems.stream().map(SystemPreset::byName).toList(), gpus, context,
+        CompareSpec compare = new CompareSpec(ModelConfig.load(model), systems.presets(), gpus, context,
                 Precision.fromName(dtype), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
                 network == null ? null : NetworkPreset.byName(network), knobs,
                 gpusPerNode == null ? OptionalInt.empty() : OptionalInt.of(gpusPerNode), files);

@@ -47,8 +47,8 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
                     + " or a Hugging Face config.json")
     String model;
 
-    @Option(names = "--system", paramLabel = "NAME", description = "a preset system (default: hgx-h100)")
-    String system;
+    @Mixin
+    SystemFlag system;
 
     @Option(names = "--topology", paramLabel = "FILE", description = "a topology file (docs/topology-format.md) instead of --system")
     String topology;
@@ -116,6 +116,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
 
     @Override
     public Integer call() {
+        String systemName = system.name();
         ModelConfig config = ModelConfig.load(model);
         checkTopologyAlone();
         Variability.Spec variability = stochastic.replicated();
@@ -138,7 +139,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
             output.emit(output.reportFormat().render(DecodeReport.fabrics(results)), spec.commandLine().getOut());
             return 0;
         }
-        DecodeSpec decode = spec(config, SystemOptions.preset(system), gpusPerNode);
+        DecodeSpec decode = spec(config, systemName, gpusPerNode);
         if (variability != null) {
             Replications.Result r = Replications.decode(decode, variability, stochastic.seed, stochastic.replications);
             output.emit(r, r.table(), spec.commandLine().getOut());
@@ -163,9 +164,10 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
         if (fabrics != null || trace != null || output.report != null || output.output != null) {
             throw new InputException("a sweep point gives its step to the sweep; leave out --fabrics, --trace, --report and --output");
         }
+        String systemName = system.name();
         ModelConfig config = ModelConfig.load(model);
         checkTopologyAlone();
-        DecodeSpec decode = spec(config, SystemOptions.preset(system), gpusPerNode);
+        DecodeSpec decode = spec(config, systemName, gpusPerNode);
         Variability.Spec variability = stochastic.replicated();
         return variability != null
                 ? new PointResult.Replicated(Replications.decode(decode, variability, stochastic.seed, stochastic.replications))

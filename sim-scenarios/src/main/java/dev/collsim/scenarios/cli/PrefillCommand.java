@@ -39,9 +39,8 @@ public final class PrefillCommand implements Callable<Integer> {
     @Option(names = "--model", paramLabel = "NAME|config.json", required = true, description = "a catalogue model or a config.json")
     String model;
 
-    @Option(names = "--system", paramLabel = "NAME", defaultValue = SystemOptions.DEFAULT_SYSTEM,
-            description = "a preset system (default: ${DEFAULT-VALUE})")
-    String system;
+    @Mixin
+    SystemFlag system;
 
     @Option(names = "--network", paramLabel = "NAME", description = "between nodes (default: the system's)")
     String network;
@@ -82,9 +81,10 @@ public final class PrefillCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        String systemName = system.name();
         Require.atLeastOne("--isl", isl);
         EngineSetup engine = engineOptions.setup();
-        DecodeSystem where = new DecodeSystem.Preset(SystemPreset.byName(SystemOptions.preset(system)),
+        DecodeSystem where = new DecodeSystem.Preset(SystemPreset.byName(systemName),
                 network == null ? null : NetworkPreset.byName(network), OptionalInt.empty(), whatIf.toWhatIf());
         DecodeSpec layout = engine.layout(ModelConfig.load(model), where, tp, pp, ep, ep > 1 ? ep / tp : 1, 1, isl, Precision.fromName(dtype),
                 Overlap.NONE);

@@ -12,7 +12,6 @@ import dev.collsim.scenarios.serve.ServingSearch;
 import dev.collsim.scenarios.serve.ServingSpec;
 import dev.collsim.scenarios.views.ServeHtml;
 import dev.collsim.topologies.catalog.NetworkPreset;
-import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.List;
 import java.util.OptionalInt;
@@ -37,8 +36,8 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--model", paramLabel = "NAME|config.json", required = true, description = "a catalogue model or a config.json")
     String model;
 
-    @Option(names = "--system", paramLabel = "NAME", required = true, description = "a preset system; repeat to compare systems")
-    List<String> systems;
+    @Mixin
+    SystemFlag systems = SystemFlag.several();
 
     @Option(names = "--network", paramLabel = "NAME", completionCandidates = Catalogue.Networks.class,
             description = "between each system's nodes: ${COMPLETION-CANDIDATES} (default: each system's own)")
@@ -85,10 +84,11 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        systems.requireGiven();
         WhatIf knobs = whatIf.toWhatIf();
         NetworkPreset net = network == null ? null : NetworkPreset.byName(network);
-        List<DecodeSystem> where = systems.stream()
-                .<DecodeSystem>map(s -> new DecodeSystem.Preset(SystemPreset.byName(SystemOptions.preset(s)), net, OptionalInt.empty(), knobs))
+        List<DecodeSystem> where = systems.presets().stream()
+                .<DecodeSystem>map(p -> new DecodeSystem.Preset(p, net, OptionalInt.empty(), knobs))
                 .toList();
         ServingSpec serving = new ServingSpec(ModelConfig.load(model), where, gpus, isl, osl,
                 Flags.parse("--ttft-slo", () -> TimeSpan.parse(ttftSlo)).picos() / 1e9,

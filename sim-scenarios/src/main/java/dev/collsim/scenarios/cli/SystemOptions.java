@@ -10,20 +10,15 @@ import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.FlatSwitch;
 import dev.collsim.topologies.systems.NamedSystem;
 import dev.collsim.topologies.systems.NodeCopies;
-import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Which system a command runs on: a preset, its node count and network, a topology file, or the flat switch. */
 final class SystemOptions {
-    /** The preset when neither --system nor --topology is given. */
-    static final String DEFAULT_SYSTEM = "hgx-h100";
-
-    /** Null when not given, so that a --topology beside it is an error rather than ignored. */
-    @Option(names = "--system", paramLabel = "NAME", completionCandidates = Catalogue.Systems.class,
-            description = "a preset: ${COMPLETION-CANDIDATES} (default: hgx-h100); or flat-switch, with --gpus")
-    String system;
+    @Mixin
+    SystemFlag system;
 
     @Option(names = "--gpus", paramLabel = "N", description = "with --system flat-switch: GPUs, one per node, on one switch")
     Integer gpus;
@@ -55,9 +50,9 @@ final class SystemOptions {
      * errors; but {@code --nodes N} joins N copies of a one-node file through its NICs, on {@code
      * --network} with the network's knobs.
      */
-    static void requireTopologyAlone(String topology, String system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
+    static void requireTopologyAlone(String topology, SystemFlag system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
         boolean joined = nodes > 1;
-        if (topology != null && (system != null || gpusPerNode != null || whatIf.changesNode()
+        if (topology != null && (system.given() || gpusPerNode != null || whatIf.changesNode()
                 || (!joined && (network != null || whatIf.changesPreset())))) {
             throw new InputException("--topology describes the whole system; leave out --system, --gpus-per-node and the what-if"
                     + " knobs but --degrade and --link-down (edit the file instead); --nodes N joins N copies of a one-node file"
@@ -94,12 +89,12 @@ final class SystemOptions {
         if (topology != null) {
             return "from " + topology;
         }
-        return flat() ? flatSwitch(whatIf).description() : SystemPreset.byName(preset(system)).description();
+        return flat() ? flatSwitch(whatIf).description() : system.preset().description();
     }
 
     /** Whether --system names the flat switch; an unknown name is left to the preset lookup, which refuses it where it always has. */
     boolean flat() {
-        return system != null && NamedSystem.find(system).orElse(null) instanceof FlatSwitch.Family;
+        return system.given() && NamedSystem.find(system.name()).orElse(null) instanceof FlatSwitch.Family;
     }
 
     /** The flat switch the flags describe. */
@@ -113,10 +108,5 @@ final class SystemOptions {
         }
         return new FlatSwitch(gpus, linkBw == null ? Rate.gigabytesPerSecond(50) : Flags.parse("--link-bw", () -> Rate.parse(linkBw)),
                 linkLatency == null ? TimeSpan.ofMicros(1) : Flags.parse("--link-latency", () -> TimeSpan.parse(linkLatency)));
-    }
-
-    /** The preset given, or the default. */
-    static String preset(String system) {
-        return system == null ? DEFAULT_SYSTEM : system;
     }
 }

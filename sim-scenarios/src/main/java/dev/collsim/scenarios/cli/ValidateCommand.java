@@ -38,8 +38,8 @@ public final class ValidateCommand implements Callable<Integer> {
             description = "your own nccl-tests outputs (or calibration-shaped CSVs) to add, each a data set run on the system below")
     List<Path> logs = List.of();
 
-    @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "the system the logs ran on (default: ${DEFAULT-VALUE})")
-    String system;
+    @Mixin
+    SystemFlag system;
 
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "its nodes (default: ${DEFAULT-VALUE})")
     int nodes;
@@ -69,6 +69,7 @@ public final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        String systemName = system.name();
         if (decode) {
             return decode();
         }
@@ -78,8 +79,8 @@ public final class ValidateCommand implements Callable<Integer> {
         ValidationSpec validation = ValidationSpec.calibration(calibration);
         CollectiveOp operation = run.operation();
         for (Path log : logs) {
-            int perNode = SystemPreset.byName(system).gpusPerNode(gpusPerNode);
-            validation = validation.withLog(log, operation, new DatasetSetup(log.getFileName().toString(), system, nodes, perNode, network,
+            int perNode = SystemPreset.byName(systemName).gpusPerNode(gpusPerNode);
+            validation = validation.withLog(log, operation, new DatasetSetup(log.getFileName().toString(), systemName, nodes, perNode, network,
                     run.gpusPerThread, run.algo, null, null));
         }
         Validation v = Validation.run(validation);

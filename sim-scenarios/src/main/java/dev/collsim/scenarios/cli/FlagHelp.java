@@ -1,0 +1,25 @@
+package dev.collsim.scenarios.cli;
+
+import dev.collsim.topologies.systems.FlatSwitch;
+import java.util.ListResourceBundle;
+
+/**
+ * What a flag declared once in a mixin says in a command whose use of it differs: picocli looks an
+ * option's description up under {@code collsim.COMMAND.FLAG} in the root command's resource bundle
+ * before taking the mixin's own. Public, with a public constructor, for {@code ResourceBundle}.
+ */
+public final class FlagHelp extends ListResourceBundle {
+    @Override
+    protected Object[][] getContents() {
+        String flatSwitch = "a preset: ${COMPLETION-CANDIDATES} (default: " + SystemFlag.DEFAULT + "); or " + FlatSwitch.NAME
+                + ", with --gpus";
+        return new Object[][] {
+            {"collsim.bench.system", flatSwitch},
+            {"collsim.topo.show.system", flatSwitch},
+            {"collsim.explain.system", "the node (default: " + SystemFlag.DEFAULT + ")"},
+            {"collsim.validate.system", "the system the logs ran on (default: " + SystemFlag.DEFAULT + ")"},
+            {"collsim.compare.system", "a preset system; give two or more (or beside --topology)"},
+            {"collsim.serve.system", "a preset system, at least one; repeat to compare systems"},
+        };
+    }
+}
