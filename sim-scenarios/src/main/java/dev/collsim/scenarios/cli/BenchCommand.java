@@ -189,7 +189,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
     private BenchSpec benchSpec() {
         String systemName = system.system.name();
         WhatIf knobs = whatIf.toWhatIf();
-        return spec(op, systemName, system.whole(knobs), system.nodes, system.gpusPerNode, system.network,
+        return spec(op, systemName, system.whole(knobs), system.nodes, system.gpusPerNode, system.network.name,
                 knobs, minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread, dataType, redop, root, algo, proto, channels,
                 nvls, collnet);
     }

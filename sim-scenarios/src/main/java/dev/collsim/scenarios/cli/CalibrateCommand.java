@@ -68,7 +68,7 @@ public final class CalibrateCommand implements Callable<Integer> {
             measured.putAll(Measured.read(log, run.operation()));
         }
         String min = String.valueOf(measured.firstKey());
-        BenchSpec bench = BenchCommand.spec(run.op, systemName, null, system.nodes, system.gpusPerNode, system.network,
+        BenchSpec bench = BenchCommand.spec(run.op, systemName, null, system.nodes, system.gpusPerNode, system.network.name,
                 WhatIf.NONE, min, min, 1, "1", run.gpusPerThread, dataType, "sum", 0, run.algo, "auto", null, "on", "off");
         WhatIf.LinkClass c = linkClass != null ? WhatIf.parseScales("--class", linkClass + "=1").keySet().iterator().next()
                 : bench.nodes() > 1 ? WhatIf.LinkClass.NETWORK : WhatIf.LinkClass.NVLINK;

@@ -10,7 +10,6 @@ import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.views.CompareHtml;
-import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -59,9 +58,8 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
     String dtype;
 
-    @Option(names = "--network", paramLabel = "NAME", completionCandidates = Catalogue.Networks.class,
-            description = "between each system's nodes: ${COMPLETION-CANDIDATES} (default: each system's own)")
-    String network;
+    @Mixin
+    NetworkFlag network;
 
     @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node in use (default: all), e.g. 4 to spread layouts over more nodes")
     Integer gpusPerNode;
@@ -97,7 +95,7 @@ public final class CompareCommand implements Callable<Integer> {
         }
         CompareSpec compare = new CompareSpec(ModelConfig.load(model), systems.presets(), gpus, context,
                 Precision.fromName(dtype), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
-                network == null ? null : NetworkPreset.byName(network), knobs,
+                network.preset(), knobs,
                 gpusPerNode == null ? OptionalInt.empty() : OptionalInt.of(gpusPerNode), files);
         Comparison c = Comparison.run(compare, t, ProgressBar.onTerminal(spec.commandLine().getErr(), "compare: layouts"));
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {

@@ -18,7 +18,6 @@ import dev.collsim.scenarios.sweep.PointResult;
 import dev.collsim.scenarios.views.DecodeHtml;
 import dev.collsim.scenarios.views.DecodeReport;
 import dev.collsim.scenarios.views.TraceWriter;
-import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
@@ -53,8 +52,8 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     @Option(names = "--topology", paramLabel = "FILE", description = "a topology file (docs/topology-format.md) instead of --system")
     String topology;
 
-    @Option(names = "--network", paramLabel = "NAME", description = "between nodes (default: the system's)")
-    String network;
+    @Mixin
+    NetworkFlag network;
 
     @Option(names = "--nodes", paramLabel = "N", description = "nodes (default: as many as the layout needs); with --topology, N copies of its node joined through its NICs")
     Integer nodes;
@@ -186,7 +185,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
         DecodeSystem where = topology != null
                 ? new DecodeSystem.File(Path.of(topology).getFileName().toString(),
                         SystemOptions.topology(topology, nodes == null ? 1 : nodes, network, knobs), knobs.linkEdits())
-                : new DecodeSystem.Preset(SystemPreset.byName(systemName), network == null ? null : NetworkPreset.byName(network),
+                : new DecodeSystem.Preset(SystemPreset.byName(systemName), network.preset(),
                         perNode == null ? OptionalInt.empty() : OptionalInt.of(perNode), knobs);
         EngineSetup engine = engineOptions.setup();
         Boolean graphs = Flags.autoOnOff("--cuda-graphs", cudaGraphs);

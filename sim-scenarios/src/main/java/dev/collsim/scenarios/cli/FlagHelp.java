@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.topologies.systems.FlatSwitch;
+import dev.collsim.topologies.systems.SystemPreset;
 import java.util.ListResourceBundle;
 
 /**
@@ -11,15 +12,24 @@ import java.util.ListResourceBundle;
 public final class FlagHelp extends ListResourceBundle {
     @Override
     protected Object[][] getContents() {
+        SystemPreset preset = SystemPreset.byName(SystemFlag.DEFAULT);
+        String defaultsNetwork = preset.defaultNetwork() == null ? "" : ", " + preset.defaultNetwork().id() + " on " + preset.id();
+        String nodesNetwork = "between nodes: ${COMPLETION-CANDIDATES} (default: the system's" + defaultsNetwork + ")";
+        String eachNetwork = "between each system's nodes: ${COMPLETION-CANDIDATES} (default: each system's own)";
         String flatSwitch = "a preset: ${COMPLETION-CANDIDATES} (default: " + SystemFlag.DEFAULT + "); or " + FlatSwitch.NAME
                 + ", with --gpus";
         return new Object[][] {
             {"collsim.bench.system", flatSwitch},
+            {"collsim.bench.network", nodesNetwork},
             {"collsim.topo.show.system", flatSwitch},
+            {"collsim.topo.show.network", nodesNetwork},
+            {"collsim.calibrate.network", nodesNetwork},
             {"collsim.explain.system", "the node (default: " + SystemFlag.DEFAULT + ")"},
             {"collsim.validate.system", "the system the logs ran on (default: " + SystemFlag.DEFAULT + ")"},
             {"collsim.compare.system", "a preset system; give two or more (or beside --topology)"},
+            {"collsim.compare.network", eachNetwork},
             {"collsim.serve.system", "a preset system, at least one; repeat to compare systems"},
+            {"collsim.serve.network", eachNetwork},
         };
     }
 }

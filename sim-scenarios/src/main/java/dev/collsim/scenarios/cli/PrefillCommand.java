@@ -14,7 +14,6 @@ import dev.collsim.scenarios.decode.PrefillResult;
 import dev.collsim.scenarios.views.PrefillHtml;
 import dev.collsim.scenarios.views.PrefillReport;
 import dev.collsim.scenarios.views.TraceWriter;
-import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.nio.file.Path;
 import java.util.OptionalInt;
@@ -42,8 +41,8 @@ public final class PrefillCommand implements Callable<Integer> {
     @Mixin
     SystemFlag system;
 
-    @Option(names = "--network", paramLabel = "NAME", description = "between nodes (default: the system's)")
-    String network;
+    @Mixin
+    NetworkFlag network;
 
     @Option(names = "--tp", paramLabel = "T", defaultValue = "1", description = "tensor-parallel ranks (default: ${DEFAULT-VALUE})")
     int tp;
@@ -85,7 +84,7 @@ public final class PrefillCommand implements Callable<Integer> {
         Require.atLeastOne("--isl", isl);
         EngineSetup engine = engineOptions.setup();
         DecodeSystem where = new DecodeSystem.Preset(SystemPreset.byName(systemName),
-                network == null ? null : NetworkPreset.byName(network), OptionalInt.empty(), whatIf.toWhatIf());
+                network.preset(), OptionalInt.empty(), whatIf.toWhatIf());
         DecodeSpec layout = engine.layout(ModelConfig.load(model), where, tp, pp, ep, ep > 1 ? ep / tp : 1, 1, isl, Precision.fromName(dtype),
                 Overlap.NONE);
         PrefillResult result = Prefill.run(layout, isl, batch, chunk);

@@ -39,9 +39,8 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     SystemFlag systems = SystemFlag.several();
 
-    @Option(names = "--network", paramLabel = "NAME", completionCandidates = Catalogue.Networks.class,
-            description = "between each system's nodes: ${COMPLETION-CANDIDATES} (default: each system's own)")
-    String network;
+    @Mixin
+    NetworkFlag network;
 
     @Option(names = "--gpus", paramLabel = "N", defaultValue = "72",
             description = "GPUs of each system a deployment's unit may use (default: ${DEFAULT-VALUE})")
@@ -86,7 +85,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() {
         systems.requireGiven();
         WhatIf knobs = whatIf.toWhatIf();
-        NetworkPreset net = network == null ? null : NetworkPreset.byName(network);
+        NetworkPreset net = network.preset();
         List<DecodeSystem> where = systems.presets().stream()
                 .<DecodeSystem>map(p -> new DecodeSystem.Preset(p, net, OptionalInt.empty(), knobs))
                 .toList();

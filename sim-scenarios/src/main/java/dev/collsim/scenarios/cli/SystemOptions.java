@@ -41,19 +41,19 @@ final class SystemOptions {
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "nodes joined by the network (default: ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--network", paramLabel = "NAME", completionCandidates = Catalogue.Networks.class,
-            description = "between nodes: ${COMPLETION-CANDIDATES} (default: the system's, ib-ndr on HGX H100)")
-    String network;
+    @Mixin
+    NetworkFlag network;
 
     /**
      * A topology file describes its nodes: the flags that shape a preset would be ignored, so they are
      * errors; but {@code --nodes N} joins N copies of a one-node file through its NICs, on {@code
      * --network} with the network's knobs.
      */
-    static void requireTopologyAlone(String topology, SystemFlag system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
+    static void requireTopologyAlone(String topology, SystemFlag system, int nodes, Integer gpusPerNode, NetworkFlag network,
+                                     WhatIf whatIf) {
         boolean joined = nodes > 1;
         if (topology != null && (system.given() || gpusPerNode != null || whatIf.changesNode()
-                || (!joined && (network != null || whatIf.changesPreset())))) {
+                || (!joined && (network.given() || whatIf.changesPreset())))) {
             throw new InputException("--topology describes the whole system; leave out --system, --gpus-per-node and the what-if"
                     + " knobs but --degrade and --link-down (edit the file instead); --nodes N joins N copies of a one-node file"
                     + " through its NICs, on --network with --nic-bw, --oversubscription, --spines and network scaling");
@@ -61,10 +61,9 @@ final class SystemOptions {
     }
 
     /** A topology file's system: the file's, or with --nodes N that many copies of its node joined by --network (default ib-ndr). */
-    static FabricSystem topology(String topology, int nodes, String network, WhatIf whatIf) {
+    static FabricSystem topology(String topology, int nodes, NetworkFlag network, WhatIf whatIf) {
         FabricSystem file = TopologyFile.loadSystem(Path.of(topology));
-        return nodes > 1 ? NodeCopies.join(file, nodes, network == null ? NetworkPreset.IB_NDR : NetworkPreset.byName(network), whatIf)
-                : file;
+        return nodes > 1 ? NodeCopies.join(file, nodes, network.given() ? network.preset() : NetworkPreset.IB_NDR, whatIf) : file;
     }
 
     /**
@@ -102,7 +101,7 @@ final class SystemOptions {
         if (gpus == null) {
             throw new InputException("--system flat-switch: give its size with --gpus N");
         }
-        if (whatIf.changesPreset() || nodes != 1 || gpusPerNode != null || network != null) {
+        if (whatIf.changesPreset() || nodes != 1 || gpusPerNode != null || network.given()) {
             throw new InputException("--system flat-switch is --gpus GPUs, one per node, on one switch; leave out --nodes,"
                     + " --gpus-per-node, --network and the what-if knobs but --degrade and --link-down");
         }

@@ -47,8 +47,8 @@ public final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node the logs used (default: all)")
     Integer gpusPerNode;
 
-    @Option(names = "--network", paramLabel = "NAME", description = "the network between nodes (default: the system's)")
-    String network;
+    @Mixin
+    NetworkFlag network;
 
     @Option(names = "--decode", description = "validate decode steps instead: every row of a measured decode CSV, simulated")
     boolean decode;
@@ -80,7 +80,7 @@ public final class ValidateCommand implements Callable<Integer> {
         CollectiveOp operation = run.operation();
         for (Path log : logs) {
             int perNode = SystemPreset.byName(systemName).gpusPerNode(gpusPerNode);
-            validation = validation.withLog(log, operation, new DatasetSetup(log.getFileName().toString(), systemName, nodes, perNode, network,
+            validation = validation.withLog(log, operation, new DatasetSetup(log.getFileName().toString(), systemName, nodes, perNode, network.name,
                     run.gpusPerThread, run.algo, null, null));
         }
         Validation v = Validation.run(validation);
