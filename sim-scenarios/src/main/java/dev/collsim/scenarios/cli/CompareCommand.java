@@ -7,8 +7,6 @@ import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.compare.CompareSpec;
 import dev.collsim.scenarios.compare.Comparison;
 import dev.collsim.scenarios.decode.DecodeSystem;
-import dev.collsim.scenarios.decode.ModelConfig;
-import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.views.CompareHtml;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
@@ -32,8 +30,8 @@ public final class CompareCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "NAME|config.json", required = true, description = "a catalogue model or a config.json")
-    String model;
+    @Mixin
+    ModelOptions model;
 
     @Mixin
     SystemFlag systems = SystemFlag.several();
@@ -49,14 +47,11 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--gpus", paramLabel = "N", defaultValue = "72", description = "GPUs of each system (default: ${DEFAULT-VALUE})")
     int gpus;
 
-    @Option(names = "--context", paramLabel = "TOKENS", converter = Tokens.class, defaultValue = "4096", description = "tokens in each sequence's KV cache (default: ${DEFAULT-VALUE})")
-    int context;
+    @Mixin
+    ContextOption context;
 
     @Option(names = "--itl-slo", paramLabel = "TIME", defaultValue = "50ms", description = "inter-token latency target (default: ${DEFAULT-VALUE})")
     String itlSlo;
-
-    @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
-    String dtype;
 
     @Mixin
     NetworkFlag network;
@@ -93,14 +88,14 @@ public final class CompareCommand implements Callable<Integer> {
             files.add(new DecodeSystem.File(Path.of(file).getFileName().toString() + (nodes > 1 ? " x" + nodes : ""),
                     SystemOptions.topology(file, nodes, network, knobs), knobs.linkEdits()));
         }
-        CompareSpec compare = new CompareSpec(ModelConfig.load(model), systems.presets(), gpus, context,
-                Precision.fromName(dtype), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
+        CompareSpec compare = new CompareSpec(model.config(), systems.presets(), gpus, context.tokens,
+                model.weights(), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
                 network.preset(), knobs,
                 gpusPerNode == null ? OptionalInt.empty() : OptionalInt.of(gpusPerNode), files);
         Comparison c = Comparison.run(compare, t, ProgressBar.onTerminal(spec.commandLine().getErr(), "compare: layouts"));
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", c.systems().stream().map(Comparison.SystemResult::system).toList())
-                    + " at context " + context + " in " + dtype + ": give more --gpus, a smaller --dtype or a shorter --context");
+                    + " at context " + context.tokens + " in " + model.dtype + ": give more --gpus, a smaller --dtype or a shorter --context");
         }
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim compare " + c.model());

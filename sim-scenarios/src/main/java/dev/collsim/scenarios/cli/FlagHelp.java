@@ -30,6 +30,8 @@ public final class FlagHelp extends ListResourceBundle {
             {"collsim.compare.network", eachNetwork},
             {"collsim.serve.system", "a preset system, at least one; repeat to compare systems"},
             {"collsim.serve.network", eachNetwork},
+            {"collsim.prefill.ep", "expert-parallel ranks (default: ${DEFAULT-VALUE})"},
+            {"collsim.prefill.batch", "prompts prefilled together (default: ${DEFAULT-VALUE})"},
         };
     }
 }

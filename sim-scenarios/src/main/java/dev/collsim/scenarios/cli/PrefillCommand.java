@@ -6,9 +6,7 @@ import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
-import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
-import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.Prefill;
 import dev.collsim.scenarios.decode.PrefillResult;
 import dev.collsim.scenarios.views.PrefillHtml;
@@ -35,8 +33,8 @@ public final class PrefillCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "NAME|config.json", required = true, description = "a catalogue model or a config.json")
-    String model;
+    @Mixin
+    ModelOptions model;
 
     @Mixin
     SystemFlag system;
@@ -44,27 +42,15 @@ public final class PrefillCommand implements Callable<Integer> {
     @Mixin
     NetworkFlag network;
 
-    @Option(names = "--tp", paramLabel = "T", defaultValue = "1", description = "tensor-parallel ranks (default: ${DEFAULT-VALUE})")
-    int tp;
-
-    @Option(names = "--pp", paramLabel = "P", defaultValue = "1", description = "pipeline stages (default: ${DEFAULT-VALUE})")
-    int pp;
-
-    @Option(names = "--ep", paramLabel = "E", defaultValue = "1", description = "expert-parallel ranks (default: ${DEFAULT-VALUE})")
-    int ep;
+    @Mixin
+    LayoutOptions layout;
 
     @Option(names = "--isl", paramLabel = "TOKENS", converter = Tokens.class, required = true, description = "prompt tokens per request")
     int isl;
 
-    @Option(names = "--batch", paramLabel = "B", defaultValue = "1", description = "prompts prefilled together (default: ${DEFAULT-VALUE})")
-    int batch;
-
     @Option(names = "--chunk", paramLabel = "TOKENS", converter = Tokens.class, defaultValue = "0",
             description = "tokens per forward (chunked prefill); 0, the default: the whole prompt at once")
     int chunk;
-
-    @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
-    String dtype;
 
     @Mixin
     EngineOptions engineOptions;
@@ -85,9 +71,11 @@ public final class PrefillCommand implements Callable<Integer> {
         EngineSetup engine = engineOptions.setup();
         DecodeSystem where = new DecodeSystem.Preset(SystemPreset.byName(systemName),
                 network.preset(), OptionalInt.empty(), whatIf.toWhatIf());
-        DecodeSpec layout = engine.layout(ModelConfig.load(model), where, tp, pp, ep, ep > 1 ? ep / tp : 1, 1, isl, Precision.fromName(dtype),
+        int tp = layout.tp;
+        int ep = layout.ep;
+        DecodeSpec instance = engine.layout(model.config(), where, tp, layout.pp, ep, ep > 1 ? ep / tp : 1, 1, isl, model.weights(),
                 Overlap.NONE);
-        PrefillResult result = Prefill.run(layout, isl, batch, chunk);
+        PrefillResult result = Prefill.run(instance, isl, layout.batch, chunk);
         if (trace != null) {
             AtomicFiles.write(trace, TraceWriter.json(result.lastForward()));
         }
