@@ -26,6 +26,7 @@ public final class FlagHelp extends ListResourceBundle {
             {"collsim.calibrate.network", nodesNetwork},
             {"collsim.explain.system", "the node (default: " + SystemFlag.DEFAULT + ")"},
             {"collsim.validate.system", "the system the logs ran on (default: " + SystemFlag.DEFAULT + ")"},
+            {"collsim.validate.engine", "with --decode: run every row under this engine instead of the one its framework column names"},
             {"collsim.compare.system", "a preset system; give two or more (or beside --topology)"},
             {"collsim.compare.network", eachNetwork},
             {"collsim.serve.system", "a preset system, at least one; repeat to compare systems"},

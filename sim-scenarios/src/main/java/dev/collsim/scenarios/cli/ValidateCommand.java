@@ -57,9 +57,8 @@ public final class ValidateCommand implements Callable<Integer> {
             description = "with --decode: a CSV shaped like decode_measured_calibration.csv, its models/ beside it (default: the bundled file)")
     Path measured;
 
-    @Option(names = "--engine", paramLabel = "NAME",
-            description = "with --decode: run every row under this engine instead of the one its framework column names")
-    String engine;
+    @Mixin
+    EngineFlag engine;
 
     @Mixin
     LoggedRunOptions run;
@@ -73,7 +72,7 @@ public final class ValidateCommand implements Callable<Integer> {
         if (decode) {
             return decode();
         }
-        if (measured != null || engine != null) {
+        if (measured != null || engine.given()) {
             throw new InputException((measured != null ? "--measured CSV" : "--engine") + " goes with --decode; nccl-tests logs are given as arguments");
         }
         ValidationSpec validation = ValidationSpec.calibration(calibration);
@@ -101,7 +100,7 @@ public final class ValidateCommand implements Callable<Integer> {
         if (!logs.isEmpty() || calibration != null) {
             throw new InputException("--decode validates a measured decode CSV (--measured); leave out nccl-tests logs and --calibration");
         }
-        ServingEngine forced = engine == null ? null : ServingEngine.fromName(engine);
+        ServingEngine forced = engine.forced();
         DecodeValidation v = measured == null ? DecodeValidation.bundled(forced) : DecodeValidation.file(measured, forced);
         String source = measured == null ? "decode calibration" : measured.getFileName().toString();
         ReportFormat format = output.reportFormat();
