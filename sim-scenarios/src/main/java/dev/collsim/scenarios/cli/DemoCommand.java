@@ -1,5 +1,8 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.collective.CollectiveOp;
+import dev.collsim.core.nccl.AlgorithmId;
+import dev.collsim.core.units.DataSize;
 import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.reports.ReportFormat;
@@ -7,6 +10,7 @@ import dev.collsim.reports.Table;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.scenarios.bench.BenchRow;
 import dev.collsim.scenarios.bench.BenchSpec;
+import dev.collsim.scenarios.bench.SizeSweep;
 import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
@@ -20,9 +24,9 @@ import dev.collsim.scenarios.views.BenchTable;
 import dev.collsim.scenarios.views.DecodeHtml;
 import dev.collsim.scenarios.views.DecodeReport;
 import dev.collsim.topologies.systems.SystemPreset;
-import dev.collsim.topologies.systems.WhatIf;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
@@ -45,9 +49,9 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        BenchSpec bench = BenchCommand.spec("all_reduce", SystemFlag.DEFAULT, null, 1, null, null, WhatIf.NONE, "8", "8G", 2, "1M", 1, "float", "sum", 0,
-                "ring", "auto", null, "on", "off");
         SystemPreset system = SystemPreset.byName(SystemFlag.DEFAULT);
+        BenchSpec bench = new BenchSpecBuilder(CollectiveOp.ALL_REDUCE, BenchSystem.preset(system, 1, system.gpusPerNode(), null),
+                new SizeSweep(8, 8 * DataSize.GIB, 2, DataSize.MIB)).algos(EnumSet.of(AlgorithmId.RING)).build();
         out.println("# collsim demo: what `collsim bench all_reduce --system " + system.id() + " --algo ring -b 8 -e 8G -f 2` prints");
         List<BenchRow> rows = Bench.run(bench);
         out.print(ReportFormat.TABLE.render(BenchTable.of(bench, system.description(), rows)));

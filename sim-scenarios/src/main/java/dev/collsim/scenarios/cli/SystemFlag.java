@@ -51,13 +51,18 @@ final class SystemFlag {
      * first, where picocli refused a repeated flag before.
      */
     String name() {
+        requireOne();
+        return names.isEmpty() ? DEFAULT : names.get(0);
+    }
+
+    /** Refuses a second system, for a command that asks for its one later but must refuse first. */
+    void requireOne() {
         if (several) {
             throw new IllegalStateException("this command takes several systems");
         }
         if (names.size() > 1) {
             throw new InputException("--system given twice: " + commandName() + " runs on one system; compare and serve take several");
         }
-        return names.isEmpty() ? DEFAULT : names.get(0);
     }
 
     /** The one preset named, or the default. */

@@ -10,6 +10,7 @@ import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.FlatSwitch;
 import dev.collsim.topologies.systems.NamedSystem;
 import dev.collsim.topologies.systems.NodeCopies;
+import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import picocli.CommandLine.Mixin;
@@ -81,6 +82,18 @@ final class SystemOptions {
             return topology(topology, nodes, network, whatIf).communicator();
         }
         return flat ? flatSwitch(whatIf).system().communicator() : null;
+    }
+
+    /** Where a bench run is: the system given whole ({@link #whole}), or else the preset's nodes. */
+    BenchSystem on(Communicator whole) {
+        return whole != null ? BenchSystem.whole(whole) : onPreset();
+    }
+
+    /** The preset's nodes, --gpus-per-node checked against its node, on --network or its own. */
+    BenchSystem onPreset() {
+        SystemPreset preset = system.preset();
+        int gpusInUse = preset.gpusPerNode(gpusPerNode);
+        return BenchSystem.preset(preset, nodes, gpusInUse, network.preset());
     }
 
     /** What the system is, for a table's header: the file it came from, the flat switch's links, or the preset's board. */
