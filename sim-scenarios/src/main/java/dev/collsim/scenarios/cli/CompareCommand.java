@@ -12,7 +12,6 @@ import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -56,8 +55,8 @@ public final class CompareCommand implements Callable<Integer> {
     @Mixin
     NetworkFlag network;
 
-    @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node in use (default: all), e.g. 4 to spread layouts over more nodes")
-    Integer gpusPerNode;
+    @Mixin
+    GpusPerNodeFlag gpusPerNode;
 
     @Mixin
     WhatIfOptions whatIf;
@@ -91,7 +90,7 @@ public final class CompareCommand implements Callable<Integer> {
         CompareSpec compare = new CompareSpec(model.config(), systems.presets(), gpus, context.tokens,
                 model.weights(), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
                 network.preset(), knobs,
-                gpusPerNode == null ? OptionalInt.empty() : OptionalInt.of(gpusPerNode), files);
+                gpusPerNode.inUse(), files);
         Comparison c = Comparison.run(compare, t, ProgressBar.onTerminal(spec.commandLine().getErr(), "compare: layouts"));
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", c.systems().stream().map(Comparison.SystemResult::system).toList())

@@ -55,8 +55,8 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     @Option(names = "--nodes", paramLabel = "N", description = "nodes (default: as many as the layout needs); with --topology, N copies of its node joined through its NICs")
     Integer nodes;
 
-    @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node in use (default: all), e.g. 1 to put a TP group across nodes")
-    Integer gpusPerNode;
+    @Mixin
+    GpusPerNodeFlag gpusPerNode;
 
     @Mixin
     LayoutOptions layout;
@@ -123,7 +123,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
             output.emit(output.reportFormat().render(DecodeReport.fabrics(results)), spec.commandLine().getOut());
             return 0;
         }
-        DecodeSpec decode = spec(config, systemName, gpusPerNode);
+        DecodeSpec decode = spec(config, systemName, gpusPerNode.count);
         if (variability != null) {
             Replications.Result r = Replications.decode(decode, variability, stochastic.seed, stochastic.replications);
             output.emit(r, r.table(), spec.commandLine().getOut());
@@ -151,7 +151,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
         String systemName = system.name();
         ModelConfig config = model.config();
         checkTopologyAlone();
-        DecodeSpec decode = spec(config, systemName, gpusPerNode);
+        DecodeSpec decode = spec(config, systemName, gpusPerNode.count);
         Variability.Spec variability = stochastic.replicated();
         return variability != null
                 ? new PointResult.Replicated(Replications.decode(decode, variability, stochastic.seed, stochastic.replications))

@@ -31,8 +31,8 @@ final class SystemOptions {
     @Option(names = "--link-latency", paramLabel = "TIME", description = "with --system flat-switch: each link's latency (default: 1us)")
     String linkLatency;
 
-    @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
-    Integer gpusPerNode;
+    @Mixin
+    GpusPerNodeFlag gpusPerNode;
 
     @Option(names = "--topology", paramLabel = "FILE",
             description = "a topology file (docs/topology-format.md) instead of --system; with --nodes N, N copies of its node"
@@ -50,10 +50,10 @@ final class SystemOptions {
      * errors; but {@code --nodes N} joins N copies of a one-node file through its NICs, on {@code
      * --network} with the network's knobs.
      */
-    static void requireTopologyAlone(String topology, SystemFlag system, int nodes, Integer gpusPerNode, NetworkFlag network,
+    static void requireTopologyAlone(String topology, SystemFlag system, int nodes, GpusPerNodeFlag gpusPerNode, NetworkFlag network,
                                      WhatIf whatIf) {
         boolean joined = nodes > 1;
-        if (topology != null && (system.given() || gpusPerNode != null || whatIf.changesNode()
+        if (topology != null && (system.given() || gpusPerNode.count != null || whatIf.changesNode()
                 || (!joined && (network.given() || whatIf.changesPreset())))) {
             throw new InputException("--topology describes the whole system; leave out --system, --gpus-per-node and the what-if"
                     + " knobs but --degrade and --link-down (edit the file instead); --nodes N joins N copies of a one-node file"
@@ -92,7 +92,7 @@ final class SystemOptions {
     /** The preset's nodes, --gpus-per-node checked against its node, on --network or its own. */
     BenchSystem onPreset() {
         SystemPreset preset = system.preset();
-        int gpusInUse = preset.gpusPerNode(gpusPerNode);
+        int gpusInUse = preset.gpusPerNode(gpusPerNode.count);
         return BenchSystem.preset(preset, nodes, gpusInUse, network.preset());
     }
 
@@ -114,7 +114,7 @@ final class SystemOptions {
         if (gpus == null) {
             throw new InputException("--system flat-switch: give its size with --gpus N");
         }
-        if (whatIf.changesPreset() || nodes != 1 || gpusPerNode != null || network.given()) {
+        if (whatIf.changesPreset() || nodes != 1 || gpusPerNode.count != null || network.given()) {
             throw new InputException("--system flat-switch is --gpus GPUs, one per node, on one switch; leave out --nodes,"
                     + " --gpus-per-node, --network and the what-if knobs but --degrade and --link-down");
         }

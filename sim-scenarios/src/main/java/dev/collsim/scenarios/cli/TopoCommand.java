@@ -73,7 +73,7 @@ public final class TopoCommand implements Runnable {
             WhatIf knobs = whatIf.toWhatIf();
             Communicator whole = system.whole(knobs);
             Communicator comm = whole != null ? whole.withLinkEdits(knobs.linkEdits())
-                    : Bench.preset(systemName, system.nodes, system.gpusPerNode, system.network.name, knobs);
+                    : Bench.preset(systemName, system.nodes, system.gpusPerNode.count, system.network.name, knobs);
             ReportFormat format = output.reportFormat();
             Table links = links(comm);
             if (whole == null) {

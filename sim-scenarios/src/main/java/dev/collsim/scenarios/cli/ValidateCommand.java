@@ -44,8 +44,8 @@ public final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "its nodes (default: ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node the logs used (default: all)")
-    Integer gpusPerNode;
+    @Mixin
+    GpusPerNodeFlag gpusPerNode;
 
     @Mixin
     NetworkFlag network;
@@ -78,7 +78,7 @@ public final class ValidateCommand implements Callable<Integer> {
         ValidationSpec validation = ValidationSpec.calibration(calibration);
         CollectiveOp operation = run.operation();
         for (Path log : logs) {
-            int perNode = SystemPreset.byName(systemName).gpusPerNode(gpusPerNode);
+            int perNode = SystemPreset.byName(systemName).gpusPerNode(gpusPerNode.count);
             validation = validation.withLog(log, operation, new DatasetSetup(log.getFileName().toString(), systemName, nodes, perNode, network.name,
                     run.gpusPerThread, run.algo, null, null));
         }
