@@ -1,17 +1,13 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.collective.CollectiveOp;
-import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.input.InputException;
-import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
-import dev.collsim.core.nccl.Selection;
 import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.scenarios.bench.BenchRow;
 import dev.collsim.scenarios.bench.BenchSpec;
-import dev.collsim.scenarios.bench.DataType;
 import dev.collsim.scenarios.bench.ReduceOp;
 import dev.collsim.scenarios.bench.SizeSweep;
 import dev.collsim.scenarios.replications.Replications;
@@ -24,8 +20,6 @@ import dev.collsim.scenarios.views.BenchTrace;
 import dev.collsim.scenarios.views.ChoiceTable;
 import dev.collsim.scenarios.views.LinkTable;
 import dev.collsim.scenarios.views.ReplicationsView;
-import dev.collsim.topologies.catalog.NetworkPreset;
-import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import java.util.List;
@@ -187,45 +181,25 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
                 : new PointResult.Bench(Bench.run(benchSpec, comm));
     }
 
+    /** The flags as a spec, read in the order that decides which of two mistakes is reported. */
     private BenchSpec benchSpec() {
+        system.system.requireOne();
         WhatIf knobs = whatIf.toWhatIf();
-        return spec(op, system.system, system.whole(knobs), system.nodes, system.gpusPerNode, system.network,
-                knobs, minBytes, maxBytes, stepFactor, stepBytes, gpusPerThread, dataType, redop, root, algo, proto, channels,
-                nvls, collnet);
-    }
-
-    /**
-     * Validates every flag and builds the spec; shared with {@code demo}. {@code whole} is the system
-     * a topology file or the flat switch gives (the preset's flags checked against it already), or null.
-     */
-    static BenchSpec spec(String op, String system, Communicator whole, int nodes, Integer gpusPerNode, String network,
-                          WhatIf whatIf, String minBytes, String maxBytes, long stepFactor,
-                          String stepBytes, int gpusPerThread, String dataType, String redop, int root, String algo,
-                          String proto, Integer channels, String nvls, String collnet) {
+        Communicator whole = system.whole(knobs);
         CollectiveOp collective = CollectiveOp.fromName(op);
-        SizeSweep sweep = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes),
-                stepFactor, SizeSweep.parseSize("-i", stepBytes));
-        String name;
-        int nodeCount;
-        int gpus;
-        String net;
-        if (whole != null) {
-            name = whole.name();
-            nodeCount = whole.nNodes();
-            gpus = whole.nRanks() / nodeCount;
-            net = null;
-        } else {
-            SystemPreset preset = SystemPreset.byName(SystemOptions.preset(system));
-            name = preset.id();
-            nodeCount = nodes;
-            gpus = preset.gpusPerNode(gpusPerNode);
-            net = network != null ? NetworkPreset.byName(network).id()
-                    : preset.defaultNetwork() == null ? null : preset.defaultNetwork().id();
-        }
-        return new BenchSpec(collective, name, whole, nodeCount, gpus, net, whatIf, gpusPerThread,
-                Flags.parse("-d", () -> DataType.fromName(dataType)), Flags.parse("-o", () -> ReduceOp.fromName(redop)), root, sweep,
-                Flags.parse("--algo", () -> Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm")),
-                Flags.parse("--proto", () -> Selection.parse(proto, Protocol.class, Protocol::label, "protocol")),
-                channels == null ? 0 : channels, Flags.onOff("--nvls", nvls), Flags.onOff("--collnet", collnet));
+        SizeSweep sizes = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes), stepFactor,
+                SizeSweep.parseSize("-i", stepBytes));
+        return new BenchSpecBuilder(collective, system.on(whole), sizes)
+                .whatIf(knobs)
+                .gpusPerThread(gpusPerThread)
+                .type(BenchSpecBuilder.type(dataType))
+                .redop(Flags.parse("-o", () -> ReduceOp.fromName(redop)))
+                .root(root)
+                .algos(BenchSpecBuilder.algos(algo))
+                .protocols(BenchSpecBuilder.protocols(proto))
+                .channels(channels == null ? 0 : channels)
+                .nvls(Flags.onOff("--nvls", nvls))
+                .collNet(Flags.onOff("--collnet", collnet))
+                .build();
     }
 }

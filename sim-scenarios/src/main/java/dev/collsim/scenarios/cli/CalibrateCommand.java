@@ -5,9 +5,9 @@ import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.bench.BenchSpec;
+import dev.collsim.scenarios.bench.SizeSweep;
 import dev.collsim.scenarios.validate.Calibration;
 import dev.collsim.scenarios.validate.Measured;
-import dev.collsim.topologies.systems.FlatSwitch;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import java.util.List;
@@ -54,12 +54,13 @@ public final class CalibrateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        system.system.requireOne();
         if (system.topology != null) {
             // A topology file's links carry their own rates; the class factors a fit varies do not reach them.
             throw new InputException("--topology: calibrate fits the link classes of a preset (--system); a topology file's"
                     + " rates are its own, so fit against the preset and write the fitted rates into the file");
         }
-        if (FlatSwitch.NAME.equalsIgnoreCase(system.system)) {
+        if (system.flat()) {
             throw new InputException("--system flat-switch: calibrate fits the link classes of a preset; the flat switch's links"
                     + " are the rate and latency you give it");
         }
@@ -67,9 +68,12 @@ public final class CalibrateCommand implements Callable<Integer> {
         for (Path log : logs) {
             measured.putAll(Measured.read(log, run.operation()));
         }
-        String min = String.valueOf(measured.firstKey());
-        BenchSpec bench = BenchCommand.spec(run.op, system.system, null, system.nodes, system.gpusPerNode, system.network,
-                WhatIf.NONE, min, min, 1, "1", run.gpusPerThread, dataType, "sum", 0, run.algo, "auto", null, "on", "off");
+        long smallest = measured.firstKey();
+        BenchSpec bench = new BenchSpecBuilder(run.operation(), system.onPreset(), new SizeSweep(smallest, smallest, 1, 1))
+                .gpusPerThread(run.gpusPerThread)
+                .type(BenchSpecBuilder.type(dataType))
+                .algos(BenchSpecBuilder.algos(run.algo))
+                .build();
         WhatIf.LinkClass c = linkClass != null ? WhatIf.parseScales("--class", linkClass + "=1").keySet().iterator().next()
                 : bench.nodes() > 1 ? WhatIf.LinkClass.NETWORK : WhatIf.LinkClass.NVLINK;
         Calibration.Fit fit = Calibration.fit(bench, measured, c);

@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.util.Arrays;
@@ -14,6 +15,14 @@ final class Catalogue {
         @Override
         public Iterator<String> iterator() {
             return Arrays.stream(SystemPreset.values()).map(SystemPreset::id).iterator();
+        }
+    }
+
+    /** Every catalogue model's name. */
+    static final class Models implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return ModelConfig.CATALOGUE.iterator();
         }
     }
 

@@ -7,18 +7,13 @@ import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.compare.CompareSpec;
 import dev.collsim.scenarios.compare.Comparison;
 import dev.collsim.scenarios.decode.DecodeSystem;
-import dev.collsim.scenarios.decode.ModelConfig;
-import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.views.CompareHtml;
 import dev.collsim.scenarios.views.CompareView;
 import dev.collsim.scenarios.views.Json;
-import dev.collsim.topologies.catalog.NetworkPreset;
-import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -36,11 +31,11 @@ public final class CompareCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "NAME|config.json", required = true, description = "a catalogue model or a config.json")
-    String model;
+    @Mixin
+    ModelOptions model;
 
-    @Option(names = "--system", paramLabel = "NAME", description = "a preset system; give two or more (or beside --topology)")
-    List<String> systems = List.of();
+    @Mixin
+    SystemFlag systems = SystemFlag.several();
 
     @Option(names = "--topology", paramLabel = "FILE", description = "a topology file (docs/topology-format.md): your own machine,"
             + " compared after the presets; repeatable")
@@ -53,21 +48,17 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--gpus", paramLabel = "N", defaultValue = "72", description = "GPUs of each system (default: ${DEFAULT-VALUE})")
     int gpus;
 
-    @Option(names = "--context", paramLabel = "TOKENS", converter = Tokens.class, defaultValue = "4096", description = "tokens in each sequence's KV cache (default: ${DEFAULT-VALUE})")
-    int context;
+    @Mixin
+    ContextOption context;
 
     @Option(names = "--itl-slo", paramLabel = "TIME", defaultValue = "50ms", description = "inter-token latency target (default: ${DEFAULT-VALUE})")
     String itlSlo;
 
-    @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
-    String dtype;
+    @Mixin
+    NetworkFlag network;
 
-    @Option(names = "--network", paramLabel = "NAME", completionCandidates = Catalogue.Networks.class,
-            description = "between each system's nodes: ${COMPLETION-CANDIDATES} (default: each system's own)")
-    String network;
-
-    @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node in use (default: all), e.g. 4 to spread layouts over more nodes")
-    Integer gpusPerNode;
+    @Mixin
+    GpusPerNodeFlag gpusPerNode;
 
     @Mixin
     WhatIfOptions whatIf;
@@ -98,14 +89,14 @@ public final class CompareCommand implements Callable<Integer> {
             files.add(new DecodeSystem.File(Path.of(file).getFileName().toString() + (nodes > 1 ? " x" + nodes : ""),
                     SystemOptions.topology(file, nodes, network, knobs), knobs.linkEdits()));
         }
-        CompareSpec compare = new CompareSpec(ModelConfig.load(model), systems.stream().map(SystemPreset::byName).toList(), gpus, context,
-                Precision.fromName(dtype), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
-                network == null ? null : NetworkPreset.byName(network), knobs,
-                gpusPerNode == null ? OptionalInt.empty() : OptionalInt.of(gpusPerNode), files);
+        CompareSpec compare = new CompareSpec(model.config(), systems.presets(), gpus, context.tokens,
+                model.weights(), Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)), engineOptions.setup(),
+                network.preset(), knobs,
+                gpusPerNode.inUse(), files);
         Comparison c = Comparison.run(compare, t, ProgressBar.onTerminal(spec.commandLine().getErr(), "compare: layouts"));
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", c.systems().stream().map(Comparison.SystemResult::system).toList())
-                    + " at context " + context + " in " + dtype + ": give more --gpus, a smaller --dtype or a shorter --context");
+                    + " at context " + context.tokens + " in " + model.dtype + ": give more --gpus, a smaller --dtype or a shorter --context");
         }
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim compare " + c.model());

@@ -11,7 +11,6 @@ import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
-import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.replications.Replications;
 import dev.collsim.scenarios.stochastic.Variability;
 import dev.collsim.scenarios.sweep.PointResult;
@@ -20,7 +19,6 @@ import dev.collsim.scenarios.views.DecodeJson;
 import dev.collsim.scenarios.views.DecodeReport;
 import dev.collsim.scenarios.views.ReplicationsView;
 import dev.collsim.scenarios.views.TraceWriter;
-import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
@@ -44,46 +42,32 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "NAME|config.json", required = true,
-            description = "llama-3-8b, llama-3-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, deepseek-v3, qwen3-235b-a22b,"
-                    + " or a Hugging Face config.json")
-    String model;
+    @Mixin
+    ModelOptions model;
 
-    @Option(names = "--system", paramLabel = "NAME", description = "a preset system (default: hgx-h100)")
-    String system;
+    @Mixin
+    SystemFlag system;
 
     @Option(names = "--topology", paramLabel = "FILE", description = "a topology file (docs/topology-format.md) instead of --system")
     String topology;
 
-    @Option(names = "--network", paramLabel = "NAME", description = "between nodes (default: the system's)")
-    String network;
+    @Mixin
+    NetworkFlag network;
 
     @Option(names = "--nodes", paramLabel = "N", description = "nodes (default: as many as the layout needs); with --topology, N copies of its node joined through its NICs")
     Integer nodes;
 
-    @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node in use (default: all), e.g. 1 to put a TP group across nodes")
-    Integer gpusPerNode;
+    @Mixin
+    GpusPerNodeFlag gpusPerNode;
 
-    @Option(names = "--tp", paramLabel = "T", defaultValue = "1", description = "tensor-parallel ranks (default: ${DEFAULT-VALUE})")
-    int tp;
-
-    @Option(names = "--pp", paramLabel = "P", defaultValue = "1", description = "pipeline stages (default: ${DEFAULT-VALUE})")
-    int pp;
-
-    @Option(names = "--ep", paramLabel = "E", defaultValue = "1", description = "expert-parallel ranks, tp x dp (default: ${DEFAULT-VALUE})")
-    int ep;
+    @Mixin
+    LayoutOptions layout;
 
     @Option(names = "--dp", paramLabel = "D", defaultValue = "1", description = "data-parallel replicas (default: ${DEFAULT-VALUE})")
     int dp;
 
-    @Option(names = "--batch", paramLabel = "B", defaultValue = "1", description = "sequences per replica (default: ${DEFAULT-VALUE})")
-    int batch;
-
-    @Option(names = "--context", paramLabel = "TOKENS", converter = Tokens.class, defaultValue = "4096", description = "tokens in each sequence's KV cache (default: ${DEFAULT-VALUE})")
-    int context;
-
-    @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
-    String dtype;
+    @Mixin
+    ContextOption context;
 
     @Option(names = "--allreduce", paramLabel = "KIND", defaultValue = "auto",
             description = "auto (as vLLM chooses), nccl, oneshot, twoshot or nvls (default: ${DEFAULT-VALUE})")
@@ -118,7 +102,8 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
 
     @Override
     public Integer call() {
-        ModelConfig config = ModelConfig.load(model);
+        String systemName = system.name();
+        ModelConfig config = model.config();
         checkTopologyAlone();
         Variability.Spec variability = stochastic.replicated();
         if (variability != null && (trace != null || fabrics != null)) {
@@ -140,7 +125,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
             output.emit(output.reportFormat().render(DecodeReport.fabrics(results)), spec.commandLine().getOut());
             return 0;
         }
-        DecodeSpec decode = spec(config, SystemOptions.preset(system), gpusPerNode);
+        DecodeSpec decode = spec(config, systemName, gpusPerNode.count);
         if (variability != null) {
             Replications.Result r = Replications.decode(decode, variability, stochastic.seed, stochastic.replications);
             output.emit(() -> ReplicationsView.json(r), ReplicationsView.table(r), spec.commandLine().getOut());
@@ -165,9 +150,10 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
         if (fabrics != null || trace != null || output.report != null || output.output != null) {
             throw new InputException("a sweep point gives its step to the sweep; leave out --fabrics, --trace, --report and --output");
         }
-        ModelConfig config = ModelConfig.load(model);
+        String systemName = system.name();
+        ModelConfig config = model.config();
         checkTopologyAlone();
-        DecodeSpec decode = spec(config, SystemOptions.preset(system), gpusPerNode);
+        DecodeSpec decode = spec(config, systemName, gpusPerNode.count);
         Variability.Spec variability = stochastic.replicated();
         return variability != null
                 ? new PointResult.Replicated(Replications.decode(decode, variability, stochastic.seed, stochastic.replications))
@@ -186,12 +172,12 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
         DecodeSystem where = topology != null
                 ? new DecodeSystem.File(Path.of(topology).getFileName().toString(),
                         SystemOptions.topology(topology, nodes == null ? 1 : nodes, network, knobs), knobs.linkEdits())
-                : new DecodeSystem.Preset(SystemPreset.byName(systemName), network == null ? null : NetworkPreset.byName(network),
+                : new DecodeSystem.Preset(SystemPreset.byName(systemName), network.preset(),
                         perNode == null ? OptionalInt.empty() : OptionalInt.of(perNode), knobs);
         EngineSetup engine = engineOptions.setup();
         Boolean graphs = Flags.autoOnOff("--cuda-graphs", cudaGraphs);
-        return new DecodeSpec(config, where, nodes == null ? OptionalInt.empty() : OptionalInt.of(nodes), tp, pp, ep, dp, batch, context,
-                Precision.fromName(dtype), AllReduceKind.fromName(allReduce), Overlap.fromName(overlap),
+        return new DecodeSpec(config, where, nodes == null ? OptionalInt.empty() : OptionalInt.of(nodes), layout.tp, layout.pp, layout.ep,
+                dp, layout.batch, context.tokens, model.weights(), AllReduceKind.fromName(allReduce), Overlap.fromName(overlap),
                 graphs != null ? graphs : engine.engine().cudaGraphsByDefault(), engine.engine(), engine.kvCache(), engine.overlapScheduler());
     }
 }

@@ -1,5 +1,8 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.collective.CollectiveOp;
+import dev.collsim.core.nccl.AlgorithmId;
+import dev.collsim.core.units.DataSize;
 import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.reports.ReportFormat;
@@ -7,6 +10,7 @@ import dev.collsim.reports.Table;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.scenarios.bench.BenchRow;
 import dev.collsim.scenarios.bench.BenchSpec;
+import dev.collsim.scenarios.bench.SizeSweep;
 import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
@@ -20,9 +24,9 @@ import dev.collsim.scenarios.views.BenchTable;
 import dev.collsim.scenarios.views.DecodeHtml;
 import dev.collsim.scenarios.views.DecodeReport;
 import dev.collsim.topologies.systems.SystemPreset;
-import dev.collsim.topologies.systems.WhatIf;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
@@ -30,10 +34,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code collsim demo}: the built-in main job, an nccl-tests sweep of ring all_reduce and a decode step on an HGX H100. */
+/** {@code collsim demo}: the built-in main job, an nccl-tests sweep of ring all_reduce and a decode step on the default system. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Runs the built-in example: all_reduce from 8 B to 8 GiB on an 8-GPU HGX H100, as nccl-tests would,"
-                + " then one decode step of Llama-3-70B on it; writes an HTML report of both to collsim-report/demo.html.")
+        description = "Runs the built-in example: all_reduce from 8 B to 8 GiB on the default system, " + SystemFlag.DEFAULT
+                + ", as nccl-tests would, then one decode step of Llama-3-70B on it; writes an HTML report of both to"
+                + " collsim-report/demo.html.")
 public final class DemoCommand implements Callable<Integer> {
     /** Where the demo writes its HTML report, in the working directory. */
     static final String REPORT_DIR = "collsim-report";
@@ -44,22 +49,23 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        BenchSpec bench = BenchCommand.spec("all_reduce", "hgx-h100", null, 1, null, null, WhatIf.NONE, "8", "8G", 2, "1M", 1, "float", "sum", 0,
-                "ring", "auto", null, "on", "off");
-        out.println("# collsim demo: what `collsim bench all_reduce --system hgx-h100 --algo ring -b 8 -e 8G -f 2` prints");
+        SystemPreset system = SystemPreset.byName(SystemFlag.DEFAULT);
+        BenchSpec bench = new BenchSpecBuilder(CollectiveOp.ALL_REDUCE, BenchSystem.preset(system, 1, system.gpusPerNode(), null),
+                new SizeSweep(8, 8 * DataSize.GIB, 2, DataSize.MIB)).algos(EnumSet.of(AlgorithmId.RING)).build();
+        out.println("# collsim demo: what `collsim bench all_reduce --system " + system.id() + " --algo ring -b 8 -e 8G -f 2` prints");
         List<BenchRow> rows = Bench.run(bench);
-        out.print(ReportFormat.TABLE.render(BenchTable.of(bench, SystemPreset.HGX_H100.description(), rows)));
+        out.print(ReportFormat.TABLE.render(BenchTable.of(bench, system.description(), rows)));
         out.println();
         out.println("# and one decode step of Llama-3-70B on the same box, TP 8, 32 sequences of 4096 tokens:");
-        out.println("# what `collsim decode --model llama-3-70b --system hgx-h100 --tp 8 --batch 32 --context 4096` prints, in short");
-        DecodeResult step = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-70b"), DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 8, 1, 1, 1, 32, 4096,
+        out.println("# what `collsim decode --model llama-3-70b --system " + system.id() + " --tp 8 --batch 32 --context 4096` prints, in short");
+        DecodeResult step = DecodeStep.run(new DecodeSpec(ModelConfig.load("llama-3-70b"), new DecodeSystem.Preset(system, null, OptionalInt.empty()), OptionalInt.empty(), 8, 1, 1, 1, 32, 4096,
                 Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true));
         Table table = DecodeReport.table(step);
         out.print(String.join("\n", table.preamble().stream().map(l -> "# " + l).toList()) + "\n");
         table.footer().forEach(l -> out.println("# " + l));
         out.println();
         HtmlReport report = new HtmlReport("collsim demo");
-        BenchReport.add(report, bench, SystemPreset.HGX_H100.description(), rows);
+        BenchReport.add(report, bench, system.description(), rows);
         DecodeHtml.add(report, step);
         Path html = Path.of(REPORT_DIR, "demo.html").toAbsolutePath();
         AtomicFiles.write(html, report.render());

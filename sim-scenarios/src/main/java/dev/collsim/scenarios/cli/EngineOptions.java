@@ -1,16 +1,17 @@
 package dev.collsim.scenarios.cli;
 
-import dev.collsim.scenarios.decode.ServingEngine;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.Precision;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code --engine} and {@code --kv-dtype}, shared by decode and compare: whose kernels and host loop a step follows. */
+/**
+ * {@code --engine}, {@code --kv-dtype} and {@code --overlap-scheduler}, shared by decode, prefill,
+ * serve and compare: whose kernels and host loop a step follows, and the choices a user makes of it.
+ */
 final class EngineOptions {
-    @Option(names = "--engine", paramLabel = "NAME", defaultValue = "vllm",
-            description = "the serving engine whose kernels and host loop the step follows: vllm, vllm-v0, sglang, trtllm or lmdeploy"
-                    + " (default: ${DEFAULT-VALUE}, the one that fits the calibration best)")
-    String engine;
+    @Mixin
+    EngineFlag engine;
 
     @Option(names = "--kv-dtype", paramLabel = "TYPE", defaultValue = "auto",
             description = "the KV cache's elements: bf16, fp8, or auto for the engine's default (BF16; FP8 with FP8 weights under trtllm)")
@@ -21,12 +22,8 @@ final class EngineOptions {
                     + " scheduler, vLLM's --async-scheduling); auto: as the engine does by default (default: ${DEFAULT-VALUE})")
     String overlapScheduler;
 
-    ServingEngine engine() {
-        return ServingEngine.fromName(engine);
-    }
-
     EngineSetup setup() {
-        return new EngineSetup(engine(), kvCache(), overlapScheduler());
+        return new EngineSetup(engine.orDefault(), kvCache(), overlapScheduler());
     }
 
     /** Whether the host overlaps the GPU's step, or null for the engine's default. */

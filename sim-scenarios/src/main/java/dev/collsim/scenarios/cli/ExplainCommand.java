@@ -56,8 +56,8 @@ public final class ExplainCommand implements Callable<Integer> {
     @Option(names = "--size", paramLabel = "SIZE", defaultValue = "4MiB", description = "message size with its unit, e.g. 4MiB (default: ${DEFAULT-VALUE})")
     String size;
 
-    @Option(names = "--system", paramLabel = "NAME", description = "the node (default: hgx-h100)")
-    String system;
+    @Mixin
+    SystemFlag system;
 
     @Option(names = "--topology", paramLabel = "FILE", description = "a topology file instead of --system and --ranks (all its GPUs take part)")
     Path topology;
@@ -74,16 +74,17 @@ public final class ExplainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        String systemName = system.name();
         CollectiveOp collective = CollectiveOp.fromName(op);
         Communicator comm;
         if (topology != null) {
-            if (system != null) {
+            if (system.given()) {
                 throw new InputException("--topology describes the whole system; leave out --system");
             }
             comm = TopologyFile.load(topology);
             ranks = comm.nRanks();
         } else {
-            SystemPreset preset = SystemPreset.byName(SystemOptions.preset(system));
+            SystemPreset preset = SystemPreset.byName(systemName);
             Require.atLeastOne("--nodes", nodes);
             if (nodes > 1 && preset.family().maxNodes() == 1) {
                 throw new InputException("--nodes " + nodes + ": " + preset.id() + " is one server");

@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
  * on standard error naming the problem and exit code 2, never a stack trace.
  */
 @Command(name = "collsim", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        resourceBundle = "dev.collsim.scenarios.cli.FlagHelp",
         description = "Discrete-event simulator of GPU-cluster communication: NCCL-style collectives chunk by chunk over modelled fabrics.",
         subcommands = {BenchCommand.class, DecodeCommand.class, PrefillCommand.class, ServeCommand.class, CompareCommand.class, CalibrateCommand.class, SweepCommand.class, MergeCommand.class, RunCommand.class, ExplainCommand.class, TopoCommand.class, DemoCommand.class, ValidateCommand.class,
             CommandLine.HelpCommand.class})

@@ -6,16 +6,13 @@ import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
-import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
-import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.Prefill;
 import dev.collsim.scenarios.decode.PrefillResult;
 import dev.collsim.scenarios.views.PrefillHtml;
 import dev.collsim.scenarios.views.PrefillJson;
 import dev.collsim.scenarios.views.PrefillReport;
 import dev.collsim.scenarios.views.TraceWriter;
-import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.nio.file.Path;
 import java.util.OptionalInt;
@@ -37,37 +34,24 @@ public final class PrefillCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "NAME|config.json", required = true, description = "a catalogue model or a config.json")
-    String model;
+    @Mixin
+    ModelOptions model;
 
-    @Option(names = "--system", paramLabel = "NAME", defaultValue = SystemOptions.DEFAULT_SYSTEM,
-            description = "a preset system (default: ${DEFAULT-VALUE})")
-    String system;
+    @Mixin
+    SystemFlag system;
 
-    @Option(names = "--network", paramLabel = "NAME", description = "between nodes (default: the system's)")
-    String network;
+    @Mixin
+    NetworkFlag network;
 
-    @Option(names = "--tp", paramLabel = "T", defaultValue = "1", description = "tensor-parallel ranks (default: ${DEFAULT-VALUE})")
-    int tp;
-
-    @Option(names = "--pp", paramLabel = "P", defaultValue = "1", description = "pipeline stages (default: ${DEFAULT-VALUE})")
-    int pp;
-
-    @Option(names = "--ep", paramLabel = "E", defaultValue = "1", description = "expert-parallel ranks (default: ${DEFAULT-VALUE})")
-    int ep;
+    @Mixin
+    LayoutOptions layout;
 
     @Option(names = "--isl", paramLabel = "TOKENS", converter = Tokens.class, required = true, description = "prompt tokens per request")
     int isl;
 
-    @Option(names = "--batch", paramLabel = "B", defaultValue = "1", description = "prompts prefilled together (default: ${DEFAULT-VALUE})")
-    int batch;
-
     @Option(names = "--chunk", paramLabel = "TOKENS", converter = Tokens.class, defaultValue = "0",
             description = "tokens per forward (chunked prefill); 0, the default: the whole prompt at once")
     int chunk;
-
-    @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
-    String dtype;
 
     @Mixin
     EngineOptions engineOptions;
@@ -83,13 +67,16 @@ public final class PrefillCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        String systemName = system.name();
         Require.atLeastOne("--isl", isl);
         EngineSetup engine = engineOptions.setup();
-        DecodeSystem where = new DecodeSystem.Preset(SystemPreset.byName(SystemOptions.preset(system)),
-                network == null ? null : NetworkPreset.byName(network), OptionalInt.empty(), whatIf.toWhatIf());
-        DecodeSpec layout = engine.layout(ModelConfig.load(model), where, tp, pp, ep, ep > 1 ? ep / tp : 1, 1, isl, Precision.fromName(dtype),
+        DecodeSystem where = new DecodeSystem.Preset(SystemPreset.byName(systemName),
+                network.preset(), OptionalInt.empty(), whatIf.toWhatIf());
+        int tp = layout.tp;
+        int ep = layout.ep;
+        DecodeSpec instance = engine.layout(model.config(), where, tp, layout.pp, ep, ep > 1 ? ep / tp : 1, 1, isl, model.weights(),
                 Overlap.NONE);
-        PrefillResult result = Prefill.run(layout, isl, batch, chunk);
+        PrefillResult result = Prefill.run(instance, isl, layout.batch, chunk);
         if (trace != null) {
             AtomicFiles.write(trace, TraceWriter.json(result.lastForward()));
         }

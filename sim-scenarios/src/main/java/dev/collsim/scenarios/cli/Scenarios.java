@@ -24,7 +24,7 @@ final class Scenarios {
             if (spec.arity().max() == 0) {
                 return Scenario.OptionKind.SWITCH;
             }
-            return spec.isMultiValue() ? Scenario.OptionKind.REPEATABLE : Scenario.OptionKind.SINGLE;
+            return spec.isMultiValue() && !SystemFlag.takesOne(spec) ? Scenario.OptionKind.REPEATABLE : Scenario.OptionKind.SINGLE;
         });
     }
 

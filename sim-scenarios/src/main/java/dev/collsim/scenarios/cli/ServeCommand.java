@@ -4,8 +4,6 @@ import dev.collsim.core.units.TimeSpan;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.decode.DecodeSystem;
-import dev.collsim.scenarios.decode.ModelConfig;
-import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.serve.KvTransfer;
 import dev.collsim.scenarios.serve.ServingPlan;
 import dev.collsim.scenarios.serve.ServingSearch;
@@ -14,7 +12,6 @@ import dev.collsim.scenarios.views.Json;
 import dev.collsim.scenarios.views.ServeHtml;
 import dev.collsim.scenarios.views.ServeView;
 import dev.collsim.topologies.catalog.NetworkPreset;
-import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.List;
 import java.util.OptionalInt;
@@ -36,15 +33,14 @@ public final class ServeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--model", paramLabel = "NAME|config.json", required = true, description = "a catalogue model or a config.json")
-    String model;
+    @Mixin
+    ModelOptions model;
 
-    @Option(names = "--system", paramLabel = "NAME", required = true, description = "a preset system; repeat to compare systems")
-    List<String> systems;
+    @Mixin
+    SystemFlag systems = SystemFlag.several();
 
-    @Option(names = "--network", paramLabel = "NAME", completionCandidates = Catalogue.Networks.class,
-            description = "between each system's nodes: ${COMPLETION-CANDIDATES} (default: each system's own)")
-    String network;
+    @Mixin
+    NetworkFlag network;
 
     @Option(names = "--gpus", paramLabel = "N", defaultValue = "72",
             description = "GPUs of each system a deployment's unit may use (default: ${DEFAULT-VALUE})")
@@ -65,9 +61,6 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--rate", paramLabel = "REQ/S", description = "requests per second to size each deployment for (GPUs needed)")
     Double rate;
 
-    @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
-    String dtype;
-
     @Option(names = "--kv-transfer", paramLabel = "WHEN", defaultValue = "after-prefill",
             description = "when a disaggregated prefill's KV cache moves: after-prefill (vLLM NIXL, TensorRT-LLM, SGLang) or layer-by-layer"
                     + " (default: ${DEFAULT-VALUE})")
@@ -87,14 +80,15 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        systems.requireGiven();
         WhatIf knobs = whatIf.toWhatIf();
-        NetworkPreset net = network == null ? null : NetworkPreset.byName(network);
-        List<DecodeSystem> where = systems.stream()
-                .<DecodeSystem>map(s -> new DecodeSystem.Preset(SystemPreset.byName(SystemOptions.preset(s)), net, OptionalInt.empty(), knobs))
+        NetworkPreset net = network.preset();
+        List<DecodeSystem> where = systems.presets().stream()
+                .<DecodeSystem>map(p -> new DecodeSystem.Preset(p, net, OptionalInt.empty(), knobs))
                 .toList();
-        ServingSpec serving = new ServingSpec(ModelConfig.load(model), where, gpus, isl, osl,
+        ServingSpec serving = new ServingSpec(model.config(), where, gpus, isl, osl,
                 Flags.parse("--ttft-slo", () -> TimeSpan.parse(ttftSlo)).picos() / 1e9,
-                Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)).picos() / 1e9, rate, Precision.fromName(dtype), engineOptions.setup(),
+                Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)).picos() / 1e9, rate, model.weights(), engineOptions.setup(),
                 KvTransfer.byName(kvTransfer));
         ServingPlan plan = ServingSearch.run(serving, Flags.threads(threads), ProgressBar.onTerminal(spec.commandLine().getErr(),
                 "serve: decode steps"));

@@ -8,21 +8,18 @@ import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.FlatSwitch;
+import dev.collsim.topologies.systems.NamedSystem;
 import dev.collsim.topologies.systems.NodeCopies;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Which system a command runs on: a preset, its node count and network, a topology file, or the flat switch. */
 final class SystemOptions {
-    /** The preset when neither --system nor --topology is given. */
-    static final String DEFAULT_SYSTEM = "hgx-h100";
-
-    /** Null when not given, so that a --topology beside it is an error rather than ignored. */
-    @Option(names = "--system", paramLabel = "NAME", completionCandidates = Catalogue.Systems.class,
-            description = "a preset: ${COMPLETION-CANDIDATES} (default: hgx-h100); or flat-switch, with --gpus")
-    String system;
+    @Mixin
+    SystemFlag system;
 
     @Option(names = "--gpus", paramLabel = "N", description = "with --system flat-switch: GPUs, one per node, on one switch")
     Integer gpus;
@@ -34,8 +31,8 @@ final class SystemOptions {
     @Option(names = "--link-latency", paramLabel = "TIME", description = "with --system flat-switch: each link's latency (default: 1us)")
     String linkLatency;
 
-    @Option(names = "--gpus-per-node", paramLabel = "G", description = "use G of the node's GPUs (default: all)")
-    Integer gpusPerNode;
+    @Mixin
+    GpusPerNodeFlag gpusPerNode;
 
     @Option(names = "--topology", paramLabel = "FILE",
             description = "a topology file (docs/topology-format.md) instead of --system; with --nodes N, N copies of its node"
@@ -45,19 +42,19 @@ final class SystemOptions {
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "nodes joined by the network (default: ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--network", paramLabel = "NAME", completionCandidates = Catalogue.Networks.class,
-            description = "between nodes: ${COMPLETION-CANDIDATES} (default: the system's, ib-ndr on HGX H100)")
-    String network;
+    @Mixin
+    NetworkFlag network;
 
     /**
      * A topology file describes its nodes: the flags that shape a preset would be ignored, so they are
      * errors; but {@code --nodes N} joins N copies of a one-node file through its NICs, on {@code
      * --network} with the network's knobs.
      */
-    static void requireTopologyAlone(String topology, String system, int nodes, Integer gpusPerNode, String network, WhatIf whatIf) {
+    static void requireTopologyAlone(String topology, SystemFlag system, int nodes, GpusPerNodeFlag gpusPerNode, NetworkFlag network,
+                                     WhatIf whatIf) {
         boolean joined = nodes > 1;
-        if (topology != null && (system != null || gpusPerNode != null || whatIf.changesNode()
-                || (!joined && (network != null || whatIf.changesPreset())))) {
+        if (topology != null && (system.given() || gpusPerNode.count != null || whatIf.changesNode()
+                || (!joined && (network.given() || whatIf.changesPreset())))) {
             throw new InputException("--topology describes the whole system; leave out --system, --gpus-per-node and the what-if"
                     + " knobs but --degrade and --link-down (edit the file instead); --nodes N joins N copies of a one-node file"
                     + " through its NICs, on --network with --nic-bw, --oversubscription, --spines and network scaling");
@@ -65,10 +62,9 @@ final class SystemOptions {
     }
 
     /** A topology file's system: the file's, or with --nodes N that many copies of its node joined by --network (default ib-ndr). */
-    static FabricSystem topology(String topology, int nodes, String network, WhatIf whatIf) {
+    static FabricSystem topology(String topology, int nodes, NetworkFlag network, WhatIf whatIf) {
         FabricSystem file = TopologyFile.loadSystem(Path.of(topology));
-        return nodes > 1 ? NodeCopies.join(file, nodes, network == null ? NetworkPreset.IB_NDR : NetworkPreset.byName(network), whatIf)
-                : file;
+        return nodes > 1 ? NodeCopies.join(file, nodes, network.given() ? network.preset() : NetworkPreset.IB_NDR, whatIf) : file;
     }
 
     /**
@@ -77,7 +73,7 @@ final class SystemOptions {
      */
     Communicator whole(WhatIf whatIf) {
         requireTopologyAlone(topology, system, nodes, gpusPerNode, network, whatIf);
-        boolean flat = FlatSwitch.NAME.equalsIgnoreCase(system);
+        boolean flat = flat();
         if (!flat && (gpus != null || linkBw != null || linkLatency != null)) {
             throw new InputException("--gpus, --link-bw and --link-latency shape --system flat-switch; a preset takes --nodes,"
                     + " --gpus-per-node and the what-if knobs");
@@ -88,12 +84,29 @@ final class SystemOptions {
         return flat ? flatSwitch(whatIf).system().communicator() : null;
     }
 
+    /** Where a bench run is: the system given whole ({@link #whole}), or else the preset's nodes. */
+    BenchSystem on(Communicator whole) {
+        return whole != null ? BenchSystem.whole(whole) : onPreset();
+    }
+
+    /** The preset's nodes, --gpus-per-node checked against its node, on --network or its own. */
+    BenchSystem onPreset() {
+        SystemPreset preset = system.preset();
+        int gpusInUse = preset.gpusPerNode(gpusPerNode.count);
+        return BenchSystem.preset(preset, nodes, gpusInUse, network.preset());
+    }
+
     /** What the system is, for a table's header: the file it came from, the flat switch's links, or the preset's board. */
     String description(WhatIf whatIf) {
         if (topology != null) {
             return "from " + topology;
         }
-        return FlatSwitch.NAME.equalsIgnoreCase(system) ? flatSwitch(whatIf).description() : SystemPreset.byName(preset(system)).description();
+        return flat() ? flatSwitch(whatIf).description() : system.preset().description();
+    }
+
+    /** Whether --system names the flat switch; an unknown name is left to the preset lookup, which refuses it where it always has. */
+    boolean flat() {
+        return system.given() && NamedSystem.find(system.name()).orElse(null) instanceof FlatSwitch.Family;
     }
 
     /** The flat switch the flags describe. */
@@ -101,16 +114,11 @@ final class SystemOptions {
         if (gpus == null) {
             throw new InputException("--system flat-switch: give its size with --gpus N");
         }
-        if (whatIf.changesPreset() || nodes != 1 || gpusPerNode != null || network != null) {
+        if (whatIf.changesPreset() || nodes != 1 || gpusPerNode.count != null || network.given()) {
             throw new InputException("--system flat-switch is --gpus GPUs, one per node, on one switch; leave out --nodes,"
                     + " --gpus-per-node, --network and the what-if knobs but --degrade and --link-down");
         }
         return new FlatSwitch(gpus, linkBw == null ? Rate.gigabytesPerSecond(50) : Flags.parse("--link-bw", () -> Rate.parse(linkBw)),
                 linkLatency == null ? TimeSpan.ofMicros(1) : Flags.parse("--link-latency", () -> TimeSpan.parse(linkLatency)));
-    }
-
-    /** The preset given, or the default. */
-    static String preset(String system) {
-        return system == null ? DEFAULT_SYSTEM : system;
     }
 }

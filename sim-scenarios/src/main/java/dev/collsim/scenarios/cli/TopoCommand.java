@@ -69,14 +69,15 @@ public final class TopoCommand implements Runnable {
 
         @Override
         public Integer call() {
+            String systemName = system.system.name();
             WhatIf knobs = whatIf.toWhatIf();
             Communicator whole = system.whole(knobs);
             Communicator comm = whole != null ? whole.withLinkEdits(knobs.linkEdits())
-                    : Bench.preset(SystemOptions.preset(system.system), system.nodes, system.gpusPerNode, system.network, knobs);
+                    : Bench.preset(systemName, system.nodes, system.gpusPerNode.count, system.network.name, knobs);
             ReportFormat format = output.reportFormat();
             Table links = links(comm);
             if (whole == null) {
-                SystemPreset preset = SystemPreset.byName(SystemOptions.preset(system.system));
+                SystemPreset preset = SystemPreset.byName(systemName);
                 int[] chips = preset.nvlinksPerChip();
                 if (chips.length > 0) {
                     links.note("nvswitch: the node's " + chips.length + " NVSwitch chips as one crossbar; each GPU's "

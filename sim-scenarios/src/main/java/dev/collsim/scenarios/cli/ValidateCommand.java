@@ -40,17 +40,17 @@ public final class ValidateCommand implements Callable<Integer> {
             description = "your own nccl-tests outputs (or calibration-shaped CSVs) to add, each a data set run on the system below")
     List<Path> logs = List.of();
 
-    @Option(names = "--system", paramLabel = "NAME", defaultValue = "hgx-h100", description = "the system the logs ran on (default: ${DEFAULT-VALUE})")
-    String system;
+    @Mixin
+    SystemFlag system;
 
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "1", description = "its nodes (default: ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--gpus-per-node", paramLabel = "G", description = "GPUs of each node the logs used (default: all)")
-    Integer gpusPerNode;
+    @Mixin
+    GpusPerNodeFlag gpusPerNode;
 
-    @Option(names = "--network", paramLabel = "NAME", description = "the network between nodes (default: the system's)")
-    String network;
+    @Mixin
+    NetworkFlag network;
 
     @Option(names = "--decode", description = "validate decode steps instead: every row of a measured decode CSV, simulated")
     boolean decode;
@@ -59,9 +59,8 @@ public final class ValidateCommand implements Callable<Integer> {
             description = "with --decode: a CSV shaped like decode_measured_calibration.csv, its models/ beside it (default: the bundled file)")
     Path measured;
 
-    @Option(names = "--engine", paramLabel = "NAME",
-            description = "with --decode: run every row under this engine instead of the one its framework column names")
-    String engine;
+    @Mixin
+    EngineFlag engine;
 
     @Mixin
     LoggedRunOptions run;
@@ -71,17 +70,18 @@ public final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        String systemName = system.name();
         if (decode) {
             return decode();
         }
-        if (measured != null || engine != null) {
+        if (measured != null || engine.given()) {
             throw new InputException((measured != null ? "--measured CSV" : "--engine") + " goes with --decode; nccl-tests logs are given as arguments");
         }
         ValidationSpec validation = ValidationSpec.calibration(calibration);
         CollectiveOp operation = run.operation();
         for (Path log : logs) {
-            int perNode = SystemPreset.byName(system).gpusPerNode(gpusPerNode);
-            validation = validation.withLog(log, operation, new DatasetSetup(log.getFileName().toString(), system, nodes, perNode, network,
+            int perNode = SystemPreset.byName(systemName).gpusPerNode(gpusPerNode.count);
+            validation = validation.withLog(log, operation, new DatasetSetup(log.getFileName().toString(), systemName, nodes, perNode, network.name,
                     run.gpusPerThread, run.algo, null, null));
         }
         Validation v = Validation.run(validation);
@@ -102,7 +102,7 @@ public final class ValidateCommand implements Callable<Integer> {
         if (!logs.isEmpty() || calibration != null) {
             throw new InputException("--decode validates a measured decode CSV (--measured); leave out nccl-tests logs and --calibration");
         }
-        ServingEngine forced = engine == null ? null : ServingEngine.fromName(engine);
+        ServingEngine forced = engine.forced();
         DecodeValidation v = measured == null ? DecodeValidation.bundled(forced) : DecodeValidation.file(measured, forced);
         String source = measured == null ? "decode calibration" : measured.getFileName().toString();
         ReportFormat format = output.reportFormat();

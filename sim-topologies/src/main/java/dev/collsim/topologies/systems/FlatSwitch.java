@@ -20,6 +20,16 @@ public record FlatSwitch(int gpus, Rate linkRate, TimeSpan linkLatency) {
     /** What {@code --system} calls it. */
     public static final String NAME = "flat-switch";
 
+    /** The flat switch among the names {@code --system} takes; its size and links come with the command. */
+    public enum Family implements NamedSystem {
+        FLAT_SWITCH;
+
+        @Override
+        public String id() {
+            return NAME;
+        }
+    }
+
     public FlatSwitch {
         if (gpus < 2) {
             throw new InputException("--gpus " + gpus + ": a flat switch joins 2 GPUs or more");

@@ -9,7 +9,7 @@ import java.util.Arrays;
 import java.util.stream.Collectors;
 
 /** The built-in systems, by the name {@code --system} takes. */
-public enum SystemPreset {
+public enum SystemPreset implements NamedSystem {
     DGX_A100("dgx-a100", "NVIDIA DGX A100: 8x A100 SXM4, 12 NVLink3 per GPU over 6 NVSwitch chips", GpuModel.A100_SXM,
             new NvlinkDomain(8, PcieGeneration.GEN4, NetworkPreset.IB_HDR, 6)),
     HGX_H100("hgx-h100", "NVIDIA HGX H100: 8x H100 SXM5, 18 NVLink4 per GPU over 4 NVSwitch chips", GpuModel.H100_SXM,
@@ -74,6 +74,7 @@ public enum SystemPreset {
         return family.defaultNetwork();
     }
 
+    @Override
     public String id() {
         return id;
     }
