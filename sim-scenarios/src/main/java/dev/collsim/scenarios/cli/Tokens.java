@@ -2,6 +2,7 @@ package dev.collsim.scenarios.cli;
 
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * A token count as people write it: {@code 4096}, {@code 4k} or {@code 4K} (x1024, as "a 4K
@@ -14,11 +15,11 @@ final class Tokens implements ITypeConverter<Integer> {
         int shift = t.endsWith("k") ? 10 : t.endsWith("m") ? 20 : 0;
         String digits = shift == 0 ? t : t.substring(0, t.length() - 1);
         if (!digits.matches("-?\\d{1,10}")) {
-            throw new picocli.CommandLine.TypeConversionException("'" + text + "' is not a token count; expected a whole number, or one with k (x1024), e.g. 4k");
+            throw new TypeConversionException("'" + text + "' is not a token count; expected a whole number, or one with k (x1024), e.g. 4k");
         }
         long n = Long.parseLong(digits) << shift;
         if (n > Integer.MAX_VALUE || n < Integer.MIN_VALUE) {
-            throw new picocli.CommandLine.TypeConversionException("'" + text + "': too many tokens");
+            throw new TypeConversionException("'" + text + "': too many tokens");
         }
         return (int) n;
     }

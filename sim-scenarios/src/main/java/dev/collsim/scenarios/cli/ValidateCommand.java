@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code collsim validate}: the simulator's error against the measured calibration set. */
@@ -36,7 +37,7 @@ public final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--detail", description = "also list every measured line with its simulated time")
     boolean detail;
 
-    @picocli.CommandLine.Parameters(paramLabel = "LOG", arity = "0..*",
+    @Parameters(paramLabel = "LOG", arity = "0..*",
             description = "your own nccl-tests outputs (or calibration-shaped CSVs) to add, each a data set run on the system below")
     List<Path> logs = List.of();
 
