@@ -12,11 +12,7 @@ public final class DecodeJson {
 
     public static ObjectNode of(DecodeResult r) {
         DecodeResult.Setup s = r.setup();
-        ObjectNode j = Json.object();
-        j.put("model", s.model());
-        j.put("system", s.system());
-        j.put("gpu", s.gpu());
-        Json.putIfNotEmpty(j, "what_ifs", s.whatIfs());
+        ObjectNode j = head(s);
         j.set("layout", layout(r.layout()));
         j.put("tp_path", s.tpPath());
         Json.putIfNotEmpty(j, "contention", s.contention());
@@ -37,6 +33,16 @@ public final class DecodeJson {
             o.set("spans", spans(l.spans()));
         }
         j.set("after_layers", spans(r.timeline().afterLayers()));
+        return j;
+    }
+
+    /** What every step's and prefill's JSON opens with: the model, the system, its GPU and the what-ifs in force (when any). */
+    static ObjectNode head(DecodeResult.Setup s) {
+        ObjectNode j = Json.object();
+        j.put("model", s.model());
+        j.put("system", s.system());
+        j.put("gpu", s.gpu());
+        Json.putIfNotEmpty(j, "what_ifs", s.whatIfs());
         return j;
     }
 

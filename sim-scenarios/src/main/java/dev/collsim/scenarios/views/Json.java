@@ -28,17 +28,9 @@ public final class Json {
         return JsonNodeFactory.instance.arrayNode();
     }
 
-    /** Puts a number under {@code key} as the kind of number it is; null as JSON's null. */
+    /** Puts a number under {@code key} as the kind of number it is (an Integer or Long whole, else a double); null as JSON's null. */
     public static void put(ObjectNode node, String key, Number value) {
-        if (value == null) {
-            node.putNull(key);
-        } else if (value instanceof Integer i) {
-            node.put(key, i);
-        } else if (value instanceof Long l) {
-            node.put(key, l);
-        } else {
-            node.put(key, value.doubleValue());
-        }
+        node.set(key, PLAIN.valueToTree(value));
     }
 
     /** Each metric of {@code result} under its key, in the list's order. */

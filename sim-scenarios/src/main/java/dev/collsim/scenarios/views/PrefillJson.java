@@ -10,11 +10,7 @@ public final class PrefillJson {
     private PrefillJson() {}
 
     public static ObjectNode of(PrefillResult r) {
-        ObjectNode j = Json.object();
-        j.put("model", r.setup().model());
-        j.put("system", r.setup().system());
-        j.put("gpu", r.setup().gpu());
-        Json.putIfNotEmpty(j, "what_ifs", r.setup().whatIfs());
+        ObjectNode j = DecodeJson.head(r.setup());
         j.put("tp", r.layout().tp());
         j.put("pp", r.layout().pp());
         j.put("ep", r.layout().ep());
