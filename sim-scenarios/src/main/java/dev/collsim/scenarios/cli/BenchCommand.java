@@ -3,7 +3,6 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
-import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.scenarios.bench.BenchRow;
@@ -104,6 +103,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
             description = "measured times to compare with: nccl-tests' output, or a CSV shaped like the calibration set")
     Path measured;
 
+    @OutputFile
     @Option(names = "--trace", paramLabel = "FILE.json",
             description = "also write the largest size's collective as a Perfetto (Chrome trace-event) file: GPUs, channels, transfers, link use")
     Path trace;
@@ -145,7 +145,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
         List<BenchRow> rows = Bench.run(benchSpec, comm, ProgressBar.onTerminal(spec.commandLine().getErr(), "bench: sizes"));
         if (trace != null && !rows.isEmpty()) {
             long largest = rows.get(rows.size() - 1).sizeBytes();
-            AtomicFiles.write(trace, BenchTrace.json(comm, Bench.plan(benchSpec, comm, largest)));
+            RunFiles.current().write(trace, BenchTrace.json(comm, Bench.plan(benchSpec, comm, largest)));
         }
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim bench " + benchSpec.op().ncclName());

@@ -1,7 +1,6 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
-import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.bench.BenchSpec;
@@ -46,6 +45,7 @@ public final class CalibrateCommand implements Callable<Integer> {
     @Option(names = {"-d", "--datatype"}, paramLabel = "TYPE", defaultValue = "float", description = "data type of the runs (default: ${DEFAULT-VALUE})")
     String dataType;
 
+    @OutputFile
     @Option(names = "--overrides-out", paramLabel = "FILE", description = "write the override file here (atomically)")
     Path output;
 
@@ -101,7 +101,7 @@ public final class CalibrateCommand implements Callable<Integer> {
                 fit.rmsAfterPct(), output == null ? "; --overrides-out FILE writes the override file" : "; overrides in " + output
                         + " (load with --overrides " + output + ")"));
         if (output != null) {
-            AtomicFiles.write(output, fit.overrides(String.join(", ", logs.stream().map(Path::toString).toList())));
+            RunFiles.current().write(output, fit.overrides(String.join(", ", logs.stream().map(Path::toString).toList())));
         }
         table.emit(table.reportFormat().render(t), spec.commandLine().getOut());
         return 0;

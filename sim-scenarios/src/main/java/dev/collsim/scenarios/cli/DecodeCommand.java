@@ -1,7 +1,6 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
-import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.decode.AllReduceKind;
 import dev.collsim.scenarios.decode.DecodeResult;
@@ -86,6 +85,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     @Mixin
     WhatIfOptions whatIf;
 
+    @OutputFile
     @Option(names = "--trace", paramLabel = "FILE", description = "also write the step as a Perfetto (Chrome trace-event) JSON file")
     Path trace;
 
@@ -133,7 +133,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
         }
         DecodeResult result = DecodeStep.run(decode);
         if (trace != null) {
-            AtomicFiles.write(trace, TraceWriter.json(result));
+            RunFiles.current().write(trace, TraceWriter.json(result));
         }
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim decode " + result.setup().model());

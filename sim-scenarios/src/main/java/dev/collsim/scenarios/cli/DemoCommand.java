@@ -3,7 +3,6 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.units.DataSize;
-import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.reports.Table;
@@ -68,7 +67,7 @@ public final class DemoCommand implements Callable<Integer> {
         BenchReport.add(report, bench, system.description(), rows);
         DecodeHtml.add(report, step);
         Path html = Path.of(REPORT_DIR, "demo.html").toAbsolutePath();
-        AtomicFiles.write(html, report.render());
+        RunFiles.current().write(html, report.render());
         out.println("Report with charts (opens offline): " + html);
         out.println();
         out.println("What to try next:");

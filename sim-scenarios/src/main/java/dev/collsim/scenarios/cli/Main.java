@@ -76,10 +76,30 @@ public final class Main implements Callable<Integer> {
             }
             return 1;
         });
+        cl.setExecutionStrategy(Main::runWithItsFiles);
         int code = cl.execute(args);
         out.flush();
         err.flush();
         return code;
+    }
+
+    /** Runs the command named, its files checked before it starts and written only if it ends well (see {@link RunFiles}). */
+    private static int runWithItsFiles(CommandLine.ParseResult parsed) {
+        RunFiles files;
+        try {
+            files = RunFiles.open(parsed);
+        } catch (InputException e) {
+            throw new CommandLine.ExecutionException(parsed.commandSpec().commandLine(), e.getMessage(), e); // to the handler above
+        }
+        try {
+            int code = new CommandLine.RunLast().execute(parsed);
+            if (code == 0) {
+                files.commit();
+            }
+            return code;
+        } finally {
+            files.close();
+        }
     }
 
     static String firstLine(String message) {

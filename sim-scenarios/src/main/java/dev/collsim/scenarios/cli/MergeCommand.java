@@ -2,7 +2,6 @@ package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.TextFile;
-import dev.collsim.reports.AtomicFiles;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.TreeMap;
@@ -23,6 +22,7 @@ public final class MergeCommand implements Callable<Integer> {
     @Parameters(paramLabel = "FILE", arity = "1..*", description = "shard result files")
     List<Path> files;
 
+    @OutputFile(endings = {".csv", ".jsonl"})
     @Option(names = {"-O", "--output"}, paramLabel = "FILE", required = true, description = "the merged file (written atomically)")
     Path output;
 
@@ -66,7 +66,7 @@ public final class MergeCommand implements Callable<Integer> {
             sb.append(header).append('\n');
         }
         rows.values().forEach(r -> sb.append(r).append('\n'));
-        AtomicFiles.write(output, sb.toString());
+        RunFiles.current().write(output, sb.toString());
         spec.commandLine().getOut().printf("%d rows from %d files in %s%n", rows.size(), files.size(), output);
         int missing = rows.isEmpty() ? 0 : rows.lastKey() + 1 - rows.size();
         if (missing > 0) {

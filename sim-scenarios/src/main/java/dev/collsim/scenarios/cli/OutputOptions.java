@@ -1,7 +1,6 @@
 package dev.collsim.scenarios.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.views.Json;
@@ -16,6 +15,7 @@ class OutputOptions {
             description = "table, csv, json or markdown (default: ${DEFAULT-VALUE})")
     String format;
 
+    @OutputFile
     @Option(names = {"-O", "--output"}, paramLabel = "FILE",
             description = "write to FILE (atomically: all or nothing) instead of standard output")
     Path output;
@@ -36,7 +36,7 @@ class OutputOptions {
             out.print(text);
             out.flush();
         } else {
-            AtomicFiles.write(output, text);
+            RunFiles.current().write(output, text);
         }
     }
 

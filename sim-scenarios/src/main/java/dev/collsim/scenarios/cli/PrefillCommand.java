@@ -1,7 +1,6 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.Require;
-import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeSystem;
@@ -59,6 +58,7 @@ public final class PrefillCommand implements Callable<Integer> {
     @Mixin
     WhatIfOptions whatIf;
 
+    @OutputFile
     @Option(names = "--trace", paramLabel = "FILE", description = "also write the last forward as a Perfetto (Chrome trace-event) JSON file")
     Path trace;
 
@@ -78,7 +78,7 @@ public final class PrefillCommand implements Callable<Integer> {
                 Overlap.NONE);
         PrefillResult result = Prefill.run(instance, isl, layout.batch, chunk);
         if (trace != null) {
-            AtomicFiles.write(trace, TraceWriter.json(result.lastForward()));
+            RunFiles.current().write(trace, TraceWriter.json(result.lastForward()));
         }
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim prefill " + result.setup().model());

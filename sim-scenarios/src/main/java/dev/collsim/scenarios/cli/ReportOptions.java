@@ -1,7 +1,6 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
-import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.HtmlReport;
 import java.nio.file.Path;
 import java.util.function.Supplier;
@@ -9,6 +8,7 @@ import picocli.CommandLine.Option;
 
 /** {@code --format}, {@code --output} and {@code --report}, for the commands whose runs have an HTML report. */
 final class ReportOptions extends OutputOptions {
+    @OutputFile(endings = ".html")
     @Option(names = "--report", paramLabel = "FILE.html",
             description = "also write a self-contained HTML report with charts (opens offline)")
     Path report;
@@ -25,10 +25,7 @@ final class ReportOptions extends OutputOptions {
 
     /** Writes an HTML report (atomically) to a file that must end in .html. */
     static void writeHtml(Path file, Supplier<HtmlReport> build) {
-        if (!file.toString().endsWith(".html")) {
-            throw new InputException("--report " + file + ": expected a file ending in .html");
-        }
-        AtomicFiles.write(file, build.get().render());
+        RunFiles.current().write(file, build.get().render());
     }
 
     @Override

@@ -35,6 +35,7 @@ public final class SweepCommand implements Callable<Integer> {
     @Option(names = "--threads", paramLabel = "T", description = "points run at once (default: the cores)")
     Integer threads;
 
+    @OutputFile(endings = ".html")
     @Option(names = "--report", paramLabel = "FILE.html", description = "also write an HTML report of the results (lines, and a heat map for two axes)")
     Path report;
 
@@ -56,6 +57,8 @@ public final class SweepCommand implements Callable<Integer> {
         }
         int t = Flags.threads(threads);
         String prefix = out != null ? out : scenario.name() + (shard == null ? "" : ".shard-" + i + "-of-" + n);
+        RunFiles.current().declareOutput(Path.of(prefix + ".csv"), "--out");
+        RunFiles.current().declareOutput(Path.of(prefix + ".jsonl"), "--out");
         BiConsumer<Integer, Integer> progress = ProgressBar.onTerminal(spec.commandLine().getErr(), "sweep");
         Sweep sweep;
         int ran;

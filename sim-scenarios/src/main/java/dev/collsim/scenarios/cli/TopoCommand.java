@@ -8,7 +8,6 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.TextFile;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.units.Rate;
-import dev.collsim.reports.AtomicFiles;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.reports.Table;
@@ -202,14 +201,12 @@ public final class TopoCommand implements Runnable {
         @Option(names = "--socket-rate", paramLabel = "RATE", defaultValue = "40GB/s", description = "between CPU sockets, per direction (default: ${DEFAULT-VALUE})")
         String socketRate;
 
+        @OutputFile
         @Option(names = {"-O", "--output"}, paramLabel = "FILE", description = "write the topology here (atomically) instead of standard output")
         Path output;
 
         @Override
         public Integer call() {
-            if (output != null && output.toAbsolutePath().normalize().equals(file.toAbsolutePath().normalize())) {
-                throw new InputException("-O " + output + ": that is the file being imported; write the topology to another file");
-            }
             String text = TextFile.read(file);
             GpuModel model = gpu == null ? null : Flags.parse("--gpu", () -> GpuModel.byName(gpu));
             Rate nvlink = rate("--nvlink-rate", nvlinkRate);
@@ -225,7 +222,7 @@ public final class TopoCommand implements Runnable {
                 spec.commandLine().getOut().print(yaml);
                 spec.commandLine().getOut().flush();
             } else {
-                AtomicFiles.write(output, yaml);
+                RunFiles.current().write(output, yaml);
             }
             return 0;
         }
