@@ -282,7 +282,8 @@ public final class Router {
                     if (d != from && !kind[d].forwards() && !pxn) {
                         continue;
                     }
-                    for (int l : outLinks[d]) {
+                    int[] candidates = only == null ? null : only.linksToward(d, hops[d] + 1, outLinks[d].length);
+                    for (int l : candidates != null ? candidates : outLinks[d]) {
                         int reached = linkTo[l];
                         if (pxn && !policy.relay().passes(entered, kind[reached]) || only != null && !only.onRoute(reached, hops[d] + 1)) {
                             continue;
@@ -326,6 +327,8 @@ public final class Router {
         final int[] behindQueue;
         int aheadCount;
         int behindCount;
+        /** Where each layer of {@code behindQueue} starts, by hops to {@code to}; the layer past the last ends at the count. */
+        final int[] behindLayerStart;
         /** Devices nearer {@code from} than the other side reached that lie on a fewest-hop route. */
         final boolean[] onNearRoute;
         int from;
@@ -333,12 +336,14 @@ public final class Router {
         int hops;
         /** The fewest hops from {@code from} at which devices are judged by their hops to {@code to}. */
         int farFrom;
+        int behindRadius;
 
         Between(int devices) {
             ahead = new int[devices];
             behind = new int[devices];
             aheadQueue = new int[devices];
             behindQueue = new int[devices];
+            behindLayerStart = new int[devices + 2];
             onNearRoute = new boolean[devices];
             Arrays.fill(ahead, -1);
             Arrays.fill(behind, -1);
@@ -364,7 +369,11 @@ public final class Router {
                 if (aheadSize == 0 || behindSize == 0) {
                     return false;
                 }
-                if (aheadSize <= behindSize) {
+                // Expand the side whose layer has fewer links to follow: a switch of n ports costs n,
+                // so on a flat switch the search meets at it from both ends instead of fanning out
+                // to every port (n^2 work for the n routes of a ring).
+                if (aheadSize < behindSize || aheadSize == behindSize
+                        && links(aheadLayer, aheadCount, aheadQueue, outLinks, from) <= links(behindLayer, behindCount, behindQueue, inLinks, to)) {
                     int start = aheadCount;
                     aheadCount = expand(aheadLayer, start, outLinks, linkTo, ahead, aheadQueue, aheadRadius, from);
                     aheadLayer = start;
@@ -375,9 +384,11 @@ public final class Router {
                     behindCount = expand(behindLayer, start, inLinks, linkFrom, behind, behindQueue, behindRadius, to);
                     behindLayer = start;
                     behindRadius++;
+                    behindLayerStart[behindRadius] = start;
                     hops = meet(behindQueue, behindLayer, behindCount);
                 }
             }
+            this.behindRadius = behindRadius;
             farFrom = hops - behindRadius;
             for (int i = aheadCount - 1; i >= 0; i--) {
                 int d = aheadQueue[i];
@@ -418,6 +429,18 @@ public final class Router {
             return count;
         }
 
+        /** How many links expanding the layer {@code queue[layer..end)} would follow. */
+        private int links(int layer, int end, int[] queue, int[][] linksOf, int origin) {
+            int count = 0;
+            for (int i = layer; i < end; i++) {
+                int d = queue[i];
+                if (d == origin || kind[d].forwards()) {
+                    count += linksOf[d].length;
+                }
+            }
+            return count;
+        }
+
         /** The fewest hops of a route through a device of the new layer that both sides reached, or -1. */
         private int meet(int[] queue, int layer, int end) {
             int best = -1;
@@ -434,6 +457,41 @@ public final class Router {
         /** Whether a route may pass the device: an end, or a device that forwards. */
         private boolean through(int d) {
             return d == from || d == to || kind[d].forwards();
+        }
+
+        /**
+         * The links from {@code d} into the devices that a fewest-hop route reaches after {@code k}
+         * hops, in id order as {@code d}'s own list has them, where the far side already knows those
+         * devices and finding the links from them is cheaper than following all {@code budget} of
+         * {@code d}'s; null otherwise. A switch's links are then not followed one by one: on a flat
+         * switch of n GPUs its n ports would cost each of a ring's n routes n steps.
+         */
+        int[] linksToward(int d, int k, int budget) {
+            int layer = hops - k;
+            if (k < farFrom || layer < 0 || layer > behindRadius) {
+                return null;
+            }
+            int start = behindLayerStart[layer];
+            int end = layer == behindRadius ? behindCount : behindLayerStart[layer + 1];
+            int cost = 0;
+            for (int i = start; i < end && cost <= budget; i++) {
+                cost += inLinks[behindQueue[i]].length;
+            }
+            if (cost > budget) {
+                return null;
+            }
+            int[] found = new int[cost];
+            int n = 0;
+            for (int i = start; i < end; i++) {
+                for (int l : inLinks[behindQueue[i]]) {
+                    if (linkFrom[l] == d) {
+                        found[n++] = l;
+                    }
+                }
+            }
+            int[] links = Arrays.copyOf(found, n);
+            Arrays.sort(links);
+            return links;
         }
 
         /** Whether the device, reached after {@code k} hops, lies on a fewest-hop route. */

@@ -67,6 +67,11 @@ final class Units {
 
     /** A thousand times the fastest link modelled: a larger rate is a typo, and products of it overflow. */
     private static final double MAX_RATE = 1e15;
+    /**
+     * Slower than any link a GPU cluster has (8 Mb/s): below it a gigabyte takes weeks, and the
+     * simulated times of the sizes people run leave the clock's range.
+     */
+    private static final double MIN_RATE = 1e6;
 
     public static Rate parseRate(String text) {
         Quantity q = quantity(text, "rate", RATE_HELP);
@@ -80,6 +85,9 @@ final class Units {
         }
         if (value > MAX_RATE) {
             throw new InputException("'" + text.trim() + "' is beyond any link; expected at most 1PB/s");
+        }
+        if (value < MIN_RATE) {
+            throw new InputException("'" + text.trim() + "' is slower than any link; expected at least 1MB/s");
         }
         return new Rate(value);
     }

@@ -19,6 +19,7 @@ import dev.collsim.scenarios.views.BenchTrace;
 import dev.collsim.scenarios.views.ChoiceTable;
 import dev.collsim.scenarios.views.LinkTable;
 import dev.collsim.scenarios.views.ReplicationsView;
+import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.nio.file.Path;
 import java.util.List;
@@ -189,7 +190,13 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
         CollectiveOp collective = CollectiveOp.fromName(op);
         SizeSweep sizes = new SizeSweep(SizeSweep.parseSize("-b", minBytes), SizeSweep.parseSize("-e", maxBytes), stepFactor,
                 SizeSweep.parseSize("-i", stepBytes));
-        return new BenchSpecBuilder(collective, system.on(whole), sizes)
+        BenchSystem on = system.on(whole);
+        boolean collNet = Flags.onOff("--collnet", collnet);
+        if (collNet && on.network() != null && !NetworkPreset.byName(on.network()).sharp()) {
+            throw new InputException("--collnet on: " + on.network() + " has no in-network reduction (SHARP is InfiniBand's);"
+                    + " CollNet needs an InfiniBand network, e.g. --network ib-ndr");
+        }
+        return new BenchSpecBuilder(collective, on, sizes)
                 .whatIf(knobs)
                 .gpusPerThread(gpusPerThread)
                 .type(BenchSpecBuilder.type(dataType))
@@ -199,7 +206,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
                 .protocols(BenchSpecBuilder.protocols(proto))
                 .channels(channels == null ? 0 : channels)
                 .nvls(Flags.onOff("--nvls", nvls))
-                .collNet(Flags.onOff("--collnet", collnet))
+                .collNet(collNet)
                 .build();
     }
 }

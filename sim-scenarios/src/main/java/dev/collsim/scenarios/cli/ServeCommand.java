@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.cli;
 
+import dev.collsim.core.input.InputException;
 import dev.collsim.core.units.TimeSpan;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.reports.ReportFormat;
@@ -14,6 +15,7 @@ import dev.collsim.scenarios.views.ServeView;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.List;
+import java.util.Locale;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -58,6 +60,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--itl-slo", paramLabel = "TIME", defaultValue = "50ms", description = "mean inter-token latency target (default: ${DEFAULT-VALUE})")
     String itlSlo;
 
+    /** A million requests a second: past any one service's traffic, and the GPUs it needs stay countable. */
+    private static final double MAX_RATE = 1e6;
+
     @Option(names = "--rate", paramLabel = "REQ/S", description = "requests per second to size each deployment for (GPUs needed)")
     Double rate;
 
@@ -81,6 +86,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         systems.requireGiven();
+        if (rate != null && !(rate > 0 && rate <= MAX_RATE)) {
+            throw new InputException(String.format(Locale.ROOT, "--rate %s: expected requests per second above 0 and at most %,.0f", rate, MAX_RATE));
+        }
         WhatIf knobs = whatIf.toWhatIf();
         NetworkPreset net = network.preset();
         List<DecodeSystem> where = systems.presets().stream()

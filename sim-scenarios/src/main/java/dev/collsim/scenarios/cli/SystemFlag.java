@@ -75,6 +75,11 @@ final class SystemFlag {
         if (!several) {
             throw new IllegalStateException("this command takes one system");
         }
+        for (int i = 0; i < names.size(); i++) {
+            if (names.subList(0, i).contains(names.get(i))) {
+                throw new InputException("--system " + names.get(i) + " given twice; name each system once");
+            }
+        }
         return names.stream().map(SystemPreset::byName).toList();
     }
 

@@ -9,6 +9,12 @@ import picocli.CommandLine.TypeConversionException;
  * context" means 4,096 tokens), {@code 1m} (x1048576).
  */
 final class Tokens implements ITypeConverter<Integer> {
+    /**
+     * 16M tokens: above the longest context any model serves (10M), and small enough that a prompt
+     * and its output summed, times a batch, stay whole numbers.
+     */
+    static final int MAX = 1 << 24;
+
     @Override
     public Integer convert(String text) {
         String t = text.trim().toLowerCase(Locale.ROOT);
@@ -18,8 +24,8 @@ final class Tokens implements ITypeConverter<Integer> {
             throw new TypeConversionException("'" + text + "' is not a token count; expected a whole number, or one with k (x1024), e.g. 4k");
         }
         long n = Long.parseLong(digits) << shift;
-        if (n > Integer.MAX_VALUE || n < Integer.MIN_VALUE) {
-            throw new TypeConversionException("'" + text + "': too many tokens");
+        if (Math.abs(n) > MAX) {
+            throw new TypeConversionException("'" + text + "': more tokens than any model's context; expected at most 16m (" + MAX + ")");
         }
         return (int) n;
     }

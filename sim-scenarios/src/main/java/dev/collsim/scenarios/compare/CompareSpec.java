@@ -8,6 +8,7 @@ import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.topologies.catalog.NetworkPreset;
+import dev.collsim.topologies.systems.HgxCluster;
 import dev.collsim.topologies.systems.SystemPreset;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.ArrayList;
@@ -39,6 +40,7 @@ public record CompareSpec(ModelConfig model, List<SystemPreset> systems, int gpu
         systems = List.copyOf(systems);
         topologies = List.copyOf(topologies);
         Require.atLeastOne("--gpus", gpus);
+        HgxCluster.requireBuildable("--gpus " + gpus, gpus);
         Require.atLeastOne("--context", context);
         if (itlSlo.picos() <= 0) {
             throw new InputException("--itl-slo " + itlSlo + ": expected a positive time");

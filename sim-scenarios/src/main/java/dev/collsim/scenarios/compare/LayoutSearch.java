@@ -136,6 +136,10 @@ public final class LayoutSearch {
                 }
                 List<Point> done = all(pool, todo.stream().map(Point::spec).toList(), s -> DecodeStep.run(s, cache));
                 for (int k = 0; k < todo.size(); k++) {
+                    if (done.get(k) == null) {
+                        points.remove(todo.get(k)); // the estimate placed it, the full step cannot: not a layout of this machine
+                        continue;
+                    }
                     margin = Math.max(margin, todo.get(k).result().itl().ms() / done.get(k).result().itl().ms());
                     points.set(points.indexOf(todo.get(k)), done.get(k));
                     full.add(done.get(k));

@@ -6,6 +6,7 @@ import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.topologies.systems.HgxCluster;
 import java.util.List;
 
 /**
@@ -25,6 +26,7 @@ public record ServingSpec(ModelConfig model, List<DecodeSystem> systems, int gpu
         }
         systems = List.copyOf(systems);
         Require.atLeastOne("--gpus", gpus);
+        HgxCluster.requireBuildable("--gpus " + gpus, gpus);
         Require.atLeastOne("--isl", isl);
         Require.atLeastOne("--osl", osl);
         if (!(ttftSloMs > 0)) {

@@ -34,6 +34,7 @@ public record FlatSwitch(int gpus, Rate linkRate, TimeSpan linkLatency) {
         if (gpus < 2) {
             throw new InputException("--gpus " + gpus + ": a flat switch joins 2 GPUs or more");
         }
+        HgxCluster.requireBuildable("--gpus " + gpus, gpus);
         if (!(linkRate.bytesPerSecond() > 0)) {
             throw new InputException("--link-bw " + linkRate + ": expected a positive rate");
         }

@@ -45,15 +45,19 @@ public final class HgxCluster {
     /** The largest cluster built: four times the 16,384 GPUs of the scale study (docs/performance.md), still minutes. */
     public static final int MAX_GPUS = 65_536;
 
+    /** Refuses a fabric of more than {@link #MAX_GPUS} GPUs; {@code flag} says which value asked for it ("--nodes 9000"). */
+    public static void requireBuildable(String flag, long gpus) {
+        if (gpus > MAX_GPUS) {
+            throw new InputException(flag + ": " + gpus + " GPUs; collsim builds fabrics of up to " + MAX_GPUS + " GPUs");
+        }
+    }
+
     /** Nodes of the preset's NVLink domain changed by what-if knobs (see {@link WhatIf}). */
     static Communicator build(SystemPreset preset, NvlinkDomain domain, int nodes, int gpusPerNode, NetworkPreset network,
                               WhatIf whatIf) {
         Require.atLeastOne("--nodes", nodes);
         preset.gpusPerNode(gpusPerNode);
-        if ((long) nodes * gpusPerNode > MAX_GPUS) {
-            throw new InputException("--nodes " + nodes + ": " + (long) nodes * gpusPerNode + " GPUs; collsim builds fabrics of up to "
-                    + MAX_GPUS + " GPUs");
-        }
+        requireBuildable("--nodes " + nodes, (long) nodes * gpusPerNode);
         GpuModel gpu = preset.gpu();
         NvLinkGeneration nvlink = gpu.nvlink();
         Rate bundle = nvlink.effectiveRate().times(gpu.nvlinks() * whatIf.rate(WhatIf.LinkClass.NVLINK));

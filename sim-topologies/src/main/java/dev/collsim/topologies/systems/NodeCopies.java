@@ -35,6 +35,7 @@ public final class NodeCopies {
                     + " nodes");
         }
         Fabric f = node.fabric();
+        HgxCluster.requireBuildable("--nodes " + nodes, (long) nodes * f.devicesOfKind(DeviceKind.GPU).size());
         List<Device> nics = f.devicesOfKind(DeviceKind.NIC);
         if (nics.isEmpty()) {
             throw new InputException(file + ": --nodes " + nodes + " joins copies of the node through its NICs; the file has none"

@@ -197,6 +197,12 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
         }
     }
 
+    /**
+     * Three decades either way: a what-if beyond them is a typo (a 1,000x faster NVLink is faster than
+     * any memory), and a rate or latency scaled further leaves the ranges links are checked against.
+     */
+    private static final double MAX_FACTOR = 1000;
+
     /** Parses {@code nvlink=0.5,network=2} into factors by link class. */
     public static Map<LinkClass, Double> parseScales(String flag, String text) {
         Map<LinkClass, Double> out = new EnumMap<>(LinkClass.class);
@@ -230,6 +236,9 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
         }
         if (!(f > 0) || Double.isInfinite(f)) {
             throw new InputException(flag + " '" + item + "': the factor must be a positive number" + hint);
+        }
+        if (f < 1 / MAX_FACTOR || f > MAX_FACTOR) {
+            throw new InputException(flag + " '" + item + "': expected a factor from 0.001 to 1000" + hint);
         }
         return f;
     }
