@@ -74,6 +74,14 @@ public final class CalibrateCommand implements Callable<Integer> {
                 .type(BenchSpecBuilder.type(dataType))
                 .algos(BenchSpecBuilder.algos(run.algo))
                 .build();
+        for (Path log : logs) {
+            checkSameRun(log, bench);
+        }
+        if (measured.size() < 2) {
+            // One size gives one equation: any rate would do with a latency to match, and the fit would pick one silently.
+            throw new InputException(String.join(", ", logs.stream().map(Path::toString).toList()) + ": one measured size ("
+                    + measured.firstKey() + " B); a rate and a latency need two sizes or more, a small and a large one");
+        }
         WhatIf.LinkClass c = linkClass != null ? WhatIf.parseScales("--class", linkClass + "=1").keySet().iterator().next()
                 : bench.nodes() > 1 ? WhatIf.LinkClass.NETWORK : WhatIf.LinkClass.NVLINK;
         Calibration.Fit fit = Calibration.fit(bench, measured, c);
@@ -105,5 +113,19 @@ public final class CalibrateCommand implements Callable<Integer> {
         }
         table.emit(table.reportFormat().render(t), spec.commandLine().getOut());
         return 0;
+    }
+
+    /** Refuses a log whose header names another run: its nGpus other than -g, or its ranks other than the run's. */
+    private void checkSameRun(Path log, BenchSpec bench) {
+        Measured.LogHeader h = Measured.header(log);
+        if (h.nGpus() != null && h.nGpus() != run.gpusPerThread) {
+            throw new InputException(log + ":" + h.nGpusLine() + ": nGpus " + h.nGpus() + ", but the run is -g " + run.gpusPerThread
+                    + "; give -g " + h.nGpus() + " as the log's run had");
+        }
+        int ranks = bench.nodes() * bench.gpusPerNode();
+        if (h.ranks() != null && h.ranks() != ranks) {
+            throw new InputException(log + ": " + h.ranks() + " '# Rank' lines (ranks), but the run has " + ranks + " (" + bench.nodes()
+                    + " node(s) x " + bench.gpusPerNode() + " GPUs of " + bench.system() + "); give the log's --nodes and --gpus-per-node");
+        }
     }
 }

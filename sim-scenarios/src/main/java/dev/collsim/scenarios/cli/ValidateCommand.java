@@ -106,6 +106,12 @@ public final class ValidateCommand implements Callable<Integer> {
         ServingEngine forced = engine.forced();
         DecodeValidation v = measured == null ? DecodeValidation.bundled(forced) : DecodeValidation.file(measured, forced);
         String source = measured == null ? "decode calibration" : measured.getFileName().toString();
+        if (v.simulated().isEmpty() && v.simulatedTtft().isEmpty()) {
+            // An error over no rows would print as 0.0 %: say that nothing was validated, and why the first row was not.
+            DecodeValidation.Outcome first = v.outcomes().get(0);
+            throw new InputException((measured == null ? source : measured.toString()) + ": none of its " + v.outcomes().size()
+                    + " rows could be simulated, so nothing was validated (row " + first.id() + ": " + first.skipped() + ")");
+        }
         ReportFormat format = output.reportFormat();
         StringBuilder text = new StringBuilder();
         if (format == ReportFormat.MARKDOWN) {

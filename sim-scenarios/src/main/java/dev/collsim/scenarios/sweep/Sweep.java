@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -99,9 +100,13 @@ public final class Sweep {
 
     /** The header: point, the axes, the command's results, error. */
     public List<String> columns() {
+        return columns(scenario.command(), scenario.axes().keySet());
+    }
+
+    static List<String> columns(String command, Collection<String> axes) {
         List<String> c = new ArrayList<>(List.of("point"));
-        c.addAll(scenario.axes().keySet());
-        c.addAll(RESULTS.get(scenario.command()));
+        c.addAll(axes);
+        c.addAll(RESULTS.get(command));
         c.add("error");
         return c;
     }
@@ -197,17 +202,7 @@ public final class Sweep {
 
     /** What the rows of one shard are the results of, as {@code PREFIX.sweep.json} keeps it. */
     private String recordOf(int shard, int shards) {
-        ObjectNode r = JSON.createObjectNode();
-        r.put("command", scenario.command());
-        scenario.args().forEach(r.putArray("options")::add);
-        ObjectNode axes = r.putObject("axes");
-        scenario.axes().forEach((axis, values) -> values.forEach(axes.withArray(axis)::add));
-        r.put("shard", shard + "/" + shards);
-        try {
-            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(r) + "\n";
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return new SweepRecord(scenario.command(), scenario.args(), scenario.axes(), shard, shards).json();
     }
 
     /**

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Reads the calibration CSV (the bundled copy or a file) and the set-up of each data set. */
 public final class CalibrationSet {
@@ -50,8 +51,9 @@ public final class CalibrationSet {
                 if (size >= 0) {
                     checkKnown(op, dtype, name, line);
                 }
+                String time = timeColumn(m.keySet(), name);
                 rows.add(new CalibrationRow(dataset, op, dtype, size,
-                        parseTime(m.getOrDefault("time_us", ""), name, line), line, parseNodes(m.getOrDefault("nodes", ""), name, line)));
+                        parseTime(m.get(time), time, name, line), line, parseNodes(m.getOrDefault("nodes", ""), name, line)));
             }
         } catch (IOException | RuntimeException e) {
             if (e instanceof InputException ie) {
@@ -166,18 +168,40 @@ public final class CalibrationSet {
         }
     }
 
-    private static double parseTime(String v, String name, int line) {
+    /** A time column's unit (after {@code time_}) in words, and in microseconds. */
+    private record TimeUnit(String words, double micros) {}
+
+    private static final Map<String, TimeUnit> TIME_UNITS = Map.of("ns", new TimeUnit("nanoseconds", 1e-3),
+            "us", new TimeUnit("microseconds", 1), "ms", new TimeUnit("milliseconds", 1e3), "s", new TimeUnit("seconds", 1e6));
+
+    /**
+     * The header's one time column: time_us as nccl-tests prints it, or time_ns, time_ms or time_s (converted); none, two,
+     * or another unit is refused rather than read as no time at all.
+     */
+    private static String timeColumn(Set<String> header, String name) {
+        List<String> times = header.stream().filter(k -> k.startsWith("time_")).toList();
+        List<String> known = times.stream().filter(k -> TIME_UNITS.containsKey(k.substring(5))).toList();
+        if (known.size() == 1) {
+            return known.get(0);
+        }
+        String expected = "; expected one time column: time_us (or time_ns, time_ms, time_s)";
+        throw new InputException(name + ": line 1: " + (known.size() > 1 ? "time columns " + String.join(" and ", known)
+                : times.isEmpty() ? "no time column" : "time column " + times.get(0) + " in an unknown unit") + expected);
+    }
+
+    private static double parseTime(String v, String column, String name, int line) {
         if (v == null || v.isBlank()) {
             return Double.NaN;
         }
+        TimeUnit unit = TIME_UNITS.get(column.substring(5));
         try {
-            double t = Double.parseDouble(v.trim());
+            double t = Double.parseDouble(v.trim()) * unit.micros();
             if (!(t > 0) || Double.isInfinite(t)) {
                 throw new NumberFormatException();
             }
             return t;
         } catch (NumberFormatException e) {
-            throw new InputException(name + ": line " + line + ": time_us '" + v + "' is not a positive number of microseconds");
+            throw new InputException(name + ": line " + line + ": " + column + " '" + v + "' is not a positive number of " + unit.words());
         }
     }
 

@@ -10,13 +10,13 @@ import java.util.Collection;
 public final class LogError {
     private LogError() {}
 
-    /** exp(mean |ln r|) - 1; 0 for no ratios. */
+    /** exp(mean |ln r|) - 1; NaN for no ratios (no error is not a small one). */
     public static double geomeanAbs(Collection<Double> ratios) {
-        return Math.exp(ratios.stream().mapToDouble(r -> Math.abs(Math.log(r))).average().orElse(0)) - 1;
+        return Math.exp(ratios.stream().mapToDouble(r -> Math.abs(Math.log(r))).average().orElse(Double.NaN)) - 1;
     }
 
-    /** exp(mean ln r) - 1: negative when the simulation is fast on the whole; 0 for no ratios. */
+    /** exp(mean ln r) - 1: negative when the simulation is fast on the whole; NaN for no ratios. */
     public static double bias(Collection<Double> ratios) {
-        return Math.exp(ratios.stream().mapToDouble(Math::log).average().orElse(0)) - 1;
+        return Math.exp(ratios.stream().mapToDouble(Math::log).average().orElse(Double.NaN)) - 1;
     }
 }

@@ -8,6 +8,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Measured times to hold a simulation against: the standard table nccl-tests prints (its out-of-place
@@ -28,6 +30,39 @@ public final class Measured {
             return nonEmpty(out, file, op);
         }
         return nonEmpty(parse(TextFile.lines(file), file.toString(), op), file, op);
+    }
+
+    /**
+     * What nccl-tests' header says of the run: {@code nGpus} (GPUs per thread, its -g) on the line
+     * {@code # nThread T nGpus G ...}, and the ranks, one {@code #  Rank  r Group  g Pid ... device d}
+     * line each (rank 0 prints every rank's). Either is null where the log does not say (a CSV, a log
+     * cut to its table).
+     *
+     * @param nGpusLine the line of nGpus, 0 where there is none
+     */
+    public record LogHeader(Integer nGpus, int nGpusLine, Integer ranks) {}
+
+    private static final Pattern NGPUS = Pattern.compile("^#\\s*nThread\\s+\\d+\\s+nGpus\\s+(\\d{1,6})\\b.*");
+    private static final Pattern RANK = Pattern.compile("^#\\s*Rank\\s+\\d+\\s+Group\\s+\\d+\\b.*");
+
+    /** The header of an nccl-tests log; nothing for a calibration CSV. */
+    public static LogHeader header(Path file) {
+        if (file.toString().endsWith(".csv")) {
+            return new LogHeader(null, 0, null);
+        }
+        List<String> lines = TextFile.lines(file);
+        Integer nGpus = null;
+        int nGpusLine = 0;
+        int ranks = 0;
+        for (int n = 0; n < lines.size(); n++) {
+            Matcher m = NGPUS.matcher(lines.get(n).trim());
+            if (m.matches() && nGpus == null) {
+                nGpus = Integer.parseInt(m.group(1));
+                nGpusLine = n + 1;
+            }
+            ranks += RANK.matcher(lines.get(n).trim()).matches() ? 1 : 0;
+        }
+        return new LogHeader(nGpus, nGpusLine, ranks == 0 ? null : ranks);
     }
 
     /**

@@ -91,7 +91,7 @@ public final class DecodeValidationView {
         List<Double> ratios = sim.stream().map(Outcome::ratio).toList();
         Outcome worst = sim.stream().max(Comparator.comparingDouble(o -> Math.abs(Math.log(o.ratio())))).orElse(null);
         summary.row(source, sim.size(), outcomes.size() - sim.size(), 100 * LogError.geomeanAbs(ratios), 100 * LogError.bias(ratios),
-                worst == null ? "-" : worst.id(), worst == null ? 0 : 100 * (worst.ratio() - 1));
+                worst == null ? "-" : worst.id(), worst == null ? Double.NaN : 100 * (worst.ratio() - 1));
     }
 
     private static String shortName(String model) {

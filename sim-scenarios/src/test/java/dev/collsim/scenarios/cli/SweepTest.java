@@ -159,7 +159,7 @@ class SweepTest {
         }
     }
 
-    /** Merging some of the shards says how many points below the last are missing. */
+    /** Merging some of the shards says how many points are missing, and which shards. */
     @Test
     void aMergeWithAShardLeftOutSaysPointsAreMissing(@TempDir Path dir) throws Exception {
         Sweep s = sweep(dir);
@@ -169,7 +169,38 @@ class SweepTest {
         CliRunner r = CliRunner.run("merge", dir.resolve("shard0.csv").toString(), dir.resolve("shard2.csv").toString(), "-O",
                 dir.resolve("m.csv").toString());
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("8 rows from 2 files") && r.out().contains("4 points below the last are missing"), r.out());
+        assertTrue(r.out().contains("8 rows from 2 files") && r.out().contains("4 of the sweep's 12 points are missing: shard 1 of 3 not given"), r.out());
+        // A shard not finished: its first two rows of four.
+        Path shard2 = dir.resolve("shard2.csv");
+        Files.write(shard2, Files.readAllLines(shard2).subList(0, 3));
+        CliRunner unfinished = CliRunner.run("merge", dir.resolve("shard0.csv").toString(), shard2.toString(), "-O",
+                dir.resolve("m.csv").toString());
+        assertEquals(0, unfinished.code(), unfinished.err());
+        assertTrue(unfinished.out().contains("6 of the sweep's 12 points are missing: shard 1 of 3 not given; " + shard2
+                + " has 2 of its 4 points"), unfinished.out());
+    }
+
+    /** Shards copied through Windows (CR LF line ends in the rows and the records) merge as they are, row for row. */
+    @Test
+    void shardsWithWindowsLineEndsMergeRowForRow(@TempDir Path dir) throws Exception {
+        Sweep s = sweep(dir);
+        Path whole = dir.resolve("whole");
+        s.run(whole, 0, 1, 2, Scenarios::point, (d, t) -> { });
+        List<String> args = new java.util.ArrayList<>(List.of("merge"));
+        for (int i = 0; i < 2; i++) {
+            Path shard = dir.resolve("shard" + i);
+            s.run(shard, i, 2, 1, Scenarios::point, (d, t) -> { });
+            for (String ext : List.of(".csv", ".sweep.json")) {
+                Path f = Path.of(shard + ext);
+                Files.writeString(f, Files.readString(f).replace("\n", "\r\n"));
+            }
+            args.add(shard + ".csv");
+        }
+        args.addAll(List.of("-O", dir.resolve("m.csv").toString()));
+        CliRunner r = CliRunner.run(args.toArray(String[]::new));
+        assertEquals(0, r.code(), r.err());
+        assertEquals("12 rows from 2 files in " + dir.resolve("m.csv") + "\n", r.out().replace("\r\n", "\n"));
+        assertEquals(Files.readString(Path.of(whole + ".csv")), Files.readString(dir.resolve("m.csv")));
     }
 
     @Test

@@ -6,10 +6,12 @@ import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.catalog.PcieGeneration;
 import java.io.StringReader;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,7 +31,9 @@ import javax.xml.stream.XMLStreamReader;
  * up, over the switch chips, to one link to a single NVSwitch device (as the presets have it); those
  * to another GPU join the two directly. A {@code <pci>} with a {@code <nic>} inside becomes a NIC
  * where NCCL found it (its ports, the {@code <net>}s, as one device), so that {@code --nodes N} can
- * join copies of the node through them; other PCI devices are left out.
+ * join copies of the node through them; other PCI devices are left out. A GPU or NIC on no such path
+ * (outside a {@code <pci>} under a {@code <cpu>}, or sharing a GPU's) is refused, by its dev or port name,
+ * rather than left out of the fabric.
  */
 public final class NcclXmlImport {
     private static final String NVSWITCH_CLASS = "0x068000";
@@ -68,6 +72,8 @@ public final class NcclXmlImport {
     private final StringBuilder links = new StringBuilder();
     private final Map<Integer, Element> gpus = new TreeMap<>();
     private final Map<String, String> gpuByBusId = new LinkedHashMap<>();
+    /** The {@code <gpu>} and {@code <nic>} elements that became devices. */
+    private final Map<Element, Boolean> placed = new IdentityHashMap<>();
     private int switches;
     private int nics;
 
@@ -95,6 +101,7 @@ public final class NcclXmlImport {
         if (gpus.isEmpty()) {
             throw new InputException(file + ":" + system.line + ": no <gpu> under any <cpu>; expected NCCL's topology dump");
         }
+        refuseUnplaced(system, system.name);
         for (int a = 0; a < cpus.size(); a++) {
             for (int b = a + 1; b < cpus.size(); b++) {
                 ImportedYaml.link(links, "cpu" + a, "cpu" + b, options.socketRate(), "300ns", "socket interconnect");
@@ -151,6 +158,24 @@ public final class NcclXmlImport {
         return sb.append("links:\n").append(links).toString();
     }
 
+    /**
+     * Refuses a GPU or NIC that no PCIe path places (a {@code <gpu>} or {@code <nic>} outside a {@code <pci>} under a
+     * {@code <cpu>}, a NIC in a GPU's {@code <pci>}, a device below a GPU's): left out, the fabric would have fewer
+     * GPUs or NICs than the machine without a word.
+     */
+    private void refuseUnplaced(Element e, String path) {
+        for (Element child : e.children()) {
+            if ((child.name.equals("gpu") || child.name.equals("nic")) && !placed.containsKey(child)) {
+                String net = child.all("net").stream().map(n -> n.attributes.get("name")).filter(Objects::nonNull).findFirst()
+                        .map(n -> " (" + n + ")").orElse("");
+                String what = child.name.equals("gpu") ? "<gpu dev=\"" + child.attributes.getOrDefault("dev", "?") + "\">" : "<nic>" + net;
+                throw new InputException(file + ":" + child.line + ": " + what + " under " + path + " is on no PCIe path collsim can"
+                        + " place; it places each GPU and NIC by a <pci> of its own under a <cpu>, as NCCL writes those it found on PCIe");
+            }
+            refuseUnplaced(child, path + "/" + child.name);
+        }
+    }
+
     private int nvlinksTo(Element gpu, String busId) {
         return gpu.all("nvlink").stream().filter(nv -> busId.equals(nv.attributes.getOrDefault("target", "").trim().toLowerCase(Locale.ROOT)))
                 .mapToInt(this::count).sum();
@@ -167,6 +192,7 @@ public final class NcclXmlImport {
         }
         if (!gpu.isEmpty()) {
             Element g = gpu.get(0);
+            placed.put(g, true);
             int dev = integer(g, "dev");
             if (dev < 0) {
                 throw new InputException(file + ":" + g.line + ": <gpu> dev=\"" + dev + "\": expected 0 or more");
@@ -182,6 +208,7 @@ public final class NcclXmlImport {
             }
             ImportedYaml.link(links, name, parent, pcieRate(pci), "500ns", "PCIe");
         } else if (!pci.all("nic").isEmpty()) {
+            pci.all("nic").forEach(nic -> placed.put(nic, true)); // its ports as one device
             String name = "nic" + nics++;
             devices.append("  - {name: ").append(name).append(", kind: nic}\n");
             ImportedYaml.link(links, name, parent, pcieRate(pci), "500ns", "PCIe");

@@ -20,7 +20,9 @@ import java.util.stream.IntStream;
  * GPU to an NVSwitch. {@code PIX} and {@code PXB} put GPUs under one PCIe switch, {@code PHB} and
  * {@code NODE} under one CPU socket, {@code SYS} on different sockets joined by the socket link.
  * The matrix gives no rates: they come from the options (per NVLink link, per PCIe link, the socket
- * link), so the user states them.
+ * link), so the user states them. A device row with no column in the header, a row given twice, or
+ * labels past the header's columns (a device missing from it) are refused by the device's name rather
+ * than left out.
  */
 public final class TopoMatrixImport {
     private static final Pattern NV = Pattern.compile("NV(\\d+)");
@@ -36,7 +38,7 @@ public final class TopoMatrixImport {
     private TopoMatrixImport() {}
 
     /** A NIC column or row as nvidia-smi names it: NIC0 (with a legend after the matrix), or the device itself (mlx5_0). */
-    private static final Pattern NIC = Pattern.compile("NIC\\d+|mlx\\d+_\\d+");
+    private static final Pattern NIC = Pattern.compile("NIC\\d+|mlx\\d+_(bond_)?\\d+");
 
     public static String toYaml(List<String> lines, String file, GpuModel gpu, Rates rates) {
         int header = -1;
@@ -95,8 +97,14 @@ public final class TopoMatrixImport {
                 row = gpuRows;
             } else {
                 row = nics.indexOf(tokens[0]);
-                if (row < 0 || seen[n + row]) {
+                if (row < 0 && !isLabel(tokens, 1)) {
                     continue; // the legend and the like
+                }
+                if (row < 0 || seen[n + row]) {
+                    // A device's row that the header has no column for, or a row given twice: it could not be placed.
+                    throw new InputException(file + ":" + (i + 1) + ": row " + tokens[0] + (row < 0
+                            ? " has no column in the header (" + String.join(" ", names) + "); expected the matrix whole, as nvidia-smi prints it"
+                            : " again; expected each device's row once"));
                 }
                 row += n;
             }
@@ -104,6 +112,11 @@ public final class TopoMatrixImport {
             if (tokens.length < columns + 1) {
                 throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " has " + (tokens.length - 1)
                         + " labels; expected one per GPU (" + n + ")" + (m > 0 ? " and NIC (" + m + ")" : ""));
+            }
+            if (isLabel(tokens, columns + 1)) {
+                throw new InputException(file + ":" + (i + 1) + ": " + tokens[0] + " has a label ('" + tokens[columns + 1]
+                        + "') past the header's " + columns + " columns (" + String.join(" ", names)
+                        + "): a device missing from the header; expected the matrix whole, as nvidia-smi prints it");
             }
             for (int j = 0; j < columns; j++) {
                 label[row][j] = checked(file, i, tokens[0], names.get(j), tokens[j + 1], j == row, row < n && j < n);
@@ -128,6 +141,11 @@ public final class TopoMatrixImport {
             }
         }
         return yaml(file, gpu, rates, gpus, m, label);
+    }
+
+    /** Whether {@code tokens[k]} is a label of the matrix (X, NV#, PIX, ...), not an affinity or a legend's text. */
+    private static boolean isLabel(String[] tokens, int k) {
+        return k < tokens.length && (LABELS.contains(tokens[k]) || NV.matcher(tokens[k]).matches());
     }
 
     /** One label of the matrix, checked: NV# only between GPUs, X on the diagonal only. */
