@@ -57,8 +57,9 @@ public final class SweepCommand implements Callable<Integer> {
         }
         int t = Flags.threads(threads);
         String prefix = out != null ? out : scenario.name() + (shard == null ? "" : ".shard-" + i + "-of-" + n);
-        RunFiles.current().declareOutput(Path.of(prefix + ".csv"), "--out");
-        RunFiles.current().declareOutput(Path.of(prefix + ".jsonl"), "--out");
+        for (String written : new String[] {".csv", ".jsonl", ".sweep.json"}) {
+            RunFiles.current().declareOutput(Path.of(prefix + written), "--out");
+        }
         BiConsumer<Integer, Integer> progress = ProgressBar.onTerminal(spec.commandLine().getErr(), "sweep");
         Sweep sweep;
         int ran;

@@ -119,4 +119,17 @@ class TopoImportTest {
         assertTrue(r.err().startsWith("collsim: " + xml + ":3: not well-formed XML") && r.err().lines().count() == 1, r.err());
         assertTrue(Files.notExists(out));
     }
+
+    /** NCCL writes a NIC it found no PCIe path for (a cloud VM's) under its CPU: it is imported there, and carries a 2-node run. */
+    @Test
+    void aNicRightUnderItsCpuIsJoinedToIt(@TempDir Path dir) throws IOException {
+        Path yaml = dir.resolve("vm.yaml");
+        CliRunner r = CliRunner.run("topo", "import", "src/test/resources/saved-files/nic-under-cpu.xml", "--output", yaml.toString());
+        assertEquals(0, r.code(), r.err());
+        String text = Files.readString(yaml);
+        assertTrue(text.contains("{name: nic0, kind: nic}"), text);
+        assertTrue(text.contains("on the CPU (NCCL's LOC_BW)"), text);
+        CliRunner two = CliRunner.run("bench", "all_reduce", "--topology", yaml.toString(), "--nodes", "2", "-b", "1M", "-e", "1M");
+        assertEquals(0, two.code(), two.err());
+    }
 }

@@ -31,12 +31,15 @@ import javax.xml.stream.XMLStreamReader;
  * up, over the switch chips, to one link to a single NVSwitch device (as the presets have it); those
  * to another GPU join the two directly. A {@code <pci>} with a {@code <nic>} inside becomes a NIC
  * where NCCL found it (its ports, the {@code <net>}s, as one device), so that {@code --nodes N} can
- * join copies of the node through them; other PCI devices are left out. A GPU or NIC on no such path
- * (outside a {@code <pci>} under a {@code <cpu>}, or sharing a GPU's) is refused, by its dev or port name,
- * rather than left out of the fabric.
+ * join copies of the node through them; a {@code <nic>} right under a {@code <cpu>}, where NCCL puts a NIC
+ * it found no PCIe path for, is joined to that CPU at NCCL's local bandwidth; other PCI devices are left
+ * out. A GPU or NIC anywhere else (a GPU outside a {@code <pci>}, a NIC sharing a GPU's) is refused, by
+ * its dev or port name, rather than left out of the fabric.
  */
 public final class NcclXmlImport {
     private static final String NVSWITCH_CLASS = "0x068000";
+    /** NCCL's LOC_BW (graph/topo.h: 5000 GB/s): a link that is never a path's bottleneck. */
+    private static final Rate LOCAL_RATE = Rate.gigabytesPerSecond(5000);
     private static final Pattern SPEED = Pattern.compile("\\s*(\\d{1,3}(\\.\\d+)?)\\s*GT/s.*");
 
     /**
@@ -96,6 +99,14 @@ public final class NcclXmlImport {
             devices.append("  - {name: ").append(cpu).append(", kind: cpu}\n");
             for (Element pci : cpus.get(c).all("pci")) {
                 visit(pci, cpu);
+            }
+            // A NIC NCCL found no PCIe path for (a virtual NIC, a cloud VM's) it writes under its CPU and joins
+            // to it at LOC_BW, its "local" bandwidth that never bounds a path; so here, its ports as one device.
+            for (Element nic : cpus.get(c).all("nic")) {
+                placed.put(nic, true);
+                String name = "nic" + nics++;
+                devices.append("  - {name: ").append(name).append(", kind: nic}\n");
+                ImportedYaml.link(links, name, cpu, LOCAL_RATE, "0ns", "on the CPU (NCCL's LOC_BW)");
             }
         }
         if (gpus.isEmpty()) {
