@@ -14,7 +14,6 @@ import dev.collsim.reports.Table;
 import dev.collsim.scenarios.explain.Explain.Run;
 import dev.collsim.scenarios.explain.Textbook;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -67,9 +66,7 @@ public final class ExplainView {
         }
         t.note("each line is one transfer: who sends which bytes to whom, when, and which ranks' inputs it carries (r0+r2 = their sum)");
         t.note("");
-        Integer[] order = IntStream.range(0, s.transferCount()).boxed().toArray(Integer[]::new);
-        Arrays.sort(order, Comparator.comparingLong((Integer x) -> run.times().startedPicos(x)).thenComparingInt(x -> x));
-        for (int x : order) {
+        for (int x : order(run)) {
             int piece = s.piece(x);
             long lo = s.pieceOffset(piece);
             String dst = s.dst(x) == Schedule.ALL ? "all" : "r" + s.dst(x);
@@ -80,6 +77,13 @@ public final class ExplainView {
         }
         formula(run).forEach(t::footnote);
         return t;
+    }
+
+    /** The transfers in the order the table lists them: by start, then by number. */
+    static int[] order(Run run) {
+        return IntStream.range(0, run.result().schedule().transferCount()).boxed()
+                .sorted(Comparator.comparingLong((Integer x) -> run.times().startedPicos(x)).thenComparingInt(x -> x))
+                .mapToInt(Integer::intValue).toArray();
     }
 
     private static String action(Schedule s, int x) {
