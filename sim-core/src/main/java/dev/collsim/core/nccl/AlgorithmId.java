@@ -59,6 +59,11 @@ public enum AlgorithmId {
     public record AlphaBeta(String shape, String how, double intraSteps, double netSteps, double gpuBytes, double gpuEfficiency,
                             double nodeBytes, double nicEfficiency) {}
 
+    /** The busiest node's count of edges in NCCL's two trees over {@code nodes} nodes. */
+    private static int treeEdges(int nodes) {
+        return (int) Math.round(treeNodeBytes(nodes, 2));
+    }
+
     /** ceil(log2 x), 0 for x up to 1. */
     private static int log2(int x) {
         return x <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(x - 1);
@@ -162,13 +167,9 @@ public enum AlgorithmId {
                 return new AlphaBeta("2(n-1) alpha + 2(n-1)/n S/beta", "on one node the tree is a chain: each piece is reduced up it and"
                         + " sent back down, the two directions at once", 2.0 * (p - 1), 0, gpu, 1, 0, 1);
             }
-            return new AlphaBeta("2(p-1) alpha + 2 log2(N) alpha_net + max(2(p-1)/p S/beta, " + edgesText(nodes) + " S/2 / beta_node)",
+            return new AlphaBeta("2(p-1) alpha + 2 log2(N) alpha_net + max(2(p-1)/p S/beta, " + treeEdges(nodes) + " S/2 / beta_node)",
                     "a chain of p GPUs in each node and NCCL's two binary trees over the nodes, each carrying half the data;"
                     + " up and down at once", 2.0 * (p - 1), 2.0 * log2(nodes), gpu, 1, treeNodeBytes(nodes, bytes), 1);
-        }
-
-        private static String edgesText(int nodes) {
-            return String.valueOf((int) Math.round(treeNodeBytes(nodes, 2)));
         }
 
         /** Each rank's data in the tree's pieces. */
@@ -250,7 +251,7 @@ public enum AlgorithmId {
                 return new AlphaBeta("alpha + alpha_net + max(S(1 + 1/p)/beta, S/beta_node)", how + "; SHARP sums the nodes",
                         1, 1, gpu, eff, bytes, comm.book().sharp().efficiency());
             }
-            return new AlphaBeta("alpha + 2 log2(N) alpha_net + max(S(1 + 1/p)/beta, " + (int) Math.round(treeNodeBytes(nodes, 2))
+            return new AlphaBeta("alpha + 2 log2(N) alpha_net + max(S(1 + 1/p)/beta, " + treeEdges(nodes)
                     + " S/2 / beta_node)", how + "; the heads' NICs carry NCCL's two trees over the nodes, each half the data",
                     1, 2.0 * log2(nodes), gpu, eff, treeNodeBytes(nodes, bytes), 1);
         }
