@@ -14,7 +14,8 @@ import java.util.List;
  * inlined from its WebJar so the page opens offline. Each chart is an ECharts option (plain JSON).
  * The page records what it rendered in an element with id {@code collsim-status}: how many charts
  * drew something, any script error, and what a reader would miss (a chart without a title, an axis
- * without a title, a series without data), which the browser test reads.
+ * without a title, a series without data), in attributes the browser test reads; a reader sees
+ * only a script error, if any.
  */
 public final class HtmlReport {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -125,8 +126,7 @@ public final class HtmlReport {
                 + "function status(){var s=document.getElementById('collsim-status');s.setAttribute('data-charts',String(options.length));"
                 + "s.setAttribute('data-drawn',String(drawn));s.setAttribute('data-errors',window.collsimErrors.join(' | '));"
                 + "s.setAttribute('data-problems',problems.join(' | '));"
-                + "s.textContent='charts drawn: '+drawn+' of '+options.length+(window.collsimErrors.length?'; errors: '"
-                + "+window.collsimErrors.join(' | '):'');}\n"
+                + "s.textContent=window.collsimErrors.length?'this page could not draw everything: '+window.collsimErrors.join(' | '):'';}\n"
                 // Again once the page's own load handlers (the step-through's) have run, with any error they raised.
                 + "status();window.addEventListener('load',status);\n"
                 + "})();\n</script>\n</body></html>\n");

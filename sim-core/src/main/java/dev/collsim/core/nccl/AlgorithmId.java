@@ -25,12 +25,12 @@ import dev.collsim.core.collective.TreeAlgorithm;
 public enum AlgorithmId {
     RING("Ring", NcclAlgo.RING, new Ring()),
     TREE("Tree", NcclAlgo.TREE, new Tree()),
-    COLLNET_DIRECT("CollNetDirect", NcclAlgo.COLLNET_DIRECT,
-            (comm, plan) -> new CollNetDirectAlgorithm(comm.nodeRanks(), Protocol.SIMPLE.stepDataBytes())),
-    COLLNET_CHAIN("CollNetChain", NcclAlgo.COLLNET_CHAIN,
-            (comm, plan) -> new CollNetChainAlgorithm(comm.nodeRanks(), Protocol.SIMPLE.stepDataBytes())),
-    NVLS("NVLS", NcclAlgo.NVLS, new InSwitch((comm, plan) -> new NvlsAlgorithm())),
-    NVLS_TREE("NVLSTree", NcclAlgo.NVLS_TREE, new InSwitch((comm, plan) -> new NvlsTreeAlgorithm(comm.nodeRanks(),
+    COLLNET_DIRECT("CollNetDirect", NcclAlgo.COLLNET_DIRECT, new CollNet(true,
+            (comm, plan) -> new CollNetDirectAlgorithm(comm.nodeRanks(), Protocol.SIMPLE.stepDataBytes()))),
+    COLLNET_CHAIN("CollNetChain", NcclAlgo.COLLNET_CHAIN, new CollNet(false,
+            (comm, plan) -> new CollNetChainAlgorithm(comm.nodeRanks(), Protocol.SIMPLE.stepDataBytes()))),
+    NVLS("NVLS", NcclAlgo.NVLS, new InSwitch(false, (comm, plan) -> new NvlsAlgorithm())),
+    NVLS_TREE("NVLSTree", NcclAlgo.NVLS_TREE, new InSwitch(true, (comm, plan) -> new NvlsTreeAlgorithm(comm.nodeRanks(),
             comm.nvlsTreeChunk(plan.request().bytes(), plan.request().channels())))),
     PAT("PAT", NcclAlgo.PAT, new Pat()),
     /** NCCL's send/receive path, used by alltoall and sendrecv. */
@@ -44,8 +44,49 @@ public enum AlgorithmId {
     /** What every collective of one rank is: a copy of the buffer in the GPU's memory, no kernel ({@link OneRankAlgorithm}). */
     ONE_RANK("OneRank", null, new OneRank());
 
-    /** The textbook alpha-beta time of a collective: {@code steps} alpha + {@code bytesPerRank} / beta. */
-    public record AlphaBeta(double steps, double bytesPerRank, String shape) {}
+    /**
+     * The textbook alpha-beta time of a collective, after NCCL's own model ({@code src/graph/tuning.cc}):
+     * {@code intraSteps} steps at the algorithm's latency inside a node (alpha) and {@code netSteps} at its
+     * latency across nodes (alpha_net), then the bytes on the busiest link of each kind, per direction:
+     * {@code gpuBytes} over one GPU's own link inside its node (beta, times {@code gpuEfficiency}) and
+     * {@code nodeBytes} through one node's NICs together (beta_node, times {@code nicEfficiency}); the
+     * slower of the two bounds the time. Bytes are zero where a link of that kind carries nothing (one
+     * node; one GPU a node).
+     *
+     * @param shape the formula in symbols (n ranks, p a node, N nodes, S bytes)
+     * @param how   what the formula counts, in words
+     */
+    public record AlphaBeta(String shape, String how, double intraSteps, double netSteps, double gpuBytes, double gpuEfficiency,
+                            double nodeBytes, double nicEfficiency) {}
+
+    /** The busiest node's count of edges in NCCL's two trees over {@code nodes} nodes. */
+    private static int treeEdges(int nodes) {
+        return (int) Math.round(treeNodeBytes(nodes, 2));
+    }
+
+    /** ceil(log2 x), 0 for x up to 1. */
+    private static int log2(int x) {
+        return x <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(x - 1);
+    }
+
+    /**
+     * Bytes a node sends per direction through its NICs in NCCL's double binary tree over {@code nodes}
+     * nodes: each tree carries half the data, and a node sends it once to its parent and once to each
+     * child, in both trees; the busiest node's count of tree edges, times S/2.
+     */
+    private static double treeNodeBytes(int nodes, double bytes) {
+        int edges = 0;
+        for (int k = 0; k < nodes; k++) {
+            int e = 0;
+            for (int[] t : new int[][] {TreeAlgorithm.btree(nodes, k), TreeAlgorithm.dtree(nodes, k)}) {
+                for (int x : t) {
+                    e += x >= 0 ? 1 : 0;
+                }
+            }
+            edges = Math.max(edges, e);
+        }
+        return edges * bytes / 2;
+    }
 
     /** What one algorithm is to the simulator; the defaults are a ring-like algorithm's. */
     interface Kind {
@@ -57,15 +98,27 @@ public enum AlgorithmId {
             return false;
         }
 
-        /** The textbook shape (the ring's: (n-1) steps of S/n, twice for all_reduce). */
+        /**
+         * The ring's shape: (n-1) steps of S/n, twice for all_reduce, of which the steps that cross to
+         * the next node (N-1, twice for all_reduce) pay the network's latency; every ring leaves each
+         * node once, each on its own rail, so a node's NICs carry what one GPU's link does.
+         */
         default AlphaBeta alphaBeta(CollectiveRequest req, Communicator comm) {
             int n = req.nRanks();
-            double bytes = req.bytes();
+            int nodes = comm.nNodes();
             boolean twice = req.op() == CollectiveOp.ALL_REDUCE;
             double steps = twice ? 2.0 * (n - 1) : n - 1;
-            return new AlphaBeta(steps, req.op().sizeIsTotal() || twice ? steps * bytes / n : bytes,
-                    twice ? "2(n-1)(alpha + S/(n beta)): reduce-scatter then all-gather around the ring"
-                            : "(n-1)(alpha + S/(n beta)) around the ring");
+            double net = nodes == 1 ? 0 : twice ? 2.0 * (nodes - 1) : nodes - 1;
+            double bytes = req.op().sizeIsTotal() || twice ? steps * req.bytes() / n : req.bytes();
+            String k = twice ? "2(n-1)" : "(n-1)";
+            String data = req.op().sizeIsTotal() || twice ? k + "/n S" : "S";
+            return nodes == 1
+                    ? new AlphaBeta(k + " alpha + " + data + "/beta", (twice ? "reduce-scatter then all-gather: " : "")
+                    + k + " steps around the ring, each of S/n", steps, 0, bytes, 1, 0, 1)
+                    : new AlphaBeta("(" + k + " - " + (twice ? "2(N-1)" : "(N-1)") + ") alpha + " + (twice ? "2(N-1)" : "(N-1)")
+                    + " alpha_net + " + data + " / min(beta, beta_node)", k + " steps around the ring, each of S/n, of which "
+                    + (twice ? "2(N-1)" : "(N-1)") + " cross to the next node; each channel's ring leaves a node once, on its own rail",
+                    steps - net, net, bytes, 1, bytes, 1);
         }
 
         /** About how many transfers the schedule holds: each rank's data in protocol steps, at least one a channel. */
@@ -99,11 +152,24 @@ public enum AlgorithmId {
             return new TreeAlgorithm(comm.nodeRanks());
         }
 
+        /**
+         * Up the chain and the tree and down again, pipelined: each GPU of a chain sends every byte up and
+         * down, and the chain turns every two channels, so a GPU's link carries 2(p-1)/p S; across
+         * nodes NCCL's latency is 2(p-1) alpha + 2 log2(N) alpha_net.
+         */
         @Override
         public AlphaBeta alphaBeta(CollectiveRequest req, Communicator comm) {
-            int depth = (int) Math.ceil(Math.log(req.nRanks()) / Math.log(2));
-            depth = Math.max(depth, comm.nRanks() / comm.nNodes() - 1);
-            return new AlphaBeta(2.0 * depth, req.bytes(), "2 depth alpha + S/beta: up the tree and down again, pipelined in chunks");
+            int nodes = comm.nNodes();
+            int p = req.nRanks() / nodes;
+            double bytes = req.bytes();
+            double gpu = 2.0 * (p - 1) / p * bytes;
+            if (nodes == 1) {
+                return new AlphaBeta("2(n-1) alpha + 2(n-1)/n S/beta", "on one node the tree is a chain: each piece is reduced up it and"
+                        + " sent back down, the two directions at once", 2.0 * (p - 1), 0, gpu, 1, 0, 1);
+            }
+            return new AlphaBeta("2(p-1) alpha + 2 log2(N) alpha_net + max(2(p-1)/p S/beta, " + treeEdges(nodes) + " S/2 / beta_node)",
+                    "a chain of p GPUs in each node and NCCL's two binary trees over the nodes, each carrying half the data;"
+                    + " up and down at once", 2.0 * (p - 1), 2.0 * log2(nodes), gpu, 1, treeNodeBytes(nodes, bytes), 1);
         }
 
         /** Each rank's data in the tree's pieces. */
@@ -121,6 +187,26 @@ public enum AlgorithmId {
             return new PatAlgorithm();
         }
 
+        /**
+         * log2 n steps, each doubling the ranks whose data a rank holds (all_gather) or sums (reduce_scatter);
+         * every rank still receives (n-1)/n S.
+         */
+        @Override
+        public AlphaBeta alphaBeta(CollectiveRequest req, Communicator comm) {
+            int n = req.nRanks();
+            int nodes = comm.nNodes();
+            int p = n / nodes;
+            double bytes = req.bytes();
+            double gpu = p == 1 ? 0 : (n - 1.0) / n * bytes;
+            double node = nodes == 1 ? 0 : p * (n - p) / (double) n * bytes;
+            String how = "log2(n) steps, each doubling the ranks whose blocks a rank holds; every rank still receives (n-1)/n S";
+            if (nodes == 1) {
+                return new AlphaBeta("log2(n) alpha + (n-1)/n S/beta", how, log2(n), 0, gpu, 1, 0, 1);
+            }
+            return new AlphaBeta((p == 1 ? "" : "log2(p) alpha + ") + "log2(N) alpha_net + " + (p == 1 ? "(n-1)/n S/beta_node"
+                    : "max((n-1)/n S/beta, p(n-p)/n S/beta_node)"), how, log2(p), log2(nodes), gpu, 1, node, 1);
+        }
+
         /** Every rank receives every other rank's block once, each channel's part of it in PAT's chunks. */
         @Override
         public double plannedTransfers(Plan plan, Communicator comm) {
@@ -132,7 +218,8 @@ public enum AlgorithmId {
         }
     }
 
-    private record InSwitch(Kind build) implements Kind {
+    /** NVLS and NVLS-Tree ({@code tree}): the NVSwitch reduces inside each node. */
+    private record InSwitch(boolean tree, Kind build) implements Kind {
         @Override
         public CollectiveAlgorithm algorithm(Communicator comm, Plan plan) {
             return build.algorithm(comm, plan);
@@ -143,10 +230,59 @@ public enum AlgorithmId {
             return true;
         }
 
+        /**
+         * NCCL's NVLS latency is the whole algorithm's inside the node: one alpha. Every GPU sends its data up
+         * once and receives the sum once, S(1 + 1/p) a direction at NCCL's NVLS efficiency; across nodes
+         * the heads' NICs carry NCCL's tree (NVLS-Tree, 2 log2(N) network steps) or SHARP's one
+         * reduction (NVLS with CollNet).
+         */
         @Override
         public AlphaBeta alphaBeta(CollectiveRequest req, Communicator comm) {
-            return new AlphaBeta(1, req.bytes() * (1 + 1.0 / req.nRanks()),
-                    "alpha + S(1 + 1/n)/beta: every GPU sends its data up once and receives the result once, through the switch");
+            int nodes = comm.nNodes();
+            int p = req.nRanks() / nodes;
+            double bytes = req.bytes();
+            double gpu = bytes * (1 + 1.0 / p);
+            double eff = comm.book().nvls() == null ? 1 : comm.book().nvls().efficiency();
+            String how = "every GPU sends its data up once and receives the sum once: the NVSwitch reduces and multicasts";
+            if (nodes == 1) {
+                return new AlphaBeta("alpha + S(1 + 1/n)/beta", how, 1, 0, gpu, eff, 0, 1);
+            }
+            if (!tree && comm.book().sharp() != null) {
+                return new AlphaBeta("alpha + alpha_net + max(S(1 + 1/p)/beta, S/beta_node)", how + "; SHARP sums the nodes",
+                        1, 1, gpu, eff, bytes, comm.book().sharp().efficiency());
+            }
+            return new AlphaBeta("alpha + 2 log2(N) alpha_net + max(S(1 + 1/p)/beta, " + treeEdges(nodes)
+                    + " S/2 / beta_node)", how + "; the heads' NICs carry NCCL's two trees over the nodes, each half the data",
+                    1, 2.0 * log2(nodes), gpu, eff, treeNodeBytes(nodes, bytes), 1);
+        }
+    }
+
+    /** CollNet Direct ({@code direct}) and Chain: SHARP switches reduce across nodes. */
+    private record CollNet(boolean direct, Kind build) implements Kind {
+        @Override
+        public CollectiveAlgorithm algorithm(Communicator comm, Plan plan) {
+            return build.algorithm(comm, plan);
+        }
+
+        /**
+         * Direct: every GPU scatters its data to the p heads over NVLink and gathers the result back,
+         * 2(p-1)/p S a direction on its link, each head's NIC carrying S/p once up to SHARP and once back
+         * (NCCL's latency 2 alpha + alpha_net). Chain: a chain reduces up to the NIC's GPU and passes the
+         * result down, 2(p-1)/p S a GPU as the chain turns per channel (2(p-1) alpha + alpha_net).
+         */
+        @Override
+        public AlphaBeta alphaBeta(CollectiveRequest req, Communicator comm) {
+            int p = req.nRanks() / comm.nNodes();
+            double bytes = req.bytes();
+            double eff = comm.book().sharp() == null ? 1 : comm.book().sharp().efficiency();
+            double gpu = 2.0 * (p - 1) / p * bytes;
+            return direct
+                    ? new AlphaBeta("2 alpha + alpha_net + max(2(p-1)/p S/beta, S/beta_node)", "every GPU scatters its data to its"
+                    + " node's p heads and gathers the sum back; each head's NIC sends its S/p to the SHARP switch, which sums the nodes",
+                    2, 1, gpu, 1, bytes, eff)
+                    : new AlphaBeta("2(p-1) alpha + alpha_net + max(2(p-1)/p S/beta, S/beta_node)", "a chain in each node reduces up to"
+                    + " the GPU whose NIC the channel uses, the SHARP switch sums the nodes, the chain passes the result back down",
+                    2.0 * (p - 1), 1, gpu, 1, bytes, eff);
         }
     }
 
@@ -155,6 +291,21 @@ public enum AlgorithmId {
         @Override
         public CollectiveAlgorithm algorithm(Communicator comm, Plan plan) {
             return new CustomAllReduceAlgorithm(variant);
+        }
+
+        /** One-shot writes its whole input to every peer; two-shot is a reduce-scatter and an all-gather by direct writes; multimem is one switch reduction. */
+        @Override
+        public AlphaBeta alphaBeta(CollectiveRequest req, Communicator comm) {
+            int n = req.nRanks();
+            double bytes = req.bytes();
+            return switch (variant) {
+                case ONE_SHOT -> new AlphaBeta("alpha + (n-1) S/beta", "every rank writes its whole input to every peer, which sums",
+                        1, 0, (n - 1) * bytes, 1, 0, 1);
+                case TWO_SHOT -> new AlphaBeta("2 alpha + 2(n-1)/n S/beta", "a reduce-scatter then an all-gather, each by direct writes",
+                        2, 0, 2.0 * (n - 1) / n * bytes, 1, 0, 1);
+                case MULTIMEM -> new AlphaBeta("alpha + S(1 + 1/n)/beta", "one reduction and multicast in the NVSwitch", 1, 0,
+                        bytes * (1 + 1.0 / n), 1, 0, 1);
+            };
         }
     }
 
@@ -166,7 +317,7 @@ public enum AlgorithmId {
 
         @Override
         public AlphaBeta alphaBeta(CollectiveRequest req, Communicator comm) {
-            return new AlphaBeta(0, req.bytes(), "S/beta: one rank communicates nothing; NCCL copies its input to its output");
+            return new AlphaBeta("S/beta", "one rank communicates nothing; NCCL copies its input to its output", 0, 0, req.bytes(), 1, 0, 1);
         }
 
         @Override
@@ -185,7 +336,11 @@ public enum AlgorithmId {
         public AlphaBeta alphaBeta(CollectiveRequest req, Communicator comm) {
             int n = req.nRanks();
             double bytes = req.bytes();
-            return new AlphaBeta(1, req.op() == CollectiveOp.ALL_TO_ALL ? bytes * (n - 1) / n : bytes, "alpha + (data leaving one GPU)/beta");
+            int p = n / comm.nNodes();
+            boolean all = req.op() == CollectiveOp.ALL_TO_ALL;
+            return new AlphaBeta(all ? "alpha + max((n-1)/n S/beta, p(n-p)/n S/beta_node)" : "alpha + S/beta", "the data leaving one"
+                    + " GPU" + (all ? ", and one node" : ""), 1, 0, all ? bytes * (n - 1) / n : bytes, 1,
+                    all && comm.nNodes() > 1 ? p * (n - p) / (double) n * bytes : 0, 1);
         }
     }
 

@@ -118,7 +118,7 @@ public final class ExplainCommand implements Callable<Integer> {
         Table table = ExplainView.table(run);
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport(table.title());
-            ExplainHtml.add(report, table);
+            ExplainHtml.add(report, table, run);
             return report;
         });
         output.emit(output.reportFormat().render(table), spec.commandLine().getOut());

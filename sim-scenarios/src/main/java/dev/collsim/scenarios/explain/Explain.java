@@ -17,8 +17,8 @@ import java.util.List;
 public final class Explain {
     private Explain() {}
 
-    /** Everything the view needs: the plan, the run, and what each transfer carried. */
-    public record Run(Communicator comm, Plan plan, RunResult result, ContributionTracker tracker, TransferTimes times) {}
+    /** Everything the view needs: the plan, the run, what each transfer carried, and the textbook's time. */
+    public record Run(Communicator comm, Plan plan, RunResult result, ContributionTracker tracker, TransferTimes times, Textbook textbook) {}
 
     public static Run run(ExplainSpec spec) {
         Communicator comm = spec.comm();
@@ -35,6 +35,6 @@ public final class Explain {
         if (!wrong.isEmpty()) {
             throw new IllegalStateException("the schedule is not correct: " + wrong.get(0));
         }
-        return new Run(comm, plan, result, tracker, times);
+        return new Run(comm, plan, result, tracker, times, Textbook.of(comm, plan.algo(), schedule.request()));
     }
 }

@@ -6,12 +6,14 @@ import dev.collsim.core.collective.Schedule;
 import dev.collsim.core.collective.TransferKind;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.NcclAlgo;
 import dev.collsim.core.nccl.NcclTuner;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.explain.Explain.Run;
-import java.util.Arrays;
+import dev.collsim.scenarios.explain.Textbook;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -64,9 +66,7 @@ public final class ExplainView {
         }
         t.note("each line is one transfer: who sends which bytes to whom, when, and which ranks' inputs it carries (r0+r2 = their sum)");
         t.note("");
-        Integer[] order = IntStream.range(0, s.transferCount()).boxed().toArray(Integer[]::new);
-        Arrays.sort(order, Comparator.comparingLong((Integer x) -> run.times().startedPicos(x)).thenComparingInt(x -> x));
-        for (int x : order) {
+        for (int x : order(run)) {
             int piece = s.piece(x);
             long lo = s.pieceOffset(piece);
             String dst = s.dst(x) == Schedule.ALL ? "all" : "r" + s.dst(x);
@@ -77,6 +77,13 @@ public final class ExplainView {
         }
         formula(run).forEach(t::footnote);
         return t;
+    }
+
+    /** The transfers in the order the table lists them: by start, then by number. */
+    static int[] order(Run run) {
+        return IntStream.range(0, run.result().schedule().transferCount()).boxed()
+                .sorted(Comparator.comparingLong((Integer x) -> run.times().startedPicos(x)).thenComparingInt(x -> x))
+                .mapToInt(Integer::intValue).toArray();
     }
 
     private static String action(Schedule s, int x) {
@@ -98,8 +105,9 @@ public final class ExplainView {
     }
 
     /**
-     * The textbook alpha-beta time and the simulator's own terms. alpha is NCCL's per-step latency for
-     * the algorithm and protocol on this link type; beta the GPU's link rate per direction.
+     * The textbook alpha-beta time, the algorithm's own ({@link Textbook}): NCCL's latency per step inside a
+     * node and across nodes, the bytes on a GPU's link and through a node's NICs, and which of the two
+     * bounds it; then the same sum with the simulator's launch, channel and protocol costs.
      */
     static List<String> formula(Run run) {
         if (run.plan().algo() == AlgorithmId.ONE_RANK) {
@@ -108,50 +116,75 @@ public final class ExplainView {
                     run.result().durationMicros()));
         }
         Communicator comm = run.comm();
-        Schedule s = run.result().schedule();
-        var req = s.request();
-        int n = req.nRanks();
-        double bytes = req.bytes();
-        double beta = comm.fabric().link(comm.fabric().outLinks(comm.placement().devices()[0])[0]).rate().bytesPerSecond() / 1e6;
+        var req = run.result().schedule().request();
+        Textbook tb = run.textbook();
+        AlgorithmId.AlphaBeta ab = tb.shape();
         Protocol proto = req.protocol();
         AlgorithmId algo = run.plan().algo();
-        NcclAlgo tunerAlgo = algo.nccl() == null ? NcclAlgo.RING : algo.nccl();
-        double alpha = NcclTuner.hwLatencyMicros(comm.nccl().intraLink(), tunerAlgo, proto);
-        AlgorithmId.AlphaBeta shape = algo.alphaBeta(req, comm);
-        double steps = shape.steps();
-        double perRank = shape.bytesPerRank();
-        double textbook = steps * alpha + perRank / beta;
-        boolean nvls = algo.inSwitch();
-        double launch = nvls ? comm.book().nvls().launchLatency().micros() : NcclTuner.baseLatencyMicros(tunerAlgo, proto);
-        double efficiency = nvls ? comm.book().nvls().efficiency() : proto.wireEfficiency();
-        double channelCap = (nvls ? comm.book().nvls().channelRate() : comm.costs(algo, proto).channelRate())
-                .bytesPerSecond() / 1e6;
-        double effective = Math.min(req.channels() * channelCap, beta * efficiency);
-        // NCCL's NVLS latency is the whole algorithm's, and the simulation pays it once, at launch.
-        double stepLatency = nvls ? 0 : alpha;
-        double model = launch + steps * stepLatency + perRank / effective;
-        double simulated = run.result().durationMicros();
+        int nodes = comm.nNodes();
         String f = "  %-52s %10.2f us";
-        return List.of(
-                "",
-                "alpha-beta, the textbook: " + shape.shape(),
-                String.format(Locale.ROOT, "  alpha = %.2f us per step (NCCL's latency for %s/%s here), beta = %.1f GB/s per direction"
-                        + " (the GPU's link), n = %d, S = %d B", alpha, tunerAlgo.label(), proto.label(), beta / 1e3, n, (long) bytes),
-                String.format(Locale.ROOT, f, "textbook time", textbook),
-                "the same sum with what the simulator knows:",
-                String.format(Locale.ROOT, f, "+ kernel launch and set-up", launch),
-                String.format(Locale.ROOT, f, String.format(Locale.ROOT, "+ %s steps x %.2f us", fmt(steps), stepLatency), steps * stepLatency),
-                String.format(Locale.ROOT, f, String.format(Locale.ROOT, "+ bandwidth term at %.1f GB/s", effective / 1e3), perRank / effective),
-                String.format(Locale.ROOT, "    (%d channel(s) x %.1f GB/s each; the link gives %.1f GB/s of data at %s's %.0f %% data per wire byte)",
-                        req.channels(), channelCap / 1e3, beta * efficiency / 1e3, nvls ? "NVLS" : proto.label(), efficiency * 100),
-                String.format(Locale.ROOT, f, "= sum", model),
-                String.format(Locale.ROOT, f, "simulated, chunk by chunk", simulated),
-                String.format(Locale.ROOT, "  the difference (%+.2f us) is the pipeline: chunks and slices let a rank forward the first part of", simulated - model),
-                "  a block while the rest still arrives (saving), the fill and drain at its ends and each transfer's",
-                "  send overhead (adding), and contention where flows share a link.");
+        List<String> out = new ArrayList<>();
+        out.add("");
+        out.add("alpha-beta, the textbook for " + algo.label() + (nodes > 1 ? " across " + nodes + " nodes" : "") + ": " + ab.shape());
+        out.add("  " + ab.how());
+        out.add(String.format(Locale.ROOT, "  n = %d ranks, p = %d a node, N = %d node%s, S = %d B", req.nRanks(), req.nRanks() / nodes,
+                nodes, nodes == 1 ? "" : "s", req.bytes()));
+        if (ab.intraSteps() > 0) {
+            out.add(String.format(Locale.ROOT, "  alpha     = %6.2f us a step inside a node (NCCL's %s latency for %s/%s) x %s",
+                    tb.alpha(), comm.nccl().intraLink() == LinkType.NVLINK ? "NVLink" : comm.nccl().intraLink().name(), tb.algo().label(), proto.label(), steps(ab.intraSteps())));
+        }
+        if (ab.netSteps() > 0) {
+            out.add(String.format(Locale.ROOT, "  alpha_net = %6.2f us a step across nodes (NCCL's NET latency for %s/%s) x %s",
+                    tb.alphaNet(), tb.algo().label(), proto.label(), steps(ab.netSteps())));
+        }
+        if (tb.gpuMicros() > 0) {
+            out.add(String.format(Locale.ROOT, "  beta      = %6.1f GB/s per direction: a GPU's link in its node (%s)%s", tb.beta() / 1e3,
+                    tb.gpuLink(), ab.gpuEfficiency() == 1 ? "" : String.format(Locale.ROOT, ", x %.2f (NCCL's NVLS efficiency)",
+                            ab.gpuEfficiency())));
+        }
+        if (tb.nodeMicros() > 0) {
+            out.add(String.format(Locale.ROOT, "  beta_node = %6.1f GB/s per direction: the node's %d NIC%s of %.1f GB/s (%s), one a rail%s",
+                    tb.betaNode() / 1e3, tb.nics(), tb.nics() == 1 ? "" : "s", tb.nicRate() / 1e3, tb.nicLink(), ab.nicEfficiency() == 1
+                            ? "" : String.format(Locale.ROOT, ", x %.2f (SHARP's efficiency)", ab.nicEfficiency())));
+        }
+        out.add(String.format(f, "latency", tb.latencyMicros()));
+        if (tb.gpuMicros() > 0) {
+            out.add(String.format(f, String.format(Locale.ROOT, "a GPU's link carries %.1f MB%s", ab.gpuBytes() / 1e6,
+                    tb.nodeMicros() > 0 && !tb.nicBound() ? " (bounds it)" : ""), tb.gpuMicros()));
+        }
+        if (tb.nodeMicros() > 0) {
+            out.add(String.format(f, String.format(Locale.ROOT, "a node's NICs carry %.1f MB%s", ab.nodeBytes() / 1e6,
+                    tb.gpuMicros() > 0 && tb.nicBound() ? " (bounds it)" : ""), tb.nodeMicros()));
+        }
+        out.add(String.format(f, "textbook time: latency + the slower link", tb.micros()));
+        boolean nvls = algo.inSwitch();
+        NcclAlgo tunerAlgo = tb.algo();
+        double launch = nvls ? comm.book().nvls().launchLatency().micros() : NcclTuner.baseLatencyMicros(tunerAlgo, proto);
+        // NCCL's NVLS latency is the whole algorithm's, and the simulation pays it once, at launch.
+        double latency = tb.latencyMicros() - (nvls ? ab.intraSteps() * tb.alpha() : 0);
+        double bytes = tb.nicBound() ? ab.nodeBytes() : ab.gpuBytes();
+        double link = tb.nicBound() ? tb.betaNode() * ab.nicEfficiency() : tb.beta() * ab.gpuEfficiency();
+        double efficiency = nvls ? 1 : proto.wireEfficiency();
+        double channelCap = (nvls ? comm.book().nvls().channelRate() : comm.costs(algo, proto).channelRate()).bytesPerSecond() / 1e6;
+        double effective = Math.min(req.channels() * channelCap, link * efficiency);
+        double model = launch + latency + bytes / effective;
+        double simulated = run.result().durationMicros();
+        out.add("the same sum with what the simulator knows:");
+        out.add(String.format(Locale.ROOT, f, "+ kernel launch and set-up", launch));
+        out.add(String.format(Locale.ROOT, f, "+ the steps' latency" + (nvls ? " beyond the launch" : ""), latency));
+        out.add(String.format(Locale.ROOT, f, String.format(Locale.ROOT, "+ bandwidth term at %.1f GB/s", effective / 1e3), bytes / effective));
+        out.add(String.format(Locale.ROOT, "    (%d channel(s) x %.1f GB/s each; the %s gives %.1f GB/s of data%s)", req.channels(), channelCap / 1e3,
+                tb.nicBound() ? "NICs" : "link", link * efficiency / 1e3, nvls ? "" : String.format(Locale.ROOT, " at %s's %.0f %% data per wire byte",
+                        proto.label(), efficiency * 100)));
+        out.add(String.format(Locale.ROOT, f, "= sum", model));
+        out.add(String.format(Locale.ROOT, f, "simulated, chunk by chunk", simulated));
+        out.add(String.format(Locale.ROOT, "  the difference (%+.2f us) is the pipeline: chunks and slices let a rank forward the first part of", simulated - model));
+        out.add("  a block while the rest still arrives (saving), the fill and drain at its ends and each transfer's");
+        out.add("  send overhead (adding), and contention where flows share a link.");
+        return out;
     }
 
-    private static String fmt(double steps) {
-        return steps % 1 == 0 ? String.valueOf((long) steps) : String.valueOf(steps);
+    private static String steps(double steps) {
+        return (steps % 1 == 0 ? String.valueOf((long) steps) : String.valueOf(steps)) + (steps == 1 ? " step" : " steps");
     }
 }

@@ -70,15 +70,62 @@ class ReportBrowserTest {
         }
         String dom = looksRight(html, kind);
         if (kind.equals("explain")) {
-            // The lesson opens at step 0, a click on "step" shows transfer 1, then 2, and reset goes back to 0.
-            Matcher steps = Pattern.compile("id=\"explain-selftest\"[^>]*data-steps=\"([^\"]*)\"").matcher(dom);
-            assertTrue(steps.find(), "no self-test record in the explain report");
-            assertEquals("0,1,2,0", steps.group(1));
+            // Opened at step 2: the caption says so, and the step's transfers (a ring's 4) each move from the same instant.
+            String at = chromium(List.of("--dump-dom", html.toUri() + "#step=2"));
+            assertTrue(at.contains("step 2 of"), "the lesson did not open at step 2");
+            assertEquals(List.of("0s"), packetStarts(at, "2", 4));
         }
         Path png = Path.of("target/screenshots").toAbsolutePath().resolve(kind + ".png");
         Files.createDirectories(png.getParent());
         chromium(List.of("--hide-scrollbars", "--window-size=1280,1600", "--screenshot=" + png, html.toUri().toString()));
         assertTrue(Files.size(png) > 10_000, "screenshot " + png + " is nearly empty");
+    }
+
+    /**
+     * Each lesson draws what its algorithm runs on: the nodes as boxes (a tree across two nodes), the
+     * NVSwitch that NVLS reduces in, the SHARP switch CollNet reduces in; a step's transfers all move
+     * from the same instant.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tree --ranks 16 --nodes 2 --proto Simple", "nvls --ranks 8", "nvlstree --ranks 16 --nodes 2",
+        "collnetdirect --ranks 16 --nodes 2"})
+    void lessonDrawsNodesAndSwitches(String args) throws Exception {
+        Path dir = Files.createDirectories(Path.of("target/reports").toAbsolutePath());
+        Path html = dir.resolve("lesson-" + args.split(" ")[0] + ".html");
+        List<String> command = new ArrayList<>(List.of("explain", "all_reduce", "--size", "1MiB", "--report", html.toString(), "--algo"));
+        command.addAll(List.of(args.split(" ")));
+        run(command.toArray(String[]::new));
+        // Step 2: past NVLS's local copies of step 1, which move nothing between ranks.
+        String dom = chromium(List.of("--dump-dom", html.toUri() + "#step=2"));
+        int nodes = args.contains("--nodes 2") ? 2 : 1;
+        assertEquals(nodes, count(dom, "<rect class=\"node\""), "node boxes");
+        assertEquals(args.startsWith("nvls") ? nodes : 0, count(dom, "data-switch=\"sw"), "NVSwitches");
+        assertEquals(args.startsWith("collnet") ? 1 : 0, count(dom, "data-switch=\"sharp\""), "SHARP switches");
+        assertEquals(List.of("0s"), packetStarts(dom, "2", 1));
+        assertTrue(!dom.contains("charts drawn"), "test text on the page");
+    }
+
+    private static int count(String text, String what) {
+        return text.split(java.util.regex.Pattern.quote(what), -1).length - 1;
+    }
+
+    /** The distinct start times of the first legs of the shown step's packets, after checking there are at least {@code least}. */
+    private static List<String> packetStarts(String dom, String step, int least) {
+        Matcher frame = Pattern.compile("<g id=\"frame\" data-step=\"" + step + "\" data-transfers=\"(\\d+)\">(.*?)</g>", Pattern.DOTALL)
+                .matcher(dom);
+        assertTrue(frame.find(), "no frame for step " + step);
+        assertTrue(Integer.parseInt(frame.group(1)) >= least, "transfers in step " + step + ": " + frame.group(1));
+        Matcher begins = Pattern.compile("<animateMotion begin=\"([^\"]+)\"").matcher(frame.group(2));
+        List<String> firstLegs = new ArrayList<>();
+        int packets = 0;
+        while (begins.find()) {
+            packets++;
+            if (!begins.group(1).equals("0.6s") && !firstLegs.contains(begins.group(1))) {
+                firstLegs.add(begins.group(1));
+            }
+        }
+        assertTrue(packets >= Integer.parseInt(frame.group(1)), "a packet for every transfer of the step");
+        return firstLegs;
     }
 
     /**
