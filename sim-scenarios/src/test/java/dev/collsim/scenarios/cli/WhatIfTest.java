@@ -25,6 +25,22 @@ class WhatIfTest {
         assertTrue(busbw(bench("all_reduce", "--algo", "ring", "--nics-per-gpu", "2")) > full * 1.05);
     }
 
+    /**
+     * A class's latency is NCCL's step latency for it (hwLat), not only its wires' hops: doubling the
+     * network's adds the 2-node tree's network steps again at 8 B (it had moved nothing below x5), and
+     * leaves one node alone; doubling NVLink's moves one node's small all_reduce.
+     */
+    @Test
+    void scalingALinkClassLatencyMovesSmallSizes() {
+        String[] twoNodes = {"bench", "all_reduce", "--nodes", "2", "-b", "8", "-e", "8", "--format", "csv"};
+        double base = CliRunner.timeUs(twoNodes);
+        assertTrue(CliRunner.timeUs(concat(twoNodes, "--scale-latency", "network=2")) > base * 1.15);
+        String[] oneNode = {"bench", "all_reduce", "-b", "8", "-e", "8", "--format", "csv"};
+        double node = CliRunner.timeUs(oneNode);
+        assertEquals(node, CliRunner.timeUs(concat(oneNode, "--scale-latency", "network=2")), 1e-9);
+        assertTrue(CliRunner.timeUs(concat(oneNode, "--scale-latency", "nvlink=2")) > node * 1.2);
+    }
+
     @Test
     void anOversubscribedSpineSlowsCrossRailTrafficOnly() {
         double ring = busbw(bench("all_reduce", "--algo", "ring"));

@@ -86,6 +86,16 @@ public final class ProtocolCostCatalog {
     private ProtocolCostCatalog() {}
 
     /**
+     * Factors on NCCL's latencies per link class, as {@code --scale-latency} gives them: NCCL's tuner
+     * holds a class's whole step latency ({@code hwLat}) as that class's, the wire's hops and the
+     * software's per-step work alike, so a factor scales the step floor, not only the hops inside it
+     * (a 2-node all_reduce's 14 us network step had hidden a doubled 300 ns hop entirely).
+     */
+    public record LatencyScale(double nvlink, double network) {
+        public static final LatencyScale NONE = new LatencyScale(1, 1);
+    }
+
+    /**
      * Costs for GPUs of one generation. A step over NVLink costs NCCL's NVLink ring latency (and on
      * Blackwell {@link #stepExtra} more); a step
      * that leaves through a NIC costs NCCL's network ring latency ({@code hwLat[NET][Ring]}: LL 2.7,
@@ -93,15 +103,17 @@ public final class ProtocolCostCatalog {
      * the NVLink route) are already part of the route, plus the transport's own latency per message
      * ({@code transportLatency}: EFA's, not the 75 us its plugin reports to NCCL's tuner).
      */
-    public static Map<Protocol, ProtocolCosts> costs(NcclArch arch, TimeSpan extraNetRoute, TimeSpan transportLatency) {
-        long routeLatency = 2 * NvLinkGeneration.HOP_LATENCY.picos();
+    public static Map<Protocol, ProtocolCosts> costs(NcclArch arch, TimeSpan extraNetRoute, TimeSpan transportLatency,
+                                                     LatencyScale scale) {
+        long routeLatency = Math.round(2 * NvLinkGeneration.HOP_LATENCY.picos() * scale.nvlink());
         Map<Protocol, ProtocolCosts> costs = new EnumMap<>(Protocol.class);
         for (Protocol p : Protocol.values()) {
             TimeSpan overhead = p == Protocol.SIMPLE ? SIMPLE_SEND_OVERHEAD : TimeSpan.ZERO;
-            long step = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.RING, p)).picos();
-            long netStep = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.RING, p)).picos();
-            TimeSpan notify = new TimeSpan(step - routeLatency - overhead.picos() + stepExtra(arch).picos());
-            TimeSpan net = new TimeSpan(Math.max(0, netStep - step - extraNetRoute.picos()) + transportLatency.picos());
+            long step = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.RING, p) * scale.nvlink()).picos();
+            long netStep = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.RING, p) * scale.network()).picos();
+            TimeSpan notify = new TimeSpan(Math.max(0, step - routeLatency - overhead.picos()) + stepExtra(arch).picos());
+            TimeSpan net = new TimeSpan(Math.max(0, netStep - step - extraNetRoute.picos())
+                    + Math.round(transportLatency.picos() * scale.network()));
             TimeSpan flush = p == Protocol.SIMPLE && arch.needsGdrFlush() ? new TimeSpan(2 * NET_OVERHEAD.picos()) : TimeSpan.ZERO;
             costs.put(p, new ProtocolCosts(channelRate(arch, p), overhead, notify, net, NET_OVERHEAD, flush));
         }
@@ -115,8 +127,8 @@ public final class ProtocolCostCatalog {
      * the scatter and gather warps (25 GB/s a channel) and the notify latency (3 us) are fitted to
      * TG_H100_1N8_SLURM_NVLS from 4 MiB to 1 GiB (see docs/model.md).
      */
-    public static NvlsCosts nvls(NcclArch arch) {
-        TimeSpan launch = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.NVLS, Protocol.SIMPLE));
+    public static NvlsCosts nvls(NcclArch arch, LatencyScale scale) {
+        TimeSpan launch = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.NVLS, Protocol.SIMPLE) * scale.nvlink());
         return new NvlsCosts(arch.nvlsEfficiency(), channelRate(arch, Protocol.SIMPLE), SIMPLE_SEND_OVERHEAD,
                 NVLS_NOTIFY_LATENCY, launch, NVLS_COPY_RATE);
     }
@@ -127,8 +139,9 @@ public final class ProtocolCostCatalog {
      * operation costs NCCL's CollNet network latency ({@code hwLat[NET][CollNetDirect]}, 31 us) less
      * the route's own extra hops.
      */
-    public static NvlsCosts sharp(NcclArch arch, TimeSpan extraNetRoute) {
-        long latency = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.COLLNET_DIRECT, Protocol.SIMPLE)).picos();
+    public static NvlsCosts sharp(NcclArch arch, TimeSpan extraNetRoute, LatencyScale scale) {
+        long latency = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.COLLNET_DIRECT, Protocol.SIMPLE)
+                * scale.network()).picos();
         return new NvlsCosts(0.9, channelRate(arch, Protocol.SIMPLE), SIMPLE_SEND_OVERHEAD,
                 new TimeSpan(Math.max(0, latency - extraNetRoute.picos())), TimeSpan.ZERO, channelRate(arch, Protocol.SIMPLE));
     }

@@ -85,8 +85,9 @@ public final class FabricCommunicator {
         NcclView view = NcclView.search(arch, intra, rankNodes, intra == LinkType.NVLINK ? nvlinkBw : pciBw, nvlinkBw, nicRate(fabric),
                 nvls, joined ? network.latencyInterMicros() : 0);
         TimeSpan netExtra = joined ? networkExtra(fabric, ranks, rankNodes) : TimeSpan.ZERO;
-        CostBook book = new CostBook(ProtocolCostCatalog.costs(arch, netExtra, joined ? network.stepLatency() : TimeSpan.ZERO),
-                nvls ? ProtocolCostCatalog.nvls(arch) : null, null, ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH,
+        // A file's links carry their own latencies; NCCL's per-step floors stay as its tuner has them.
+        CostBook book = new CostBook(ProtocolCostCatalog.costs(arch, netExtra, joined ? network.stepLatency() : TimeSpan.ZERO,
+                ProtocolCostCatalog.LatencyScale.NONE), nvls ? ProtocolCostCatalog.nvls(arch, ProtocolCostCatalog.LatencyScale.NONE) : null, null, ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH,
                 ProtocolCostCatalog.deviceCopy(gpu));
         HostMemory host = HostMemory.of(p2p ? null : nearestCpus(fabric, ranks), null);
         return new Communicator(name, new RankPlacement(fabric, ranks, switches, null, host), view, book);

@@ -20,6 +20,7 @@ import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.catalog.NvLinkGeneration;
 import dev.collsim.topologies.catalog.PcieGeneration;
 import dev.collsim.topologies.catalog.ProtocolCostCatalog;
+import dev.collsim.topologies.catalog.ProtocolCostCatalog.LatencyScale;
 import java.util.Set;
 
 /**
@@ -144,8 +145,10 @@ public final class HgxCluster {
         NcclView view = NcclView.search(gpu.arch(), LinkType.NVLINK, rankNodes, bundle.gigabytesPerSecond(), bundle.gigabytesPerSecond(),
                 nicLine.gigabytesPerSecond() * nicsPerGpu, nvls, nodes > 1 ? network.latencyInterMicros() : 0);
         TimeSpan netExtra = new TimeSpan(Math.max(0, netRoute - nvlinkRoute));
-        CostBook book = new CostBook(ProtocolCostCatalog.costs(gpu.arch(), netExtra, nodes > 1 ? network.stepLatency() : TimeSpan.ZERO),
-                nvls ? ProtocolCostCatalog.nvls(gpu.arch()) : null, sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), netExtra),
+        LatencyScale scale = new LatencyScale(whatIf.latency(WhatIf.LinkClass.NVLINK), whatIf.latency(WhatIf.LinkClass.NETWORK));
+        CostBook book = new CostBook(ProtocolCostCatalog.costs(gpu.arch(), netExtra, nodes > 1 ? network.stepLatency() : TimeSpan.ZERO, scale),
+                nvls ? ProtocolCostCatalog.nvls(gpu.arch(), scale) : null,
+                sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), netExtra, scale),
                 ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH,
                 ProtocolCostCatalog.deviceCopy(gpu));
         return new Communicator(name, new RankPlacement(fabric, ranks, switches, sharp, HostMemory.of(null, rankHost)), view, book);
