@@ -96,7 +96,7 @@ public final class CompareCommand implements Callable<Integer> {
         Comparison c = Comparison.run(compare, t, ProgressBar.onTerminal(spec.commandLine().getErr(), "compare: layouts"));
         if (c.systems().stream().allMatch(r -> r.layouts() == 0)) {
             throw new InputException("no layout of " + c.model() + " fits in memory on " + gpus + " GPUs of " + String.join(" or ", c.systems().stream().map(Comparison.SystemResult::system).toList())
-                    + " at context " + context.tokens + " in " + model.dtype + ": give more --gpus, a smaller --dtype or a shorter --context");
+                    + " at context " + context.tokens + " in " + model.weights().label() + ": give more --gpus, a smaller --dtype or a shorter --context");
         }
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim compare " + c.model());

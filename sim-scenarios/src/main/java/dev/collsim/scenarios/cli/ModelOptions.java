@@ -10,8 +10,9 @@ final class ModelOptions {
             description = "${COMPLETION-CANDIDATES}, or a Hugging Face config.json")
     String name;
 
-    /** Kept as given: compare's error repeats it. */
-    @Option(names = "--dtype", paramLabel = "TYPE", defaultValue = "bf16", description = "bf16, fp8 or fp4 weights (default: ${DEFAULT-VALUE})")
+    @Option(names = "--dtype", paramLabel = "TYPE",
+            description = "bf16, fp8 or fp4 weights (default: the checkpoint's own: fp8 for DeepSeek-V3 and R1, as its config.json's"
+                    + " quantization_config says; bf16 for the others)")
     String dtype;
 
     /** The model, loaded when a command asks, so its errors come where they did. */
@@ -19,8 +20,8 @@ final class ModelOptions {
         return ModelConfig.load(name);
     }
 
-    /** The weights' type. */
+    /** The weights' type: as given, or the checkpoint's. */
     Precision weights() {
-        return Precision.fromName(dtype);
+        return dtype == null ? config().weights() : Precision.fromName(dtype);
     }
 }

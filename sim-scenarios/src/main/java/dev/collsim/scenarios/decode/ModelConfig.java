@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A transformer's shape as a Hugging Face {@code config.json} gives it: what the decode step needs
@@ -24,10 +25,12 @@ import java.util.List;
  * @param firstDenseLayers layers before the first MoE layer ({@code first_k_dense_replace})
  * @param mla              DeepSeek's multi-head latent attention, or null for grouped-query attention
  * @param qkNorm           an RMSNorm on each head's queries and keys before rotary (Qwen3's {@code model_type}s)
+ * @param weights          the precision the checkpoint is published in: its {@code quantization_config}'s method
+ *                         (DeepSeek-V3's block-scaled FP8, gpt-oss's MXFP4), else BF16; what runs when no --dtype is given
  */
 public record ModelConfig(String name, int hidden, int layers, int heads, int kvHeads, int headDim, int intermediate, int vocab,
                           int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, int firstDenseLayers, Mla mla,
-                          boolean qkNorm) {
+                          boolean qkNorm, Precision weights) {
 
     /** Multi-head latent attention's ranks: queries and keys/values pass through low-rank projections; the cache holds the latent. */
     public record Mla(int qLoraRank, int kvLoraRank, int ropeHeadDim, int nopeHeadDim, int vHeadDim) {}
@@ -35,23 +38,34 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     public static final List<String> CATALOGUE = List.of("llama-3-8b", "llama-3-70b", "llama-3.1-405b", "mixtral-8x7b",
             "mixtral-8x22b", "deepseek-v3", "qwen3-235b-a22b");
 
-    /** A catalogue model by name, or a {@code config.json} by path. */
+    /**
+     * A catalogue model by name (any case: Llama-3-70B is llama-3-70b), a {@code config.json} by path,
+     * or a catalogue model by another name of its architecture or its Hugging Face id ({@link ModelNames}),
+     * which then keeps that name.
+     */
     public static ModelConfig load(String nameOrPath) {
-        // Catalogue names match in any case (Llama-3-70B is llama-3-70b).
         String name = CATALOGUE.stream().filter(c -> c.equalsIgnoreCase(nameOrPath)).findFirst().orElse(null);
         if (name != null) {
-            try (InputStream in = ModelConfig.class.getResourceAsStream("/models/" + name + ".json")) {
-                return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), name);
-            } catch (IOException e) {
-                throw new IllegalStateException("the bundled model " + name + " is missing", e);
-            }
+            return bundled(name, name);
         }
         Path path = Path.of(nameOrPath);
-        if (!nameOrPath.endsWith(".json") && !Files.exists(path)) {
-            throw new InputException("--model '" + nameOrPath + "': not a catalogue model (" + String.join(", ", CATALOGUE)
-                    + ") nor a config.json file");
+        if (nameOrPath.endsWith(".json") || Files.exists(path)) {
+            return parse(TextFile.read(path, nameOrPath), nameOrPath);
         }
-        return parse(TextFile.read(path, nameOrPath), nameOrPath);
+        ModelNames.Resolved known = ModelNames.resolve(nameOrPath).orElseThrow(() -> new InputException("--model '" + nameOrPath
+                + "': not a catalogue model (" + String.join(", ", CATALOGUE) + "), another name of one (deepseek-r1,"
+                + " llama-3.1-70b, a Hugging Face id) nor a config.json file"));
+        String shown = nameOrPath.substring(nameOrPath.lastIndexOf('/') + 1);
+        ModelConfig model = bundled(known.catalogueName(), shown);
+        return known.checkpoint().map(model::withWeights).orElse(model);
+    }
+
+    private static ModelConfig bundled(String catalogueName, String shownAs) {
+        try (InputStream in = ModelConfig.class.getResourceAsStream("/models/" + catalogueName + ".json")) {
+            return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), shownAs);
+        } catch (IOException e) {
+            throw new IllegalStateException("the bundled model " + catalogueName + " is missing", e);
+        }
     }
 
     /** A config.json's text; {@code file} names it in errors. */
@@ -115,7 +129,18 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optionalPositive("head_dim", hidden / heads), intermediate,
                 f.required("vocab_size"), experts, perToken, experts > 0 ? f.optionalPositive("moe_intermediate_size", intermediate) : 0,
                 f.optional("n_shared_experts", 0), experts > 0 ? firstDense : layers, mla,
-                root.path("model_type").asText("").startsWith("qwen3"));
+                root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root));
+    }
+
+    private static Precision checkpointPrecision(JsonNode root) {
+        String method = root.path("quantization_config").path("quant_method").asText("").toLowerCase(Locale.ROOT);
+        return method.contains("fp8") ? Precision.FP8 : method.contains("fp4") ? Precision.FP4 : Precision.BF16;
+    }
+
+    /** This model in a checkpoint of another precision (a Hugging Face id's -FP8 or -FP4). */
+    public ModelConfig withWeights(Precision checkpoint) {
+        return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
+                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, checkpoint);
     }
 
     public boolean isMoe(int layer) {

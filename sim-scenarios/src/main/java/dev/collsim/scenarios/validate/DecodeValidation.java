@@ -11,6 +11,7 @@ import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.ModelNames;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.Prefill;
@@ -27,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -362,24 +364,24 @@ public final class DecodeValidation {
     }
 
     /** Names the model families take in published runs, in the order they are tried. */
-    private static final List<Map.Entry<Pattern, String>> MODELS = List.of(
-            Map.entry(Pattern.compile("deepseek-?(r1|v3)"), "deepseek-v3"),
+    private static final List<Map.Entry<Pattern, String>> CALIBRATION_MODELS = List.of(
             Map.entry(Pattern.compile("llama-?2-?70b"), "llama-2-70b.json"),
-            Map.entry(Pattern.compile("llama-?3(\\.\\d)?-?405b"), "llama-3.1-405b"),
-            Map.entry(Pattern.compile("llama-?3(\\.\\d)?-?70b"), "llama-3-70b"),
-            Map.entry(Pattern.compile("llama-?3(\\.\\d)?-?8b"), "llama-3-8b"),
-            Map.entry(Pattern.compile("mixtral-?8x7b"), "mixtral-8x7b"),
-            Map.entry(Pattern.compile("mixtral-?8x22b"), "mixtral-8x22b"),
-            Map.entry(Pattern.compile("qwen3-?235b"), "qwen3-235b-a22b"),
             Map.entry(Pattern.compile("qwq-?32b|qwen2\\.5-?32b"), "qwen2.5-32b.json"));
 
-    /** The model a name describes: a catalogue model, or a config file beside the CSV or bundled with the calibration; null if none. */
+    /**
+     * The model a name describes: a catalogue model (under the catalogue's name), or a config file
+     * beside the CSV or bundled with the calibration; null if none.
+     */
     static ModelConfig modelFor(String name, Path models) {
         String n = name.toLowerCase(Locale.ROOT).replace(' ', '-');
-        for (Map.Entry<Pattern, String> e : MODELS) {
+        for (Map.Entry<Pattern, String> e : CALIBRATION_MODELS) {
             if (e.getKey().matcher(n).find()) {
-                return e.getValue().endsWith(".json") ? config(e.getValue(), models) : ModelConfig.load(e.getValue());
+                return config(e.getValue(), models);
             }
+        }
+        Optional<ModelNames.Resolved> known = ModelNames.resolve(n);
+        if (known.isPresent()) {
+            return ModelConfig.load(known.get().catalogueName());
         }
         Matcher first = Pattern.compile("^[a-z0-9._-]+").matcher(n);
         return first.find() ? config(first.group() + ".json", models) : null;

@@ -26,6 +26,33 @@ class ModelConfigTest {
         }
     }
 
+    /** The docs' names and Hugging Face ids reach the catalogue model of their architecture, under the name given. */
+    @Test
+    void otherNamesOfACatalogueArchitectureLoadIt() {
+        ModelConfig v3 = ModelConfig.load("deepseek-v3");
+        ModelConfig r1 = ModelConfig.load("deepseek-r1");
+        assertEquals("deepseek-r1", r1.name());
+        assertEquals(v3.totalParams(), r1.totalParams(), 0);
+        ModelConfig hf = ModelConfig.load("meta-llama/Llama-3.1-70B-Instruct");
+        assertEquals("Llama-3.1-70B-Instruct", hf.name());
+        assertEquals(ModelConfig.load("llama-3-70b").totalParams(), hf.totalParams(), 0);
+        assertEquals(Precision.FP4, ModelConfig.load("nvidia/DeepSeek-R1-FP4").weights());
+        assertEquals(Precision.FP8, ModelConfig.load("meta-llama/Llama-3.1-405B-Instruct-FP8").weights());
+        InputException e = assertThrows(InputException.class, () -> ModelConfig.load("gpt-5"));
+        assertTrue(e.getMessage().contains("another name of one (deepseek-r1, llama-3.1-70b, a Hugging Face id)"), e.getMessage());
+    }
+
+    /** A checkpoint's own precision, from its quantization_config: what runs without --dtype. */
+    @Test
+    void eachModelKeepsItsCheckpointsPrecision(@TempDir Path dir) throws Exception {
+        assertEquals(Precision.FP8, ModelConfig.load("deepseek-v3").weights(), "DeepSeek-V3 is published in block-scaled FP8");
+        assertEquals(Precision.BF16, ModelConfig.load("llama-3-70b").weights());
+        Path mxfp4 = Files.writeString(dir.resolve("oss.json"), "{\"hidden_size\": 2880, \"num_attention_heads\": 64,"
+                + " \"num_hidden_layers\": 36, \"intermediate_size\": 2880, \"vocab_size\": 201088,"
+                + " \"quantization_config\": {\"quant_method\": \"mxfp4\"}}");
+        assertEquals(Precision.FP4, ModelConfig.load(mxfp4.toString()).weights());
+    }
+
     @Test
     void deepseekHasLatentAttentionAndDenseFirstLayers() {
         ModelConfig ds = ModelConfig.load("deepseek-v3");
