@@ -140,7 +140,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
             DecodeHtml.add(report, result);
             return report;
         });
-        output.emit(() -> DecodeJson.of(result), DecodeReport.table(result), spec.commandLine().getOut());
+        output.emitResult(() -> DecodeJson.of(result), DecodeReport.table(result), spec.commandLine().getOut());
         return 0;
     }
 

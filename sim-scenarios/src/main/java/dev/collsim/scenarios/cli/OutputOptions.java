@@ -30,6 +30,17 @@ class OutputOptions {
         emit(format == ReportFormat.JSON ? Json.pretty(json.get()) : format.render(table), out);
     }
 
+    /**
+     * One result (a step, a prefill): its JSON for {@code --format json}, the JSON's numbers as one
+     * row under its own keys for {@code csv}, so the headline numbers travel with the names scripts
+     * know; its table for the formats people read.
+     */
+    void emitResult(Supplier<JsonNode> json, Table table, PrintWriter out) {
+        ReportFormat format = reportFormat();
+        emit(format == ReportFormat.CSV ? format.render(Json.row(table.title(), json.get())) : format == ReportFormat.JSON
+                ? Json.pretty(json.get()) : format.render(table), out);
+    }
+
     void emit(String text, PrintWriter out) {
         beforeEmit();
         if (output == null) {

@@ -85,7 +85,7 @@ public final class PrefillCommand implements Callable<Integer> {
             PrefillHtml.add(report, result);
             return report;
         });
-        output.emit(() -> PrefillJson.of(result), PrefillReport.table(result), spec.commandLine().getOut());
+        output.emitResult(() -> PrefillJson.of(result), PrefillReport.table(result), spec.commandLine().getOut());
         return 0;
     }
 }

@@ -7,8 +7,12 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.collsim.reports.Column;
+import dev.collsim.reports.Table;
 import dev.collsim.scenarios.metrics.Metric;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The JSON that commands print, built from typed results: objects with their keys in a fixed order,
@@ -69,5 +73,36 @@ public final class Json {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * A result's JSON as one CSV row under the JSON's own keys: its numbers and words, those of the
+     * objects inside it too (a step's layout), a key met twice named with its object's
+     * ({@code layout_dtype}). Lists (layers, spans, warnings) are the JSON's and the table's.
+     */
+    public static Table row(String title, JsonNode result) {
+        Map<String, Object> cells = new LinkedHashMap<>();
+        scalars(result, "", cells);
+        List<Column> columns = cells.entrySet().stream()
+                .map(c -> c.getValue() instanceof Double ? Column.number(c.getKey(), c.getKey(), "", 0, Column.PRECISE_DECIMALS)
+                        : Column.text(c.getKey(), c.getKey(), 0))
+                .toList();
+        Table t = new Table(title, columns, Map.of());
+        t.row(cells.values().toArray());
+        return t;
+    }
+
+    private static void scalars(JsonNode node, String parent, Map<String, Object> cells) {
+        node.fields().forEachRemaining(field -> {
+            JsonNode v = field.getValue();
+            String key = cells.containsKey(field.getKey()) ? parent + "_" + field.getKey() : field.getKey();
+            if (v.isObject()) {
+                scalars(v, field.getKey(), cells);
+            } else if (v.isFloatingPointNumber()) {
+                cells.put(key, v.doubleValue());
+            } else if (v.isValueNode() && !v.isNull()) {
+                cells.put(key, v.asText());
+            }
+        });
     }
 }

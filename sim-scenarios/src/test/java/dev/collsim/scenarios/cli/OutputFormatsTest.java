@@ -33,6 +33,42 @@ class OutputFormatsTest {
         assertTrue(lines[1].startsWith("8,2,float,sum,-1,"), lines[1]);
     }
 
+    /**
+     * decode's and prefill's CSV is the result's headline row under the JSON's own keys (issue #40):
+     * every number the JSON gives at its top level or in its layout, equal to it at CSV's precision.
+     */
+    @Test
+    void decodeAndPrefillCsvCarryTheJsonsNumbersUnderItsNames() throws IOException {
+        for (String[] run : new String[][] {{"decode", "--model", "llama-3-8b", "--tp", "2"}, {"prefill", "--model", "llama-3-8b", "--isl", "2048"}}) {
+            CliRunner csv = CliRunner.run(concat(run, "--format", "csv"));
+            CliRunner json = CliRunner.run(concat(run, "--format", "json"));
+            assertEquals(0, csv.code(), csv.err());
+            String[] lines = csv.out().split("\n");
+            assertEquals(2, lines.length, "a header and one row");
+            String[] keys = lines[0].split(",");
+            String[] values = lines[1].split(",");
+            JsonNode root = new ObjectMapper().readTree(json.out());
+            int numbers = 0;
+            for (int i = 0; i < keys.length; i++) {
+                JsonNode v = root.has(keys[i]) ? root.get(keys[i]) : root.path("layout").get(keys[i]);
+                assertTrue(v != null && v.isValueNode(), run[0] + ": " + keys[i] + " is not a key of the JSON");
+                if (v.isNumber()) {
+                    assertEquals(v.asDouble(), Double.parseDouble(values[i]), Math.max(1e-4, Math.abs(v.asDouble()) * 1e-9), keys[i]);
+                    numbers++;
+                }
+            }
+            assertTrue(numbers >= 10, run[0] + ": " + numbers + " numbers");
+            assertTrue(lines[0].contains(run[0].equals("decode") ? "itl_ms,tokens_per_s" : "ttft_ms"), lines[0]);
+        }
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] all = new String[a.length + b.length];
+        System.arraycopy(a, 0, all, 0, a.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
     /** A golden file locks the output of a small sweep: any change of the model shows up here, on purpose. */
     @Test
     void csvMatchesGoldenFile() throws IOException {
