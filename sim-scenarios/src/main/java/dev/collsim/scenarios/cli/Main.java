@@ -102,12 +102,26 @@ public final class Main implements Callable<Integer> {
         }
     }
 
+    /** The most of a message one line shows: a terminal's few lines, not a 2,000-value list a user pasted. */
+    static final int LONGEST_LINE = 600;
+
+    /**
+     * A message's first line, at most {@link #LONGEST_LINE} characters: a longer one keeps its start
+     * (which file, line and field) and its end (what was expected) and says how much it left out.
+     */
     static String firstLine(String message) {
         if (message == null) {
             return "";
         }
         int nl = message.indexOf('\n');
-        return (nl < 0 ? message : message.substring(0, nl)).trim();
+        String line = (nl < 0 ? message : message.substring(0, nl)).trim();
+        if (line.length() <= LONGEST_LINE) {
+            return line;
+        }
+        int head = LONGEST_LINE * 2 / 3;
+        int tail = LONGEST_LINE - head;
+        return line.substring(0, head) + " [... " + (line.length() - head - tail) + " characters left out ...] "
+                + line.substring(line.length() - tail);
     }
 
     /** Reads the version from the jar's manifest, or says it is a development build. */

@@ -20,6 +20,18 @@ class BadInputTest {
         assertTrue(r.err().contains(csv + ": line 2: size_bytes '12ab'"), r.err());
     }
 
+    /** A 100,000-character value (a pasted list) makes a readable line: its start, its end, and how much is left out. */
+    @Test
+    void aHugeValueIsCutToOneReadableLine() {
+        String values = String.join(",", java.util.stream.IntStream.range(0, 20_000).mapToObj(i -> "sys" + i).toList());
+        CliRunner r = CliRunner.run("bench", "all_reduce", "--system", values);
+        assertEquals(2, r.code());
+        String err = r.err().strip();
+        assertTrue(err.length() <= Main.LONGEST_LINE + 100, err.length() + " characters");
+        assertTrue(err.startsWith("collsim: unknown system 'sys0,sys1,") && err.contains("characters left out"), err);
+        assertTrue(err.contains(",sys19999'; expected one of dgx-a100"), "the end kept: " + err);
+    }
+
     @Test
     void failedOutputLeavesNoFileBehind(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("table.csv");

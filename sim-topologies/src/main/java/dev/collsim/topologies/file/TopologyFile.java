@@ -59,7 +59,24 @@ public final class TopologyFile {
     private record Loaded(FabricSystem system, Communicator communicator) {}
 
     private static Loaded loaded(Path path) {
-        return parsed(new StringReader(TextFile.read(path)), path.toString());
+        String text = TextFile.read(path);
+        String what = importable(text);
+        if (what != null) {
+            throw new InputException(path + ": this is " + what + ", not a topology file; convert it with 'collsim topo import " + path
+                    + " -O node.yaml' and give node.yaml to --topology");
+        }
+        return parsed(new StringReader(text), path.toString());
+    }
+
+    /** What a text that {@code topo import} reads is ({@code nvidia-smi topo -m}'s matrix, NCCL's XML), or null. */
+    private static String importable(String text) {
+        List<String> lines = text.lines().filter(l -> !l.isBlank()).limit(2).toList();
+        String first = lines.isEmpty() ? "" : lines.get(0).strip();
+        if (first.startsWith("<")) {
+            return "NCCL's topology XML (NCCL_TOPO_DUMP_FILE)";
+        }
+        // The matrix: a header of device labels, then GPU0's row.
+        return first.startsWith("GPU0") && lines.size() > 1 && lines.get(1).strip().startsWith("GPU0") ? "nvidia-smi topo -m output" : null;
     }
 
     private static Loaded parsed(Reader reader, String file) {
