@@ -74,7 +74,8 @@ class WhatIfTest {
             "--format", "csv"};
         double withFlag = busbw(concat(tcp, "--gdr", "on"));
         assertEquals(withFlag, busbw(concat(tcp, "--gdr", "off")), 1e-9);
-        assertTrue(withFlag < 12.5 * 0.94 && withFlag > 12.5 * 0.94 * 0.8, "the 100 Gb/s NIC bounds the ring: " + withFlag);
+        assertTrue(withFlag < 5.0 && withFlag > 5.0 * 0.8, "NCCL's socket threads (40 Gb/s of the 100 Gb/s NIC) bound the ring: "
+                + withFlag);
     }
 
     /** A NIC's link down for 500 us in the middle of a rail-aligned ring: every ring waits on it, so the collective takes about that much longer. */

@@ -43,7 +43,8 @@ public enum NetworkPreset {
     /**
      * Plain Ethernet through NCCL's socket transport: no RDMA, so no GPUDirect either; every byte goes
      * through host memory at both ends. TCP/IP and Ethernet headers at the default 1,500 B MTU leave
-     * (1500 - 52) / (1500 + 38) = 0.94 of the wire.
+     * (1500 - 52) / (1500 + 38) = 0.94 of the wire, but the socket transport moves less than that: see
+     * {@link SocketTransport} ({@link SocketTransport#NCCL_DEFAULT}: 40 Gb/s of a NIC's 100).
      */
     TCP("tcp", "Ethernet with NCCL's socket transport (TCP, no RDMA), 100 Gb/s per NIC", Rate.gigabitsPerSecond(100),
             1448.0 / 1538, 1, TimeSpan.ofNanos(1000), 0, TimeSpan.ofMicros(50));
@@ -101,6 +102,56 @@ public enum NetworkPreset {
 
     public TimeSpan stepLatency() {
         return stepLatency;
+    }
+
+    /** How NCCL's socket transport moves the bytes, or null where the NIC does RDMA. */
+    public SocketTransport socketTransport() {
+        return this == TCP ? SocketTransport.NCCL_DEFAULT : null;
+    }
+
+    /**
+     * NCCL's socket transport ({@code src/transport/net_socket.cc}): each connection (one per channel
+     * and peer) sends its messages through the kernel's TCP stack from a buffer in host memory. A
+     * TCP stream is driven by one CPU core, which copies every byte between the user buffer and the
+     * kernel's socket buffers (on the sender {@code send}, on the receiver {@code recv}) and runs the
+     * stack's per-packet work at a 1,500 B MTU: a stream moves about 20 Gb/s, whatever the wire. With
+     * {@code NCCL_SOCKET_NTHREADS} helper threads a connection's message is cut in up to
+     * {@code threads x NCCL_NSOCKS_PERTHREAD} pieces of at least 64 KiB ({@code MIN_CHUNKSIZE}), one
+     * per socket, and each thread drives its sockets on its own core; without helper threads (NCCL's
+     * default for a NIC that is neither AWS's nor GCP's) the proxy thread sends each message on the
+     * connection's one socket. NCCL puts two channels on each NIC, so a NIC carries two connections
+     * each way.
+     *
+     * @param threads          {@code NCCL_SOCKET_NTHREADS} as NCCL resolves it: 0 (the proxy thread
+     *                         alone) for a generic NIC, 2 on AWS (vendor 0x1d0f), 4 on GCP (0x1ae0)
+     * @param socketsPerThread {@code NCCL_NSOCKS_PERTHREAD} as NCCL resolves it: 1, 8 on AWS; more
+     *                         sockets on one thread share its core, so they add nothing here (they
+     *                         help where a cloud caps each flow, which is not modelled)
+     * @param streamRate       what one core moves through one TCP stream, per direction: 20 Gb/s,
+     *                         between the 16.5 Gb/s one ring got on a 32 Gb/s network over one socket
+     *                         (NVIDIA/nccl#209, NCCL 2.3.7, 2.06 GB/s) and the 25 Gb/s a socket that
+     *                         NCCL's maintainer asks for (NVIDIA/nccl-tests#83)
+     * @param connectionsPerNic channels through each NIC, one connection each way per channel: 2 (NCCL
+     *                         duplicates its rings so that a NIC carries two channels, NVIDIA/nccl#438;
+     *                         16 channels on 8 NICs in collsim's search for 2 x HGX)
+     */
+    public record SocketTransport(int threads, int socketsPerThread, Rate streamRate, int connectionsPerNic) {
+        /**
+         * NCCL's default on a generic 100 GbE NIC: the proxy thread, one stream per connection, two
+         * connections per NIC: 40 Gb/s, 40 % of the line rate (the seeds' "maybe 40 % of link rate";
+         * NVIDIA/nccl#450 measures 4-6 GB/s busbw on 4 x 8 V100 over 100 Gb/s TCP, 32-48 %).
+         */
+        public static final SocketTransport NCCL_DEFAULT = new SocketTransport(0, 1, Rate.gigabitsPerSecond(20), 2);
+
+        /** One connection: a core per helper thread, the proxy thread's one without them. */
+        public Rate connectionRate() {
+            return streamRate.times(Math.max(1, threads));
+        }
+
+        /** One NIC, per direction, as the cores move it (the wire may allow less). */
+        public Rate nicRate() {
+            return connectionRate().times(connectionsPerNic);
+        }
     }
 
     /** False for sockets: the NIC cannot read or write GPU memory, so transfers bounce through host memory. */

@@ -73,6 +73,12 @@ public final class HgxCluster {
         int nicsPerGpu = whatIf.nicsPerGpu() > 0 ? whatIf.nicsPerGpu() : network.nicsPerGpu();
         Rate nicRate = nicLine.times(network.effectiveRate().bytesPerSecond() / network.lineRate().bytesPerSecond()
                 * nicsPerGpu * whatIf.rate(WhatIf.LinkClass.NETWORK));
+        // Over sockets a NIC moves what NCCL's socket threads move, if less than the wire: a what-if scales
+        // the wire, not the CPU cores.
+        NetworkPreset.SocketTransport socket = network.socketTransport();
+        if (socket != null && socket.nicRate().times(nicsPerGpu).compareTo(nicRate) < 0) {
+            nicRate = socket.nicRate().times(nicsPerGpu);
+        }
         String nicClass = network.id() + (nicsPerGpu > 1 ? " x" + nicsPerGpu : "");
         int n = nodes * gpusPerNode;
         FabricBuilder b = new FabricBuilder();
