@@ -167,9 +167,13 @@ public final class ExplainHtml {
             var hubs=[];rows.forEach(function(r){if(r.hub&&hubs.indexOf(r.hub)<0){hubs.push(r.hub);}});
             var sharp=hubs.indexOf('sharp')>=0,P=nodes[0].length,N=nodes.length;
             var R=P===1?0:P===2?45:Math.max(60,15*P),box=2*R+(P===1?64:90),per=N<=4?N:Math.min(8,N),gap=N>1?40:0;
-            var W=Math.max(640,per*box+(per-1)*gap+40),H=Math.ceil(N/per)*(box+30)+50+(sharp?90:0),left=(W-(per*box+(per-1)*gap))/2;
+            // Nodes of one GPU each stand on a circle of their own, so that PAT's and the ring's distances read as chords, not overlapping arrows on a row.
+            var circle=P===1&&N>2,RN=Math.max(110,(box+gap)*N/(2*Math.PI));
+            var W=circle?Math.max(640,2*RN+box+40):Math.max(640,per*box+(per-1)*gap+40),
+            H=(circle?2*RN+box+60:Math.ceil(N/per)*(box+30)+50)+(sharp?90:0),left=(W-(per*box+(per-1)*gap))/2;
             svg.setAttribute('width',W);svg.setAttribute('height',H);
-            var pos={},centers=nodes.map(function(n,k){return [left+(k%per)*(box+gap)+box/2,30+Math.floor(k/per)*(box+30)+box/2];});
+            var pos={},centers=nodes.map(function(n,k){var a=-Math.PI/2+2*Math.PI*k/N;
+            return circle?[W/2+RN*Math.cos(a),30+box/2+RN+RN*Math.sin(a)]:[left+(k%per)*(box+gap)+box/2,30+Math.floor(k/per)*(box+30)+box/2];});
             nodes.forEach(function(n,k){var c=centers[k];n.forEach(function(r,i){var a=-Math.PI/2+2*Math.PI*i/n.length;
             pos[r]=[c[0]+R*Math.cos(a),c[1]+R*Math.sin(a)];});pos['sw'+k]=c;});
             pos.sharp=[W/2,H-60];
