@@ -1,7 +1,6 @@
 package dev.collsim.core.nccl;
 
 import java.util.Arrays;
-import java.util.stream.IntStream;
 
 /**
  * What NCCL makes of a set of ranks: the GPU generation, the link type inside a node, which node
@@ -69,10 +68,18 @@ public record NcclView(NcclArch arch, LinkType intraLink, int[] rankNodes, int[]
 
     /** The ranks of each node, in rank order. */
     public int[][] nodeRanks() {
-        int[][] out = new int[nNodes()][];
+        // One pass over the ranks: a scan per node made 8,000 nodes of 8 GPUs half a billion steps.
+        int[] count = new int[nNodes()];
+        for (int node : rankNodes) {
+            count[node]++;
+        }
+        int[][] out = new int[count.length][];
         for (int k = 0; k < out.length; k++) {
-            int node = k;
-            out[k] = IntStream.range(0, nRanks()).filter(r -> rankNodes[r] == node).toArray();
+            out[k] = new int[count[k]];
+            count[k] = 0;
+        }
+        for (int r = 0; r < rankNodes.length; r++) {
+            out[rankNodes[r]][count[rankNodes[r]]++] = r;
         }
         return out;
     }
