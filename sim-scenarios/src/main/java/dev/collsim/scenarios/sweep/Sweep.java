@@ -106,9 +106,22 @@ public final class Sweep {
     static List<String> columns(String command, Collection<String> axes) {
         List<String> c = new ArrayList<>(List.of("point"));
         c.addAll(axes);
-        c.addAll(RESULTS.get(command));
+        RESULTS.get(command).forEach(key -> c.add(resultColumn(key, axes)));
         c.add("error");
         return c;
+    }
+
+    /**
+     * A result's column: its key, or the key with {@code _chosen} where an axis has its name (bench's {@code algo},
+     * {@code proto} and {@code channels} swept: the axis holds what the point allowed, the result what ran), so the two
+     * are two columns, not one header twice with the axis's value lost under the result's.
+     */
+    static String resultColumn(String key, Collection<String> axes) {
+        return axes.contains(key) ? key + "_chosen" : key;
+    }
+
+    private String resultColumn(String key) {
+        return resultColumn(key, scenario.axes().keySet());
     }
 
     /** The command line of point {@code i}. */
@@ -265,7 +278,7 @@ public final class Sweep {
         try {
             result = runner.apply(args(i));
         } catch (InputException e) {
-            RESULTS.get(scenario.command()).forEach(row::putNull);
+            RESULTS.get(scenario.command()).forEach(key -> row.putNull(resultColumn(key)));
             row.put("error", e.getMessage());
             return row;
         }
@@ -282,7 +295,7 @@ public final class Sweep {
             values = decodeValues(((PointResult.Decode) result).result());
         }
         for (String key : RESULTS.get(scenario.command())) {
-            row.set(key, values.get(key));
+            row.set(resultColumn(key), values.get(key));
         }
         row.putNull("error");
         return row;
@@ -317,7 +330,7 @@ public final class Sweep {
 
     /** A replicated point: each summarised quantity's mean in its column, the main one's P99 and interval too. */
     private ObjectNode stochasticRow(ObjectNode row, Replications.Result result) {
-        RESULTS.get(scenario.command()).forEach(row::putNull);
+        RESULTS.get(scenario.command()).forEach(key -> row.putNull(resultColumn(key)));
         boolean bench = scenario.command().equals("bench");
         if (bench && result.sizes().size() != 1) {
             throw new InputException("a bench sweep's point runs one size: give 'size' as an option or an axis");
@@ -328,7 +341,7 @@ public final class Sweep {
         List<String> names = bench ? Replications.BENCH_QUANTITIES : List.copyOf(result.quantities().keySet());
         List<Summary> summaries = List.copyOf(result.quantities().values());
         for (int q = 0; q < names.size(); q++) {
-            String column = names.get(q);
+            String column = resultColumn(names.get(q));
             if (row.has(column)) {
                 row.put(column, summaries.get(q).mean());
             }

@@ -106,6 +106,24 @@ class SweepTest {
         }
     }
 
+    /** Found by EveryCommandPropertyTest: an axis named like a result column (proto) was written once, with the result's value. */
+    @Test
+    void anAxisNamedLikeAResultKeepsItsValuesBesideWhatRan(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("protos.yaml");
+        Files.writeString(file, String.join("\n", "version: 1", "name: protos", "command: sweep", "sweep:", "  command: bench", "  axes:",
+                "    size: [64K, 16M]", "    proto: [\"ll,ll128\", simple]", "options:", "  op: reduce_scatter", ""));
+        String prefix = dir.resolve("out").toString();
+        CliRunner r = CliRunner.run("sweep", file.toString(), "--out", prefix, "--shard", "0/2", "--report", dir.resolve("r.html").toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> rows = Files.readAllLines(Path.of(prefix + ".csv"));
+        assertEquals("point,size,proto,size_bytes,time_us,algbw_GBps,busbw_GBps,algo,proto_chosen,channels,time_us_p99,time_us_ci95,error",
+                rows.get(0));
+        assertTrue(rows.get(1).startsWith("0,64K,\"ll,ll128\",65536,"), rows.get(1));
+        assertTrue(rows.get(2).startsWith("2,16M,\"ll,ll128\",16777216,"), rows.get(2));
+        List<String> jsonl = Files.readAllLines(Path.of(prefix + ".jsonl"));
+        assertTrue(jsonl.get(0).contains("\"proto\":\"ll,ll128\"") && jsonl.get(0).contains("\"proto_chosen\":\"LL"), jsonl.get(0));
+    }
+
     @Test
     void aScenarioEditedSinceItsResultsIsRefusedNotMixedIn(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("small.yaml");

@@ -119,13 +119,19 @@ public final class NcclXmlImport {
             }
         }
         GpuModel gpu = options.gpu() != null ? options.gpu() : model(gpus.values().iterator().next());
-        Rate perNvlink = options.nvlinkRate() != null ? options.nvlinkRate() : gpu.nvlink().effectiveRate();
+        // A card without NVLink (--gpu l40s on a dump with NVLinks) has no rate to give them: --nvlink-rate must.
+        Rate perNvlink = options.nvlinkRate() != null ? options.nvlinkRate() : gpu.nvlink() != null ? gpu.nvlink().effectiveRate() : null;
+        String nvlinkLabel = gpu.nvlink() != null ? gpu.nvlink().label() : "NVLink";
         boolean nvswitch = false;
         for (Map.Entry<Integer, Element> g : gpus.entrySet()) {
             String name = "gpu" + g.getKey();
             String busId = busIdOf(name);
             int toSwitch = 0;
             for (Element nv : g.getValue().all("nvlink")) {
+                if (perNvlink == null) {
+                    throw new InputException(file + ":" + nv.line + ": " + name + " has NVLinks, but a " + gpu.label()
+                            + " has none to take their rate from; give --nvlink-rate, or the GPU the dump is of with --gpu");
+                }
                 int count = count(nv);
                 String target = nv.attribute(file, "target").toLowerCase(Locale.ROOT);
                 if (NVSWITCH_CLASS.equals(nv.attributes.get("tclass"))) {
@@ -146,7 +152,7 @@ public final class NcclXmlImport {
                                 + " but " + other + " lists " + back + " back; NCCL writes both sides of a pair");
                     }
                     if (otherDev > g.getKey()) { // each side lists the pair; write it once
-                        ImportedYaml.link(links, name, other, perNvlink.times(count), "250ns", gpu.nvlink().label() + " x" + count);
+                        ImportedYaml.link(links, name, other, perNvlink.times(count), "250ns", nvlinkLabel + " x" + count);
                     }
                 } else {
                     throw new InputException(file + ":" + nv.line + ": <nvlink target=\"" + target
@@ -155,7 +161,7 @@ public final class NcclXmlImport {
             }
             if (toSwitch > 0) {
                 nvswitch = true;
-                ImportedYaml.link(links, name, "nvswitch", perNvlink.times(toSwitch), "250ns", gpu.nvlink().label() + " x" + toSwitch);
+                ImportedYaml.link(links, name, "nvswitch", perNvlink.times(toSwitch), "250ns", nvlinkLabel + " x" + toSwitch);
             }
         }
         StringBuilder sb = new StringBuilder();
