@@ -622,6 +622,11 @@ class EveryCommandPropertyTest {
         some(g, l, 0.3, own, Set.of(), "--batch", "--chunk", "--dtype", "--engine", "--ep", "--kv-dtype", "--network", "--overlap-scheduler",
                 "--pp", "--tp", "--system", "--trace");
         systemFabric(g, l);
+        return withWhatIfsAndOutputs(g, l, own);
+    }
+
+    /** The what-if knobs, then the output flags, each drawn as the command's own values say: how prefill's and serve's lines end. */
+    static Line withWhatIfsAndOutputs(G g, Line l, Map<String, Function<G, String>> own) {
         some(g, l, 0.15, own, Set.of(), WHAT_IFS);
         some(g, l, 0.3, own, Set.of(), OUTPUT);
         return l;
@@ -643,9 +648,7 @@ class EveryCommandPropertyTest {
                 "--kv-transfer", gg -> gg.pick("after-prefill", "layer-by-layer"));
         some(g, l, 0.3, own, Set.of(), "--dtype", "--engine", "--itl-slo", "--ttft-slo", "--kv-dtype", "--kv-transfer", "--network",
                 "--overlap-scheduler", "--rate");
-        some(g, l, 0.15, own, Set.of(), WHAT_IFS);
-        some(g, l, 0.3, own, Set.of(), OUTPUT);
-        return l;
+        return withWhatIfsAndOutputs(g, l, own);
     }
 
     static Line compare(G g) {
