@@ -1,0 +1,27 @@
+package dev.collsim.scenarios.load;
+
+/**
+ * The scheduler settings a user gave; each null one takes the engine's default ({@link EngineScheduler}).
+ *
+ * @param maxNumSeqs          sequences a replica runs at once (vLLM max_num_seqs, SGLang max_running_requests,
+ *                            TensorRT-LLM max_batch_size)
+ * @param maxNumBatchedTokens tokens a step takes (vLLM max_num_batched_tokens, TensorRT-LLM max_num_tokens)
+ * @param chunkSize           prefill tokens of one request a step takes (SGLang chunked_prefill_size); 0: whole prompts
+ * @param policy              which waiting request goes first
+ * @param prefixCaching       whether blocks already cached are reused
+ * @param memoryFraction      the share of a GPU's memory the engine takes for weights and KV cache
+ * @param blockTokens         tokens per KV-cache block
+ */
+public record SchedulerKnobs(Integer maxNumSeqs, Integer maxNumBatchedTokens, Integer chunkSize, Policy policy, Boolean prefixCaching,
+                             Double memoryFraction, Integer blockTokens) {
+    public static final SchedulerKnobs DEFAULTS = new SchedulerKnobs(null, null, null, null, null, null, null);
+
+    /** First come first served, or longest prefix match first (SGLang's lpm: the request with most cached blocks). */
+    public enum Policy {
+        FCFS, LPM;
+
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package dev.collsim.scenarios.load.workload;
+
+import java.util.List;
+
+/**
+ * The requests of a run and how they arrive.
+ *
+ * @param concurrency in a closed loop, the requests always in flight (a new one is sent as one ends, as vLLM's
+ *                    {@code --max-concurrency} and aiconfigurator's silicon runs do); 0 for an open loop, where
+ *                    each request is sent at its {@code arrivalMs}
+ * @param requests    every request, in the order they are sent (open loop: by arrival time)
+ * @param warmup      how many of the first requests run but are not measured
+ * @param describe    how the workload was given, for the outputs (e.g. "closed loop of 64, ISL 1024, OSL 1024")
+ */
+public record Workload(int concurrency, List<RequestSpec> requests, int warmup, String describe) {
+    public Workload {
+        requests = List.copyOf(requests);
+    }
+
+    public boolean closedLoop() {
+        return concurrency > 0;
+    }
+}
