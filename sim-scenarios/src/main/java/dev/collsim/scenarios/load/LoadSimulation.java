@@ -40,8 +40,6 @@ public final class LoadSimulation {
         final StepCosts costs;
         final double kvMsPerToken;
         boolean busy;
-        /** A step is to be built at the current time, once everything else due then has happened. */
-        boolean kickPending;
         Replica.Step[] steps;
         double stepStartMs;
         double senderFreeMs;
@@ -104,6 +102,7 @@ public final class LoadSimulation {
                 }
                 nextToSend = live.size();
             }
+            inSystem.at(0, held());
             while (!events.isEmpty()) {
                 Event e = events.poll();
                 e.action().run();
@@ -228,21 +227,11 @@ public final class LoadSimulation {
         }
 
         /**
-         * Has an idle instance build its next step at {@code now}, after every other event of that time: the requests
-         * arriving together, or sent as others end in the step just finished, join one step as they do in an engine.
+         * Has an idle instance start its next step now, from what its scheduler holds, as an engine's busy loop does: a
+         * request reaching an idle engine runs at once, and those that arrive while a step runs wait for the next.
+         * Requests sent as others end in a step arrive while it still counts as running, so they join the next together.
          */
         private void kick(Instance instance, double now) {
-            if (instance.busy || instance.kickPending) {
-                return;
-            }
-            instance.kickPending = true;
-            at(now, () -> {
-                instance.kickPending = false;
-                startStep(instance, now);
-            });
-        }
-
-        private void startStep(Instance instance, double now) {
             if (instance.busy) {
                 return;
             }
