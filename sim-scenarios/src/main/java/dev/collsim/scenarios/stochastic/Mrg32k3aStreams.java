@@ -9,8 +9,11 @@ import umontreal.ssj.rng.MRG32k3a;
  * lock, and no run can disturb another's). Stream {@code k} starts at {@code A^(k 2^127)} times the
  * seed, where {@code A} is each component's recurrence matrix (L'Ecuyer, Simard, Chen and Kelton,
  * "An object-oriented random-number package with many long streams and substreams", 2002).
+ *
+ * <p>Public so that other models (the serving workload) draw from streams of the same kind, seeded
+ * from one number the way {@link Variability} seeds its own.
  */
-final class Mrg32k3aStreams {
+public final class Mrg32k3aStreams {
     private static final long M1 = 4294967087L;
     private static final long M2 = 4294944443L;
     /** One step of each component: x1_n = 1403580 x1_{n-2} - 810728 x1_{n-3}; x2_n = 527612 x2_{n-1} - 1370589 x2_{n-3}. */
@@ -23,8 +26,13 @@ final class Mrg32k3aStreams {
     private Mrg32k3aStreams() {
     }
 
+    /** {@code count} streams from one number: the six seed words of {@link #seedWords}, then {@link #of}. */
+    public static MRG32k3a[] fromSeed(long seed, int count) {
+        return of(seedWords(seed), count);
+    }
+
     /** {@code count} streams, the first starting at {@code seed} (six words, as {@link MRG32k3a#setSeed} takes them). */
-    static MRG32k3a[] of(long[] seed, int count) {
+    public static MRG32k3a[] of(long[] seed, int count) {
         MRG32k3a[] out = new MRG32k3a[count];
         long[] next = seed.clone();
         for (int k = 0; k < count; k++) {
@@ -35,6 +43,21 @@ final class Mrg32k3aStreams {
             next = new long[] {first[0], first[1], first[2], second[0], second[1], second[2]};
         }
         return out;
+    }
+
+    /** Six seed words from one number, each in the ranges MRG32k3a requires (below its moduli, not all zero). */
+    public static long[] seedWords(long seed) {
+        long[] words = new long[6];
+        long x = seed;
+        for (int i = 0; i < 6; i++) {
+            x += 0x9E3779B97F4A7C15L;
+            long z = x;
+            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+            z ^= z >>> 31;
+            words[i] = 1 + Long.remainderUnsigned(z, i < 3 ? 4294967086L : 4294944442L);
+        }
+        return words;
     }
 
     private static long[][] powerOfTwo(long[][] a, int e, long m) {

@@ -72,26 +72,11 @@ public final class Variability {
 
     public Variability(Spec spec, long seed) {
         this.spec = spec;
-        MRG32k3a[] streams = Mrg32k3aStreams.of(seedOf(seed), 4);
+        MRG32k3a[] streams = Mrg32k3aStreams.fromSeed(seed, 4);
         launch = streams[0];
         step = streams[1];
         straggler = streams[2];
         outage = streams[3];
-    }
-
-    /** Six seed words from one number, each in the ranges MRG32k3a requires (below its moduli, not all zero). */
-    private static long[] seedOf(long seed) {
-        long[] words = new long[6];
-        long x = seed;
-        for (int i = 0; i < 6; i++) {
-            x += 0x9E3779B97F4A7C15L;
-            long z = x;
-            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-            z ^= z >>> 31;
-            words[i] = 1 + Long.remainderUnsigned(z, i < 3 ? 4294967086L : 4294944442L);
-        }
-        return words;
     }
 
     public Spec spec() {
