@@ -69,7 +69,8 @@ public final class HtmlReport {
         for (List<Object> row : t.rows()) {
             sb.append("<tr>");
             for (int i = 0; i < row.size(); i++) {
-                sb.append("<td>").append(escape(Cells.human(row.get(i), t.columns().get(i)))).append("</td>");
+                Column c = t.columns().get(i);
+                sb.append(c.left() ? "<td class=\"label\">" : "<td>").append(escape(Cells.human(row.get(i), c))).append("</td>");
             }
             sb.append("</tr>");
         }
@@ -91,7 +92,7 @@ public final class HtmlReport {
         StringBuilder sb = new StringBuilder();
         sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(escape(title)).append("</title>\n");
         sb.append("<style>body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;font-size:13px}"
-                + "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}p.note{color:#555;font-size:13px;margin:2px 0}"
+                + "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td.label{text-align:left}p.note{color:#555;font-size:13px;margin:2px 0}"
                 + ".chart{width:100%;margin:1em 0}</style>\n");
         sb.append("<script>window.collsimErrors=[];window.addEventListener('error',function(e){window.collsimErrors.push(String(e.message));});</script>\n");
         sb.append("<script>").append(echarts()).append("</script>\n</head><body>\n");

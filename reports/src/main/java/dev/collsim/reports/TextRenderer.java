@@ -17,20 +17,20 @@ final class TextRenderer {
         List<Column> cols = t.columns();
         sb.append('#');
         for (int i = 0; i < cols.size(); i++) {
-            pad(sb, cols.get(i).title(), width(cols.get(i), i), i);
+            pad(sb, cols.get(i).title(), cols.get(i), i);
         }
         sb.append('\n');
         if (cols.stream().anyMatch(c -> !c.unit().isEmpty())) {
             sb.append('#');
             for (int i = 0; i < cols.size(); i++) {
-                pad(sb, cols.get(i).unit(), width(cols.get(i), i), i);
+                pad(sb, cols.get(i).unit(), cols.get(i), i);
             }
             sb.append('\n');
         }
         for (List<Object> row : t.rows()) {
             sb.append(' ');
             for (int i = 0; i < cols.size(); i++) {
-                pad(sb, Cells.human(row.get(i), cols.get(i)), width(cols.get(i), i), i);
+                pad(sb, Cells.human(row.get(i), cols.get(i)), cols.get(i), i);
             }
             sb.append('\n');
         }
@@ -40,14 +40,11 @@ final class TextRenderer {
         return sb.toString();
     }
 
-    private static int width(Column c, int index) {
-        return Math.max(c.width(), c.title().length());
-    }
-
-    private static void pad(StringBuilder sb, String text, int width, int index) {
+    private static void pad(StringBuilder sb, String text, Column c, int index) {
         if (index > 0) {
             sb.append("  ");
         }
-        sb.append(" ".repeat(Math.max(0, width - text.length()))).append(text);
+        String fill = " ".repeat(Math.max(0, Math.max(c.width(), c.title().length()) - text.length()));
+        sb.append(c.left() ? text + fill : fill + text);
     }
 }

@@ -40,6 +40,15 @@ class RenderersTest {
                 "# the end", ""), text);
     }
 
+    /** A label column aligns left, its values under it aligning right as ever. */
+    @Test
+    void labelsAlignLeft() {
+        Table t = new Table("list", List.of(Column.label("metric", "metric", 12), Column.number("value", "value", "", 6, 2)), Map.of());
+        t.row("Mean (ms):", 1.5).row("Count:", 3);
+        assertEquals(String.join("\n", "#metric         value", " Mean (ms):      1.50", " Count:             3", ""), ReportFormat.TABLE.render(t));
+        assertTrue(new HtmlReport("list").table(t).render().contains("<td class=\"label\">Mean (ms):</td><td>1.50</td>"));
+    }
+
     @Test
     void jsonKeepsNumbersAsNumbers() throws Exception {
         JsonNode root = new ObjectMapper().readTree(ReportFormat.JSON.render(sample()));

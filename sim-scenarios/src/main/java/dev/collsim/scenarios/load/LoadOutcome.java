@@ -46,6 +46,10 @@ public record LoadOutcome(Setup setup, Summary summary, List<RequestRecord> requ
             return outputThroughput / gpus;
         }
 
+        public double totalTokenThroughputPerGpu() {
+            return totalTokenThroughput / gpus;
+        }
+
         /** Output tokens/s one user sees: 1000 / mean TPOT. */
         public double tokensPerSPerUser() {
             return tpot.mean() > 0 ? 1000 / tpot.mean() : 0;

@@ -37,7 +37,7 @@ class ReportBrowserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bench", "decode", "prefill", "serve", "compare", "explain", "sweep", "demo"})
+    @ValueSource(strings = {"bench", "decode", "prefill", "serve", "compare", "explain", "sweep", "demo", "load"})
     void reportRendersInChromium(String kind) throws Exception {
         Path dir = Path.of("target/reports").toAbsolutePath();
         Files.createDirectories(dir);
@@ -61,6 +61,13 @@ class ReportBrowserTest {
                 Files.deleteIfExists(dir.resolve("sweep-out.csv"));
                 Files.deleteIfExists(dir.resolve("sweep-out.jsonl"));
                 run("sweep", scenario.toString(), "--out", dir.resolve("sweep-out").toString(), "--report", html.toString());
+            }
+            case "load" -> {
+                // A load run's page from hand-built outcomes (the simulation has its own tests): one disaggregated, one of 3,000 requests.
+                dev.collsim.reports.HtmlReport report = new dev.collsim.reports.HtmlReport("collsim load");
+                dev.collsim.scenarios.views.LoadHtml.add(report, dev.collsim.scenarios.views.LoadSamples.disaggregated());
+                dev.collsim.scenarios.views.LoadHtml.add(report, dev.collsim.scenarios.views.LoadSamples.aggregated(3000));
+                Files.writeString(html, report.render());
             }
             default -> {
                 // The demo writes its report into the working directory's collsim-report/.
