@@ -429,8 +429,8 @@ public final class DecodeValidation {
         return ttftSource;
     }
 
-    /** Reads the CSV's fields, each error naming the file, the line and the column. */
-    private record Fields(Map<String, String> m, String file, int line) {
+    /** Reads the CSV's fields, each error naming the file, the line and the column (the serving CSV's too). */
+    record Fields(Map<String, String> m, String file, int line) {
         String text(String key) {
             String v = m.get(key);
             if (v == null || v.isBlank()) {
@@ -463,9 +463,14 @@ public final class DecodeValidation {
         }
 
         int count(String key) {
+            return whole(key, "ranks");
+        }
+
+        /** A positive whole number of {@code things} (ranks, tokens, instances), at most 2^20. */
+        int whole(String key, String things) {
             double d = number(key);
             if (d != Math.rint(d) || d > 1 << 20) {
-                throw new InputException(file + ": line " + line + ": " + key + " '" + m.get(key) + "': expected a whole number of ranks");
+                throw new InputException(file + ": line " + line + ": " + key + " '" + m.get(key) + "': expected a whole number of " + things);
             }
             return (int) d;
         }
