@@ -37,6 +37,8 @@ public final class DecodeStep {
     private final int gpusPerNode;
     /** How the step's collectives are timed: on one clock or alone, always or as they contend. */
     private Clock clock = Clock.AS_THEY_CONTEND;
+    /** Whether the step refuses a batch and context whose KV cache does not fit (a load run's block pool decides instead). */
+    private boolean memoryChecked = true;
     /** Drawn launch and step times or a straggler: collectives keep their alone times (see {@link OneClock}). */
     private final boolean stochastic;
     /** A forward over one prompt instead of a decode step: {@code batch} new tokens of one sequence, {@code context} long. */
@@ -83,6 +85,16 @@ public final class DecodeStep {
     public static DecodeResult estimate(DecodeSpec spec, CommModel.Cache cache) {
         DecodeStep step = new DecodeStep(spec, cache, null, false);
         step.clock = Clock.ALONE;
+        return step.simulate();
+    }
+
+    /**
+     * As {@link #run(DecodeSpec, CommModel.Cache)}, for a step of a serving engine whose KV cache is a block pool the
+     * scheduler fills (a load run): the pool, not this step, decides what fits, so the memory is not checked here.
+     */
+    public static DecodeResult runInBlockPool(DecodeSpec spec, CommModel.Cache cache) {
+        DecodeStep step = new DecodeStep(spec, cache, null, false);
+        step.memoryChecked = false;
         return step.simulate();
     }
 
@@ -135,6 +147,22 @@ public final class DecodeStep {
         return new DecodeStep(spec, cache, noise, false).simulate();
     }
 
+    /**
+     * Tokens of KV cache one replica of the layout holds when the engine takes {@code memoryFraction} of each GPU's
+     * memory (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static): that share less the busiest stage's weights,
+     * the communication buffers and the reserve, over what one token's keys and values take on that stage's GPU. 0 or
+     * less where the weights alone do not fit. {@code ofFree}: the fraction is of what the weights, buffers and reserve leave
+     * (TensorRT-LLM's free_gpu_memory_fraction), not of all memory.
+     */
+    public static long kvTokenCapacity(DecodeSpec spec, double memoryFraction, boolean ofFree) {
+        DecodeStep step = new DecodeStep(spec.withTokens(1, 1), new CommModel.Cache(), null, false);
+        MemoryPlan plan = step.memoryPlan();
+        double taken = plan.weightsBytes() + plan.buffersBytes() + plan.reserveBytes();
+        double free = ofFree ? (plan.capacityBytes() - taken) * memoryFraction : plan.capacityBytes() * memoryFraction - taken;
+        // One token of one sequence: the plan's KV at batch 1 and context 1.
+        return plan.kvBytes() <= 0 ? 0 : (long) Math.floor(free / plan.kvBytes());
+    }
+
     /** Whether the layout's weights and KV cache could fit in the GPUs' memory (buffers aside); cheap, simulates nothing. */
     public static boolean fits(DecodeSpec spec) {
         GpuModel gpu = Machine.of(spec).gpu();
@@ -143,7 +171,7 @@ public final class DecodeStep {
 
     private DecodeResult simulate() {
         checkPlacement();
-        MemoryPlan memory = prefill ? memoryPlan() : checkMemory();
+        MemoryPlan memory = prefill || !memoryChecked ? memoryPlan() : checkMemory();
         warn("TP", spec.tp());
         if (spec.ep() > 1) {
             warn("EP", spec.ep());

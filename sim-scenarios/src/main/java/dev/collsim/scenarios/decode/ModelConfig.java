@@ -27,10 +27,11 @@ import java.util.Locale;
  * @param qkNorm           an RMSNorm on each head's queries and keys before rotary (Qwen3's {@code model_type}s)
  * @param weights          the precision the checkpoint is published in: its {@code quantization_config}'s method
  *                         (DeepSeek-V3's block-scaled FP8, gpt-oss's MXFP4), else BF16; what runs when no --dtype is given
+ * @param maxContext       the longest sequence (prompt and output) it takes: {@code max_position_embeddings}, 0 where the file does not say
  */
 public record ModelConfig(String name, int hidden, int layers, int heads, int kvHeads, int headDim, int intermediate, int vocab,
                           int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, int firstDenseLayers, Mla mla,
-                          boolean qkNorm, Precision weights) {
+                          boolean qkNorm, Precision weights, int maxContext) {
 
     /** Multi-head latent attention's ranks: queries and keys/values pass through low-rank projections; the cache holds the latent. */
     public record Mla(int qLoraRank, int kvLoraRank, int ropeHeadDim, int nopeHeadDim, int vHeadDim) {}
@@ -57,6 +58,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
                 + " llama-3.1-70b, a Hugging Face id) nor a config.json file"));
         String shown = nameOrPath.substring(nameOrPath.lastIndexOf('/') + 1);
         ModelConfig model = bundled(known.catalogueName(), shown);
+        model = known.context().map(model::withMaxContext).orElse(model);
         return known.checkpoint().map(model::withWeights).orElse(model);
     }
 
@@ -129,7 +131,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optionalPositive("head_dim", hidden / heads), intermediate,
                 f.required("vocab_size"), experts, perToken, experts > 0 ? f.optionalPositive("moe_intermediate_size", intermediate) : 0,
                 f.optional("n_shared_experts", 0), experts > 0 ? firstDense : layers, mla,
-                root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root));
+                root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root), f.optional("max_position_embeddings", 0));
     }
 
     private static Precision checkpointPrecision(JsonNode root) {
@@ -140,7 +142,13 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     /** This model in a checkpoint of another precision (a Hugging Face id's -FP8 or -FP4). */
     public ModelConfig withWeights(Precision checkpoint) {
         return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
-                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, checkpoint);
+                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, checkpoint, maxContext);
+    }
+
+    /** This model with another context window (Llama 3.1's 128K on Llama 3's shapes). */
+    public ModelConfig withMaxContext(int tokens) {
+        return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
+                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, weights, tokens);
     }
 
     public boolean isMoe(int layer) {

@@ -15,8 +15,15 @@ import java.util.regex.Pattern;
 public final class ModelNames {
     private ModelNames() {}
 
-    /** The catalogue model a name describes, and the precision its checkpoint is published in when the name says (-FP8, -FP4). */
-    public record Resolved(String catalogueName, Optional<Precision> checkpoint) {}
+    /**
+     * The catalogue model a name describes, the precision its checkpoint is published in when the name says (-FP8, -FP4),
+     * and its context window where it differs from the catalogue model's (Llama 3.1 and later: 128K tokens).
+     */
+    public record Resolved(String catalogueName, Optional<Precision> checkpoint, Optional<Integer> context) {}
+
+    /** Llama 3.1, 3.2 and 3.3 take 131,072 tokens (their config.json's max_position_embeddings); Llama 3, 8,192. */
+    private static final Pattern LLAMA_3_1_ON = Pattern.compile("llama-?3\\.[1-9]");
+    private static final int LLAMA_3_1_CONTEXT = 131_072;
 
     /** Families of the catalogue, in the order they are tried. */
     private static final List<Map.Entry<Pattern, String>> FAMILIES = List.of(
@@ -38,7 +45,8 @@ public final class ModelNames {
             if (family.getKey().matcher(n).find()) {
                 Optional<Precision> checkpoint = FP8.matcher(n).find() ? Optional.of(Precision.FP8)
                         : FP4.matcher(n).find() ? Optional.of(Precision.FP4) : Optional.empty();
-                return Optional.of(new Resolved(family.getValue(), checkpoint));
+                Optional<Integer> context = LLAMA_3_1_ON.matcher(n).find() ? Optional.of(LLAMA_3_1_CONTEXT) : Optional.empty();
+                return Optional.of(new Resolved(family.getValue(), checkpoint, context));
             }
         }
         return Optional.empty();

@@ -76,6 +76,21 @@ public final class Prefill {
         return forwards(layout, isl, 1, chunk, cache, true).forwards.stream().mapToDouble(fw -> fw.gpu().ms()).toArray();
     }
 
+    /** One forward's GPU time and the part of it its attention kernels take, ms. */
+    public record ForwardCost(double gpuMs, double attentionMs) {}
+
+    /**
+     * One forward of {@code tokens} new prompt tokens of one sequence, {@code cachedBefore} of its tokens already in
+     * the cache (an earlier chunk's, or a prefix cache's), its collectives as long as they take alone: the GPU time,
+     * host left out, and its attention's share (what depends on the context; the rest depends on the tokens alone).
+     */
+    public static ForwardCost forwardCost(DecodeSpec layout, int tokens, int cachedBefore, CommModel.Cache cache) {
+        DecodeResult r = DecodeStep.prefillForward(layout.withTokens(tokens, cachedBefore + tokens), cachedBefore, cache, true);
+        double attention = r.layers().stream().flatMap(l -> l.spans().stream()).filter(s -> s.name().equals("attention"))
+                .mapToDouble(s -> s.length().ms()).sum();
+        return new ForwardCost(r.timing().gpu().ms(), attention);
+    }
+
     /** The forwards of a prefill, each layer's time summed over them, and the last forward's layer ends on the prefill's clock. */
     private record Forwards(DecodeResult first, DecodeResult last, List<PrefillResult.Forward> forwards, double[] layerMs, List<double[]> layerEnds, double hostMs,
                             double ttft, double compute, double comm, double exposed) {}

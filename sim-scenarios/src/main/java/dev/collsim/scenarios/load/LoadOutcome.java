@@ -35,10 +35,13 @@ public record LoadOutcome(Setup setup, Summary summary, List<RequestRecord> requ
      * @param goodput requests/s that met every --goodput target (DistServe's definition), or null where none was given
      * @param tpot    time per output token after the first: (e2el - ttft) / (osl - 1), requests of one output token left out
      * @param itl     every gap between two successive tokens of a request
+     * @param meanInSystem requests in the deployment on average over the whole run (warm-up included), as its queues held
+     *                     them: by Little's law the whole run's throughput times its mean end-to-end latency
      */
     public record Summary(int completed, int failed, double durationS, long inputTokens, long outputTokens, double requestThroughput,
                           Double goodput, double outputThroughput, double totalTokenThroughput, int gpus, Distribution ttft,
-                          Distribution tpot, Distribution itl, Distribution e2el, int preemptions, double prefixCacheHitRate) {
+                          Distribution tpot, Distribution itl, Distribution e2el, int preemptions, double prefixCacheHitRate,
+                          double meanInSystem) {
         public double outputThroughputPerGpu() {
             return outputThroughput / gpus;
         }

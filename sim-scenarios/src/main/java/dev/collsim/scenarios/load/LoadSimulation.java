@@ -1,15 +1,411 @@
 package dev.collsim.scenarios.load;
 
+import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.decode.CommModel;
+import dev.collsim.scenarios.decode.DecodeSpec;
+import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Prefill;
+import dev.collsim.scenarios.decode.PrefillResult;
+import dev.collsim.scenarios.load.workload.RequestSpec;
+import dev.collsim.scenarios.serve.KvTransfer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.PriorityQueue;
 import java.util.function.BiConsumer;
 
-/** Runs a load: every request through the deployment's routers, schedulers and steps. */
+/**
+ * Runs a load: every request through the deployment's router, its instances' schedulers and steps,
+ * on one event clock. An instance runs one step at a time; its next step is built when the last
+ * ends (or when work reaches an idle one), from the state its scheduler holds then. Under DP
+ * attention an instance's replicas step together, each step as long as its slowest replica's. A
+ * disaggregated request's KV cache leaves its prefill instance when its prompt is done, one
+ * request after another over the instance's links, and joins a decode instance's queue on arrival.
+ */
 public final class LoadSimulation {
     private LoadSimulation() {}
 
-    /**
-     * Simulates {@code spec}, telling {@code progress} (done, total) as requests end.
-     */
+    /** Simulates {@code spec}, telling {@code progress} (done, total) as requests end. */
     public static LoadOutcome run(LoadSpec spec, int threads, BiConsumer<Integer, Integer> progress) {
-        throw new UnsupportedOperationException("being written");
+        return new Run(spec, progress).run();
+    }
+
+    /** One instance: its replicas (several only under DP attention), the step costs of its layout, and its KV sender. */
+    private static final class Instance {
+        final int id;
+        final Deployment.Kind kind;
+        final Replica[] replicas;
+        final StepCosts costs;
+        final double kvMsPerToken;
+        boolean busy;
+        /** A step is to be built at the current time, once everything else due then has happened. */
+        boolean kickPending;
+        Replica.Step[] steps;
+        double stepStartMs;
+        double senderFreeMs;
+
+        Instance(int id, Deployment.Kind kind, Replica[] replicas, StepCosts costs, double kvMsPerToken) {
+            this.id = id;
+            this.kind = kind;
+            this.replicas = replicas;
+            this.costs = costs;
+            this.kvMsPerToken = kvMsPerToken;
+        }
+    }
+
+    private record Event(double timeMs, long order, Runnable action) {}
+
+    private static final class Run {
+        private final LoadSpec spec;
+        private final BiConsumer<Integer, Integer> progress;
+        private final PriorityQueue<Event> events = new PriorityQueue<>(Comparator.comparingDouble(Event::timeMs).thenComparingLong(Event::order));
+        private long order;
+        private final List<Instance> front = new ArrayList<>();
+        private final List<Instance> back = new ArrayList<>();
+        private final List<Live> live = new ArrayList<>();
+        private final List<Integer> kvBlocks = new ArrayList<>();
+        private final Gaps gaps = new Gaps();
+        private final Series series = new Series();
+        private final List<LoadOutcome.StepRecord> stepRecords = new ArrayList<>();
+        private int nextToSend;
+        private int ended;
+        private int roundRobin;
+        private String schedulerWords = "";
+        private int blockTokens;
+        /** Requests in the deployment (queued, running, or their KV cache in flight), integrated over time from its queues. */
+        private final InSystem inSystem = new InSystem();
+        private int inTransfer;
+
+        Run(LoadSpec spec, BiConsumer<Integer, Integer> progress) {
+            this.spec = spec;
+            this.progress = progress;
+        }
+
+        LoadOutcome run() {
+            CommModel.Cache cache = new CommModel.Cache();
+            List<RequestSpec> requests = spec.workload().requests();
+            for (int i = 0; i < requests.size(); i++) {
+                live.add(new Live(requests.get(i), i >= spec.workload().warmup()));
+            }
+            checkContext();
+            for (Deployment.Role role : spec.deployment().roles()) {
+                build(role, cache);
+            }
+            if (spec.workload().closedLoop()) {
+                for (int k = 0; k < Math.min(spec.workload().concurrency(), live.size()); k++) {
+                    sendNext(0);
+                }
+            } else {
+                for (Live r : live) {
+                    Live request = r;
+                    at(r.spec.arrivalMs(), () -> arrive(request, request.spec.arrivalMs()));
+                }
+                nextToSend = live.size();
+            }
+            while (!events.isEmpty()) {
+                Event e = events.poll();
+                e.action().run();
+                inSystem.at(e.timeMs(), held());
+            }
+            return outcome();
+        }
+
+        private void checkContext() {
+            ModelConfig m = spec.model();
+            for (Live r : live) {
+                if (m.maxContext() > 0 && r.spec.isl() + r.spec.osl() > m.maxContext()) {
+                    throw new InputException(String.format(Locale.ROOT, "request %d: %d prompt and %d output tokens exceed %s's context of %,d tokens"
+                            + " (max_position_embeddings); give shorter --isl/--osl", r.spec.id(), r.spec.isl(), r.spec.osl(), m.name(), m.maxContext()));
+                }
+            }
+        }
+
+        private void build(Deployment.Role role, CommModel.Cache cache) {
+            ModelConfig m = spec.model();
+            boolean lockstep = role.ep() > 1;
+            int engines = role.instances() * (lockstep ? 1 : role.dp());
+            int perEngine = lockstep ? role.dp() : 1;
+            DecodeSpec layout;
+            try {
+                layout = spec.engine().layout(m, spec.system(), role.tp(), role.pp(), role.ep(), perEngine, 1, 1, spec.precision(), role.overlap());
+            } catch (InputException e) {
+                throw new InputException("--deployment '" + role.label() + "': " + e.getMessage());
+            }
+            EngineScheduler config = EngineScheduler.of(spec.engine().engine(), spec.scheduler(), role);
+            long tokens = DecodeStep.kvTokenCapacity(layout, config.memoryFraction(), config.fractionOfFree());
+            if (tokens < config.blockTokens()) {
+                throw new InputException(String.format(Locale.ROOT, "--deployment '%s': %s in %s leaves no room for a KV cache on %s at"
+                                + " %.0f%% of its memory; give more GPUs (tp, pp, ep) or a smaller --dtype", role.label(), m.name(),
+                        spec.precision().label(), spec.system().name(), config.memoryFraction() * 100));
+            }
+            StepCosts costs = new StepCosts(layout, layout.cudaGraphs() ? config.graphSizes() : new int[0], config.padsToGraph(), cache);
+            double kvMsPerToken = role.kind() == Deployment.Kind.PREFILL ? kvMsPerToken(layout, cache) : 0;
+            schedulerWords += (schedulerWords.isEmpty() ? "" : "; ") + role.kind().label() + ": " + config.describe();
+            blockTokens = config.blockTokens();
+            for (int e = 0; e < engines; e++) {
+                Replica[] replicas = new Replica[perEngine];
+                for (int k = 0; k < perEngine; k++) {
+                    replicas[k] = new Replica(k, config, tokens, role.kind() == Deployment.Kind.PREFILL);
+                }
+                List<Instance> pool = role.kind() == Deployment.Kind.DECODE ? back : front;
+                pool.add(new Instance(front.size() + back.size(), role.kind(), replicas, costs, kvMsPerToken));
+            }
+            kvBlocks.add(new Replica(0, config, tokens, false).totalBlocks);
+        }
+
+        /** The time a prompt token's KV cache takes to leave a prefill instance for a decode instance, ms, from a simulated move. */
+        private double kvMsPerToken(DecodeSpec prefill, CommModel.Cache cache) {
+            int reference = 4096;
+            PrefillResult r = Prefill.run(prefill, reference, 1, 0, cache, true);
+            PrefillResult.KvTransfer move = r.kv().transfers().stream().filter(PrefillResult.KvTransfer::simulated)
+                    .min(Comparator.comparing(PrefillResult.KvTransfer::after)).orElse(null);
+            if (move == null) {
+                throw new InputException("--deployment '" + spec.deployment().label() + "': no path for the KV cache from a prefill instance to a"
+                        + " decode instance on " + spec.system().name());
+            }
+            double ms = spec.kvTransfer() == KvTransfer.AFTER_PREFILL ? move.after().ms() : move.exposed().ms();
+            return ms / reference;
+        }
+
+        private void at(double timeMs, Runnable action) {
+            events.add(new Event(timeMs, order++, action));
+        }
+
+        private void sendNext(double now) {
+            if (nextToSend < live.size()) {
+                Live r = live.get(nextToSend++);
+                arrive(r, now);
+            }
+        }
+
+        private void arrive(Live r, double now) {
+            r.arrivalMs = now;
+            Instance instance = route(front, r);
+            Replica replica = chosenReplica;
+            if (instance.kind == Deployment.Kind.PREFILL) {
+                r.prefillInstance = instance.id;
+            } else {
+                r.instance = instance.id;
+            }
+            if (!replica.couldHold(r)) {
+                r.failed = true;
+                end(r, now);
+                return;
+            }
+            replica.waiting.addLast(r);
+            kick(instance, now);
+        }
+
+        private Replica chosenReplica;
+
+        /** The instance (and, in {@link #chosenReplica}, the replica) the router sends {@code r} to. */
+        private Instance route(List<Instance> pool, Live r) {
+            Instance best = null;
+            Replica bestReplica = null;
+            double bestCost = Double.POSITIVE_INFINITY;
+            int count = pool.stream().mapToInt(i -> i.replicas.length).sum();
+            int turn = roundRobin++ % count;
+            int k = 0;
+            for (Instance instance : pool) {
+                for (Replica replica : instance.replicas) {
+                    double cost = switch (spec.router()) {
+                        case ROUND_ROBIN -> k == turn ? 0 : 1;
+                        case LEAST_LOADED -> replica.load();
+                        case KV_AWARE -> (double) (r.promptTokens - replica.cachedPrefix(r)) / replica.config.blockTokens() + replica.heldBlocks();
+                    };
+                    if (cost < bestCost) {
+                        bestCost = cost;
+                        best = instance;
+                        bestReplica = replica;
+                    }
+                    k++;
+                }
+            }
+            chosenReplica = bestReplica;
+            return best;
+        }
+
+        /**
+         * Has an idle instance build its next step at {@code now}, after every other event of that time: the requests
+         * arriving together, or sent as others end in the step just finished, join one step as they do in an engine.
+         */
+        private void kick(Instance instance, double now) {
+            if (instance.busy || instance.kickPending) {
+                return;
+            }
+            instance.kickPending = true;
+            at(now, () -> {
+                instance.kickPending = false;
+                startStep(instance, now);
+            });
+        }
+
+        private void startStep(Instance instance, double now) {
+            if (instance.busy) {
+                return;
+            }
+            Replica.Step[] steps = new Replica.Step[instance.replicas.length];
+            boolean any = false;
+            double ms = 0;
+            for (int k = 0; k < steps.length; k++) {
+                steps[k] = instance.replicas[k].build(now);
+                if (!steps[k].isEmpty()) {
+                    any = true;
+                    ms = Math.max(ms, instance.costs.stepMs(steps[k].decodes.size(), steps[k].meanContext(), steps[k].pieces()));
+                }
+            }
+            if (!any) {
+                return;
+            }
+            instance.busy = true;
+            instance.steps = steps;
+            instance.stepStartMs = now;
+            double end = now + ms;
+            at(end, () -> stepEnd(instance, end));
+        }
+
+        private void stepEnd(Instance instance, double now) {
+            int decodes = 0;
+            int prefillTokens = 0;
+            for (int k = 0; k < instance.steps.length; k++) {
+                Replica replica = instance.replicas[k];
+                Replica.Step step = instance.steps[k];
+                decodes = Math.max(decodes, step.decodes.size());
+                for (int i = 0; i < step.prefills.size(); i++) {
+                    Live r = step.prefills.get(i);
+                    r.kvTokens += step.prefillTokens.get(i);
+                    prefillTokens += step.prefillTokens.get(i);
+                    if (r.kvTokens >= r.promptTokens) {
+                        promptDone(instance, replica, r, now);
+                    }
+                }
+                for (Live r : step.decodes) {
+                    r.kvTokens++;
+                    token(replica, r, now);
+                }
+            }
+            if (spec.keepSteps()) {
+                int graph = decodes == 0 ? 0 : instance.costs.graphBatch(decodes);
+                stepRecords.add(new LoadOutcome.StepRecord(instance.id, instance.kind, instance.stepStartMs, now, decodes, prefillTokens, graph));
+            }
+            sample(now);
+            instance.busy = false;
+            kick(instance, now);
+        }
+
+        private void promptDone(Instance instance, Replica replica, Live r, double now) {
+            if (r.generated == 0) {
+                replica.cachePrompt(r);
+            }
+            if (instance.kind == Deployment.Kind.PREFILL) {
+                r.prefillEndMs = now;
+                replica.running.remove(r);
+                inTransfer++;
+                double start = Math.max(now, instance.senderFreeMs);
+                double done = start + instance.kvMsPerToken * r.promptTokens;
+                instance.senderFreeMs = done;
+                at(done, () -> kvArrived(instance, replica, r, done));
+                return;
+            }
+            if (Double.isNaN(r.prefillEndMs)) {
+                r.prefillEndMs = now;
+            }
+            token(replica, r, now);
+        }
+
+        private void kvArrived(Instance from, Replica replica, Live r, double now) {
+            replica.release(r);
+            inTransfer--;
+            kick(from, now);
+            r.kvArrivedMs = now;
+            Instance to = route(back, r);
+            r.instance = to.id;
+            if (!chosenReplica.couldHold(r)) {
+                r.failed = true;
+                end(r, now);
+                return;
+            }
+            r.kvTokens = r.promptTokens;
+            chosenReplica.waiting.addLast(r);
+            kick(to, now);
+        }
+
+        /** {@code r} emits its next token at {@code now}. */
+        private void token(Replica replica, Live r, double now) {
+            r.generated++;
+            if (r.generated == 1) {
+                r.firstTokenMs = now;
+            } else if (r.measured) {
+                gaps.add(now - r.lastTokenMs);
+            }
+            r.lastTokenMs = now;
+            if (r.generated >= r.spec.osl()) {
+                replica.finish(r);
+                end(r, now);
+            }
+        }
+
+        private void end(Live r, double now) {
+            if (!Double.isNaN(r.endMs)) {
+                throw new IllegalStateException("request " + r.spec.id() + " ended twice: " + r.endMs + " and " + now + " generated " + r.generated);
+            }
+            r.endMs = r.failed ? Double.NaN : now;
+            ended++;
+            if (ended % Math.max(1, live.size() / 200) == 0 || ended == live.size()) {
+                progress.accept(ended, live.size());
+            }
+            if (spec.workload().closedLoop()) {
+                sendNext(now);
+            }
+        }
+
+        /** Requests the instances hold now: waiting, running, prefilled and waiting to send, or sending. */
+        private int held() {
+            int n = inTransfer;
+            for (List<Instance> pool : List.of(front, back)) {
+                for (Instance instance : pool) {
+                    for (Replica replica : instance.replicas) {
+                        n += replica.running.size() + replica.waiting.size();
+                    }
+                }
+            }
+            return n;
+        }
+
+        private void sample(double now) {
+            int running = 0;
+            int queued = 0;
+            long held = 0;
+            long total = 0;
+            int preemptions = 0;
+            for (List<Instance> pool : List.of(front, back)) {
+                for (Instance instance : pool) {
+                    for (Replica replica : instance.replicas) {
+                        running += replica.running.size();
+                        queued += replica.waiting.size();
+                        held += replica.heldBlocks();
+                        total += replica.totalBlocks;
+                        preemptions += replica.preemptions;
+                    }
+                }
+            }
+            series.offer(new LoadOutcome.Sample(now, running, queued, total == 0 ? 0 : (double) held / total, preemptions));
+        }
+
+        private LoadOutcome outcome() {
+            List<LoadOutcome.RequestRecord> records = new ArrayList<>(live.size());
+            for (Live r : live) {
+                records.add(r.record());
+            }
+            int preemptions = series.last() == null ? 0 : series.last().preemptions();
+            LoadOutcome.Summary summary = Summaries.of(records, gaps.distribution(), spec.deployment().gpus(), preemptions, spec.goodput(),
+                    inSystem.mean());
+            LoadOutcome.Setup setup = new LoadOutcome.Setup(spec.model().name(), spec.system().name(), spec.deployment().label(),
+                    spec.engine().engine().label(), schedulerWords, spec.workload().describe(), spec.deployment().gpus(), List.copyOf(kvBlocks),
+                    blockTokens, spec.seed());
+            return new LoadOutcome(setup, summary, records, series.samples(), List.copyOf(stepRecords));
+        }
     }
 }

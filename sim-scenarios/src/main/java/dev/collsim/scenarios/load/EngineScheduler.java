@@ -1,0 +1,155 @@
+package dev.collsim.scenarios.load;
+
+import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.decode.ServingEngine;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * An engine's scheduler as it runs by default, with the user's knobs applied: how many sequences a
+ * replica runs, how many tokens a step takes, whether prompt chunks ride with decodes, the KV cache's
+ * blocks and share of memory, the CUDA graphs it captured, and how it admits requests against the
+ * cache. Sources per setting in docs/serving.md ("Engines").
+ *
+ * @param maxNumSeqs          sequences a replica runs at once
+ * @param maxNumBatchedTokens tokens one step takes, prompt and decode together
+ * @param chunkSize           prompt tokens of one request a step takes ({@link Integer#MAX_VALUE}: as many as the budget leaves)
+ * @param mixed               prompt chunks and decodes run in one forward; else a step is all prefill or all decode,
+ *                            prefill first (SGLang without --enable-mixed-chunk)
+ * @param blockTokens         tokens per KV-cache block (a page)
+ * @param memoryFraction      the share of each GPU's memory the engine takes for weights, buffers and KV cache
+ * @param graphSizes          the decode batch sizes captured as CUDA graphs, ascending (a step pads up to the next)
+ * @param admission           how it admits a request against the cache
+ * @param newTokenRatio       under {@link Admission#RESERVE_RATIO}, the share of each running request's remaining output
+ *                            kept free for it
+ */
+public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunkSize, boolean mixed, int blockTokens,
+                              double memoryFraction, int[] graphSizes, Admission admission, double newTokenRatio,
+                              SchedulerKnobs.Policy policy, boolean prefixCaching) {
+    /** How a scheduler admits requests against its KV cache. */
+    public enum Admission {
+        /**
+         * Admit while the prompt's blocks are free; when a running request's next token finds no block, preempt
+         * the request admitted last (its blocks freed, its tokens recomputed later): vLLM V1.
+         */
+        PREEMPT_ON_OVERFLOW,
+        /**
+         * Admit while the prompt's blocks fit beside a reserve of every running request's remaining output times
+         * new_token_ratio; retract (as preemption) when decoding overflows anyway: SGLang.
+         */
+        RESERVE_RATIO,
+        /** Admit only where the request's whole prompt and output fit beside every running request's: TensorRT-LLM's GUARANTEED_NO_EVICT. */
+        GUARANTEED_NO_EVICT
+    }
+
+    /** The engine's defaults for the OpenAI-compatible server on a data-centre GPU, the user's knobs over them. */
+    static EngineScheduler of(ServingEngine engine, SchedulerKnobs knobs, Deployment.Role role) {
+        EngineScheduler d = switch (engine) {
+            // vLLM V1 arg_utils: 1,024 sequences and 8,192 tokens for the API server on GPUs of 70 GiB or more; blocks of 16;
+            // gpu_memory_utilization 0.9 (0.10, 0.11); CUDA graphs (0.11) for 1, 2, 4, by 8 to 256, by 16 to 512; prefix caching on.
+            case VLLM, VLLM_V0 -> new EngineScheduler(1024, 8192, Integer.MAX_VALUE, true, 16, 0.9, vllmGraphs(512),
+                    Admission.PREEMPT_ON_OVERFLOW, 0, SchedulerKnobs.Policy.FCFS, true);
+            // SGLang server_args: max_prefill_tokens 16,384, chunked_prefill_size 8,192 on H100 and H200, pages of one token,
+            // mem_fraction_static about 0.85, CUDA graphs (0.5) 1, 2, 4, 8, 12, by 8 to 256, radix cache on; new_token_ratio
+            // starts at 0.7 (it decays towards 0.1 as decoding goes well: held at its start here).
+            case SGLANG -> new EngineScheduler(4096, 16384, 8192, false, 1, 0.85, sglangGraphs(256), Admission.RESERVE_RATIO, 0.7,
+                    SchedulerKnobs.Policy.FCFS, true);
+            // TensorRT-LLM (PyTorch backend, LLM API args): max_batch_size 2,048, max_num_tokens 8,192, chunked context off,
+            // 32 tokens a block, free_gpu_memory_fraction 0.9 (of what the weights leave), CUDA graphs of 1 to 31, 32, 64 and
+            // 128 sequences without padding (another batch runs eagerly), GUARANTEED_NO_EVICT.
+            case TRTLLM -> new EngineScheduler(2048, 8192, Integer.MAX_VALUE, true, 32, 0.9, trtllmGraphs(),
+                    Admission.GUARANTEED_NO_EVICT, 0, SchedulerKnobs.Policy.FCFS, true);
+            // TurboMind: no CUDA graphs; its batch and blocks as vLLM's for want of published defaults of its own.
+            case LMDEPLOY -> new EngineScheduler(256, 8192, Integer.MAX_VALUE, true, 64, 0.8, new int[0], Admission.PREEMPT_ON_OVERFLOW,
+                    0, SchedulerKnobs.Policy.FCFS, false);
+        };
+        int seqs = knobs.maxNumSeqs() != null ? knobs.maxNumSeqs() : role.maxBatch() > 0 ? role.maxBatch() : d.maxNumSeqs;
+        if (role.kind() == Deployment.Kind.PREFILL && role.prompts() > 0) {
+            seqs = role.prompts();
+        }
+        int budget = knobs.maxNumBatchedTokens() != null ? knobs.maxNumBatchedTokens() : d.maxNumBatchedTokens;
+        int chunk = role.chunk() == Deployment.Role.WHOLE ? Integer.MAX_VALUE
+                : role.chunk() > 0 ? role.chunk() : knobs.chunkSize() != null ? positiveOrWhole(knobs.chunkSize()) : d.chunkSize;
+        if (role.chunk() > 0 && role.chunk() != Deployment.Role.WHOLE && knobs.maxNumBatchedTokens() == null) {
+            // "chunks of N" (serve's plan): a step carries its decodes and a prompt chunk of N.
+            budget = role.chunk() + seqs;
+        }
+        if (budget < 1 || seqs < 1) {
+            throw new InputException("--max-num-batched-tokens and --max-num-seqs: expected at least 1");
+        }
+        int block = knobs.blockTokens() != null ? knobs.blockTokens() : d.blockTokens;
+        double fraction = knobs.memoryFraction() != null ? knobs.memoryFraction() : d.memoryFraction;
+        int[] graphs = capped(d.graphSizes, seqs);
+        return new EngineScheduler(seqs, budget, chunk, d.mixed, block, fraction, graphs, d.admission, d.newTokenRatio,
+                knobs.policy() != null ? knobs.policy() : d.policy, knobs.prefixCaching() != null ? knobs.prefixCaching() : d.prefixCaching);
+    }
+
+    private static int positiveOrWhole(int chunk) {
+        return chunk <= 0 ? Integer.MAX_VALUE : chunk;
+    }
+
+    /** vLLM 0.11's capture sizes: 1, 2, 4, every multiple of 8 below 256, then every multiple of 16 up to {@code max}. */
+    static int[] vllmGraphs(int max) {
+        List<Integer> out = new ArrayList<>(List.of(1, 2, 4));
+        for (int b = 8; b < 256 && b <= max; b += 8) {
+            out.add(b);
+        }
+        for (int b = 256; b <= max; b += 16) {
+            out.add(b);
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** SGLang 0.5's: 1, 2, 4, 8, 12, then every multiple of 8 from 16 up to {@code max}. */
+    static int[] sglangGraphs(int max) {
+        List<Integer> out = new ArrayList<>(List.of(1, 2, 4, 8, 12));
+        for (int b = 16; b <= max; b += 8) {
+            out.add(b);
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** TensorRT-LLM's: 1 to 31, 32, 64 and 128. A batch it did not capture runs eagerly (no padding by default). */
+    static int[] trtllmGraphs() {
+        List<Integer> out = new ArrayList<>();
+        for (int b = 1; b <= 32; b++) {
+            out.add(b);
+        }
+        out.addAll(List.of(64, 128));
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Whether a step pads its batch up to the next captured graph (vLLM, SGLang) or runs eagerly where none matches it. */
+    boolean padsToGraph() {
+        return admission != Admission.GUARANTEED_NO_EVICT;
+    }
+
+    /** Whether {@link #memoryFraction} is a share of what the weights leave free (TensorRT-LLM's free_gpu_memory_fraction), not of all memory. */
+    boolean fractionOfFree() {
+        return admission == Admission.GUARANTEED_NO_EVICT;
+    }
+
+    /** The captured sizes a replica of at most {@code seqs} sequences can use. */
+    private static int[] capped(int[] sizes, int seqs) {
+        return java.util.Arrays.stream(sizes).filter(b -> b <= seqs || b == firstAtLeast(sizes, seqs)).toArray();
+    }
+
+    private static int firstAtLeast(int[] sizes, int n) {
+        for (int b : sizes) {
+            if (b >= n) {
+                return b;
+            }
+        }
+        return -1;
+    }
+
+    /** In words, for the outputs. */
+    public String describe() {
+        return String.format(Locale.ROOT, "max_num_seqs=%d, max_num_batched_tokens=%d, chunk=%s, %s, block=%d tokens, memory=%.2f,"
+                        + " graphs to %s, %s, %s, prefix caching %s", maxNumSeqs, maxNumBatchedTokens,
+                chunkSize == Integer.MAX_VALUE ? "budget" : Integer.toString(chunkSize), mixed ? "mixed prefill+decode" : "prefill steps apart",
+                blockTokens, memoryFraction, graphSizes.length == 0 ? "none" : Integer.toString(graphSizes[graphSizes.length - 1]),
+                admission.name().toLowerCase(Locale.ROOT).replace('_', '-'), policy.label(), prefixCaching ? "on" : "off");
+    }
+}

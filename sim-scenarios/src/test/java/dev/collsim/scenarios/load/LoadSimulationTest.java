@@ -1,0 +1,119 @@
+package dev.collsim.scenarios.load;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.scenarios.decode.ServingEngine;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import umontreal.ssj.randvar.ExponentialGen;
+import umontreal.ssj.rng.MRG32k3a;
+
+class LoadSimulationTest {
+    private static final SchedulerKnobs ONE_AT_A_TIME = new SchedulerKnobs(1, null, null, null, null, null, null);
+
+    /** One request alone: its time in the server, a prefill of its prompt and its only token. */
+    private static double serviceMs(int isl) {
+        LoadOutcome o = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", ServingEngine.VLLM, Loads.closed(1, 3, isl, 1, 0), ONE_AT_A_TIME));
+        double s = o.requests().get(0).e2elMs();
+        for (LoadOutcome.RequestRecord r : o.requests()) {
+            assertEquals(s, r.e2elMs(), 1e-9, "every request of one fixed size takes the same time alone");
+        }
+        return s;
+    }
+
+    private static double[] poisson(double ratePerMs, int n, long seed) {
+        MRG32k3a stream = new MRG32k3a();
+        stream.setSeed(new long[] {seed, 12345, 12345, 12345, 12345, 12345});
+        ExponentialGen gaps = new ExponentialGen(stream, ratePerMs);
+        double[] out = new double[n];
+        double t = 0;
+        for (int i = 0; i < n; i++) {
+            t += gaps.nextDouble();
+            out[i] = t;
+        }
+        return out;
+    }
+
+    /** M/D/1: Pollaczek-Khinchine's mean wait rho S / (2 (1 - rho)) over 100,000 requests, within 3 %. */
+    @Test
+    void oneServerOfFixedServiceWaitsAsPollaczekKhinchineSays() {
+        int isl = 512;
+        double s = serviceMs(isl);
+        for (double rho : new double[] {0.5, 0.8}) {
+            double[] arrivals = poisson(rho / s, 100_000, 7);
+            LoadOutcome o = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", ServingEngine.VLLM, Loads.open(arrivals, isl, 1, 0), ONE_AT_A_TIME));
+            double wait = o.requests().stream().mapToDouble(r -> r.scheduledMs() - r.arrivalMs()).average().orElseThrow();
+            double theory = rho * s / (2 * (1 - rho));
+            assertEquals(theory, wait, 0.03 * theory, "rho " + rho + ": service " + s + " ms");
+            littlesLaw(o);
+        }
+    }
+
+    /** Little's law: the mean number in the deployment (from its queues) is the throughput times the mean time in it. */
+    static void littlesLaw(LoadOutcome o) {
+        List<LoadOutcome.RequestRecord> done = o.requests().stream().filter(r -> !r.failed()).toList();
+        double span = done.stream().mapToDouble(LoadOutcome.RequestRecord::endMs).max().orElseThrow();
+        double lambda = done.size() / span;
+        double w = done.stream().mapToDouble(LoadOutcome.RequestRecord::e2elMs).average().orElseThrow();
+        assertEquals(lambda * w, o.summary().meanInSystem(), 0.01 * lambda * w, "L = lambda W");
+    }
+
+    @Test
+    void aClosedLoopKeepsExactlyNInFlight() {
+        for (ServingEngine engine : new ServingEngine[] {ServingEngine.VLLM, ServingEngine.SGLANG, ServingEngine.TRTLLM}) {
+            int n = 24;
+            LoadOutcome o = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", engine, Loads.closed(n, 120, 700, 60, 24), SchedulerKnobs.DEFAULTS));
+            double lastSent = o.requests().stream().mapToDouble(LoadOutcome.RequestRecord::arrivalMs).max().orElseThrow();
+            long checked = o.series().stream().filter(x -> x.timeMs() < lastSent).peek(x -> assertEquals(n, x.running() + x.queued(),
+                    engine.label() + " at " + x.timeMs() + " ms")).count();
+            assertTrue(checked > 10, "samples before the last request was sent: " + checked);
+            assertEquals(96, o.summary().completed());
+            littlesLaw(o);
+        }
+    }
+
+    @Test
+    void theSameRunTwiceIsTheSame() {
+        LoadSpec spec = Loads.spec("llama-3-8b", "hgx-h100", "tp2", ServingEngine.VLLM, Loads.open(poisson(0.02, 300, 3), 900, 80, 10),
+                SchedulerKnobs.DEFAULTS);
+        assertEquals(Loads.run(spec).requests(), Loads.run(spec).requests());
+    }
+
+    /** A KV cache too small for the batch preempts; every request still gets all its tokens, and the queue law still holds. */
+    @Test
+    void aSmallCachePreemptsAndEveryRequestStillEnds() {
+        SchedulerKnobs tight = new SchedulerKnobs(null, null, null, null, null, 0.25, null);
+        LoadOutcome o = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", ServingEngine.VLLM, Loads.closed(256, 600, 2000, 400, 0), tight));
+        assertTrue(o.summary().preemptions() > 0, "preemptions " + o.summary().preemptions() + " with " + o.setup().kvBlocks() + " blocks");
+        assertEquals(600, o.summary().completed());
+        o.requests().forEach(r -> assertTrue(r.endMs() > r.firstTokenMs() && r.firstTokenMs() >= r.arrivalMs()));
+        littlesLaw(o);
+    }
+
+    /** Disaggregated: the first token comes after the prompt, its KV cache's move and a decode step. */
+    @Test
+    void aDisaggregatedRequestWaitsForItsCache() {
+        LoadOutcome o = Loads.run(Loads.spec("llama-3-70b", "hgx-h100", "1P tp8 + 1D tp8", ServingEngine.SGLANG, Loads.closed(16, 80, 3000, 100, 16),
+                SchedulerKnobs.DEFAULTS));
+        for (LoadOutcome.RequestRecord r : o.requests()) {
+            assertTrue(r.prefillEndMs() > r.arrivalMs() && r.kvArrivedMs() > r.prefillEndMs() && r.firstTokenMs() > r.kvArrivedMs(), r.toString());
+            assertTrue(r.prefillInstance() == 0 && r.instance() == 1, r.toString());
+        }
+        littlesLaw(o);
+    }
+
+    /** More load, longer waits: TTFT and TPOT grow with the concurrency. */
+    @Test
+    void latenciesGrowWithLoad() {
+        double ttft = 0;
+        double tpot = 0;
+        for (int c : new int[] {1, 8, 64}) {
+            LoadOutcome.Summary s = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", ServingEngine.VLLM, Loads.closed(c, 4 * c + 20, 1000, 200, c),
+                    SchedulerKnobs.DEFAULTS)).summary();
+            assertTrue(s.ttft().mean() > ttft && s.tpot().mean() > tpot, "c" + c + ": " + s.ttft().mean() + " " + s.tpot().mean());
+            ttft = s.ttft().mean();
+            tpot = s.tpot().mean();
+        }
+    }
+}
