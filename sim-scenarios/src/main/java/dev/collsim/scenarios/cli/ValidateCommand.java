@@ -171,7 +171,9 @@ public final class ValidateCommand implements Callable<Integer> {
             - workload: a closed loop of `batch_or_concurrency` requests in flight, every prompt ISL and every output \
             OSL tokens, 2 x concurrency requests of warm-up and then 10 x concurrency measured, as aiconfigurator's \
             benchmark runs them (genai-perf `--warmup-request-count 2C --request-count 10C`), seed 0;
-            - the engine's scheduler defaults, its router and KV-cache transfer (disagg) as `serve` has them.
+            - the engine's scheduler defaults; requests routed to instances and DP replicas in turn (Dynamo's frontend \
+            and SGLang's DP attention default); a disaggregated request's KV cache sent once its prefill is done \
+            (TensorRT-LLM, SGLang and vLLM's NixlConnector).
 
             A run collsim cannot simulate keeps every row, listed with the reasons; geomean |err| and bias are over \
             the rows simulated, per metric and stat, system, engine and mode (and per model where a group holds \
@@ -186,7 +188,8 @@ public final class ValidateCommand implements Callable<Integer> {
         ServingEngine forced = engine.forced();
         int t = Flags.threads(threads);
         BiConsumer<Integer, Integer> progress = ProgressBar.onTerminal(spec.commandLine().getErr(), "validate --serving");
-        ServingValidation v = measured == null ? ServingValidation.bundled(forced, t, progress) : ServingValidation.file(measured, forced, t, progress);
+        ServingValidation v = measured == null ? ServingValidation.bundled(forced, t, progress)
+                : ServingValidation.file(measured, forced, t, progress);
         String source = measured == null ? "serving calibration" : measured.getFileName().toString();
         if (v.simulated().isEmpty()) {
             ServingValidation.Outcome first = v.outcomes().get(0);

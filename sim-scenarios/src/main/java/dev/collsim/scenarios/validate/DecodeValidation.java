@@ -381,7 +381,9 @@ public final class DecodeValidation {
         }
         Optional<ModelNames.Resolved> known = ModelNames.resolve(n);
         if (known.isPresent()) {
-            return ModelConfig.load(known.get().catalogueName());
+            // The catalogue's shapes under their own name, with the window a later checkpoint takes (Llama 3.1: 128K).
+            ModelConfig m = ModelConfig.load(known.get().catalogueName());
+            return known.get().context().map(m::withMaxContext).orElse(m);
         }
         Matcher first = Pattern.compile("^[a-z0-9._-]+").matcher(n);
         return first.find() ? config(first.group() + ".json", models) : null;

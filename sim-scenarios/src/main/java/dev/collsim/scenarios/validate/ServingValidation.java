@@ -16,11 +16,13 @@ import dev.collsim.scenarios.load.Distribution;
 import dev.collsim.scenarios.load.LoadOutcome;
 import dev.collsim.scenarios.load.LoadSimulation;
 import dev.collsim.scenarios.load.LoadSpec;
+import dev.collsim.scenarios.load.Router;
 import dev.collsim.scenarios.load.SchedulerKnobs;
 import dev.collsim.scenarios.load.workload.RequestSpec;
 import dev.collsim.scenarios.load.workload.Workload;
 import dev.collsim.scenarios.validate.DecodeValidation.Fields;
 import dev.collsim.scenarios.validate.ServingRow.Role;
+import dev.collsim.scenarios.serve.KvTransfer;
 import dev.collsim.scenarios.validate.ServingRow.Run;
 import java.io.IOException;
 import java.io.InputStream;
@@ -60,7 +62,9 @@ import java.util.stream.Collectors;
  * each role's batch its maximum batch); the workload a closed loop of the concurrency, fixed ISL and
  * OSL, {@value #WARMUP_PER_USER} x concurrency requests of warm-up and then {@value #MEASURED_PER_USER}
  * x concurrency measured, as aiconfigurator's benchmark runs them (genai-perf {@code --request-count}
- * 10 C, {@code --warmup-request-count} 2 C), seed 0. A run collsim cannot simulate keeps its rows,
+ * 10 C, {@code --warmup-request-count} 2 C), seed 0; the engine's scheduler defaults, requests routed in
+ * turn ({@link #ROUTER}), a disaggregated request's KV cache sent once its prefill is done (as
+ * TensorRT-LLM, SGLang and vLLM's NixlConnector do). A run collsim cannot simulate keeps its rows,
  * each listed with the reasons.
  */
 public final class ServingValidation {
@@ -69,6 +73,11 @@ public final class ServingValidation {
     public static final int MEASURED_PER_USER = 10;
     /** Warm-up requests per request in flight, sent first and left out of the figures. */
     public static final int WARMUP_PER_USER = 2;
+    /**
+     * How requests pick an instance and a DP replica: in turn, as Dynamo's frontend and SGLang's DP attention do by
+     * default; in a closed loop of equal requests the least-loaded choice spreads them the same way.
+     */
+    static final Router ROUTER = Router.ROUND_ROBIN;
     /** The most requests in flight a run may ask for (then 12 times as many requests are simulated). */
     static final int MAX_CONCURRENCY = 100_000;
 
@@ -318,7 +327,7 @@ public final class ServingValidation {
             return new Mapped(null, systemLabel, engineLabel, deployment.label(), String.join("; ", why));
         }
         LoadSpec spec = new LoadSpec((ModelConfig) model, DecodeSystem.preset(system), precision, new EngineSetup(engine, null, null), deployment,
-                workload(concurrency, run.isl(), run.osl()), SchedulerKnobs.DEFAULTS, null, null, null, 0, false);
+                workload(concurrency, run.isl(), run.osl()), SchedulerKnobs.DEFAULTS, ROUTER, KvTransfer.AFTER_PREFILL, null, 0, false);
         return new Mapped(spec, systemLabel, engineLabel, deployment.label(), null);
     }
 

@@ -47,7 +47,7 @@ class ServingValidationTest {
         int c = spec.workload().concurrency();
         double[] base = {100, 200, 300, 400, 500};
         return new LoadOutcome(null, new LoadOutcome.Summary(10 * c, 0, 1, 0, 0, 0, null, 1000.0 * c, 0, spec.deployment().gpus(),
-                scaled(base, c), scaled(base, c / 10.0), scaled(base, c / 100.0), scaled(base, c * 10.0), 0, 0), List.of(), List.of(), List.of());
+                scaled(base, c), scaled(base, c / 10.0), scaled(base, c / 100.0), scaled(base, c * 10.0), 0, 0, c), List.of(), List.of(), List.of());
     }
 
     private static Distribution scaled(double[] base, double by) {
@@ -100,6 +100,7 @@ class ServingValidationTest {
         LoadSpec llama = r.specs.stream().filter(s -> !s.deployment().disaggregated() && s.deployment().gpus() == 8).findFirst().orElseThrow();
         assertTrue(llama.model().name().toLowerCase(java.util.Locale.ROOT).contains("70b"), llama.model().name());
         assertEquals(ServingEngine.VLLM, llama.engine().engine());
+        assertEquals(131_072, llama.model().maxContext(), "Llama 3.1's window, so a prompt of 8,192 and 1,024 out fits");
         // A closed loop of 16: 2 x 16 warm-up and 10 x 16 measured requests, every one 1,024 in and 1,024 out.
         assertEquals(16, llama.workload().concurrency());
         assertEquals(12 * 16, llama.workload().requests().size());
