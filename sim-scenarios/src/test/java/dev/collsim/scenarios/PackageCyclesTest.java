@@ -27,8 +27,9 @@ class PackageCyclesTest {
             .importPackages("dev.collsim.scenarios");
 
     /** The classes of a model package that read an input file, and the classes nested in them. */
-    private static final DescribedPredicate<JavaClass> INPUT_READERS = DescribedPredicate.describe("read input files (ModelConfig, CalibrationSet, DecodeValidation)",
-            c -> Set.of("ModelConfig", "CalibrationSet", "DecodeValidation").contains(topLevel(c).getSimpleName()));
+    private static final DescribedPredicate<JavaClass> INPUT_READERS = DescribedPredicate.describe(
+            "read input files (ModelConfig, CalibrationSet, DecodeValidation, ServingValidation)",
+            c -> Set.of("ModelConfig", "CalibrationSet", "DecodeValidation", "ServingValidation").contains(topLevel(c).getSimpleName()));
 
     private static JavaClass topLevel(JavaClass c) {
         JavaClass top = c;

@@ -381,7 +381,9 @@ public final class DecodeValidation {
         }
         Optional<ModelNames.Resolved> known = ModelNames.resolve(n);
         if (known.isPresent()) {
-            return ModelConfig.load(known.get().catalogueName());
+            // The catalogue's shapes under their own name, with the window a later checkpoint takes (Llama 3.1: 128K).
+            ModelConfig m = ModelConfig.load(known.get().catalogueName());
+            return known.get().context().map(m::withMaxContext).orElse(m);
         }
         Matcher first = Pattern.compile("^[a-z0-9._-]+").matcher(n);
         return first.find() ? config(first.group() + ".json", models) : null;
@@ -429,8 +431,8 @@ public final class DecodeValidation {
         return ttftSource;
     }
 
-    /** Reads the CSV's fields, each error naming the file, the line and the column. */
-    private record Fields(Map<String, String> m, String file, int line) {
+    /** Reads the CSV's fields, each error naming the file, the line and the column (the serving CSV's too). */
+    record Fields(Map<String, String> m, String file, int line) {
         String text(String key) {
             String v = m.get(key);
             if (v == null || v.isBlank()) {
@@ -463,9 +465,14 @@ public final class DecodeValidation {
         }
 
         int count(String key) {
+            return whole(key, "ranks");
+        }
+
+        /** A positive whole number of {@code things} (ranks, tokens, instances), at most 2^20. */
+        int whole(String key, String things) {
             double d = number(key);
             if (d != Math.rint(d) || d > 1 << 20) {
-                throw new InputException(file + ": line " + line + ": " + key + " '" + m.get(key) + "': expected a whole number of ranks");
+                throw new InputException(file + ": line " + line + ": " + key + " '" + m.get(key) + "': expected a whole number of " + things);
             }
             return (int) d;
         }

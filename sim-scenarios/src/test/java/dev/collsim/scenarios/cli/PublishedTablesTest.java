@@ -1,12 +1,16 @@
 package dev.collsim.scenarios.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The error tables docs/validation.md publishes are what collsim validate prints today, nccl-tests runs then decode steps. */
+/**
+ * The error tables docs/validation.md publishes are what collsim validate prints today, nccl-tests runs then decode steps,
+ * then the serving runs (every run of the serving calibration simulated request by request: about half a minute).
+ */
 class PublishedTablesTest {
     @Test
     void validationTableMatchesTheDocs() throws Exception {
@@ -14,9 +18,12 @@ class PublishedTablesTest {
         assertEquals(0, nccl.code(), nccl.err());
         CliRunner decode = CliRunner.run("validate", "--decode", "--format", "markdown");
         assertEquals(0, decode.code(), decode.err());
-        assertEquals(Files.readString(Path.of("../docs/validation.md")), nccl.out() + "\n" + decode.out(),
-                "regenerate it: (./collsim validate --detail --format markdown; echo; ./collsim validate --decode --format markdown)"
-                        + " > docs/validation.md");
+        CliRunner serving = CliRunner.run("validate", "--serving", "--format", "markdown");
+        assertEquals(0, serving.code(), serving.err());
+        assertTrue(serving.out().startsWith(ValidateCommand.SERVING_MARKDOWN), "the serving section opens with its prose");
+        assertEquals(Files.readString(Path.of("../docs/validation.md")), nccl.out() + "\n" + decode.out() + "\n" + serving.out(),
+                "regenerate it: (./collsim validate --detail --format markdown; echo; ./collsim validate --decode --format markdown; echo;"
+                        + " ./collsim validate --serving --format markdown) > docs/validation.md");
     }
 
     /** A user's own nccl-tests log joins the table as a data set, run on the system the options name. */

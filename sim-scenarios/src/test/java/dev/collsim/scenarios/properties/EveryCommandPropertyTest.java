@@ -76,6 +76,8 @@ class EveryCommandPropertyTest {
     static List<String> connections = new ArrayList<>();
     /** The calibration set's rows (header first) with sizes up to 64 MiB, for validate --calibration and calibrate. */
     static List<String> calibrationRows = new ArrayList<>();
+    /** Rows of the serving calibration quick to simulate (Llama-3.1-70B on H100 at concurrency up to 8, 1,024 tokens in) and B300 rows (skipped). */
+    static List<String> servingRows = new ArrayList<>();
 
     /** Where a case stands: its random stream, its own folder, the options chosen so far. */
     static final class G {
@@ -955,6 +957,20 @@ class EveryCommandPropertyTest {
             some(g, l, 0.4, Map.of(), Set.of("--detail"), "--engine", "--detail", "--format");
             return l;
         }
+        if (g.chance(0.15)) {
+            // a few quick runs of the serving calibration (or only B300 runs: nothing simulated, refused)
+            l.add("--serving", null);
+            Path csv = g.dir.resolve("serving.csv");
+            StringBuilder rows = new StringBuilder(servingRows.get(0)).append('\n');
+            int n = g.between(1, 3);
+            for (int i = 0; i < n; i++) {
+                rows.append(servingRows.get(g.between(1, servingRows.size() - 1))).append('\n');
+            }
+            write(csv, rows.toString());
+            l.add("--measured", csv.toString());
+            some(g, l, 0.4, Map.of("--threads", gg -> Integer.toString(gg.between(1, 2))), Set.of(), "--threads", "--engine", "--format", "--output");
+            return l;
+        }
         // a few rows of the calibration set, not all of it (35 s)
         Path csv = g.dir.resolve("rows.csv");
         StringBuilder rows = new StringBuilder(calibrationRows.get(0)).append('\n');
@@ -1005,7 +1021,8 @@ class EveryCommandPropertyTest {
         GENERATORS.put("topo validate", generator(20, flags(), EveryCommandPropertyTest::topoValidate));
         GENERATORS.put("demo", generator(1, flags(), g -> line("demo")));
         GENERATORS.put("validate", generator(25, flags(new String[] {"--decode", "--detail", "--engine", "--calibration", "--algo", "--ngpus",
-            "--gpus-per-node", "--network", "--nodes", "--op", "--system", "--measured", "--format", "--output"}), EveryCommandPropertyTest::validate));
+            "--gpus-per-node", "--network", "--nodes", "--op", "--system", "--measured", "--format", "--output", "--serving", "--threads"}),
+                EveryCommandPropertyTest::validate));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1109,7 +1126,23 @@ class EveryCommandPropertyTest {
                 }
             }
         }
-        write(shared.resolve("calibration.csv"), calibrationRows.get(0) + "\n" + String.join("\n", calibrationRows.subList(1, 6)) + "\n");
+        try (InputStream in = Main.class.getResourceAsStream("/calibration/serving_measured_calibration.csv")) {
+            List<String> lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+            List<String> header = List.of(lines.get(0).split(","));
+            servingRows = new ArrayList<>();
+            servingRows.add(lines.get(0));
+            int b300 = 0;
+            for (String row : lines.subList(1, lines.size())) {
+                List<String> c = cells(row);
+                boolean quick = c.get(header.indexOf("model")).equals("Llama-3.1-70B") && c.get(header.indexOf("isl")).equals("1024")
+                        && Integer.parseInt(c.get(header.indexOf("batch_or_concurrency"))) <= 8;
+                boolean skipped = c.get(header.indexOf("gpu")).startsWith("B300") && b300++ % 50 == 0;
+                if (quick || skipped) {
+                    servingRows.add(row);
+                }
+            }
+        }
+                write(shared.resolve("calibration.csv"), calibrationRows.get(0) + "\n" + String.join("\n", calibrationRows.subList(1, 6)) + "\n");
     }
 
     @Test
