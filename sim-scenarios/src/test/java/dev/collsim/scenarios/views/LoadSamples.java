@@ -75,6 +75,7 @@ public final class LoadSamples {
         return new LoadOutcome.Summary(done.size(), failed, seconds, in, out, done.size() / seconds, goodput, out / seconds, (in + out) / seconds,
                 gpus, Distribution.of(done.stream().mapToDouble(RequestRecord::ttftMs).toArray()), Distribution.of(tpots),
                 Distribution.weighted(tpots, gaps), Distribution.of(done.stream().mapToDouble(RequestRecord::e2elMs).toArray()),
-                done.stream().mapToInt(RequestRecord::preemptions).sum(), 0.125);
+                done.stream().mapToInt(RequestRecord::preemptions).sum(), 0.125,
+                done.stream().mapToDouble(RequestRecord::e2elMs).sum() / (end - start));
     }
 }
