@@ -5,6 +5,7 @@ import dev.collsim.scenarios.load.workload.TraceFile;
 import dev.collsim.scenarios.load.workload.Workload;
 import dev.collsim.scenarios.load.workload.WorkloadBuilder;
 import java.nio.file.Path;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 /**
@@ -17,7 +18,9 @@ final class LoadWorkloadOptions {
             description = "closed loop: N requests always in flight, the next sent as one ends (vLLM's --max-concurrency)")
     Integer concurrency;
 
-    @Option(names = "--rate", paramLabel = "REQ/S", description = "open loop: requests per second, Poisson unless --burstiness says otherwise")
+    @Option(names = "--rate", paramLabel = "REQ/S",
+            description = "requests per second: with --deployment an open loop's arrivals, Poisson unless --burstiness says otherwise;"
+                    + " without, the traffic each plan is sized for (GPUs needed)")
     Double rate;
 
     @Option(names = "--burstiness", paramLabel = "B",
@@ -35,11 +38,12 @@ final class LoadWorkloadOptions {
     @Option(names = "--seed", paramLabel = "S", defaultValue = "0", description = "seed of the arrivals' and lengths' random streams (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--isl", paramLabel = "LENGTH",
-            description = "prompt tokens: a number (1024, 4k), uniform:LO-HI, normal:MEAN,SD, lognormal:MEAN,SD (of the lengths) or file:PATH (one per line)")
+    @Option(names = "--isl", paramLabel = "LENGTH", converter = LengthText.class,
+            description = "prompt tokens: a number (1024, 4k); with --deployment also uniform:LO-HI, normal:MEAN,SD, lognormal:MEAN,SD"
+                    + " (of the lengths) or file:PATH (one per line)")
     String isl;
 
-    @Option(names = "--osl", paramLabel = "LENGTH", description = "output tokens, as --isl")
+    @Option(names = "--osl", paramLabel = "LENGTH", converter = LengthText.class, description = "output tokens, as --isl")
     String osl;
 
     @Option(names = "--random-range-ratio", paramLabel = "R",
@@ -53,6 +57,20 @@ final class LoadWorkloadOptions {
     @Option(names = "--prefix-share", paramLabel = "S",
             description = "each prompt's first S x ISL tokens are one system prompt all requests share (0 to below 1)")
     Double prefixShare;
+
+    /**
+     * A length as given: a plain token count is checked here, as picocli checks any count (so its error
+     * reads as every other token flag's); a distribution is read when the workload is built.
+     */
+    static final class LengthText implements ITypeConverter<String> {
+        @Override
+        public String convert(String text) {
+            if (text.indexOf(':') < 0) {
+                new Tokens().convert(text);
+            }
+            return text;
+        }
+    }
 
     /** The workload, each request checked against the model's context of {@code maxContextTokens}. */
     Workload build(int maxContextTokens) {

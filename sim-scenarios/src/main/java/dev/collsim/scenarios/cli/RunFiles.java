@@ -34,7 +34,7 @@ final class RunFiles {
     /** The file each flag names, by where it is on disk (links resolved), in command-line order. */
     private final Map<Path, String> inputs = new LinkedHashMap<>();
     private final Map<Path, String> outputs = new LinkedHashMap<>();
-    private final Map<Path, String> staged = new LinkedHashMap<>();
+    private final Map<Path, AtomicFiles.Content> staged = new LinkedHashMap<>();
 
     private RunFiles(RunFiles parent) {
         this.parent = parent;
@@ -96,6 +96,11 @@ final class RunFiles {
 
     /** Keeps a file's content until the run ends well. */
     void write(Path file, String content) {
+        write(file, AtomicFiles.Content.of(content));
+    }
+
+    /** Keeps a file whose content is written as it is made (a large trace) until the run ends well. */
+    void write(Path file, AtomicFiles.Content content) {
         Path where = where(file);
         if (!outputs.containsKey(where)) {
             declareOutput(file, "output");
@@ -108,7 +113,7 @@ final class RunFiles {
         if (parent != null) {
             staged.forEach(parent.staged::put);
         } else {
-            AtomicFiles.writeAll(staged);
+            AtomicFiles.writeAllStreamed(staged);
         }
         staged.clear();
     }

@@ -61,7 +61,7 @@ class BadInputCorpusTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void everyCaseIsOneLineWithExitCode2AndLeavesNothingBehind(Case c, @TempDir Path out) throws IOException {
-        String[] args = c.args().replace("{corpus}", CORPUS.toString()).replace("{out}", out.toString()).split("\\s+");
+        String[] args = CliRunner.words(c.args().replace("{corpus}", CORPUS.toString()).replace("{out}", out.toString()));
         CliRunner r = CliRunner.run(args);
         String err = r.err().strip();
         assertEquals(2, r.code(), err);

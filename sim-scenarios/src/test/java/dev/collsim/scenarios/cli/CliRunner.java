@@ -14,6 +14,19 @@ record CliRunner(int code, String out, String err) {
         return new CliRunner(code, out.toString(), err.toString());
     }
 
+    /**
+     * A command line as a shell splits it, for the tests that keep theirs as text: words apart at spaces,
+     * a 'quoted group' one word (a deployment such as {@code '1P tp8 + 1D tp8 b64'}).
+     */
+    static String[] words(String line) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("'([^']*)'|(\\S+)").matcher(line);
+        while (m.find()) {
+            out.add(m.group(1) != null ? m.group(1) : m.group(2));
+        }
+        return out.toArray(String[]::new);
+    }
+
     /** Runs a {@code bench ... --format csv} that must succeed and returns the busbw of its first size. */
     static double busbw(String... args) {
         return firstRow(args, 7);

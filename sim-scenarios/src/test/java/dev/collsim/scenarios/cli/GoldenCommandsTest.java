@@ -33,7 +33,7 @@ class GoldenCommandsTest {
     @ParameterizedTest(name = "{0}: {1}")
     @MethodSource("commands")
     void outputMatchesItsGolden(String name, String args) {
-        CliRunner r = CliRunner.run(args.split(" +"));
+        CliRunner r = CliRunner.run(CliRunner.words(args));
         String actual = "exit " + r.code() + "\n--- stdout\n" + r.out() + "--- stderr\n" + r.err();
         Golden.check(DIR.resolve(name + ".txt"), actual, name + " (" + args + ")");
     }

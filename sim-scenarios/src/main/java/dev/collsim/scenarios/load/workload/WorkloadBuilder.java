@@ -196,8 +196,9 @@ public final class WorkloadBuilder {
         double[] times = arrivals.timesMs(n, streams[FIRST_STREAM]);
         List<RequestSpec> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            int in = prompt.draw(streams[FIRST_STREAM + 1], maxContext);
-            int gen = output.draw(streams[FIRST_STREAM + 2], maxContext);
+            // Clamped only to the flags' own bound: a length past the context is the user's to see, as the engine refuses it.
+            int in = prompt.draw(streams[FIRST_STREAM + 1], Lengths.MAX_TOKENS);
+            int gen = output.draw(streams[FIRST_STREAM + 2], Lengths.MAX_TOKENS);
             if ((long) in + gen > maxContext) {
                 throw new InputException(String.format(Locale.ROOT, "request %d: ISL %d + OSL %d = %d tokens, more than the model's context of %d"
                         + " (--isl %s, --osl %s)", i, in, gen, in + gen, maxContext, prompt.describe(), output.describe()));
