@@ -151,8 +151,9 @@ public final class Prefill {
         if (!nvlink && machine.maxNodes() < 2) {
             return PrefillResult.KvTransfer.notSimulated(over, "one node: no network between instances");
         }
-        if (!nvlink && tp > perNode) {
-            return PrefillResult.KvTransfer.notSimulated(over, "the TP group fills several nodes");
+        if (!nvlink && 2 * nodesOf(tp, perNode) > machine.maxNodes()) {
+            return PrefillResult.KvTransfer.notSimulated(over, "the two instances need " + 2 * nodesOf(tp, perNode) + " nodes; the system has "
+                    + machine.maxNodes());
         }
         double whole = sendMs(machine, tp, perGpu, nvlink);
         double linkFree = 0;
@@ -168,14 +169,24 @@ public final class Prefill {
         return new PrefillResult.KvTransfer(over, Duration.ofMillis(whole), Duration.ofMillis(Math.max(0, linkFree - ttft)), "");
     }
 
-    /** The time of {@code tp} sends of {@code bytes} each, GPU t to its peer, run together. */
+    /** Whole nodes a TP group of {@code tp} takes. */
+    private static int nodesOf(int tp, int perNode) {
+        return (tp + perNode - 1) / perNode;
+    }
+
+    /**
+     * The time of {@code tp} sends of {@code bytes} each, GPU t to its peer, run together. Over the
+     * network the decode instance is on the nodes after the prefill's (a TP group of 16 on 8-GPU nodes:
+     * nodes 0-1 send to nodes 2-3, GPU t to GPU t of the same rail), so each node's NICs carry its own
+     * GPUs' shards and a group across nodes sends on all of its nodes' NICs at once.
+     */
     private static double sendMs(Machine machine, int tp, long bytes, boolean nvlink) {
-        int perNode = machine.gpusPerNode();
-        Communicator whole = machine.layout(nvlink ? 2 * tp : 2 * perNode);
+        int offset = nvlink ? tp : nodesOf(tp, machine.gpusPerNode()) * machine.gpusPerNode();
+        Communicator whole = machine.layout(2 * offset);
         Communicator own = machine.pair(nvlink);
         List<CollectiveRun> runs = new ArrayList<>();
         for (int t = 0; t < tp; t++) {
-            Communicator pair = own.placedAt(whole.placement().subset(t, (nvlink ? tp : perNode) + t));
+            Communicator pair = own.placedAt(whole.placement().subset(t, offset + t));
             runs.add(pair.collectiveRun(CommModel.plan(pair, CollectiveOp.SEND_RECV, bytes, EnumSet.allOf(AlgorithmId.class))));
         }
         return CollectiveSimulator.runTogether(runs).stream().mapToLong(r -> r.durationPicos()).max().orElse(0) / 1e9;

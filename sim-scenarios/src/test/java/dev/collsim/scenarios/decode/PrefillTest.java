@@ -20,6 +20,11 @@ class PrefillTest {
                 OptionalInt.empty(), 8, 1, 1, 1, 1, 8192, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true);
     }
 
+    private static DecodeSpec llama70bTp(int tp) {
+        return new DecodeSpec(ModelConfig.load("llama-3-70b"), DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), tp, 1, 1, 1, 1, 8192,
+                Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true);
+    }
+
     private static PrefillResult.KvTransfer over(PrefillResult r, String link) {
         return r.kv().transfers().stream().filter(x -> x.over().equals(link)).findFirst().orElseThrow();
     }
@@ -88,5 +93,22 @@ class PrefillTest {
         PrefillResult.KvTransfer c = over(chunked, "the network");
         assertEquals(w.after().ms(), c.after().ms(), 1e-9, "the same cache after the prefill");
         assertTrue(c.exposed().ms() > 0 && c.exposed().ms() < w.exposed().ms() / 2, c.exposed().ms() + " ms exposed in chunks, " + w.exposed().ms() + " whole");
+    }
+
+    /**
+     * A TP group across two nodes sends its cache on both nodes' NICs at once (nodes 0-1 to 2-3, each
+     * GPU to its peer on its rail), where it was not simulated at all before. Llama-3-70B has 8 KV
+     * heads, so at TP 16 each GPU holds one head, as at TP 8: the same bytes a GPU, and with a NIC per
+     * GPU the same time; had the sixteen sends shared one node's NICs, twice as long.
+     */
+    @Test
+    void aTpGroupAcrossNodesSendsOnEveryNodesNics() {
+        PrefillResult eight = Prefill.run(llama70bTp(8), 8192, 1, 0);
+        PrefillResult sixteen = Prefill.run(llama70bTp(16), 8192, 1, 0);
+        assertEquals(eight.kv().bytesPerGpu(), sixteen.kv().bytesPerGpu());
+        PrefillResult.KvTransfer across = over(sixteen, "the network");
+        assertTrue(across.simulated(), across.why());
+        double ratio = across.after().ms() / over(eight, "the network").after().ms();
+        assertEquals(1, ratio, 0.05, across.after().ms() + " ms at TP 16 against " + over(eight, "the network").after().ms() + " ms at TP 8");
     }
 }
