@@ -146,12 +146,12 @@ public final class LoadSimulation {
             for (int e = 0; e < engines; e++) {
                 Replica[] replicas = new Replica[perEngine];
                 for (int k = 0; k < perEngine; k++) {
-                    replicas[k] = new Replica(k, config, tokens, role.kind() == Deployment.Kind.PREFILL);
+                    replicas[k] = new Replica(k, config, tokens);
                 }
                 List<Instance> pool = role.kind() == Deployment.Kind.DECODE ? back : front;
                 pool.add(new Instance(front.size() + back.size(), role.kind(), replicas, costs, kvMsPerToken));
             }
-            kvBlocks.add(new Replica(0, config, tokens, false).totalBlocks);
+            kvBlocks.add(new Replica(0, config, tokens).totalBlocks);
         }
 
         /** The time a prompt token's KV cache takes to leave a prefill instance for a decode instance, ms, from a simulated move. */

@@ -3,7 +3,6 @@ package dev.collsim.scenarios.load;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +18,6 @@ final class Replica {
     final int index;
     final EngineScheduler config;
     final int totalBlocks;
-    private final boolean prefillOnly;
     final Deque<Live> waiting = new ArrayDeque<>();
     final List<Live> running = new ArrayList<>();
     int freeBlocks;
@@ -27,12 +25,11 @@ final class Replica {
     /** Block hashes whose blocks stay cached after their request, least recently used first. */
     private final LinkedHashMap<Long, Boolean> prefixCache;
 
-    Replica(int index, EngineScheduler config, long kvTokens, boolean prefillOnly) {
+    Replica(int index, EngineScheduler config, long kvTokens) {
         this.index = index;
         this.config = config;
         this.totalBlocks = (int) Math.min(Integer.MAX_VALUE, kvTokens / config.blockTokens());
         this.freeBlocks = totalBlocks;
-        this.prefillOnly = prefillOnly;
         int capacity = totalBlocks;
         this.prefixCache = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
@@ -268,18 +265,5 @@ final class Replica {
     void finish(Live r) {
         running.remove(r);
         release(r);
-    }
-
-    /** Requests' tokens over all running sequences, for the trace and tests. */
-    int runningTokens() {
-        int sum = 0;
-        for (Iterator<Live> it = running.iterator(); it.hasNext(); ) {
-            sum += it.next().kvTokens;
-        }
-        return sum;
-    }
-
-    boolean prefillOnly() {
-        return prefillOnly;
     }
 }
