@@ -19,14 +19,18 @@ import java.util.Locale;
  *                            prefill first (SGLang without --enable-mixed-chunk)
  * @param blockTokens         tokens per KV-cache block (a page)
  * @param memoryFraction      the share of each GPU's memory the engine takes for weights, buffers and KV cache
- * @param graphSizes          the decode batch sizes captured as CUDA graphs, ascending (a step pads up to the next)
+ * @param ofFreeMemory        {@code memoryFraction} is a share of what the weights leave free (TensorRT-LLM's
+ *                            free_gpu_memory_fraction), not of all memory
+ * @param graphSizes          the decode batch sizes captured as CUDA graphs, ascending
+ * @param padsToGraph         a step pads its batch up to the next captured size (vLLM, SGLang); else a batch not
+ *                            captured runs eagerly (TensorRT-LLM without enable_padding)
  * @param admission           how it admits a request against the cache
  * @param newTokenRatio       under {@link Admission#RESERVE_RATIO}, the share of each running request's remaining output
  *                            kept free for it
  */
 public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunkSize, boolean mixed, int blockTokens,
-                              double memoryFraction, int[] graphSizes, Admission admission, double newTokenRatio,
-                              SchedulerKnobs.Policy policy, boolean prefixCaching) {
+                              double memoryFraction, boolean ofFreeMemory, int[] graphSizes, boolean padsToGraph, Admission admission,
+                              double newTokenRatio, SchedulerKnobs.Policy policy, boolean prefixCaching) {
     /** How a scheduler admits requests against its KV cache. */
     public enum Admission {
         /**
@@ -48,20 +52,20 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
         EngineScheduler d = switch (engine) {
             // vLLM V1 arg_utils: 1,024 sequences and 8,192 tokens for the API server on GPUs of 70 GiB or more; blocks of 16;
             // gpu_memory_utilization 0.9 (0.10, 0.11); CUDA graphs (0.11) for 1, 2, 4, by 8 to 256, by 16 to 512; prefix caching on.
-            case VLLM, VLLM_V0 -> new EngineScheduler(1024, 8192, Integer.MAX_VALUE, true, 16, 0.9, vllmGraphs(512),
+            case VLLM, VLLM_V0 -> new EngineScheduler(1024, 8192, Integer.MAX_VALUE, true, 16, 0.9, false, vllmGraphs(512), true,
                     Admission.PREEMPT_ON_OVERFLOW, 0, SchedulerKnobs.Policy.FCFS, true);
             // SGLang server_args: max_prefill_tokens 16,384, chunked_prefill_size 8,192 on H100 and H200, pages of one token,
             // mem_fraction_static about 0.85, CUDA graphs (0.5) 1, 2, 4, 8, 12, by 8 to 256, radix cache on; new_token_ratio
             // starts at 0.7 (it decays towards 0.1 as decoding goes well: held at its start here).
-            case SGLANG -> new EngineScheduler(4096, 16384, 8192, false, 1, 0.85, sglangGraphs(256), Admission.RESERVE_RATIO, 0.7,
+            case SGLANG -> new EngineScheduler(4096, 16384, 8192, false, 1, 0.85, false, sglangGraphs(256), true, Admission.RESERVE_RATIO, 0.7,
                     SchedulerKnobs.Policy.FCFS, true);
             // TensorRT-LLM (PyTorch backend, LLM API args): max_batch_size 2,048, max_num_tokens 8,192, chunked context off,
             // 32 tokens a block, free_gpu_memory_fraction 0.9 (of what the weights leave), CUDA graphs of 1 to 31, 32, 64 and
             // 128 sequences without padding (another batch runs eagerly), GUARANTEED_NO_EVICT.
-            case TRTLLM -> new EngineScheduler(2048, 8192, Integer.MAX_VALUE, true, 32, 0.9, trtllmGraphs(),
+            case TRTLLM -> new EngineScheduler(2048, 8192, Integer.MAX_VALUE, true, 32, 0.9, true, trtllmGraphs(), false,
                     Admission.GUARANTEED_NO_EVICT, 0, SchedulerKnobs.Policy.FCFS, true);
             // TurboMind: no CUDA graphs; its batch and blocks as vLLM's for want of published defaults of its own.
-            case LMDEPLOY -> new EngineScheduler(256, 8192, Integer.MAX_VALUE, true, 64, 0.8, new int[0], Admission.PREEMPT_ON_OVERFLOW,
+            case LMDEPLOY -> new EngineScheduler(256, 8192, Integer.MAX_VALUE, true, 64, 0.8, false, new int[0], true, Admission.PREEMPT_ON_OVERFLOW,
                     0, SchedulerKnobs.Policy.FCFS, false);
         };
         int seqs = knobs.maxNumSeqs() != null ? knobs.maxNumSeqs() : role.maxBatch() > 0 ? role.maxBatch() : d.maxNumSeqs;
@@ -81,7 +85,7 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
         int block = knobs.blockTokens() != null ? knobs.blockTokens() : d.blockTokens;
         double fraction = knobs.memoryFraction() != null ? knobs.memoryFraction() : d.memoryFraction;
         int[] graphs = capped(d.graphSizes, seqs);
-        return new EngineScheduler(seqs, budget, chunk, d.mixed, block, fraction, graphs, d.admission, d.newTokenRatio,
+        return new EngineScheduler(seqs, budget, chunk, d.mixed, block, fraction, d.ofFreeMemory, graphs, d.padsToGraph, d.admission, d.newTokenRatio,
                 knobs.policy() != null ? knobs.policy() : d.policy, knobs.prefixCaching() != null ? knobs.prefixCaching() : d.prefixCaching);
     }
 
@@ -118,16 +122,6 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
         }
         out.addAll(List.of(64, 128));
         return out.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    /** Whether a step pads its batch up to the next captured graph (vLLM, SGLang) or runs eagerly where none matches it. */
-    boolean padsToGraph() {
-        return admission != Admission.GUARANTEED_NO_EVICT;
-    }
-
-    /** Whether {@link #memoryFraction} is a share of what the weights leave free (TensorRT-LLM's free_gpu_memory_fraction), not of all memory. */
-    boolean fractionOfFree() {
-        return admission == Admission.GUARANTEED_NO_EVICT;
     }
 
     /** The captured sizes a replica of at most {@code seqs} sequences can use. */

@@ -133,7 +133,7 @@ public final class LoadSimulation {
                 throw new InputException("--deployment '" + role.label() + "': " + e.getMessage());
             }
             EngineScheduler config = EngineScheduler.of(spec.engine().engine(), spec.scheduler(), role);
-            long tokens = DecodeStep.kvTokenCapacity(layout, config.memoryFraction(), config.fractionOfFree());
+            long tokens = DecodeStep.kvTokenCapacity(layout, config.memoryFraction(), config.ofFreeMemory());
             if (tokens < config.blockTokens()) {
                 throw new InputException(String.format(Locale.ROOT, "--deployment '%s': %s in %s leaves no room for a KV cache on %s at"
                                 + " %.0f%% of its memory; give more GPUs (tp, pp, ep) or a smaller --dtype", role.label(), m.name(),
