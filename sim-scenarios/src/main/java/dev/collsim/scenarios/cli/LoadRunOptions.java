@@ -27,11 +27,11 @@ final class LoadRunOptions {
                     + " max_batch_size; default: the deployment's batch, else the engine's)")
     Integer maxNumSeqs;
 
-    @Option(names = "--max-num-batched-tokens", paramLabel = "N",
+    @Option(names = "--max-num-batched-tokens", paramLabel = "TOKENS", converter = Tokens.class,
             description = "tokens one step takes (vLLM's --max-num-batched-tokens, TensorRT-LLM's max_num_tokens; default: the engine's)")
     Integer maxNumBatchedTokens;
 
-    @Option(names = "--chunked-prefill-size", paramLabel = "N",
+    @Option(names = "--chunked-prefill-size", paramLabel = "TOKENS", converter = Tokens.class,
             description = "prompt tokens of one request a step takes, 0 or less for whole prompts (SGLang's --chunked-prefill-size;"
                     + " default: the engine's)")
     Integer chunkedPrefillSize;
@@ -50,7 +50,7 @@ final class LoadRunOptions {
                     + " default: the engine's)")
     Double memoryFraction;
 
-    @Option(names = "--block-size", paramLabel = "TOKENS", description = "tokens per KV-cache block (default: the engine's: vLLM 16, SGLang 1,"
+    @Option(names = "--block-size", paramLabel = "TOKENS", converter = Tokens.class, description = "tokens per KV-cache block (default: the engine's: vLLM 16, SGLang 1,"
             + " TensorRT-LLM 32)")
     Integer blockSize;
 

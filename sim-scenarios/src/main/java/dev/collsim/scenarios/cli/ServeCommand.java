@@ -152,6 +152,12 @@ public final class ServeCommand implements Callable<Integer> {
         ModelConfig config = model.config();
         DecodeSystem where = new DecodeSystem.Preset(presets.get(0), network.preset(), OptionalInt.empty(), whatIf.toWhatIf());
         Deployment deployment = Deployment.parse(load.deployment);
+        for (Deployment.Role role : deployment.roles()) {
+            if (presets.get(0).family().maxNodes() == 1 && role.gpus() > presets.get(0).gpusPerNode()) {
+                throw new InputException("--deployment '" + load.deployment + "': an instance of " + role.label() + " takes " + role.gpus()
+                        + " GPUs; " + presets.get(0).id() + " is one server of " + presets.get(0).gpusPerNode());
+            }
+        }
         double[] percentiles = load.percentiles();
         LoadSpec loadSpec = new LoadSpec(config, where, model.weights(), engineOptions.setup(), deployment,
                 workload.build(config.maxContext() > 0 ? config.maxContext() : Lengths.MAX_TOKENS), load.knobs(), load.router(),

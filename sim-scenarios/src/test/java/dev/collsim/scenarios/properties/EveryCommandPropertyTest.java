@@ -365,7 +365,10 @@ class EveryCommandPropertyTest {
             if (value == null) {
                 throw new AssertionError("no value for " + flag);
             }
-            line.add(flag, value.apply(g));
+            String v = value.apply(g);
+            if (v != null) { // a value function may decline, leaving the flag out
+                line.add(flag, v);
+            }
         }
     }
 
@@ -634,22 +637,71 @@ class EveryCommandPropertyTest {
         return l;
     }
 
+    /** Deployments of a small model, as serve prints them: aggregated, DP, chunked, disaggregated, and some too large for one node. */
+    static final List<String> SMALL_DEPLOYMENTS = List.of("tp1 b32", "tp2 b64", "tp1 dp2 b16", "tp8 b256", "tp2 b32, chunks of 512",
+            "1P tp1 + 1D tp1 b32", "2P tp1 + 1D tp2 b64", "tp1 pp2 b8", "tp16 b64");
+    /** The flags serve takes only with --deployment: the load run's workload and engine knobs. */
+    static final String[] SERVE_LOAD_FLAGS = {"--deployment", "--concurrency", "--burstiness", "--requests", "--warmup", "--seed",
+        "--random-range-ratio", "--trace", "--prefix-share", "--max-num-seqs", "--max-num-batched-tokens", "--chunked-prefill-size",
+        "--schedule-policy", "--prefix-caching", "--gpu-memory-utilization", "--block-size", "--router", "--goodput", "--percentiles", "--perfetto"};
+
+    /** A plan (the M/D/1 search) four times in ten, else one deployment under load with a few dozen requests. */
     static Line serve(G g) {
         Line l = line("serve");
         l.add("--model", g.pick(SMALL_MODELS));
-        int systems = g.chance(0.8) ? 1 : 2;
+        boolean load = g.chance(0.6);
+        int systems = load || g.chance(0.8) ? 1 : 2;
         for (int i = 0; i < systems; i++) {
             l.add("--system", g.pick(SYSTEMS));
         }
-        l.add("--isl", g.tokens(128, 16384));
-        l.add("--osl", g.tokens(16, 4096));
-        l.add("--gpus", Integer.toString(g.pick(List.of(8, 16, 72))));
         l.add("--threads", "1");
-        Map<String, Function<G, String>> own = Map.of(
-                "--rate", gg -> gg.number(gg.logUniform(0.01, 1000)),
-                "--kv-transfer", gg -> gg.pick("after-prefill", "layer-by-layer"));
-        some(g, l, 0.3, own, Set.of(), "--dtype", "--engine", "--itl-slo", "--ttft-slo", "--kv-dtype", "--kv-transfer", "--network",
-                "--overlap-scheduler", "--rate");
+        Map<String, Function<G, String>> own = new LinkedHashMap<>();
+        own.put("--rate", gg -> gg.number(gg.logUniform(0.01, 1000)));
+        own.put("--kv-transfer", gg -> gg.pick("after-prefill", "layer-by-layer"));
+        if (!load) {
+            l.add("--isl", g.tokens(128, 16384));
+            l.add("--osl", g.tokens(16, 4096));
+            l.add("--gpus", Integer.toString(g.pick(List.of(8, 16, 72))));
+            some(g, l, 0.3, own, Set.of(), "--dtype", "--engine", "--itl-slo", "--ttft-slo", "--kv-dtype", "--kv-transfer", "--network",
+                    "--overlap-scheduler", "--rate");
+            return withWhatIfsAndOutputs(g, l, own);
+        }
+        l.add("--deployment", g.pick(SMALL_DEPLOYMENTS));
+        boolean trace = g.chance(0.15);
+        boolean fixed = g.chance(0.7);
+        if (trace) {
+            l.add("--trace", g.pick("src/test/resources/traces/azure-conv-40.csv", "src/test/resources/traces/mooncake-40.jsonl"));
+        } else {
+            l.add("--isl", fixed ? g.tokens(16, 8192) : g.pick("uniform:100-2000", "normal:1000,300", "lognormal:800,400"));
+            l.add("--osl", fixed ? g.tokens(1, 1024) : g.pick("uniform:10-300", "normal:200,50"));
+        }
+        boolean closed = g.chance(0.5);
+        if (closed) {
+            l.add("--concurrency", Integer.toString(g.count(64)));
+        } else if (!trace) {
+            l.add("--rate", g.number(g.logUniform(0.1, 1000)));
+        }
+        l.add("--requests", Integer.toString(g.between(1, trace ? 40 : 60)));
+        own.put("--warmup", gg -> Integer.toString(gg.between(0, 10)));
+        // the knobs that go with another choice are drawn only with it, mostly: a refusal now and then is fine, a refusal always tests nothing
+        own.put("--burstiness", gg -> closed && gg.chance(0.8) ? null : gg.number(gg.logUniform(0.05, 20)));
+        own.put("--random-range-ratio", gg -> !fixed && gg.chance(0.8) ? null : gg.number(gg.r.nextDouble() * 0.99));
+        own.put("--prefix-share", gg -> gg.number(gg.r.nextDouble() * 0.99));
+        own.put("--max-num-seqs", gg -> Integer.toString(gg.count(512)));
+        own.put("--max-num-batched-tokens", gg -> gg.tokens(16, 32768));
+        own.put("--chunked-prefill-size", gg -> gg.chance(0.2) ? "0" : gg.tokens(16, 16384));
+        own.put("--schedule-policy", gg -> gg.pick("fcfs", "lpm"));
+        own.put("--prefix-caching", gg -> gg.pick("on", "off"));
+        own.put("--gpu-memory-utilization", gg -> gg.number(0.3 + gg.r.nextDouble() * 0.7));
+        own.put("--block-size", gg -> Integer.toString(gg.count(256)));
+        own.put("--router", gg -> gg.pick("round-robin", "least-loaded", "kv-aware"));
+        own.put("--goodput", gg -> gg.pick("ttft:2000 tpot:50", "ttft:500", "e2el:10000,tpot:30"));
+        own.put("--percentiles", gg -> gg.pick("50,90,99", "99", "25,75", "99.9"));
+        own.put("--perfetto", gg -> gg.file("run.json"));
+        some(g, l, 0.25, own, Set.of(), "--dtype", "--engine", "--kv-dtype", "--kv-transfer", "--network", "--overlap-scheduler", "--warmup",
+                "--seed", "--burstiness", "--random-range-ratio", "--prefix-share", "--max-num-seqs", "--max-num-batched-tokens",
+                "--chunked-prefill-size", "--schedule-policy", "--prefix-caching", "--gpu-memory-utilization", "--block-size", "--router",
+                "--goodput", "--percentiles", "--perfetto");
         return withWhatIfsAndOutputs(g, l, own);
     }
 
@@ -999,9 +1051,9 @@ class EveryCommandPropertyTest {
         GENERATORS.put("decode", generator(60, flags(DECODE_OWN, WHAT_IFS, STOCHASTIC, OUTPUT), EveryCommandPropertyTest::decode));
         GENERATORS.put("prefill", generator(40, flags(new String[] {"--model", "--isl", "--batch", "--chunk", "--dtype", "--engine", "--ep",
             "--kv-dtype", "--network", "--overlap-scheduler", "--pp", "--tp", "--system", "--trace"}, WHAT_IFS, OUTPUT), EveryCommandPropertyTest::prefill));
-        GENERATORS.put("serve", generator(10, flags(new String[] {"--model", "--system", "--isl", "--osl", "--gpus", "--threads", "--dtype", "--engine",
-            "--itl-slo", "--ttft-slo", "--kv-dtype", "--kv-transfer", "--network", "--overlap-scheduler", "--rate"}, WHAT_IFS, OUTPUT),
-                EveryCommandPropertyTest::serve));
+        GENERATORS.put("serve", generator(24, flags(new String[] {"--model", "--system", "--isl", "--osl", "--gpus", "--threads", "--dtype", "--engine",
+            "--itl-slo", "--ttft-slo", "--kv-dtype", "--kv-transfer", "--network", "--overlap-scheduler", "--rate"}, SERVE_LOAD_FLAGS, WHAT_IFS,
+            OUTPUT), EveryCommandPropertyTest::serve));
         GENERATORS.put("compare", generator(12, flags(new String[] {"--model", "--system", "--topology", "--gpus", "--threads", "--context", "--dtype",
             "--engine", "--itl-slo", "--kv-dtype", "--network", "--overlap-scheduler", "--gpus-per-node", "--nodes"}, WHAT_IFS, OUTPUT),
                 EveryCommandPropertyTest::compare));
