@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class PackageCyclesTest {
     /** The workloads' models: they compute typed results and leave every output to {@code views}. */
     private static final String[] MODELS = {"dev.collsim.scenarios.bench..", "dev.collsim.scenarios.decode..",
-        "dev.collsim.scenarios.serve..", "dev.collsim.scenarios.compare..", "dev.collsim.scenarios.explain..",
+        "dev.collsim.scenarios.serve..", "dev.collsim.scenarios.serveload..", "dev.collsim.scenarios.compare..", "dev.collsim.scenarios.explain..",
         "dev.collsim.scenarios.validate..", "dev.collsim.scenarios.replications..", "dev.collsim.scenarios.stochastic..",
         "dev.collsim.scenarios.metrics.."};
 

@@ -1,7 +1,6 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.core.input.InputException;
-import dev.collsim.core.units.TimeSpan;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.decode.DecodeSystem;
@@ -16,6 +15,8 @@ import dev.collsim.scenarios.serve.KvTransfer;
 import dev.collsim.scenarios.serve.ServingPlan;
 import dev.collsim.scenarios.serve.ServingSearch;
 import dev.collsim.scenarios.serve.ServingSpec;
+import dev.collsim.scenarios.serve.Slo;
+import dev.collsim.scenarios.serveload.PercentileSearch;
 import dev.collsim.scenarios.views.Json;
 import dev.collsim.scenarios.views.LoadHtml;
 import dev.collsim.scenarios.views.LoadTrace;
@@ -28,6 +29,7 @@ import dev.collsim.topologies.systems.WhatIf;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
+import java.util.function.BiConsumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -70,10 +72,14 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     LoadRunOptions load;
 
-    @Option(names = "--ttft-slo", paramLabel = "TIME", defaultValue = "2s", description = "mean time-to-first-token target (default: ${DEFAULT-VALUE})")
+    @Option(names = "--ttft-slo", paramLabel = "[pN:]TIME", defaultValue = "2s",
+            description = "time-to-first-token target: a time is the mean, pN:TIME the N-th percentile (p99:2s), which simulated load runs"
+                    + " decide (default: ${DEFAULT-VALUE})")
     String ttftSlo;
 
-    @Option(names = "--itl-slo", paramLabel = "TIME", defaultValue = "50ms", description = "mean inter-token latency target (default: ${DEFAULT-VALUE})")
+    @Option(names = "--itl-slo", paramLabel = "[pN:]TIME", defaultValue = "50ms",
+            description = "inter-token latency target: a time is the mean time per output token, pN:TIME the N-th percentile of the gaps"
+                    + " between tokens (p90:50ms) (default: ${DEFAULT-VALUE})")
     String itlSlo;
 
     @Option(names = "--kv-transfer", paramLabel = "WHEN", defaultValue = "after-prefill",
@@ -120,12 +126,12 @@ public final class ServeCommand implements Callable<Integer> {
                 .<DecodeSystem>map(p -> new DecodeSystem.Preset(p, net, OptionalInt.empty(), knobs))
                 .toList();
         new WorkloadBuilder().rate(workload.rate); // the same bounds as a load run's rate
-        ServingSpec serving = new ServingSpec(model.config(), where, gpus, isl, osl,
-                Flags.parse("--ttft-slo", () -> TimeSpan.parse(ttftSlo)).picos() / 1e9,
-                Flags.parse("--itl-slo", () -> TimeSpan.parse(itlSlo)).picos() / 1e9, workload.rate, model.weights(), engineOptions.setup(),
-                KvTransfer.byName(kvTransfer));
-        ServingPlan plan = ServingSearch.run(serving, Flags.threads(threads), ProgressBar.onTerminal(spec.commandLine().getErr(),
-                "serve: decode steps"));
+        ServingSpec serving = new ServingSpec(model.config(), where, gpus, isl, osl, Slo.parse("--ttft-slo", ttftSlo), Slo.parse("--itl-slo", itlSlo),
+                workload.rate, model.weights(), engineOptions.setup(), KvTransfer.byName(kvTransfer));
+        BiConsumer<Integer, Integer> steps = ProgressBar.onTerminal(spec.commandLine().getErr(), "serve: decode steps");
+        ServingPlan plan = serving.atPercentiles()
+                ? PercentileSearch.run(serving, Flags.threads(threads), steps, ProgressBar.onTerminal(spec.commandLine().getErr(), "serve: load runs"))
+                : ServingSearch.run(serving, Flags.threads(threads), steps);
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim serve " + plan.model());
             ServeHtml.add(report, plan);

@@ -10,10 +10,17 @@ import java.util.Locale;
  * The answer to a serving question: for each system, the best aggregated and the best disaggregated
  * deployment that meets both targets, or what fell short.
  *
- * @param rate requests/s the deployments are sized for; null when not asked
+ * @param rate      requests/s the deployments are sized for; null when not asked
+ * @param simulated the load runs a plan at percentile targets was decided on; null for a plan at mean targets (estimates only)
  */
-public record ServingPlan(String model, int isl, int osl, Duration ttftSlo, Duration itlSlo, Double rate, int gpus, Precision dtype,
-                          ServingEngine engine, KvTransfer kvTransfer, List<SystemPlan> systems) {
+public record ServingPlan(String model, int isl, int osl, Slo ttftSlo, Slo itlSlo, Double rate, int gpus, Precision dtype,
+                          ServingEngine engine, KvTransfer kvTransfer, List<SystemPlan> systems, Simulated simulated) {
+
+    /** The plan of {@code spec}'s question from each system's answers. */
+    public static ServingPlan of(ServingSpec spec, List<SystemPlan> systems, Simulated simulated) {
+        return new ServingPlan(spec.model().name(), spec.isl(), spec.osl(), spec.ttftSlo(), spec.itlSlo(), spec.rate(), spec.gpus(),
+                spec.precision(), spec.engine().engine(), spec.kvTransfer(), systems, simulated);
+    }
 
     /**
      * One system's two answers; a deployment is null where none meets both targets, and its shortfall
@@ -59,7 +66,9 @@ public record ServingPlan(String model, int isl, int osl, Duration ttftSlo, Dura
             /** Even unloaded, prefill, KV move and a decode step take longer than the TTFT target. */
             TTFT_UNLOADED,
             /** No path between two instances for the KV cache. */
-            NO_KV_PATH
+            NO_KV_PATH,
+            /** Every candidate the estimate proposed was refused by the load simulation. */
+            REFUSED
         }
     }
 
@@ -105,4 +114,26 @@ public record ServingPlan(String model, int isl, int osl, Duration ttftSlo, Dura
      * @param stepWithChunk a decode step that carries a prefill chunk (aggregated)
      */
     public record Parts(Duration prefill, Duration queue, Duration kv, String kvOver, Duration decodeStep, Duration stepWithChunk) {}
+
+    /**
+     * The load runs a plan at percentile targets was decided on.
+     *
+     * @param requests requests of each run (its first {@code warmup} not measured), an open loop of Poisson arrivals
+     * @param runs     every run, in the order simulated
+     * @param refused  candidates the load simulation refused (e.g. no room for the KV cache its scheduler needs)
+     */
+    public record Simulated(int requests, int warmup, List<Run> runs, int refused) {}
+
+    /**
+     * One load run of a candidate deployment at a share of the rate its estimate allows.
+     *
+     * @param ttftMs           TTFT at the target's statistic
+     * @param itlMs            ITL at the target's statistic (a mean: the mean time per output token)
+     * @param tokensPerSPerUser output tokens/s one user sees, 1000 / mean TPOT
+     * @param tokensPerSPerGpu output tokens/s per GPU of the deployment
+     * @param meets            within both targets
+     * @param onFrontier       no other run of its system gives both more tokens/s per user and more per GPU
+     */
+    public record Run(String system, Mode mode, String deployment, double load, double ratePerS, double ttftMs, double itlMs,
+                      double tokensPerSPerUser, double tokensPerSPerGpu, boolean meets, boolean onFrontier) {}
 }

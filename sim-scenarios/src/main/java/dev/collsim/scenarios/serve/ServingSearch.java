@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -106,10 +107,33 @@ public final class ServingSearch {
 
     /** As above, telling {@code progress} how many of each system's decode steps are estimated. */
     public static ServingPlan run(ServingSpec spec, int threads, BiConsumer<Integer, Integer> progress) {
+        return ServingPlan.of(spec, search(spec, threads, progress).stream().map(Searched::plan).toList(), null);
+    }
+
+    /**
+     * One system's search: every deployment of each mode within the targets (at the estimate's mean
+     * times), most output tokens/s per GPU first, or why none is; {@code fitting} the decode points
+     * that fit in memory.
+     */
+    public record Searched(String system, int fitting, Ranked aggregated, Ranked disaggregated) {
+        public ServingPlan.SystemPlan plan() {
+            return new ServingPlan.SystemPlan(system, fitting, aggregated.best(), aggregated.why(), disaggregated.best(), disaggregated.why());
+        }
+    }
+
+    /** A mode's deployments within the targets, best first (one per decode point: its best chunk size or prefill pairing). */
+    public record Ranked(List<ServingPlan.Deployment> deployments, ServingPlan.Shortfall why) {
+        public ServingPlan.Deployment best() {
+            return deployments.isEmpty() ? null : deployments.get(0);
+        }
+    }
+
+    /** The estimate's search on each system; what a plan at mean targets reports and a plan at percentiles simulates. */
+    public static List<Searched> search(ServingSpec spec, int threads, BiConsumer<Integer, Integer> progress) {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         CommModel.Cache cache = new CommModel.Cache();
         try {
-            List<ServingPlan.SystemPlan> systems = new ArrayList<>();
+            List<Searched> systems = new ArrayList<>();
             for (DecodeSystem system : spec.systems()) {
                 systems.add(plan(spec, system, pool, cache, progress));
             }
@@ -119,9 +143,7 @@ public final class ServingSearch {
                         String.join(" or ", spec.systems().stream().map(DecodeSystem::name).toList()), spec.decodeContext(),
                         spec.precision().label()));
             }
-            return new ServingPlan(spec.model().name(), spec.isl(), spec.osl(), Duration.ofMillis(spec.ttftSloMs()),
-                    Duration.ofMillis(spec.itlSloMs()), spec.rate(), spec.gpus(), spec.precision(), spec.engine().engine(), spec.kvTransfer(),
-                    systems);
+            return systems;
         } finally {
             pool.shutdownNow();
         }
@@ -158,8 +180,8 @@ public final class ServingSearch {
         return out;
     }
 
-    private static ServingPlan.SystemPlan plan(ServingSpec spec, DecodeSystem system, ExecutorService pool, CommModel.Cache cache,
-                                               BiConsumer<Integer, Integer> progress) {
+    private static Searched plan(ServingSpec spec, DecodeSystem system, ExecutorService pool, CommModel.Cache cache,
+                                 BiConsumer<Integer, Integer> progress) {
         int perNode = system.gpusPerNodeFor(spec.gpus());
         List<Instance> instances = instances(spec.model(), perNode, spec.gpus());
         int context = spec.decodeContext();
@@ -187,12 +209,12 @@ public final class ServingSearch {
             Choice dis = disaggregated(spec, decode, prefill);
             List<DecodePoint> todo = new ArrayList<>();
             for (Choice c : List.of(agg, dis)) {
-                if (c.decode != null && !full.containsKey(c.decode.spec())) {
-                    todo.add(c.decode);
+                if (c.decode() != null && !full.containsKey(c.decode().spec())) {
+                    todo.add(c.decode());
                 }
             }
             if (todo.isEmpty()) {
-                return systemPlan(system.name(), agg, dis, decode.size());
+                return new Searched(system.name(), decode.size(), agg.ranked(), dis.ranked());
             }
             List<DecodePoint> done = LayoutSearch.map(pool, todo, p -> new DecodePoint(p.at(), p.spec(), DecodeStep.run(p.spec(), cache)));
             for (int k = 0; k < todo.size(); k++) {
@@ -262,8 +284,25 @@ public final class ServingSearch {
         return out;
     }
 
-    /** A choice: the deployment (null if none meets both targets), its decode point, and why none did. */
-    record Choice(ServingPlan.Deployment deployment, DecodePoint decode, ServingPlan.Shortfall why) {}
+    /**
+     * A mode's deployments within the targets, best first, with the decode point of the best (whose
+     * step is then simulated in full), or why none is.
+     */
+    record Choice(List<ServingPlan.Deployment> within, DecodePoint decode, ServingPlan.Shortfall why) {
+        Ranked ranked() {
+            return new Ranked(within, why);
+        }
+    }
+
+    /** Most output tokens/s per GPU first, then the shorter TTFT. */
+    static final Comparator<ServingPlan.Deployment> BEST_FIRST = Comparator.comparingDouble((ServingPlan.Deployment d) -> -d.tokensPerSPerGpu())
+            .thenComparingDouble(d -> d.ttft().ms());
+
+    /** The deployments found, each with its decode point, ranked; the best's point kept. */
+    private static Choice choice(Map<ServingPlan.Deployment, DecodePoint> found, ServingPlan.Shortfall why) {
+        List<ServingPlan.Deployment> ranked = found.keySet().stream().sorted(BEST_FIRST).toList();
+        return new Choice(ranked, ranked.isEmpty() ? null : found.get(ranked.get(0)), ranked.isEmpty() ? why : null);
+    }
 
     /** An aggregated instance at a decode batch and chunk size, or null where its prefills cannot keep up. */
     static ServingPlan.Deployment aggregatedAt(ServingSpec spec, DecodePoint d, int chunk, double[] chunkMs) {
@@ -301,12 +340,12 @@ public final class ServingSearch {
     }
 
     private static Choice aggregated(ServingSpec spec, List<DecodePoint> decode, Map<Instance, Map<Integer, double[]>> chunks) {
-        ServingPlan.Deployment best = null;
-        DecodePoint bestPoint = null;
+        Map<ServingPlan.Deployment, DecodePoint> found = new LinkedHashMap<>(); // decode order: ties keep the first, as before
         double bestTtft = Double.POSITIVE_INFINITY;
         double bestItl = Double.POSITIVE_INFINITY;
         for (DecodePoint d : decode) {
             Map<Integer, double[]> sizes = chunks.getOrDefault(d.at(), Map.of());
+            ServingPlan.Deployment best = null;
             for (int chunk : chunkSizes(spec.isl())) {
                 double[] forwards = sizes.get(chunk);
                 ServingPlan.Deployment a = forwards == null ? null : aggregatedAt(spec, d, chunk, forwards);
@@ -319,11 +358,13 @@ public final class ServingSearch {
                 }
                 if (a.itl().ms() <= spec.itlSloMs() && a.ttft().ms() <= spec.ttftSloMs() && better(a, best)) {
                     best = a;
-                    bestPoint = d;
                 }
             }
+            if (best != null) {
+                found.put(best, d);
+            }
         }
-        return new Choice(best, bestPoint, best != null ? null : why(spec, bestItl, bestTtft));
+        return choice(found, why(spec, bestItl, bestTtft));
     }
 
     private static boolean better(ServingPlan.Deployment a, ServingPlan.Deployment best) {
@@ -344,12 +385,12 @@ public final class ServingSearch {
                 .sorted(Comparator.comparingDouble((DecodePoint d) -> -d.requestsPerS(spec.osl()) / d.at().gpus())).limit(PAIRED).toList();
         if (fast.isEmpty()) {
             double bestItl = decode.stream().mapToDouble(d -> d.itlMs()).min().orElse(Double.POSITIVE_INFINITY);
-            return new Choice(null, null, why(spec, bestItl, 0));
+            return new Choice(List.of(), null, why(spec, bestItl, 0));
         }
-        ServingPlan.Deployment best = null;
-        DecodePoint bestPoint = null;
+        Map<ServingPlan.Deployment, DecodePoint> found = new LinkedHashMap<>(); // decode order: ties keep the first, as before
         double bestTtft = Double.POSITIVE_INFINITY;
         for (DecodePoint d : fast) {
+            ServingPlan.Deployment best = null;
             for (PrefillPoint p : prefill) {
                 if (p.kvMs() == null) {
                     continue;
@@ -359,14 +400,16 @@ public final class ServingSearch {
                 bestTtft = Math.min(bestTtft, unloaded);
                 if (x != null && better(x, best)) {
                     best = x;
-                    bestPoint = d;
                 }
             }
+            if (best != null) {
+                found.put(best, d);
+            }
         }
-        ServingPlan.Shortfall why = best != null ? null : prefill.stream().allMatch(p -> p.kvMs() == null)
+        ServingPlan.Shortfall why = prefill.stream().allMatch(p -> p.kvMs() == null)
                 ? new ServingPlan.Shortfall(Reason.NO_KV_PATH, null)
                 : new ServingPlan.Shortfall(Reason.TTFT_UNLOADED, Duration.ofMillis(bestTtft));
-        return new Choice(best, bestPoint, why);
+        return choice(found, why);
     }
 
     /**
@@ -419,7 +462,4 @@ public final class ServingSearch {
                         Duration.ofMillis(d.itlMs()), Duration.ofMillis(d.itlMs())), forRate);
     }
 
-    private static ServingPlan.SystemPlan systemPlan(String system, Choice agg, Choice dis, int fitting) {
-        return new ServingPlan.SystemPlan(system, fitting, agg.deployment(), agg.why(), dis.deployment(), dis.why());
-    }
 }

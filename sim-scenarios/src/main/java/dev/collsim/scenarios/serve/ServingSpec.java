@@ -14,11 +14,12 @@ import java.util.List;
  * the GPUs of each system to plan on (and, if given, a request rate to size for).
  *
  * @param gpus      the GPU budget of each system: a deployment's unit (its prefill and decode instances) fits in it
- * @param ttftSloMs the time-to-first-token target, ms (mean)
- * @param itlSloMs  the inter-token latency target, ms (mean time per output token)
+ * @param ttftSlo   the time-to-first-token target
+ * @param itlSlo    the inter-token latency target: a mean is the mean time per output token, a percentile one of the gaps between
+ *                  tokens (vLLM's ITL)
  * @param rate      requests per second to size for, or null
  */
-public record ServingSpec(ModelConfig model, List<DecodeSystem> systems, int gpus, int isl, int osl, double ttftSloMs, double itlSloMs,
+public record ServingSpec(ModelConfig model, List<DecodeSystem> systems, int gpus, int isl, int osl, Slo ttftSlo, Slo itlSlo,
                           Double rate, Precision precision, EngineSetup engine, KvTransfer kvTransfer) {
     public ServingSpec {
         if (systems.isEmpty()) {
@@ -29,15 +30,22 @@ public record ServingSpec(ModelConfig model, List<DecodeSystem> systems, int gpu
         HgxCluster.requireBuildable("--gpus " + gpus, gpus);
         Require.atLeastOne("--isl", isl);
         Require.atLeastOne("--osl", osl);
-        if (!(ttftSloMs > 0)) {
-            throw new InputException("--ttft-slo: expected a positive time, e.g. 2s");
-        }
-        if (!(itlSloMs > 0)) {
-            throw new InputException("--itl-slo: expected a positive time, e.g. 50ms");
-        }
         if (rate != null && !(rate > 0)) {
             throw new InputException("--rate " + rate + ": expected requests per second above 0");
         }
+    }
+
+    public double ttftSloMs() {
+        return ttftSlo.ms();
+    }
+
+    public double itlSloMs() {
+        return itlSlo.ms();
+    }
+
+    /** True when either target is a percentile: the plan is then decided on simulated load runs. */
+    public boolean atPercentiles() {
+        return !ttftSlo.isMean() || !itlSlo.isMean();
     }
 
     /** The mean context of a sequence while it decodes: its prompt and half its output. */

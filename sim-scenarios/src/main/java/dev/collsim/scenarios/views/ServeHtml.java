@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.serve.ServingPlan;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 
 /** A serving plan in the HTML report: the verdicts, tokens/s per GPU by system and mode, and the two tables. */
@@ -15,13 +17,15 @@ public final class ServeHtml {
         p.systems().forEach(s -> report.text(ServeView.verdict(p, s)));
         ServeView.acrossSystems(p).forEach(report::text);
         report.chart(perGpu(p), 380);
+        if (p.simulated() != null) {
+            report.chart(frontier(p), 420);
+        }
         ServeView.tables(p).forEach(report::table);
     }
 
     private static ObjectNode perGpu(ServingPlan p) {
         ObjectNode o = HtmlReport.json().createObjectNode();
-        o.putObject("title").put("text", String.format(Locale.ROOT, "Output tokens/s per GPU at TTFT <= %s ms and ITL <= %s ms",
-                ServeView.number(p.ttftSlo().ms()), ServeView.number(p.itlSlo().ms()))).put("left", "center");
+        o.putObject("title").put("text", "Output tokens/s per GPU at " + ServeView.targets(p)).put("left", "center");
         o.putObject("tooltip").put("trigger", "item");
         o.putObject("legend").put("top", 28);
         o.putObject("grid").put("top", 70).put("left", 70).put("right", 40);
@@ -37,6 +41,28 @@ public final class ServeHtml {
                 ObjectNode item = data.addObject().put("name", d == null ? "none meets both targets" : d.deployment());
                 item.put("value", d == null ? 0 : d.tokensPerSPerGpu());
             }
+        }
+        return o;
+    }
+
+    /** Every load run as tokens/s per GPU against tokens/s per user, each system's frontier joined by a line. */
+    private static ObjectNode frontier(ServingPlan p) {
+        ObjectNode o = HtmlReport.json().createObjectNode();
+        o.putObject("title").put("text", "Throughput against interactivity: the load runs, each system's frontier joined").put("left", "center");
+        o.putObject("tooltip").put("trigger", "item");
+        o.putObject("legend").put("top", 28);
+        o.putObject("grid").put("top", 70).put("left", 70).put("right", 40);
+        o.putObject("xAxis").put("type", "value").put("name", "output tokens/s per user").put("nameLocation", "middle").put("nameGap", 28);
+        o.putObject("yAxis").put("type", "value").put("name", "output tokens/s per GPU");
+        ArrayNode series = o.putArray("series");
+        for (ServingPlan.SystemPlan s : p.systems()) {
+            List<ServingPlan.Run> runs = p.simulated().runs().stream().filter(r -> r.system().equals(s.system())).toList();
+            ArrayNode points = series.addObject().put("name", s.system()).put("type", "scatter").putArray("data");
+            runs.forEach(r -> points.addObject().put("name", r.deployment() + String.format(Locale.ROOT, " at %.2f of its rate%s", r.load(),
+                    r.meets() ? ", within the targets" : "")).putArray("value").add(r.tokensPerSPerUser()).add(r.tokensPerSPerGpu()));
+            ArrayNode line = series.addObject().put("name", s.system() + " frontier").put("type", "line").putArray("data");
+            runs.stream().filter(ServingPlan.Run::onFrontier).sorted(Comparator.comparingDouble(ServingPlan.Run::tokensPerSPerUser))
+                    .forEach(r -> line.addArray().add(r.tokensPerSPerUser()).add(r.tokensPerSPerGpu()));
         }
         return o;
     }

@@ -9,6 +9,7 @@ import dev.collsim.scenarios.serve.ServingPlan.Deployment;
 import dev.collsim.scenarios.serve.ServingPlan.Shortfall;
 import dev.collsim.scenarios.serve.ServingPlan.SystemPlan;
 import dev.collsim.scenarios.serve.ServingPlan;
+import dev.collsim.scenarios.serve.Slo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -33,14 +34,24 @@ public final class ServeView {
             case TTFT_UNLOADED -> String.format(Locale.ROOT, "no deployment meets the TTFT target: its best TTFT unloaded is %.1f ms",
                     s.best().ms());
             case NO_KV_PATH -> "the KV cache has no path between two instances (one node without NVLink between them)";
+            case REFUSED -> "the load simulation refused every deployment the estimate proposed (its scheduler finds no room for the KV cache)";
         };
+    }
+
+    /** The two targets in words: {@code TTFT 2000 ms and ITL 50 ms}, a percentile named ({@code p99 TTFT 2000 ms}). */
+    public static String targets(ServingPlan p) {
+        return named(p.ttftSlo()) + "TTFT " + number(p.ttftSlo().ms()) + " ms and " + named(p.itlSlo()) + "ITL " + number(p.itlSlo().ms()) + " ms";
+    }
+
+    private static String named(Slo slo) {
+        return slo.isMean() ? "" : slo.stat() + " ";
     }
 
     /** One system's verdict: which mode wins and by how much, or what each mode lacks. */
     public static String verdict(ServingPlan p, SystemPlan s) {
         Deployment a = s.aggregated();
         Deployment d = s.disaggregated();
-        String targets = "TTFT " + number(p.ttftSlo().ms()) + " ms and ITL " + number(p.itlSlo().ms()) + " ms";
+        String targets = targets(p);
         if (a != null && d != null) {
             boolean disWins = d.tokensPerSPerGpu() > a.tokensPerSPerGpu();
             Deployment win = disWins ? d : a;
@@ -78,30 +89,53 @@ public final class ServeView {
         int width = Math.max(14, p.systems().stream().mapToInt(s -> s.system().length() + 1).max().orElse(0));
         List<Column> columns = new ArrayList<>(List.of(Column.text("system", "system", width), Column.text("mode", "mode", 15),
                 Column.text("deployment", "deployment", 44), Column.number("gpus", "GPUs", "", 5, 0),
-                Column.number("ttft_ms", "TTFT", "(ms)", 9, 1), Column.number("itl_ms", "ITL", "(ms)", 8, 2),
+                Column.number("ttft_ms", named(p.ttftSlo()) + "TTFT", "(ms)", 9, 1), Column.number("itl_ms", named(p.itlSlo()) + "ITL", "(ms)", 8, 2),
                 Column.number("tok_s_gpu", "tok/s/GPU", "", 10, 1), Column.number("req_s", "req/s", "", 8, 2)));
         if (p.rate() != null) {
             columns.add(Column.number("gpus_for_rate", "GPUs for rate", "", 14, 0));
         }
         Table plans = new Table("Serving at both targets", columns, Map.of("command", "serve", "model", p.model()));
-        plans.note(String.format(Locale.ROOT, "%s, ISL %d, OSL %d, %s, %s's kernels: the most output tokens/s per GPU with a mean TTFT of at"
-                + " most %s ms and a mean ITL of at most %s ms, each deployment's unit within %d GPUs%s", p.model(), p.isl(), p.osl(),
-                p.dtype().label(), p.engine().label(), number(p.ttftSlo().ms()), number(p.itlSlo().ms()), p.gpus(),
-                p.rate() == null ? "" : String.format(Locale.ROOT, "; GPUs for %s requests/s", number(p.rate()))));
+        plans.note(String.format(Locale.ROOT, "%s, ISL %d, OSL %d, %s, %s's kernels: the most output tokens/s per GPU with a %s TTFT of at"
+                + " most %s ms and a %s ITL of at most %s ms, each deployment's unit within %d GPUs%s", p.model(), p.isl(), p.osl(),
+                p.dtype().label(), p.engine().label(), p.ttftSlo().stat(), number(p.ttftSlo().ms()), p.itlSlo().stat(), number(p.itlSlo().ms()),
+                p.gpus(), p.rate() == null ? "" : String.format(Locale.ROOT, "; GPUs for %s requests/s", number(p.rate()))));
+        if (p.simulated() != null) {
+            ServingPlan.Simulated sim = p.simulated();
+            plans.note(String.format(Locale.ROOT, "decided on %d simulated load runs of %d requests each (the first %d not measured), Poisson"
+                    + " arrivals at up to the rate each deployment's estimate allows%s; a mean ITL is the mean time per output token, a"
+                    + " percentile one of the gaps between tokens (vLLM's ITL)", sim.runs().size(), sim.requests(), sim.warmup(),
+                    sim.refused() == 0 ? "" : "; " + sim.refused() + " deployment(s) the load simulation refused"));
+        }
         Table parts = new Table("What each deployment is made of", List.of(Column.text("system", "system", width),
                 Column.text("mode", "mode", 15), Column.number("prefill_ms", "prefill", "(ms)", 9, 1),
                 Column.number("queue_ms", "queue", "(ms)", 8, 1), Column.number("kv_ms", "KV move", "(ms)", 8, 2),
                 Column.text("kv_over", "KV over", 12), Column.number("decode_step_ms", "decode step", "(ms)", 12, 2),
                 Column.number("step_with_chunk_ms", "with a chunk", "(ms)", 13, 2)), Map.of("command", "serve", "model", p.model()));
         parts.note("TTFT = queue + prefill + KV move (+ one decode step, disaggregated; + half a step, aggregated); the queue is M/D/1 at the"
-                + " load the targets allow");
+                + " load the targets allow" + (p.simulated() == null ? "" : "; these parts are the estimate's, the times above the load runs'"));
         for (SystemPlan s : p.systems()) {
             add(p, plans, parts, s.system(), s.aggregated(), s.aggregatedShortfall(), "aggregated");
             add(p, plans, parts, s.system(), s.disaggregated(), s.disaggregatedShortfall(), "disaggregated");
         }
         p.systems().forEach(s -> plans.footnote(verdict(p, s)));
         acrossSystems(p).forEach(plans::footnote);
-        return List.of(plans, parts);
+        return p.simulated() == null ? List.of(plans, parts) : List.of(plans, parts, runs(p, width));
+    }
+
+    /** A plan at percentiles: every load run it made, the frontier's points marked. */
+    private static Table runs(ServingPlan p, int width) {
+        Table t = new Table("Load runs", List.of(Column.text("system", "system", width), Column.text("mode", "mode", 15),
+                Column.text("deployment", "deployment", 44), Column.number("load", "load", "", 6, 2), Column.number("req_s", "req/s", "", 8, 2),
+                Column.number("ttft_ms", named(p.ttftSlo()) + "TTFT", "(ms)", 10, 1), Column.number("itl_ms", named(p.itlSlo()) + "ITL", "(ms)", 9, 2),
+                Column.number("tok_s_user", "tok/s/user", "", 11, 1), Column.number("tok_s_gpu", "tok/s/GPU", "", 10, 1),
+                Column.text("meets", "meets", 6), Column.text("frontier", "frontier", 9)), Map.of("command", "serve", "model", p.model()));
+        t.note("load: the share of the rate the deployment's estimate allows; frontier: no other run of the system gives both more tokens/s"
+                + " per user and more per GPU");
+        for (ServingPlan.Run r : p.simulated().runs()) {
+            t.row(r.system(), r.mode().label(), r.deployment(), r.load(), r.ratePerS(), r.ttftMs(), r.itlMs(), r.tokensPerSPerUser(),
+                    r.tokensPerSPerGpu(), r.meets() ? "yes" : "no", r.onFrontier() ? "*" : "");
+        }
+        return t;
     }
 
     private static void add(ServingPlan p, Table plans, Table parts, String system, Deployment d, Shortfall why, String mode) {
@@ -127,7 +161,9 @@ public final class ServeView {
         j.put("isl", p.isl());
         j.put("osl", p.osl());
         j.put("ttft_slo_ms", p.ttftSlo().ms());
+        j.put("ttft_slo_stat", p.ttftSlo().stat());
         j.put("itl_slo_ms", p.itlSlo().ms());
+        j.put("itl_slo_stat", p.itlSlo().stat());
         if (p.rate() != null) {
             j.put("rate_per_s", p.rate());
         }
@@ -145,6 +181,31 @@ public final class ServeView {
             o.put("verdict", verdict(p, s));
         }
         j.set("verdicts", Json.strings(acrossSystems(p)));
+        if (p.simulated() != null) {
+            ObjectNode sim = j.putObject("load_runs");
+            sim.put("requests", p.simulated().requests());
+            sim.put("warmup", p.simulated().warmup());
+            sim.put("refused", p.simulated().refused());
+            ArrayNode runs = sim.putArray("runs");
+            ArrayNode frontier = j.putArray("frontier");
+            for (ServingPlan.Run r : p.simulated().runs()) {
+                ObjectNode o = runs.addObject();
+                o.put("system", r.system());
+                o.put("mode", r.mode().label());
+                o.put("deployment", r.deployment());
+                o.put("load", r.load());
+                o.put("requests_per_s", r.ratePerS());
+                o.put("ttft_ms", r.ttftMs());
+                o.put("itl_ms", r.itlMs());
+                o.put("tokens_per_s_per_user", r.tokensPerSPerUser());
+                o.put("tokens_per_s_per_gpu", r.tokensPerSPerGpu());
+                o.put("meets_targets", r.meets());
+                o.put("on_frontier", r.onFrontier());
+                if (r.onFrontier()) {
+                    frontier.add(o.deepCopy());
+                }
+            }
+        }
         return j;
     }
 

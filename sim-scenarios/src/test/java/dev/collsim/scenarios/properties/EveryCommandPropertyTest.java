@@ -659,6 +659,9 @@ class EveryCommandPropertyTest {
         own.put("--rate", gg -> gg.number(gg.logUniform(0.01, 1000)));
         own.put("--kv-transfer", gg -> gg.pick("after-prefill", "layer-by-layer"));
         if (!load) {
+            // now and then a percentile target, which decides on simulated load runs
+            own.put("--ttft-slo", gg -> (gg.chance(0.3) ? "p" + gg.pick("50", "90", "99", "99.9") + ":" : "") + gg.time(0.01, 30));
+            own.put("--itl-slo", gg -> (gg.chance(0.3) ? "p" + gg.pick("50", "90", "99") + ":" : "") + gg.time(1e-3, 1));
             l.add("--isl", g.tokens(128, 16384));
             l.add("--osl", g.tokens(16, 4096));
             l.add("--gpus", Integer.toString(g.pick(List.of(8, 16, 72))));

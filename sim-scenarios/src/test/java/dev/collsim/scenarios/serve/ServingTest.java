@@ -20,7 +20,7 @@ class ServingTest {
     private static final DecodeSystem HGX = DecodeSystem.preset("hgx-h100");
 
     private static ServingSpec spec(int gpus, int isl, int osl, double ttftMs, double itlMs) {
-        return new ServingSpec(LLAMA_8B, List.of(HGX), gpus, isl, osl, ttftMs, itlMs, 10.0, Precision.BF16, EngineSetup.DEFAULT,
+        return new ServingSpec(LLAMA_8B, List.of(HGX), gpus, isl, osl, Slo.mean(ttftMs), Slo.mean(itlMs), 10.0, Precision.BF16, EngineSetup.DEFAULT,
                 KvTransfer.AFTER_PREFILL);
     }
 
