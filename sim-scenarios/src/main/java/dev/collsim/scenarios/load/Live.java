@@ -24,6 +24,8 @@ final class Live {
     double lastTokenMs = Double.NaN;
     double endMs = Double.NaN;
     boolean failed;
+    /** In a forward that has not ended: a pipelined prefill instance's next forward leaves it out. */
+    boolean inFlight;
 
     Live(RequestSpec spec, boolean measured) {
         this.spec = spec;

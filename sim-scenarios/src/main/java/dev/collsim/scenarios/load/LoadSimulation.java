@@ -39,17 +39,21 @@ public final class LoadSimulation {
         final Replica[] replicas;
         final StepCosts costs;
         final double kvMsPerToken;
+        /**
+         * Forwards in flight at once: a prefill instance's pipeline stages (the next forward enters when the first stage is
+         * free, as vLLM's and SGLang's pipeline-parallel prefill run micro-batches); 1 otherwise, each step after the last.
+         */
+        final int stages;
         boolean busy;
-        Replica.Step[] steps;
-        double stepStartMs;
         double senderFreeMs;
 
-        Instance(int id, Deployment.Kind kind, Replica[] replicas, StepCosts costs, double kvMsPerToken) {
+        Instance(int id, Deployment.Kind kind, Replica[] replicas, StepCosts costs, double kvMsPerToken, int stages) {
             this.id = id;
             this.kind = kind;
             this.replicas = replicas;
             this.costs = costs;
             this.kvMsPerToken = kvMsPerToken;
+            this.stages = stages;
         }
     }
 
@@ -149,7 +153,8 @@ public final class LoadSimulation {
                     replicas[k] = new Replica(k, config, tokens);
                 }
                 List<Instance> pool = role.kind() == Deployment.Kind.DECODE ? back : front;
-                pool.add(new Instance(front.size() + back.size(), role.kind(), replicas, costs, kvMsPerToken));
+                pool.add(new Instance(front.size() + back.size(), role.kind(), replicas, costs, kvMsPerToken,
+                        role.kind() == Deployment.Kind.PREFILL ? role.pp() : 1));
             }
             kvBlocks.add(new Replica(0, config, tokens).totalBlocks);
         }
@@ -248,19 +253,32 @@ public final class LoadSimulation {
             if (!any) {
                 return;
             }
+            for (Replica.Step step : steps) {
+                step.prefills.forEach(r -> r.inFlight = true);
+                step.decodes.forEach(r -> r.inFlight = true);
+            }
             instance.busy = true;
-            instance.steps = steps;
-            instance.stepStartMs = now;
             double end = now + ms;
-            at(end, () -> stepEnd(instance, end));
+            if (instance.stages > 1) {
+                double free = now + ms / instance.stages;
+                at(free, () -> {
+                    instance.busy = false;
+                    kick(instance, free);
+                });
+            }
+            at(end, () -> stepEnd(instance, steps, now, end));
         }
 
-        private void stepEnd(Instance instance, double now) {
+        private void stepEnd(Instance instance, Replica.Step[] steps, double startMs, double now) {
+            for (Replica.Step step : steps) {
+                step.prefills.forEach(r -> r.inFlight = false);
+                step.decodes.forEach(r -> r.inFlight = false);
+            }
             int decodes = 0;
             int prefillTokens = 0;
-            for (int k = 0; k < instance.steps.length; k++) {
+            for (int k = 0; k < steps.length; k++) {
                 Replica replica = instance.replicas[k];
-                Replica.Step step = instance.steps[k];
+                Replica.Step step = steps[k];
                 decodes = Math.max(decodes, step.decodes.size());
                 for (int i = 0; i < step.prefills.size(); i++) {
                     Live r = step.prefills.get(i);
@@ -277,10 +295,12 @@ public final class LoadSimulation {
             }
             if (spec.keepSteps()) {
                 int graph = decodes == 0 ? 0 : instance.costs.graphBatch(decodes);
-                stepRecords.add(new LoadOutcome.StepRecord(instance.id, instance.kind, instance.stepStartMs, now, decodes, prefillTokens, graph));
+                stepRecords.add(new LoadOutcome.StepRecord(instance.id, instance.kind, startMs, now, decodes, prefillTokens, graph));
             }
             sample(now);
-            instance.busy = false;
+            if (instance.stages == 1) {
+                instance.busy = false;
+            }
             kick(instance, now);
         }
 

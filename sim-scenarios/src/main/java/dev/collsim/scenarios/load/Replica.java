@@ -116,12 +116,12 @@ final class Replica {
         for (int i = 0; i < running.size(); i++) {
             Live r = running.get(i);
             boolean prompt = r.kvTokens < r.promptTokens;
-            if (budget <= 0 || prompt != prefillFirst && !config.mixed()) {
+            if (budget <= 0 || r.inFlight || prompt != prefillFirst && !config.mixed()) {
                 continue;
             }
             int tokens = prompt ? Math.min(Math.min(r.promptTokens - r.kvTokens, budget), config.chunkSize()) : 1;
             while (!allocate(r, tokens)) {
-                Live victim = running.get(running.size() - 1);
+                Live victim = lastNotInFlight(); // r at the latest: a forward in flight keeps its requests
                 preempt(victim);
                 preempted = true;
                 if (victim == r) {
@@ -137,7 +137,7 @@ final class Replica {
         }
         // vLLM admits nothing in a step that preempted: the freed blocks go to the running requests first.
         boolean admitting = !preempted;
-        while (admitting && !waiting.isEmpty() && running.size() < config.maxNumSeqs() && budget > 0) {
+        while (admitting && !waiting.isEmpty() && scheduled() < config.maxNumSeqs() && budget > 0) {
             Live r = nextWaiting();
             // A request handed over with its KV cache (disaggregated) decodes at once; any other computes its prompt.
             boolean prompt = r.kvTokens < r.promptTokens;
@@ -169,7 +169,7 @@ final class Replica {
             }
         }
         Live next = waiting.peekFirst();
-        if (next == null || running.size() >= config.maxNumSeqs() || next.kvTokens >= next.promptTokens) {
+        if (next == null || scheduled() >= config.maxNumSeqs() || next.kvTokens >= next.promptTokens) {
             return false;
         }
         int cached = cachedPrefix(next);
@@ -248,6 +248,26 @@ final class Replica {
     void release(Live r) {
         freeBlocks += r.blocks;
         r.blocks = 0;
+    }
+
+    /**
+     * Running requests this step's scheduler counts against max_num_seqs: those of forwards still in flight are another
+     * micro-batch's (a pipeline's stages each hold one, as vLLM's virtual engines do).
+     */
+    private int scheduled() {
+        int n = running.size();
+        for (Live r : running) {
+            n -= r.inFlight ? 1 : 0;
+        }
+        return n;
+    }
+
+    private Live lastNotInFlight() {
+        for (int k = running.size() - 1; ; k--) {
+            if (!running.get(k).inFlight) {
+                return running.get(k);
+            }
+        }
     }
 
     /** Recompute-mode preemption: its blocks freed, back to the front of the queue, its prompt and output so far computed again. */

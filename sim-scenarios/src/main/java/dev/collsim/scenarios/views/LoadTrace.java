@@ -47,10 +47,27 @@ public final class LoadTrace {
             });
             int instance = -1;
             int index = 0;
+            // A pipelined prefill instance has forwards in flight at once: each goes on the first track free at its start.
+            List<Double> laneEnds = new ArrayList<>();
             for (StepRecord s : steps) {
                 index = s.instance() == instance ? index + 1 : 0;
+                if (s.instance() != instance) {
+                    laneEnds.clear();
+                }
                 instance = s.instance();
-                slice(trace, name(index, s), s.kind().label(), s.instance() + 1, 0, s.startMs(), s.endMs()).put("decodes", s.decodes())
+                int lane = 0;
+                while (lane < laneEnds.size() && laneEnds.get(lane) > s.startMs()) {
+                    lane++;
+                }
+                if (lane == laneEnds.size()) {
+                    laneEnds.add(s.endMs());
+                    if (lane > 0) {
+                        trace.threadName(s.instance() + 1, lane, "steps in flight " + (lane + 1));
+                    }
+                } else {
+                    laneEnds.set(lane, s.endMs());
+                }
+                slice(trace, name(index, s), s.kind().label(), s.instance() + 1, lane, s.startMs(), s.endMs()).put("decodes", s.decodes())
                         .put("prefill_tokens", s.prefillTokens()).put("graph_batch", s.graphBatch());
             }
             List<RequestRecord> requests = new ArrayList<>(o.requests());

@@ -103,6 +103,24 @@ class LoadSimulationTest {
         littlesLaw(o);
     }
 
+    /**
+     * A prefill instance of four pipeline stages takes the next forward once its first stage is free: alone a prompt
+     * waits for all four stages, under a queue of prompts the instance ends about four forwards in the time of one.
+     */
+    @Test
+    void aPipelinedPrefillInstanceHasAForwardInEachStage() {
+        double[] together = new double[64];
+        LoadOutcome alone = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "1P tp1 pp4 x1 + 1D tp4 b64", ServingEngine.VLLM,
+                Loads.open(new double[] {0}, 2048, 2, 0), SchedulerKnobs.DEFAULTS));
+        LoadOutcome queued = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "1P tp1 pp4 x1 + 1D tp4 b64", ServingEngine.VLLM,
+                Loads.open(together, 2048, 2, 0), SchedulerKnobs.DEFAULTS));
+        double forward = alone.requests().get(0).prefillEndMs() - alone.requests().get(0).scheduledMs();
+        double lastPrompt = queued.requests().stream().mapToDouble(LoadOutcome.RequestRecord::prefillEndMs).max().orElseThrow();
+        // 64 prompts, one a forward: 63 quarter-forwards to enter the pipeline, then the last one's whole forward
+        assertEquals((63 / 4.0 + 1) * forward, lastPrompt, 0.02 * lastPrompt);
+        littlesLaw(queued);
+    }
+
     /** More load, longer waits: TTFT and TPOT grow with the concurrency. */
     @Test
     void latenciesGrowWithLoad() {
