@@ -6,6 +6,7 @@ import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.load.Deployment;
+import dev.collsim.scenarios.load.EngineScheduler;
 import dev.collsim.scenarios.load.LoadOutcome;
 import dev.collsim.scenarios.load.LoadSimulation;
 import dev.collsim.scenarios.load.LoadSpec;
@@ -131,7 +132,7 @@ public final class ServeCommand implements Callable<Integer> {
         BiConsumer<Integer, Integer> steps = ProgressBar.onTerminal(spec.commandLine().getErr(), "serve: decode steps");
         ServingPlan plan = serving.atPercentiles()
                 ? PercentileSearch.run(serving, Flags.threads(threads), steps, ProgressBar.onTerminal(spec.commandLine().getErr(), "serve: load runs"))
-                : ServingSearch.run(serving, Flags.threads(threads), steps);
+                : ServingSearch.run(serving, Flags.threads(threads), EngineScheduler.room(serving.engine().engine()), steps);
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim serve " + plan.model());
             ServeHtml.add(report, plan);

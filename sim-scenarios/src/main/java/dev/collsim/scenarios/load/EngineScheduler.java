@@ -1,7 +1,9 @@
 package dev.collsim.scenarios.load;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.ServingEngine;
+import dev.collsim.scenarios.serve.KvRoom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -47,9 +49,20 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
         GUARANTEED_NO_EVICT
     }
 
+    /** The KV-cache room of a layout under {@code engine}'s default memory share, as a load run of it would have. */
+    public static KvRoom room(ServingEngine engine) {
+        EngineScheduler d = defaults(engine);
+        return layout -> DecodeStep.kvTokenCapacity(layout, d.memoryFraction, d.ofFreeMemory);
+    }
+
     /** The engine's defaults for the OpenAI-compatible server on a data-centre GPU, the user's knobs over them. */
     static EngineScheduler of(ServingEngine engine, SchedulerKnobs knobs, Deployment.Role role) {
-        EngineScheduler d = switch (engine) {
+        return of(knobs, role, defaults(engine));
+    }
+
+    /** The engine's defaults for the OpenAI-compatible server on a data-centre GPU. */
+    private static EngineScheduler defaults(ServingEngine engine) {
+        return switch (engine) {
             // vLLM V1 arg_utils: 1,024 sequences and 8,192 tokens for the API server on GPUs of 70 GiB or more; blocks of 16;
             // gpu_memory_utilization 0.9 (0.10, 0.11); CUDA graphs (0.11) for 1, 2, 4, by 8 to 256, by 16 to 512; prefix caching on.
             case VLLM, VLLM_V0 -> new EngineScheduler(1024, 8192, Integer.MAX_VALUE, true, 16, 0.9, false, vllmGraphs(512), true,
@@ -68,6 +81,9 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
             case LMDEPLOY -> new EngineScheduler(256, 8192, Integer.MAX_VALUE, true, 64, 0.8, false, new int[0], true, Admission.PREEMPT_ON_OVERFLOW,
                     0, SchedulerKnobs.Policy.FCFS, false);
         };
+    }
+
+    private static EngineScheduler of(SchedulerKnobs knobs, Deployment.Role role, EngineScheduler d) {
         int seqs = knobs.maxNumSeqs() != null ? knobs.maxNumSeqs() : role.maxBatch() > 0 ? role.maxBatch() : d.maxNumSeqs;
         if (role.kind() == Deployment.Kind.PREFILL && role.prompts() > 0) {
             seqs = role.prompts();

@@ -26,6 +26,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * Plans a model's serving on each system at both targets, from simulated steps.
@@ -102,12 +103,12 @@ public final class ServingSearch {
     record PrefillPoint(Instance at, int prompts, double serviceMs, Double kvMs, String kvOver) {}
 
     public static ServingPlan run(ServingSpec spec, int threads) {
-        return run(spec, threads, (done, total) -> { });
+        return run(spec, threads, KvRoom.WHOLE_MEMORY, (done, total) -> { });
     }
 
-    /** As above, telling {@code progress} how many of each system's decode steps are estimated. */
-    public static ServingPlan run(ServingSpec spec, int threads, BiConsumer<Integer, Integer> progress) {
-        return ServingPlan.of(spec, search(spec, threads, progress).stream().map(Searched::plan).toList(), null);
+    /** As above, within the KV cache {@code room} leaves, telling {@code progress} how many of each system's decode steps are estimated. */
+    public static ServingPlan run(ServingSpec spec, int threads, KvRoom room, BiConsumer<Integer, Integer> progress) {
+        return ServingPlan.of(spec, search(spec, threads, room, progress).stream().map(Searched::plan).toList(), null);
     }
 
     /**
@@ -129,13 +130,13 @@ public final class ServingSearch {
     }
 
     /** The estimate's search on each system; what a plan at mean targets reports and a plan at percentiles simulates. */
-    public static List<Searched> search(ServingSpec spec, int threads, BiConsumer<Integer, Integer> progress) {
+    public static List<Searched> search(ServingSpec spec, int threads, KvRoom room, BiConsumer<Integer, Integer> progress) {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         CommModel.Cache cache = new CommModel.Cache();
         try {
             List<Searched> systems = new ArrayList<>();
             for (DecodeSystem system : spec.systems()) {
-                systems.add(plan(spec, system, pool, cache, progress));
+                systems.add(plan(spec, system, room, pool, cache, progress));
             }
             if (systems.stream().allMatch(s -> s.fitting() == 0)) {
                 throw new InputException(String.format(Locale.ROOT, "no instance of %s fits in memory on up to %d GPUs of %s at context %d in %s:"
@@ -180,17 +181,20 @@ public final class ServingSearch {
         return out;
     }
 
-    private static Searched plan(ServingSpec spec, DecodeSystem system, ExecutorService pool, CommModel.Cache cache,
+    private static Searched plan(ServingSpec spec, DecodeSystem system, KvRoom room, ExecutorService pool, CommModel.Cache cache,
                                  BiConsumer<Integer, Integer> progress) {
         int perNode = system.gpusPerNodeFor(spec.gpus());
         List<Instance> instances = instances(spec.model(), perNode, spec.gpus());
         int context = spec.decodeContext();
+        // Asked only of layouts whose weights fit: the room does not depend on the batch or the context.
+        Map<Instance, Long> rooms = new HashMap<>();
+        Function<Instance, Long> kvTokens = at -> rooms.computeIfAbsent(at, a -> room.tokens(a.spec(spec, system, 1, context, Overlap.NONE)));
         List<DecodeSpec> decodeSpecs = new ArrayList<>();
         for (Instance at : instances) {
             for (int batch : BATCHES) {
                 for (Overlap o : at.ep() > 1 && batch > 1 ? List.of(Overlap.NONE, Overlap.TWO_BATCH) : List.of(Overlap.NONE)) {
                     DecodeSpec s = at.spec(spec, system, batch, context, o);
-                    if (DecodeStep.fits(s)) {
+                    if (DecodeStep.fits(s) && (long) batch * context <= kvTokens.apply(at)) {
                         decodeSpecs.add(s);
                     }
                 }
@@ -200,7 +204,7 @@ public final class ServingSearch {
                 s -> new DecodePoint(new Instance(s.tp(), s.pp(), s.ep(), s.dp()), s, DecodeStep.estimate(s, cache)), progress));
         decode.removeIf(Objects::isNull);
 
-        List<PrefillPoint> prefill = prefillPoints(spec, system, instances, pool, cache);
+        List<PrefillPoint> prefill = prefillPoints(spec, system, instances, kvTokens, pool, cache);
         Map<Instance, Map<Integer, double[]>> chunks = chunkForwards(spec, system, decode, pool, cache);
 
         Map<DecodeSpec, DecodePoint> full = new IdentityHashMap<>();
@@ -231,13 +235,14 @@ public final class ServingSearch {
         }
     }
 
-    private static List<PrefillPoint> prefillPoints(ServingSpec spec, DecodeSystem system, List<Instance> instances, ExecutorService pool,
-                                                    CommModel.Cache cache) {
+    private static List<PrefillPoint> prefillPoints(ServingSpec spec, DecodeSystem system, List<Instance> instances, Function<Instance, Long> kvTokens,
+                                                    ExecutorService pool, CommModel.Cache cache) {
         record Ask(Instance at, int prompts) {}
         List<Ask> asks = new ArrayList<>();
         for (Instance at : instances) {
             for (int prompts : PROMPTS) {
-                if ((prompts == 1 || prompts * spec.isl() <= PREFILL_TOKENS) && DecodeStep.fits(at.spec(spec, system, prompts, spec.isl(), Overlap.NONE))) {
+                if ((prompts == 1 || prompts * spec.isl() <= PREFILL_TOKENS) && DecodeStep.fits(at.spec(spec, system, prompts, spec.isl(), Overlap.NONE))
+                        && (long) prompts * spec.isl() <= kvTokens.apply(at)) {
                     asks.add(new Ask(at, prompts));
                 }
             }

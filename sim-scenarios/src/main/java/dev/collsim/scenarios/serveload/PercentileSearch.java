@@ -4,6 +4,7 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.units.Duration;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.load.Deployment;
+import dev.collsim.scenarios.load.EngineScheduler;
 import dev.collsim.scenarios.load.LoadOutcome;
 import dev.collsim.scenarios.load.LoadSimulation;
 import dev.collsim.scenarios.load.LoadSpec;
@@ -33,7 +34,9 @@ import java.util.function.BiConsumer;
  * percentile is at least its mean for TTFT, and the pruning below assumes the same of ITL, which is a
  * rule of thumb: pooled ITL's p90 can sit below the mean TPOT) is simulated request by request.
  *
- * <p>For each system and mode, the candidates are taken most estimated tokens/s per GPU first. Each
+ * <p>For each system and mode, up to {@link #CANDIDATES} candidates are run, most estimated tokens/s per GPU first
+ * (one the load simulation refuses, for want of room for its KV cache at the engine's memory share, gives its place to
+ * the next). Each
  * runs as an open loop of Poisson arrivals at the rate its estimate allows; if it misses a target,
  * at half that rate, then at three quarters or a quarter (a bisection of the load). The best measured
  * tokens/s per GPU within both targets wins. Once one meets them, candidates whose estimate is below
@@ -63,7 +66,7 @@ public final class PercentileSearch {
      * {@code runs} (done, most) the load runs'.
      */
     public static ServingPlan run(ServingSpec spec, int threads, BiConsumer<Integer, Integer> estimates, BiConsumer<Integer, Integer> runs) {
-        List<ServingSearch.Searched> searched = ServingSearch.search(spec, threads, estimates);
+        List<ServingSearch.Searched> searched = ServingSearch.search(spec, threads, EngineScheduler.room(spec.engine().engine()), estimates);
         int most = spec.systems().size() * 2 * CANDIDATES * 3;
         AtomicInteger done = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
@@ -103,18 +106,22 @@ public final class PercentileSearch {
         if (ranked.deployments().isEmpty()) {
             return new Decided(null, ranked.why(), List.of(), 0);
         }
-        List<ServingPlan.Deployment> candidates = ranked.deployments().subList(0, Math.min(CANDIDATES, ranked.deployments().size()));
+        List<ServingPlan.Deployment> candidates = ranked.deployments();
         List<Run> runs = new ArrayList<>();
         Run best = null;
         ServingPlan.Deployment bestCandidate = null;
         int refused = 0;
-        for (int from = 0; from < candidates.size(); from += ROUND) {
+        int simulated = 0;
+        int next = 0;
+        // A refused candidate (the engine's scheduler finds no room for its KV cache) costs one build, not a run: the
+        // next in rank takes its place.
+        while (next < candidates.size() && simulated < CANDIDATES) {
             double bar = best == null ? 0 : best.tokensPerSPerGpu();
             List<Future<Tried>> round = new ArrayList<>();
-            for (ServingPlan.Deployment c : candidates.subList(from, Math.min(candidates.size(), from + ROUND))) {
-                if (c.tokensPerSPerGpu() > bar) {
-                    round.add(pool.submit(() -> ladder(spec, where, system, c, ranOne)));
-                }
+            while (next < candidates.size() && round.size() < Math.min(ROUND, CANDIDATES - simulated)
+                    && candidates.get(next).tokensPerSPerGpu() > bar) {
+                ServingPlan.Deployment c = candidates.get(next++);
+                round.add(pool.submit(() -> ladder(spec, where, system, c, ranOne)));
             }
             if (round.isEmpty()) {
                 break;
@@ -125,6 +132,7 @@ public final class PercentileSearch {
                     refused++;
                     continue;
                 }
+                simulated++;
                 runs.addAll(t.runs());
                 Run r = t.bestMeeting();
                 if (r != null && (best == null || r.tokensPerSPerGpu() > best.tokensPerSPerGpu())) {

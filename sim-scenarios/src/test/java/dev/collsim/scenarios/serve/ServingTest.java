@@ -3,8 +3,10 @@ package dev.collsim.scenarios.serve;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collsim.core.input.InputException;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
@@ -115,5 +117,18 @@ class ServingTest {
         int batch = Integer.parseInt(decode.substring(decode.indexOf(" b") + 2));
         ServingSearch.Instance at = new ServingSearch.Instance(tp, 1, 1, 1);
         assertEquals(DecodeStep.run(at.spec(s, HGX, batch, s.decodeContext(), Overlap.NONE)).itl().ms(), d.parts().decodeStep().ms(), 0);
+    }
+
+    /** With the room an engine leaves for the KV cache, no decode batch and no prefill forward is planned beyond it. */
+    @Test
+    void aPlanStaysWithinTheKvCachesRoom() {
+        ServingSpec s = spec(8, 2048, 256, 1500, 40);
+        long room = 5 * (long) s.decodeContext();
+        ServingPlan.SystemPlan hgx = ServingSearch.run(s, 2, layout -> room, (a, b) -> { }).systems().get(0);
+        ServingPlan.Deployment agg = hgx.aggregated();
+        int batch = Integer.parseInt(agg.deployment().replaceAll(".* b(\\d+).*", "$1"));
+        assertTrue(batch * (long) s.decodeContext() <= room, agg.deployment());
+        assertNotNull(ServingSearch.run(s, 2).systems().get(0).aggregated());
+        assertThrows(InputException.class, () -> ServingSearch.run(s, 2, layout -> 0, (a, b) -> { }), "no room, nothing fits");
     }
 }
