@@ -118,11 +118,12 @@ public record ServingPlan(String model, int isl, int osl, Slo ttftSlo, Slo itlSl
     /**
      * The load runs a plan at percentile targets was decided on.
      *
-     * @param requests requests of each run (its first {@code warmup} not measured), an open loop of Poisson arrivals
+     * @param measured requests measured in each run, an open loop of Poisson arrivals, after a warm-up of as many as the
+     *                 deployment holds at once at that rate
      * @param runs     every run, in the order simulated
      * @param refused  candidates the load simulation refused (e.g. no room for the KV cache its scheduler needs)
      */
-    public record Simulated(int requests, int warmup, List<Run> runs, int refused) {}
+    public record Simulated(int measured, List<Run> runs, int refused) {}
 
     /**
      * One load run of a candidate deployment at a share of the rate its estimate allows.
@@ -130,7 +131,7 @@ public record ServingPlan(String model, int isl, int osl, Slo ttftSlo, Slo itlSl
      * @param ttftMs           TTFT at the target's statistic
      * @param itlMs            ITL at the target's statistic (a mean: the mean time per output token)
      * @param tokensPerSPerUser output tokens/s one user sees, 1000 / mean TPOT
-     * @param tokensPerSPerGpu output tokens/s per GPU of the deployment
+     * @param tokensPerSPerGpu output tokens/s per GPU of the deployment, over the measured requests' arrivals
      * @param meets            within both targets
      * @param onFrontier       no other run of its system gives both more tokens/s per user and more per GPU
      */

@@ -48,9 +48,11 @@ import java.util.function.BiConsumer;
  * GPU against tokens/s per user, as InferenceX and aiconfigurator draw it).
  */
 public final class PercentileSearch {
-    /** Requests of one load run, and the first ones not measured (the queues filling). */
-    public static final int REQUESTS = 1000;
-    public static final int WARMUP = 100;
+    /** Requests of one load run that are measured, after a warm-up of as many as the deployment holds at that rate (at least {@link #MIN_WARMUP}). */
+    public static final int MEASURED = 1000;
+    static final int MIN_WARMUP = 100;
+    /** A bound on the warm-up, for a rate and a request's life that would hold more at once. */
+    static final int MAX_WARMUP = 20_000;
     /** Candidates simulated at most per system and mode. */
     static final int CANDIDATES = 8;
     /** Candidates simulated at once, fixed so that the runs made do not depend on the threads. */
@@ -85,7 +87,7 @@ public final class PercentileSearch {
                 all.addAll(markFrontier(system));
                 refused += agg.refused + dis.refused;
             }
-            return ServingPlan.of(spec, plans, new ServingPlan.Simulated(REQUESTS, WARMUP, all, refused));
+            return ServingPlan.of(spec, plans, new ServingPlan.Simulated(MEASURED, all, refused));
         } finally {
             pool.shutdownNow();
         }
@@ -164,20 +166,59 @@ public final class PercentileSearch {
         }
     }
 
-    /** One load run of candidate {@code c} at {@code load} times the rate its estimate allows. */
+    /**
+     * One load run of candidate {@code c} at {@code load} times the rate its estimate allows. The warm-up is as many
+     * requests as the deployment holds at once at that rate (its estimate's TTFT plus OSL steps of its ITL, times the
+     * rate), so that the measured requests meet the queues and batches of a steady state, not of a filling or a draining
+     * deployment; the throughput is counted over the measured requests' arrivals for the same reason.
+     */
     static Run runAt(ServingSpec spec, DecodeSystem where, String system, ServingPlan.Deployment c, double load, Runnable ranOne) {
         double rate = load * c.load().requestsPerS();
-        WorkloadBuilder workload = new WorkloadBuilder().rate(rate).requests(REQUESTS).warmup(WARMUP).seed(0)
+        double lifeMs = c.ttft().ms() + spec.osl() * c.itl().ms();
+        int warmup = (int) Math.min(MAX_WARMUP, Math.max(MIN_WARMUP, Math.ceil(rate * lifeMs / 1000)));
+        WorkloadBuilder workload = new WorkloadBuilder().rate(rate).requests(warmup + MEASURED).warmup(warmup).seed(0)
                 .isl(new Lengths.Fixed(spec.isl())).osl(new Lengths.Fixed(spec.osl()));
         LoadSpec run = new LoadSpec(spec.model(), where, spec.precision(), spec.engine(), Deployment.parse(c.deployment()),
                 workload.build(spec.model().maxContext() > 0 ? spec.model().maxContext() : Lengths.MAX_TOKENS), SchedulerKnobs.DEFAULTS,
                 Router.byName("round-robin"), spec.kvTransfer(), null, 0, false);
-        LoadOutcome.Summary s = LoadSimulation.run(run, 1, (d, t) -> { }).summary();
+        LoadOutcome o = LoadSimulation.run(run, 1, (d, t) -> { });
         ranOne.run();
+        LoadOutcome.Summary s = o.summary();
         double ttft = statistic(spec.ttftSlo(), s.ttft().mean(), s.ttft());
         double itl = statistic(spec.itlSlo(), s.tpot().mean(), s.itl());
-        return new Run(system, c.mode(), c.deployment(), load, rate, ttft, itl, s.tokensPerSPerUser(), s.outputThroughputPerGpu(),
+        return new Run(system, c.mode(), c.deployment(), load, rate, ttft, itl, s.tokensPerSPerUser(), steadyTokensPerS(o) / s.gpus(),
                 ttft <= spec.ttftSloMs() && itl <= spec.itlSloMs() && s.failed() == 0, false);
+    }
+
+    /**
+     * Output tokens/s from the first measured request's arrival to the last one's, every request's tokens counted where
+     * they fall (its first at its first token, the others spread evenly to its end): what the deployment gives at that rate
+     * while loaded, without the tail of a run whose arrivals have stopped.
+     */
+    static double steadyTokensPerS(LoadOutcome o) {
+        double from = Double.POSITIVE_INFINITY;
+        double to = Double.NEGATIVE_INFINITY;
+        for (LoadOutcome.RequestRecord r : o.requests()) {
+            if (r.measured()) {
+                from = Math.min(from, r.arrivalMs());
+                to = Math.max(to, r.arrivalMs());
+            }
+        }
+        if (!(to > from)) {
+            return o.summary().outputThroughput();
+        }
+        double tokens = 0;
+        for (LoadOutcome.RequestRecord r : o.requests()) {
+            if (r.failed()) {
+                continue;
+            }
+            tokens += r.firstTokenMs() >= from && r.firstTokenMs() <= to ? 1 : 0;
+            double life = r.endMs() - r.firstTokenMs();
+            if (r.osl() > 1 && life > 0) {
+                tokens += (r.osl() - 1) * Math.max(0, Math.min(r.endMs(), to) - Math.max(r.firstTokenMs(), from)) / life;
+            }
+        }
+        return tokens * 1000 / (to - from);
     }
 
     /** The target's statistic: the mean given (TTFT's mean, or the mean TPOT for ITL), or a percentile of {@code d}. */

@@ -101,10 +101,10 @@ public final class ServeView {
                 p.gpus(), p.rate() == null ? "" : String.format(Locale.ROOT, "; GPUs for %s requests/s", number(p.rate()))));
         if (p.simulated() != null) {
             ServingPlan.Simulated sim = p.simulated();
-            plans.note(String.format(Locale.ROOT, "decided on %d simulated load runs of %d requests each (the first %d not measured), Poisson"
-                    + " arrivals at up to the rate each deployment's estimate allows%s; a mean ITL is the mean time per output token, a"
-                    + " percentile one of the gaps between tokens (vLLM's ITL)", sim.runs().size(), sim.requests(), sim.warmup(),
-                    sim.refused() == 0 ? "" : "; " + sim.refused() + " deployment(s) the load simulation refused"));
+            plans.note(String.format(Locale.ROOT, "decided on %d simulated load runs: Poisson arrivals at up to the rate each deployment's"
+                    + " estimate allows, %d requests measured after a warm-up of as many as it holds at once; tokens/s over the measured"
+                    + " arrivals%s; a mean ITL is the mean time per output token, a percentile one of the gaps between tokens (vLLM's ITL)",
+                    sim.runs().size(), sim.measured(), sim.refused() == 0 ? "" : "; " + sim.refused() + " deployment(s) the load simulation refused"));
         }
         Table parts = new Table("What each deployment is made of", List.of(Column.text("system", "system", width),
                 Column.text("mode", "mode", 15), Column.number("prefill_ms", "prefill", "(ms)", 9, 1),
@@ -183,8 +183,7 @@ public final class ServeView {
         j.set("verdicts", Json.strings(acrossSystems(p)));
         if (p.simulated() != null) {
             ObjectNode sim = j.putObject("load_runs");
-            sim.put("requests", p.simulated().requests());
-            sim.put("warmup", p.simulated().warmup());
+            sim.put("measured_requests", p.simulated().measured());
             sim.put("refused", p.simulated().refused());
             ArrayNode runs = sim.putArray("runs");
             ArrayNode frontier = j.putArray("frontier");

@@ -10,6 +10,14 @@ import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.scenarios.load.Deployment;
+import dev.collsim.scenarios.load.LoadOutcome;
+import dev.collsim.scenarios.load.LoadSimulation;
+import dev.collsim.scenarios.load.LoadSpec;
+import dev.collsim.scenarios.load.Router;
+import dev.collsim.scenarios.load.SchedulerKnobs;
+import dev.collsim.scenarios.load.workload.Lengths;
+import dev.collsim.scenarios.load.workload.WorkloadBuilder;
 import dev.collsim.scenarios.serve.KvTransfer;
 import dev.collsim.scenarios.serve.ServingPlan;
 import dev.collsim.scenarios.serve.ServingPlan.Mode;
@@ -37,6 +45,17 @@ class PercentileSearchTest {
     void theFrontierIsTheRunsNoOtherBeatsOnBothAxes() {
         List<Run> marked = PercentileSearch.markFrontier(List.of(run(10, 100), run(20, 80), run(15, 70), run(20, 80), run(5, 100)));
         assertEquals(List.of(true, true, false, true, false), marked.stream().map(Run::onFrontier).toList());
+    }
+
+    /** Below saturation a deployment serves what arrives: over the measured arrivals, output tokens/s are the rate times OSL. */
+    @Test
+    void theSteadyThroughputOfAnUnsaturatedDeploymentIsItsOfferedLoad() {
+        double rate = 20;
+        LoadSpec run = new LoadSpec(LLAMA_8B, HGX, Precision.BF16, EngineSetup.DEFAULT, Deployment.parse("tp1 b64"),
+                new WorkloadBuilder().rate(rate).requests(2200).warmup(200).seed(0).isl(new Lengths.Fixed(512)).osl(new Lengths.Fixed(128))
+                        .build(8192), SchedulerKnobs.DEFAULTS, Router.byName("round-robin"), KvTransfer.AFTER_PREFILL, null, 0, false);
+        LoadOutcome o = LoadSimulation.run(run, 1, (d, t) -> { });
+        assertEquals(rate * 128, PercentileSearch.steadyTokensPerS(o), 0.05 * rate * 128);
     }
 
     @Test
