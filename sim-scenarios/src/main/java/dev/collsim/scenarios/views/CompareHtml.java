@@ -26,13 +26,8 @@ public final class CompareHtml {
     }
 
     private static ObjectNode frontiers(Comparison c) {
-        ObjectNode o = HtmlReport.json().createObjectNode();
-        o.putObject("title").put("text", "Pareto frontiers: tokens/s per GPU against tokens/s per user").put("left", "center");
-        o.putObject("tooltip").put("trigger", "item");
-        o.putObject("legend").put("top", 28);
-        o.putObject("grid").put("top", 70).put("left", 70).put("right", 40);
-        o.putObject("xAxis").put("type", "value").put("name", "tokens/s per user").put("nameLocation", "middle").put("nameGap", 28);
-        o.putObject("yAxis").put("type", "value").put("name", "tokens/s per GPU");
+        ObjectNode o = Charts.xy("Pareto frontiers: tokens/s per GPU against tokens/s per user", "tokens/s per user", "tokens/s per GPU", "item",
+                true);
         ArrayNode series = o.putArray("series");
         boolean first = true;
         for (Comparison.SystemResult s : c.systems()) {

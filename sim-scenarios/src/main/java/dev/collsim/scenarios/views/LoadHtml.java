@@ -91,13 +91,7 @@ public final class LoadHtml {
 
     /** A line chart on two value axes, titled. */
     private static ObjectNode chart(String title, String x, String y) {
-        ObjectNode o = HtmlReport.json().createObjectNode();
-        o.putObject("title").put("text", title).put("left", "center");
-        o.putObject("tooltip").put("trigger", "axis");
-        o.putObject("grid").put("top", 70).put("left", 70).put("right", 40);
-        o.putObject("xAxis").put("type", "value").put("name", x).put("nameLocation", "middle").put("nameGap", 28);
-        o.putObject("yAxis").put("type", "value").put("name", y);
-        return o;
+        return Charts.xy(title, x, y, "axis", false);
     }
 
     /**

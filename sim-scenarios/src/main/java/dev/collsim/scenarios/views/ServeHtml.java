@@ -47,13 +47,8 @@ public final class ServeHtml {
 
     /** Every load run as tokens/s per GPU against tokens/s per user, each system's frontier joined by a line. */
     private static ObjectNode frontier(ServingPlan p) {
-        ObjectNode o = HtmlReport.json().createObjectNode();
-        o.putObject("title").put("text", "Throughput against interactivity: the load runs, each system's frontier joined").put("left", "center");
-        o.putObject("tooltip").put("trigger", "item");
-        o.putObject("legend").put("top", 28);
-        o.putObject("grid").put("top", 70).put("left", 70).put("right", 40);
-        o.putObject("xAxis").put("type", "value").put("name", "output tokens/s per user").put("nameLocation", "middle").put("nameGap", 28);
-        o.putObject("yAxis").put("type", "value").put("name", "output tokens/s per GPU");
+        ObjectNode o = Charts.xy("Throughput against interactivity: the load runs, each system's frontier joined", "output tokens/s per user",
+                "output tokens/s per GPU", "item", true);
         ArrayNode series = o.putArray("series");
         for (ServingPlan.SystemPlan s : p.systems()) {
             List<ServingPlan.Run> runs = p.simulated().runs().stream().filter(r -> r.system().equals(s.system())).toList();

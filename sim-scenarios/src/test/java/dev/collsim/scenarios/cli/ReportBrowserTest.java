@@ -37,7 +37,7 @@ class ReportBrowserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bench", "decode", "prefill", "serve", "compare", "explain", "sweep", "demo", "load"})
+    @ValueSource(strings = {"bench", "decode", "prefill", "serve", "serve-percentiles", "compare", "explain", "sweep", "demo", "load"})
     void reportRendersInChromium(String kind) throws Exception {
         Path dir = Path.of("target/reports").toAbsolutePath();
         Files.createDirectories(dir);
@@ -51,6 +51,8 @@ class ReportBrowserTest {
                     html.toString());
             case "serve" -> run("serve", "--model", "llama-3-8b", "--system", "hgx-h100", "--system", "gb200-nvl72", "--gpus", "16",
                     "--isl", "2048", "--osl", "256", "--report", html.toString());
+            case "serve-percentiles" -> run("serve", "--model", "llama-3-8b", "--system", "hgx-h100", "--gpus", "8", "--isl", "2048", "--osl",
+                    "256", "--ttft-slo", "p99:1500ms", "--itl-slo", "p90:40ms", "--report", html.toString());
             case "compare" -> run("compare", "--model", "llama-3-70b", "--system", "hgx-h100", "--system", "hgx-h200", "--gpus", "16",
                     "--itl-slo", "30ms", "--dtype", "fp8", "--report", html.toString());
             case "explain" -> run("explain", "all_reduce", "--ranks", "4", "--channels", "1", "--report", html.toString());
