@@ -293,11 +293,7 @@ public final class ServingSearch {
      * A mode's deployments within the targets, best first, with the decode point of the best (whose
      * step is then simulated in full), or why none is.
      */
-    record Choice(List<ServingPlan.Deployment> within, DecodePoint decode, ServingPlan.Shortfall why) {
-        Ranked ranked() {
-            return new Ranked(within, why);
-        }
-    }
+    record Choice(Ranked ranked, DecodePoint decode) {}
 
     /** Most output tokens/s per GPU first, then the shorter TTFT. */
     static final Comparator<ServingPlan.Deployment> BEST_FIRST = Comparator.comparingDouble((ServingPlan.Deployment d) -> -d.tokensPerSPerGpu())
@@ -306,7 +302,7 @@ public final class ServingSearch {
     /** The deployments found, each with its decode point, ranked; the best's point kept. */
     private static Choice choice(Map<ServingPlan.Deployment, DecodePoint> found, ServingPlan.Shortfall why) {
         List<ServingPlan.Deployment> ranked = found.keySet().stream().sorted(BEST_FIRST).toList();
-        return new Choice(ranked, ranked.isEmpty() ? null : found.get(ranked.get(0)), ranked.isEmpty() ? why : null);
+        return new Choice(new Ranked(ranked, ranked.isEmpty() ? why : null), ranked.isEmpty() ? null : found.get(ranked.get(0)));
     }
 
     /** An aggregated instance at a decode batch and chunk size, or null where its prefills cannot keep up. */
@@ -373,8 +369,7 @@ public final class ServingSearch {
     }
 
     private static boolean better(ServingPlan.Deployment a, ServingPlan.Deployment best) {
-        return best == null || a.tokensPerSPerGpu() > best.tokensPerSPerGpu()
-                || a.tokensPerSPerGpu() == best.tokensPerSPerGpu() && a.ttft().ms() < best.ttft().ms();
+        return best == null || BEST_FIRST.compare(a, best) < 0;
     }
 
     private static ServingPlan.Shortfall why(ServingSpec spec, double bestItl, double bestTtft) {
@@ -390,7 +385,7 @@ public final class ServingSearch {
                 .sorted(Comparator.comparingDouble((DecodePoint d) -> -d.requestsPerS(spec.osl()) / d.at().gpus())).limit(PAIRED).toList();
         if (fast.isEmpty()) {
             double bestItl = decode.stream().mapToDouble(d -> d.itlMs()).min().orElse(Double.POSITIVE_INFINITY);
-            return new Choice(List.of(), null, why(spec, bestItl, 0));
+            return new Choice(new Ranked(List.of(), why(spec, bestItl, 0)), null);
         }
         Map<ServingPlan.Deployment, DecodePoint> found = new LinkedHashMap<>(); // decode order: ties keep the first, as before
         double bestTtft = Double.POSITIVE_INFINITY;

@@ -4,6 +4,7 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.units.Duration;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.load.Deployment;
+import dev.collsim.scenarios.load.Distribution;
 import dev.collsim.scenarios.load.EngineScheduler;
 import dev.collsim.scenarios.load.LoadOutcome;
 import dev.collsim.scenarios.load.LoadSimulation;
@@ -19,6 +20,7 @@ import dev.collsim.scenarios.serve.ServingSearch;
 import dev.collsim.scenarios.serve.ServingSpec;
 import dev.collsim.scenarios.serve.Slo;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -57,9 +59,6 @@ public final class PercentileSearch {
     static final int CANDIDATES = 8;
     /** Candidates simulated at once, fixed so that the runs made do not depend on the threads. */
     static final int ROUND = 4;
-    /** Shares of the estimate's rate tried: the full rate, then a bisection. */
-    static final double FULL = 1;
-    static final double HALF = 0.5;
 
     private PercentileSearch() {}
 
@@ -99,7 +98,7 @@ public final class PercentileSearch {
     /** A candidate's runs, or null where the load simulation refused it. */
     private record Tried(ServingPlan.Deployment candidate, List<Run> runs) {
         Run bestMeeting() {
-            return runs.stream().filter(Run::meets).max((a, b) -> Double.compare(a.tokensPerSPerGpu(), b.tokensPerSPerGpu())).orElse(null);
+            return runs.stream().filter(Run::meets).max(Comparator.comparingDouble(Run::tokensPerSPerGpu)).orElse(null);
         }
     }
 
@@ -153,10 +152,10 @@ public final class PercentileSearch {
     private static Tried ladder(ServingSpec spec, DecodeSystem where, String system, ServingPlan.Deployment c, Runnable ranOne) {
         List<Run> runs = new ArrayList<>();
         try {
-            Run full = runAt(spec, where, system, c, FULL, ranOne);
+            Run full = runAt(spec, where, system, c, 1, ranOne);
             runs.add(full);
             if (!full.meets()) {
-                Run half = runAt(spec, where, system, c, HALF, ranOne);
+                Run half = runAt(spec, where, system, c, 0.5, ranOne);
                 runs.add(half);
                 runs.add(runAt(spec, where, system, c, half.meets() ? 0.75 : 0.25, ranOne));
             }
@@ -222,7 +221,7 @@ public final class PercentileSearch {
     }
 
     /** The target's statistic: the mean given (TTFT's mean, or the mean TPOT for ITL), or a percentile of {@code d}. */
-    private static double statistic(Slo slo, double mean, dev.collsim.scenarios.load.Distribution d) {
+    private static double statistic(Slo slo, double mean, Distribution d) {
         return slo.isMean() ? mean : d.percentile(slo.percentile());
     }
 
