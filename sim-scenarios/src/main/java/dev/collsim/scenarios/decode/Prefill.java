@@ -3,6 +3,7 @@ package dev.collsim.scenarios.decode;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.CollectiveRun;
 import dev.collsim.core.collective.CollectiveSimulator;
+import dev.collsim.core.collective.RunResult;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.Require;
 import dev.collsim.core.nccl.AlgorithmId;
@@ -13,6 +14,7 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * The prefill of {@code requests} prompts of {@code isl} tokens on a layout: every prompt token a row
@@ -57,8 +59,8 @@ public final class Prefill {
         Machine machine = Machine.of(layout);
         List<PrefillResult.KvTransfer> transfers = new ArrayList<>();
         transfers.add(transfer("the network", machine, layout, perGpu, f.layerEnds, f.forwards, isl, f.ttft, false));
-        transfers.add(2 * layout.gpus() <= machine.gpusPerNode() ? transfer("NVLink", machine, layout, perGpu, f.layerEnds, f.forwards, isl, f.ttft, true)
-                : PrefillResult.KvTransfer.notSimulated("NVLink", "an NVLink domain of " + machine.gpusPerNode()
+        transfers.add(2 * layout.gpus() <= machine.gpusPerNode() ? transfer(PrefillResult.KvTransfer.NVLINK, machine, layout, perGpu, f.layerEnds, f.forwards, isl, f.ttft, true)
+                : PrefillResult.KvTransfer.notSimulated(PrefillResult.KvTransfer.NVLINK, "an NVLink domain of " + machine.gpusPerNode()
                         + " GPUs holds one instance of " + (layout.gpus() == layout.tp() ? "TP " + layout.tp() : layout.gpus() + " GPUs")
                         + ", not two"));
         DecodeResult first = f.first;
@@ -169,6 +171,81 @@ public final class Prefill {
         return new PrefillResult.KvTransfer(over, Duration.ofMillis(whole), Duration.ofMillis(Math.max(0, linkFree - ttft)), "");
     }
 
+    /**
+     * How a prefill instance's KV sends and its own collectives slow each other where they cross the same links (the
+     * GPUs' NVLink ports inside an NVLink domain; the NICs where the instance spans nodes). Both are run together on one
+     * fabric, chunk by chunk: the forward's collective of {@code tokens} prompt tokens on the instance's first group (its
+     * TP all-reduce, or its EP dispatch where attention runs without TP), and the KV sends to the decode peers placed as
+     * {@link #sendMs} places them, sized to last as long as the collective alone, so that each one's time together over
+     * its time alone is its rate while the other runs. Where no link is shared both slowdowns are 1.
+     *
+     * @param nvlink whether the KV cache crosses NVLink (true) or the network
+     */
+    public static KvContention kvContention(DecodeSpec layout, int tokens, boolean nvlink, CommModel.Cache cache) {
+        ModelConfig m = layout.model();
+        int tp = layout.tp();
+        int group = tp > 1 ? tp : layout.ep();
+        if (group == 1) {
+            return KvContention.NONE;
+        }
+        Machine machine = Machine.of(layout);
+        int perNode = machine.gpusPerNode();
+        int offset = nvlink ? group : nodesOf(group, perNode) * perNode;
+        Communicator whole = machine.layout(2 * offset);
+        Communicator own = machine.group(group).placedAt(whole.placement().subset(IntStream.range(0, group).toArray()));
+        CollectiveOp op = tp > 1 ? CollectiveOp.ALL_REDUCE : CollectiveOp.ALL_TO_ALL;
+        long bytes = tp > 1 ? (long) tokens * m.hidden() * Precision.ACTIVATION_BYTES
+                : (long) tokens * m.expertsPerToken() * m.hidden() * layout.precision().dispatchBytes();
+        CollectiveRun collective = own.collectiveRun(CommModel.plan(own, op, bytes, EnumSet.allOf(AlgorithmId.class)));
+        double collectiveAlone = CollectiveSimulator.runTogether(List.of(collective)).get(0).durationPicos();
+        long probe = Math.max(1, Math.round(tokens * m.kvElementsPerTokenPerRank(tp) * layout.kvBytes()));
+        long share = Math.max(1, Math.round(probe * collectiveAlone / slowest(kvSends(machine, whole, tp, offset, probe, nvlink), tp)));
+        List<CollectiveRun> runs = kvSends(machine, whole, tp, offset, share, nvlink);
+        double kvAlone = slowest(runs, tp);
+        runs.add(collective);
+        List<RunResult> together = CollectiveSimulator.runTogether(runs);
+        double kvTogether = together.subList(0, tp).stream().mapToLong(RunResult::durationPicos).max().orElse(0);
+        DecodeResult forward = DecodeStep.prefillForward(layout.withTokens(tokens, tokens), 0, cache, true);
+        double commShare = Math.min(1, forward.comm().busy().ms() / forward.timing().gpu().ms());
+        return new KvContention(kvTogether / kvAlone, together.get(tp).durationPicos() / collectiveAlone, commShare);
+    }
+
+    /**
+     * What {@link #kvContention} finds.
+     *
+     * @param kvSlowdown         a KV send's time while the instance's collective runs, over its time alone
+     * @param collectiveSlowdown the collective's time while KV sends run, over its time alone
+     * @param commShare          the part of a forward's GPU time its collectives hold the links
+     */
+    public record KvContention(double kvSlowdown, double collectiveSlowdown, double commShare) {
+        public static final KvContention NONE = new KvContention(1, 1, 0);
+
+        /** A KV move's time while the instance runs forwards, over its time alone. */
+        public double kvFactor() {
+            return 1 + (kvSlowdown - 1) * commShare;
+        }
+
+        /** A forward's time when a KV move is in flight for {@code overlap} (0 to 1) of it, over its time alone. */
+        public double forwardFactor(double overlap) {
+            return 1 + (collectiveSlowdown - 1) * commShare * overlap;
+        }
+    }
+
+    private static List<CollectiveRun> kvSends(Machine machine, Communicator whole, int tp, int offset, long bytes, boolean nvlink) {
+        Communicator pairOf = machine.pair(nvlink);
+        List<CollectiveRun> runs = new ArrayList<>();
+        for (int t = 0; t < tp; t++) {
+            Communicator pair = pairOf.placedAt(whole.placement().subset(t, offset + t));
+            runs.add(pair.collectiveRun(CommModel.plan(pair, CollectiveOp.SEND_RECV, bytes, EnumSet.allOf(AlgorithmId.class))));
+        }
+        return runs;
+    }
+
+    /** The longest of the first {@code n} runs, run together, picoseconds. */
+    private static double slowest(List<CollectiveRun> runs, int n) {
+        return CollectiveSimulator.runTogether(runs).subList(0, n).stream().mapToLong(RunResult::durationPicos).max().orElse(0);
+    }
+
     /** Whole nodes a TP group of {@code tp} takes. */
     private static int nodesOf(int tp, int perNode) {
         return (tp + perNode - 1) / perNode;
@@ -182,13 +259,7 @@ public final class Prefill {
      */
     private static double sendMs(Machine machine, int tp, long bytes, boolean nvlink) {
         int offset = nvlink ? tp : nodesOf(tp, machine.gpusPerNode()) * machine.gpusPerNode();
-        Communicator whole = machine.layout(2 * offset);
-        Communicator own = machine.pair(nvlink);
-        List<CollectiveRun> runs = new ArrayList<>();
-        for (int t = 0; t < tp; t++) {
-            Communicator pair = own.placedAt(whole.placement().subset(t, offset + t));
-            runs.add(pair.collectiveRun(CommModel.plan(pair, CollectiveOp.SEND_RECV, bytes, EnumSet.allOf(AlgorithmId.class))));
-        }
-        return CollectiveSimulator.runTogether(runs).stream().mapToLong(r -> r.durationPicos()).max().orElse(0) / 1e9;
+        List<CollectiveRun> runs = kvSends(machine, machine.layout(2 * offset), tp, offset, bytes, nvlink);
+        return slowest(runs, tp) / 1e9;
     }
 }

@@ -44,6 +44,9 @@ public record PrefillResult(DecodeResult.Setup setup, DecodeResult.Layout layout
      * @param why      why it was not simulated, else empty
      */
     public record KvTransfer(String over, Duration after, Duration exposed, String why) {
+        /** {@link #over} of a move inside an NVLink domain. */
+        public static final String NVLINK = "NVLink";
+
         static KvTransfer notSimulated(String over, String why) {
             return new KvTransfer(over, null, null, why);
         }

@@ -27,9 +27,20 @@ import java.util.function.BiConsumer;
 public final class LoadSimulation {
     private LoadSimulation() {}
 
+    /** Prompt tokens of the move a KV sender is timed on (its time per token is linear above a few thousand). */
+    private static final int KV_REFERENCE_TOKENS = 4096;
+
     /** Simulates {@code spec}, telling {@code progress} (done, total) as requests end. */
     public static LoadOutcome run(LoadSpec spec, int threads, BiConsumer<Integer, Integer> progress) {
         return new Run(spec, progress).run();
+    }
+
+    /**
+     * A prefill instance's KV sender: a prompt token's move alone, ms, and how its moves and the instance's forwards slow
+     * each other where they share links.
+     */
+    private record KvSender(double msPerToken, Prefill.KvContention contention) {
+        static final KvSender NONE = new KvSender(0, Prefill.KvContention.NONE);
     }
 
     /** One instance: its replicas (several only under DP attention), the step costs of its layout, and its KV sender. */
@@ -38,7 +49,7 @@ public final class LoadSimulation {
         final Deployment.Kind kind;
         final Replica[] replicas;
         final StepCosts costs;
-        final double kvMsPerToken;
+        final KvSender kv;
         /**
          * Forwards in flight at once: a prefill instance's pipeline stages (the next forward enters when the first stage is
          * free, as vLLM's and SGLang's pipeline-parallel prefill run micro-batches); 1 otherwise, each step after the last.
@@ -47,12 +58,12 @@ public final class LoadSimulation {
         boolean busy;
         double senderFreeMs;
 
-        Instance(int id, Deployment.Kind kind, Replica[] replicas, StepCosts costs, double kvMsPerToken, int stages) {
+        Instance(int id, Deployment.Kind kind, Replica[] replicas, StepCosts costs, KvSender kv, int stages) {
             this.id = id;
             this.kind = kind;
             this.replicas = replicas;
             this.costs = costs;
-            this.kvMsPerToken = kvMsPerToken;
+            this.kv = kv;
             this.stages = stages;
         }
     }
@@ -144,7 +155,7 @@ public final class LoadSimulation {
                         spec.precision().label(), spec.system().name(), config.memoryFraction() * 100));
             }
             StepCosts costs = new StepCosts(layout, layout.cudaGraphs() ? config.graphSizes() : new int[0], config.padsToGraph(), cache);
-            double kvMsPerToken = role.kind() == Deployment.Kind.PREFILL ? kvMsPerToken(layout, cache) : 0;
+            KvSender kv = role.kind() == Deployment.Kind.PREFILL ? kvSender(layout, cache) : KvSender.NONE;
             schedulerWords += (schedulerWords.isEmpty() ? "" : "; ") + role.kind().label() + ": " + config.describe();
             blockTokens = config.blockTokens();
             for (int e = 0; e < engines; e++) {
@@ -153,15 +164,15 @@ public final class LoadSimulation {
                     replicas[k] = new Replica(k, config, tokens);
                 }
                 List<Instance> pool = role.kind() == Deployment.Kind.DECODE ? back : front;
-                pool.add(new Instance(front.size() + back.size(), role.kind(), replicas, costs, kvMsPerToken,
+                pool.add(new Instance(front.size() + back.size(), role.kind(), replicas, costs, kv,
                         role.kind() == Deployment.Kind.PREFILL ? role.pp() : 1));
             }
             kvBlocks.add(new Replica(0, config, tokens).totalBlocks);
         }
 
-        /** The time a prompt token's KV cache takes to leave a prefill instance for a decode instance, ms, from a simulated move. */
-        private double kvMsPerToken(DecodeSpec prefill, CommModel.Cache cache) {
-            int reference = 4096;
+        /** A prefill instance's KV sender, from a simulated move of {@value #KV_REFERENCE_TOKENS} prompt tokens and its contention. */
+        private KvSender kvSender(DecodeSpec prefill, CommModel.Cache cache) {
+            int reference = KV_REFERENCE_TOKENS;
             PrefillResult r = Prefill.run(prefill, reference, 1, 0, cache, true);
             PrefillResult.KvTransfer move = r.kv().transfers().stream().filter(PrefillResult.KvTransfer::simulated)
                     .min(Comparator.comparing(PrefillResult.KvTransfer::after)).orElse(null);
@@ -170,7 +181,7 @@ public final class LoadSimulation {
                         + " decode instance on " + spec.system().name());
             }
             double ms = spec.kvTransfer() == KvTransfer.AFTER_PREFILL ? move.after().ms() : move.exposed().ms();
-            return ms / reference;
+            return new KvSender(ms / reference, Prefill.kvContention(prefill, reference, PrefillResult.KvTransfer.NVLINK.equals(move.over()), cache));
         }
 
         private void at(double timeMs, Runnable action) {
@@ -257,6 +268,9 @@ public final class LoadSimulation {
                 step.prefills.forEach(r -> r.inFlight = true);
                 step.decodes.forEach(r -> r.inFlight = true);
             }
+            if (instance.senderFreeMs > now) {
+                ms *= instance.kv.contention().forwardFactor(Math.min(1, (instance.senderFreeMs - now) / ms));
+            }
             instance.busy = true;
             double end = now + ms;
             if (instance.stages > 1) {
@@ -313,7 +327,7 @@ public final class LoadSimulation {
                 replica.running.remove(r);
                 inTransfer++;
                 double start = Math.max(now, instance.senderFreeMs);
-                double done = start + instance.kvMsPerToken * r.promptTokens;
+                double done = start + instance.kv.msPerToken() * r.promptTokens * (hasWork(instance) ? instance.kv.contention().kvFactor() : 1);
                 instance.senderFreeMs = done;
                 at(done, () -> kvArrived(instance, replica, r, done));
                 return;
@@ -322,6 +336,16 @@ public final class LoadSimulation {
                 r.prefillEndMs = now;
             }
             token(replica, r, now);
+        }
+
+        /** Whether an instance has prompts queued or running: a KV move it starts now runs beside its forwards. */
+        private static boolean hasWork(Instance instance) {
+            for (Replica replica : instance.replicas) {
+                if (!replica.waiting.isEmpty() || !replica.running.isEmpty()) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         private void kvArrived(Instance from, Replica replica, Live r, double now) {

@@ -111,4 +111,29 @@ class PrefillTest {
         double ratio = across.after().ms() / over(eight, "the network").after().ms();
         assertEquals(1, ratio, 0.05, across.after().ms() + " ms at TP 16 against " + over(eight, "the network").after().ms() + " ms at TP 8");
     }
+
+    /**
+     * A KV send contends with the prefill's own collectives only where they cross the same links. A TP group in one
+     * node reduces over NVLink and sends its cache over the NICs: neither slows the other. A TP group across two nodes
+     * reduces over the NICs too, as does a TP group whose decode peers sit in its NVLink domain over the GPUs' NVLink
+     * ports: there each slows the other, and the forward's collectives hold the links for part of its time.
+     */
+    @Test
+    void aKvSendContendsWithTheCollectivesWhereTheyShareLinks() {
+        CommModel.Cache cache = new CommModel.Cache();
+        Prefill.KvContention apart = Prefill.kvContention(llama70bTp(8), 4096, false, cache);
+        assertEquals(1, apart.kvSlowdown(), 0.01, apart.toString());
+        assertEquals(1, apart.collectiveSlowdown(), 0.01, apart.toString());
+        assertEquals(1, apart.kvFactor(), 0.01, apart.toString());
+        for (Prefill.KvContention shared : List.of(Prefill.kvContention(llama70bTp(16), 4096, false, cache),
+                Prefill.kvContention(llama70bTp(4), 4096, true, cache))) {
+            assertTrue(shared.kvSlowdown() > 1.2, shared.toString());
+            assertTrue(shared.collectiveSlowdown() > 1.05, shared.toString());
+            assertTrue(shared.commShare() > 0 && shared.commShare() < 1, shared.toString());
+            assertTrue(shared.kvFactor() > 1 && shared.kvFactor() < shared.kvSlowdown(), shared.toString());
+            assertEquals(1, shared.forwardFactor(0), 1e-12);
+            assertTrue(shared.forwardFactor(1) > shared.forwardFactor(0.5), shared.toString());
+        }
+        assertEquals(Prefill.KvContention.NONE, Prefill.kvContention(llama70bTp(1), 4096, true, cache));
+    }
 }

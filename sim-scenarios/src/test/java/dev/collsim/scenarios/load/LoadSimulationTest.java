@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.scenarios.decode.ServingEngine;
+import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import umontreal.ssj.randvar.ExponentialGen;
@@ -100,6 +101,24 @@ class LoadSimulationTest {
             assertTrue(r.prefillEndMs() > r.arrivalMs() && r.kvArrivedMs() > r.prefillEndMs() && r.firstTokenMs() > r.kvArrivedMs(), r.toString());
             assertTrue(r.prefillInstance() == 0 && r.instance() == 1, r.toString());
         }
+        littlesLaw(o);
+    }
+
+    /**
+     * A TP 4 prefill instance and its TP 4 decode peer in one HGX node: the KV cache crosses the GPUs' NVLink ports, which
+     * the prefill's all-reduces also use. A move made while the instance prefills the next prompts takes longer than the
+     * same move made once it has nothing left to prefill, by less than the contention while both run.
+     */
+    @Test
+    void aKvMoveBesideTheNextForwardsTakesLonger() {
+        LoadOutcome o = Loads.run(Loads.spec("llama-3-70b", "hgx-h100", "1P tp4 + 1D tp4", ServingEngine.VLLM,
+                Loads.open(new double[8], 4096, 2, 0), SchedulerKnobs.DEFAULTS));
+        List<LoadOutcome.RequestRecord> byPrefill = o.requests().stream().sorted(Comparator.comparingDouble(LoadOutcome.RequestRecord::prefillEndMs)).toList();
+        LoadOutcome.RequestRecord first = byPrefill.get(0);
+        LoadOutcome.RequestRecord last = byPrefill.get(byPrefill.size() - 1);
+        double beside = first.kvArrivedMs() - first.prefillEndMs();
+        double alone = last.kvArrivedMs() - last.prefillEndMs();
+        assertTrue(beside > 1.02 * alone && beside < 1.6 * alone, beside + " ms beside the forwards, " + alone + " ms alone");
         littlesLaw(o);
     }
 
