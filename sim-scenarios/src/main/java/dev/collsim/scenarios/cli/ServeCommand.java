@@ -94,7 +94,7 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     WhatIfOptions whatIf;
 
-    @Option(names = "--threads", paramLabel = "T", description = "steps simulated at once (default: the cores)")
+    @Option(names = "--threads", paramLabel = "T", description = "a plan's steps and load runs simulated at once (default: the cores); a --deployment run is one event after another")
     Integer threads;
 
     @Mixin
@@ -169,7 +169,7 @@ public final class ServeCommand implements Callable<Integer> {
         LoadSpec loadSpec = new LoadSpec(config, where, model.weights(), engineOptions.setup(), deployment,
                 workload.build(config.maxContext() > 0 ? config.maxContext() : Lengths.MAX_TOKENS), load.knobs(), load.router(),
                 KvTransfer.byName(kvTransfer), load.goodput(), workload.seed, load.perfetto != null);
-        LoadOutcome outcome = LoadSimulation.run(loadSpec, Flags.threads(threads),
+        LoadOutcome outcome = LoadSimulation.run(loadSpec,
                 ProgressBar.onTerminal(spec.commandLine().getErr(), "serve: requests"));
         if (load.perfetto != null) {
             RunFiles.current().write(load.perfetto, out -> LoadTrace.write(outcome, out));

@@ -30,8 +30,11 @@ public final class LoadSimulation {
     /** Prompt tokens of the move a KV sender is timed on (its time per token is linear above a few thousand). */
     private static final int KV_REFERENCE_TOKENS = 4096;
 
-    /** Simulates {@code spec}, telling {@code progress} (done, total) as requests end. */
-    public static LoadOutcome run(LoadSpec spec, int threads, BiConsumer<Integer, Integer> progress) {
+    /**
+     * Simulates {@code spec}, telling {@code progress} (done, total) as requests end. One event after another on one
+     * thread: each step is built from the state the last left.
+     */
+    public static LoadOutcome run(LoadSpec spec, BiConsumer<Integer, Integer> progress) {
         return new Run(spec, progress).run();
     }
 

@@ -180,7 +180,7 @@ public final class PercentileSearch {
         LoadSpec run = new LoadSpec(spec.model(), where, spec.precision(), spec.engine(), Deployment.parse(c.deployment()),
                 workload.build(spec.model().maxContext() > 0 ? spec.model().maxContext() : Lengths.MAX_TOKENS), SchedulerKnobs.DEFAULTS,
                 Router.byName("round-robin"), spec.kvTransfer(), null, 0, false);
-        LoadOutcome o = LoadSimulation.run(run, 1, (d, t) -> { });
+        LoadOutcome o = LoadSimulation.run(run, (d, t) -> { });
         ranOne.run();
         LoadOutcome.Summary s = o.summary();
         double ttft = statistic(spec.ttftSlo(), s.ttft().mean(), s.ttft());

@@ -198,7 +198,7 @@ public final class ServingValidation {
     }
 
     private static LoadOutcome simulate(LoadSpec spec) {
-        return LoadSimulation.run(spec, 1, (done, total) -> { });
+        return LoadSimulation.run(spec, (done, total) -> { });
     }
 
     /**

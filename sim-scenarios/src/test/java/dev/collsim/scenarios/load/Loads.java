@@ -37,6 +37,6 @@ final class Loads {
     }
 
     static LoadOutcome run(LoadSpec spec) {
-        return LoadSimulation.run(spec, 1, (a, b) -> { });
+        return LoadSimulation.run(spec, (a, b) -> { });
     }
 }

@@ -54,7 +54,7 @@ class PercentileSearchTest {
         LoadSpec run = new LoadSpec(LLAMA_8B, HGX, Precision.BF16, EngineSetup.DEFAULT, Deployment.parse("tp1 b64"),
                 new WorkloadBuilder().rate(rate).requests(2200).warmup(200).seed(0).isl(new Lengths.Fixed(512)).osl(new Lengths.Fixed(128))
                         .build(8192), SchedulerKnobs.DEFAULTS, Router.byName("round-robin"), KvTransfer.AFTER_PREFILL, null, 0, false);
-        LoadOutcome o = LoadSimulation.run(run, 1, (d, t) -> { });
+        LoadOutcome o = LoadSimulation.run(run, (d, t) -> { });
         assertEquals(rate * 128, PercentileSearch.steadyTokensPerS(o), 0.05 * rate * 128);
     }
 
