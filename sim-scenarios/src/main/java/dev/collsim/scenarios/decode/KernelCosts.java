@@ -65,6 +65,20 @@ public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, ServingEngi
         return FIXED_US + Math.max(math, memory) * 1e6;
     }
 
+    /**
+     * A dense GEMM of {@code rows} tokens through an {@code n} x {@code k} weight, as a step prices it ({@code
+     * LayerKernels}' GEMMs): rows padded to whole tiles, the weight read at {@code bytesPerParam}, activations in and
+     * out at BF16, its math at the rate of {@code mathBits}-bit operands; launch not included.
+     */
+    public double gemmMicros(double rows, double n, double k, double bytesPerParam, int mathBits) {
+        return workMicros(Kind.GEMM, 2.0 * paddedRows(rows) * n * k, n * k * bytesPerParam + rows * (n + k) * Precision.ACTIVATION_BYTES, mathBits);
+    }
+
+    /** The HBM traffic of quantising {@code rows} x {@code width} BF16 activations to 8 bits: read them, write the bytes. */
+    public static double quantizeBytes(double rows, double width) {
+        return rows * width * (Precision.ACTIVATION_BYTES + 1);
+    }
+
     /** The kernel's time with the dense efficiencies (no fixed time): the roofline bound, for the outputs' split. */
     public double rooflineMicros(double flops, double bytes, int mathBits) {
         double math = flops / (gpu.tflops(mathBits) * 1e12);

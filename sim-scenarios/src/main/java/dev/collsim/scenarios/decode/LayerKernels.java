@@ -314,7 +314,7 @@ final class LayerKernels {
         if (spec.precision() == Precision.BF16 || k.engine().fusesQuantize) {
             return after;
         }
-        return compute("quantize", l, b, KernelCosts.Kind.ELEMENTWISE, 0, rows * width * (Precision.ACTIVATION_BYTES + 1), after);
+        return compute("quantize", l, b, KernelCosts.Kind.ELEMENTWISE, 0, KernelCosts.quantizeBytes(rows, width), after);
     }
 
     /** An RMSNorm with the residual add fused in, as every engine runs it: reads and writes the hidden state and the residual. */

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The error tables docs/validation.md publishes are what collsim validate prints today, nccl-tests runs then decode steps,
- * then the serving runs (every run of the serving calibration simulated request by request: about half a minute).
+ * then the serving runs (every run of the serving calibration simulated request by request: about half a minute), then the
+ * kernels against the measured kernel tables.
  */
 class PublishedTablesTest {
     @Test
@@ -21,9 +22,10 @@ class PublishedTablesTest {
         CliRunner serving = CliRunner.run("validate", "--serving", "--format", "markdown");
         assertEquals(0, serving.code(), serving.err());
         assertTrue(serving.out().startsWith(ValidateCommand.SERVING_MARKDOWN), "the serving section opens with its prose");
-        assertEquals(Files.readString(Path.of("../docs/validation.md")), nccl.out() + "\n" + decode.out() + "\n" + serving.out(),
-                "regenerate it: (./collsim validate --detail --format markdown; echo; ./collsim validate --decode --format markdown; echo;"
-                        + " ./collsim validate --serving --format markdown) > docs/validation.md");
+        CliRunner kernels = CliRunner.run("validate", "--kernels", "--format", "markdown");
+        assertEquals(0, kernels.code(), kernels.err());
+        assertEquals(Files.readString(Path.of("../docs/validation.md")), nccl.out() + "\n" + decode.out() + "\n" + serving.out() + "\n" + kernels.out(),
+                "regenerate it: " + ValidateCommand.REGENERATE);
     }
 
     /** A user's own nccl-tests log joins the table as a data set, run on the system the options name. */
