@@ -74,6 +74,15 @@ public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, ServingEngi
         return workMicros(Kind.GEMM, 2.0 * paddedRows(rows) * n * k, n * k * bytesPerParam + rows * (n + k) * Precision.ACTIVATION_BYTES, mathBits);
     }
 
+    /**
+     * An attention kernel as a step prices it ({@code LayerKernels}' attention): {@code flops} of scores and values at
+     * the tensor rate of {@code mathBits}-bit operands, the cache's {@code cacheBytes} read with {@code fill} (0 to 1) of
+     * the SMs streaming; launch not included.
+     */
+    public double attentionMicros(double flops, double cacheBytes, double fill, int mathBits) {
+        return workMicros(Kind.ATTENTION, flops, cacheBytes / fill, mathBits);
+    }
+
     /** The HBM traffic of quantising {@code rows} x {@code width} BF16 activations to 8 bits: read them, write the bytes. */
     public static double quantizeBytes(double rows, double width) {
         return rows * width * (Precision.ACTIVATION_BYTES + 1);

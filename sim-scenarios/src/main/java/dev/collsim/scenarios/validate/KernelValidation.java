@@ -16,13 +16,13 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
- * The step model's kernels against measured kernel tables: NVIDIA aiconfigurator's per-GPU GEMM
- * timings (TensorRT-LLM, converted by {@code tools/aic/convert.mjs}), each row priced as a step
- * prices that GEMM ({@link KernelCosts#gemmMicros}) and scored per GPU, weight format and band of
- * M (the tokens: decode's few rows, the ridge, prefill's many).
+ * The step model's kernels against measured kernel tables: NVIDIA aiconfigurator's per-GPU timings
+ * (TensorRT-LLM, converted by {@code tools/aic/convert.mjs}) of GEMMs, a prompt's attention and a
+ * decode step's attention, each row priced as a step prices that kernel and scored per kind, GPU,
+ * format and band (of M for GEMMs, of the sequence for attention).
  */
 public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
     /** Where the converted tables are, in the jar. */
@@ -67,34 +67,34 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         }
     }
 
-    /** Bands of M the scores are split by: the decode batch, the ridge between memory and math, prefill. */
-    enum Band {
-        DECODE("M <= 16", m -> m <= 16),
-        RIDGE("16 < M <= 512", m -> m > 16 && m <= 512),
-        PREFILL("M > 512", m -> m > 512);
+    /** A measured table: its file, header, and how a row is priced (null: a row the model does not price). */
+    enum Kind {
+        GEMM("gemm", "gemm_dtype,m,n,k,latency_ms"),
+        CONTEXT_ATTENTION("context_attention", "attn_dtype,kv_cache_dtype,batch_size,isl,num_heads,num_key_value_heads,head_dim,window_size,latency_ms"),
+        GENERATION_ATTENTION("generation_attention", "kv_cache_dtype,batch_size,step,num_heads,num_key_value_heads,head_dim,window_size,latency_ms");
 
-        final String label;
-        final Predicate<Integer> holds;
+        final String file;
+        final String header;
 
-        Band(String label, Predicate<Integer> holds) {
-            this.label = label;
-            this.holds = holds;
+        Kind(String file, String header) {
+            this.file = file;
+            this.header = header;
+        }
+
+        String label() {
+            return file.replace('_', ' ');
         }
     }
 
-    /** One measured GEMM: M x N x K in a weight format, measured and modelled microseconds. */
-    public record Outcome(String gpu, String format, int m, int n, int k, double measuredUs, double simulatedUs) {
+    /** One measured kernel call: its shape, format and band, measured and modelled microseconds. */
+    public record Outcome(String kind, String gpu, String format, String band, String shape, double measuredUs, double simulatedUs) {
         public double ratio() {
             return simulatedUs / measuredUs;
         }
-
-        public String shape() {
-            return m + "x" + n + "x" + k;
-        }
     }
 
-    /** The rows of one GPU and format in one band of M ("all": every M), scored. */
-    public record Group(String gpu, String format, String band, List<Outcome> rows) {
+    /** The rows of one kind, GPU and format in one band ("all": every band), scored. */
+    public record Group(String kind, String gpu, String format, String band, List<Outcome> rows) {
         public double geomeanAbsError() {
             return LogError.geomeanAbs(rows.stream().map(Outcome::ratio).toList());
         }
@@ -108,26 +108,70 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         }
     }
 
-    /** Every bundled GEMM table, priced and scored. */
+    /** Every bundled table, priced and scored. */
     public static KernelValidation bundled() {
         List<Outcome> outcomes = new ArrayList<>();
         List<Group> groups = new ArrayList<>();
-        for (Map.Entry<String, GpuModel> gpu : GPUS.entrySet()) {
-            KernelCosts costs = new KernelCosts(gpu.getValue().roofline(), true, ServingEngine.TRTLLM);
-            List<Outcome> mine = gemms(gpu.getKey(), gpu.getValue(), costs);
-            outcomes.addAll(mine);
-            for (GemmFormat f : GemmFormat.values()) {
-                List<Outcome> format = mine.stream().filter(o -> o.format().equals(f.column)).toList();
-                if (format.isEmpty()) {
-                    continue;
+        for (Kind kind : Kind.values()) {
+            for (Map.Entry<String, GpuModel> gpu : GPUS.entrySet()) {
+                KernelCosts costs = new KernelCosts(gpu.getValue().roofline(), true, ServingEngine.TRTLLM);
+                List<Outcome> mine = read(kind, gpu.getKey(), gpu.getValue(), costs);
+                outcomes.addAll(mine);
+                for (String format : mine.stream().map(Outcome::format).distinct().toList()) {
+                    List<Outcome> ofFormat = mine.stream().filter(o -> o.format().equals(format)).toList();
+                    for (String band : ofFormat.stream().map(Outcome::band).distinct().sorted().toList()) {
+                        groups.add(new Group(kind.label(), gpu.getValue().label(), format, band,
+                                ofFormat.stream().filter(o -> o.band().equals(band)).toList()));
+                    }
+                    groups.add(new Group(kind.label(), gpu.getValue().label(), format, "all", ofFormat));
                 }
-                for (Band b : Band.values()) {
-                    groups.add(new Group(gpu.getValue().label(), f.column, b.label, format.stream().filter(o -> b.holds.test(o.m())).toList()));
-                }
-                groups.add(new Group(gpu.getValue().label(), f.column, "all", format));
             }
         }
         return new KernelValidation(List.copyOf(outcomes), List.copyOf(groups));
+    }
+
+    private static List<Outcome> read(Kind kind, String prefix, GpuModel gpu, KernelCosts costs) {
+        String resource = BUNDLED + prefix + "_" + kind.file + ".csv";
+        Function<String[], Outcome> price = switch (kind) {
+            case GEMM -> f -> gemm(f, gpu, costs);
+            case CONTEXT_ATTENTION -> f -> contextAttention(f, gpu, costs);
+            case GENERATION_ATTENTION -> f -> generationAttention(f, gpu, costs);
+        };
+        List<Outcome> out = new ArrayList<>();
+        try (InputStream in = KernelValidation.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new InputException(resource + ": not in the jar; rebuild it");
+            }
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            String header = r.readLine();
+            if (!kind.header.equals(header)) {
+                throw new InputException(resource + ": expected the header " + kind.header + ", found " + header);
+            }
+            String line;
+            while ((line = r.readLine()) != null) {
+                Outcome o = price.apply(line.split(","));
+                if (o != null) {
+                    out.add(o);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    /** A GEMM row; one of a format the GPU has no tensor rate for (FP8 on an A100) or the model does not price is left out. */
+    private static Outcome gemm(String[] f, GpuModel gpu, KernelCosts costs) {
+        GemmFormat format = GemmFormat.of(f[0]);
+        if (format == null || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0)) {
+            return null;
+        }
+        int m = Integer.parseInt(f[1]);
+        int n = Integer.parseInt(f[2]);
+        int k = Integer.parseInt(f[3]);
+        String band = m <= 16 ? "M <= 16" : m <= 512 ? "M 32-512" : "M > 512";
+        return new Outcome(Kind.GEMM.label(), gpu.label(), format.column, band, m + "x" + n + "x" + k, ms(f[4]),
+                modelled(costs, format, m, n, k));
     }
 
     /**
@@ -150,37 +194,60 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
     }
 
     /**
-     * A GPU's GEMM table ({@code gemm_dtype,m,n,k,latency_ms}); rows of a format the GPU has no tensor rate for (FP8 on
-     * an A100) or the model does not price are left out.
+     * A prompt's attention: {@code batch} prompts of {@code isl} tokens, causal, priced as a step prices a prefill's
+     * attention kernel ({@link KernelCosts#attentionMicros}); sliding-window rows are left out (the model has no window).
      */
-    private static List<Outcome> gemms(String prefix, GpuModel gpu, KernelCosts costs) {
-        String resource = BUNDLED + prefix + "_gemm.csv";
-        List<Outcome> out = new ArrayList<>();
-        try (InputStream in = KernelValidation.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new InputException(resource + ": not in the jar; rebuild it");
-            }
-            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            String header = r.readLine();
-            if (!"gemm_dtype,m,n,k,latency_ms".equals(header)) {
-                throw new InputException(resource + ": expected the header gemm_dtype,m,n,k,latency_ms, found " + header);
-            }
-            String line;
-            while ((line = r.readLine()) != null) {
-                String[] f = line.split(",");
-                GemmFormat format = GemmFormat.of(f[0]);
-                if (format == null || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0)) {
-                    continue;
-                }
-                int m = Integer.parseInt(f[1]);
-                int n = Integer.parseInt(f[2]);
-                int k = Integer.parseInt(f[3]);
-                double measured = Double.parseDouble(f[4]) * 1000;
-                out.add(new Outcome(gpu.label(), format.column, m, n, k, measured, modelled(costs, format, m, n, k)));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    private static Outcome contextAttention(String[] f, GpuModel gpu, KernelCosts costs) {
+        int heads = Integer.parseInt(f[4]);
+        int kvHeads = Integer.parseInt(f[5]);
+        if (!f[7].equals("0") || !f[0].equals("bfloat16") || heads > MAX_GROUP * kvHeads) {
+            return null;
         }
-        return out;
+        int batch = Integer.parseInt(f[2]);
+        int isl = Integer.parseInt(f[3]);
+        int headDim = Integer.parseInt(f[6]);
+        int kvBytes = f[1].equals("fp8") ? 1 : 2;
+        double tokens = (double) batch * isl;
+        double flops = 4.0 * tokens * (isl / 2.0) * heads * headDim;
+        double cache = Math.ceil(tokens / 128) * isl * 2.0 * kvHeads * headDim * kvBytes;
+        String band = isl <= 1024 ? "ISL <= 1K" : isl <= 4096 ? "ISL 2K-4K" : "ISL > 4K";
+        return new Outcome(Kind.CONTEXT_ATTENTION.label(), gpu.label(), "kv " + f[1], band,
+                batch + "x" + isl + " h" + heads + "/" + kvHeads + " d" + headDim, ms(f[8]),
+                costs.launchMicros() + costs.attentionMicros(flops, cache, 1, 16));
+    }
+
+    /** A decode step's attention: {@code batch} sequences of {@code step} cached tokens, one new token each, as a step prices it. */
+    private static Outcome generationAttention(String[] f, GpuModel gpu, KernelCosts costs) {
+        int heads = Integer.parseInt(f[3]);
+        int kvHeads = Integer.parseInt(f[4]);
+        int kvBytes = f[0].equals("fp8") ? 1 : 2;
+        if (!f[6].equals("0") || heads > MAX_GROUP * kvHeads || (kvBytes == 1 && gpu.roofline().fp8Tflops() == 0)) {
+            return null;
+        }
+        int batch = Integer.parseInt(f[1]);
+        int step = Integer.parseInt(f[2]);
+        int headDim = Integer.parseInt(f[5]);
+        String band = step <= 1024 ? "context <= 1K" : step <= 8192 ? "context 2K-8K" : "context > 8K";
+        return new Outcome(Kind.GENERATION_ATTENTION.label(), gpu.label(), "kv " + f[0], band,
+                batch + "x" + step + " h" + heads + "/" + kvHeads + " d" + headDim, ms(f[7]),
+                generationAttentionMicros(costs, batch, step, heads, kvHeads, headDim, kvBytes));
+    }
+
+    /** A decode step's attention kernel, launch included, for an engine that splits the context over the SMs (TensorRT-LLM). */
+    static double generationAttentionMicros(KernelCosts costs, int batch, int step, int heads, int kvHeads, int headDim, int kvBytes) {
+        double flops = 4.0 * batch * step * heads * headDim;
+        double cache = (double) batch * step * 2.0 * kvHeads * headDim * kvBytes;
+        return costs.launchMicros() + costs.attentionMicros(flops, cache, 1, kvBytes == 1 ? 8 : 16);
+    }
+
+    /**
+     * Query heads per KV head the attention rows are scored up to: the catalogue's models group 4 to 16 (Llama-3 8 and
+     * 4, Qwen3 MoE 16, Mixtral 4); TensorRT-LLM times wider groups (128 query heads on one KV head) with another kernel
+     * that reads the cache once per query head, a shape no served model has.
+     */
+    public static final int MAX_GROUP = 16;
+
+    private static double ms(String latencyMs) {
+        return Double.parseDouble(latencyMs) * 1000;
     }
 }

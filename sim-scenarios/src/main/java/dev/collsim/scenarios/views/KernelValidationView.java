@@ -8,27 +8,31 @@ import dev.collsim.scenarios.validate.KernelValidation.Outcome;
 import java.util.List;
 import java.util.Map;
 
-/** {@code validate --kernels}: the step model's GEMMs against the measured tables, per GPU, weight format and band of M. */
+/** {@code validate --kernels}: the step model's kernels against the measured tables, per kind, GPU, format and band. */
 public final class KernelValidationView {
     private KernelValidationView() {}
 
     public static List<Table> tables(KernelValidation v) {
-        Table t = new Table("GEMMs priced as a step prices them against measured kernel tables", List.of(Column.text("gpu", "GPU", 16),
-                Column.text("format", "format", 10), Column.text("band", "M", 14), Column.number("rows", "rows", "", 6, 0),
-                Column.number("geomean_abs_error_pct", "geomean |err|", "(%)", 14, 1), Column.number("bias_pct", "bias", "(%)", 8, 1),
-                Column.text("worst_shape", "worst M x N x K", 20), Column.number("worst_measured_us", "its measured", "(us)", 13, 1),
-                Column.number("worst_simulated_us", "its model", "(us)", 10, 1), Column.number("worst_error_pct", "its err", "(%)", 8, 1)),
-                Map.of("command", "validate --kernels"));
-        t.note("measured: NVIDIA aiconfigurator's GEMM tables (TensorRT-LLM 1.3.0rc20 on H100, H200, B200, GB200; 1.0.0 on A100),"
-                + " one Linear call per row timed in CUDA-graph replays; converted by tools/aic/convert.mjs (tools/aic/README.md)");
-        t.note("model: the launch gap, then the longer of the math (M padded to 64-row tiles, at the dense tensor rate x "
-                + "GEMM_MATH) and the traffic (weights, activations in and out, at HBM x GEMM_MEMORY), plus the fixed time; "
-                + "8-bit rows add the activation's dynamic quantisation, which the measured call includes: the cast, and before it a"
-                + " pass for the per-tensor scale (fp8; fp8_block's 1 x 128 scales are taken in the cast)");
+        Table t = new Table("kernels priced as a step prices them against measured kernel tables", List.of(Column.text("kind", "kernel", 20),
+                Column.text("gpu", "GPU", 16), Column.text("format", "format", 10), Column.text("band", "band", 14),
+                Column.number("rows", "rows", "", 6, 0), Column.number("geomean_abs_error_pct", "geomean |err|", "(%)", 14, 1),
+                Column.number("bias_pct", "bias", "(%)", 8, 1), Column.text("worst_shape", "worst shape", 24),
+                Column.number("worst_measured_us", "its measured", "(us)", 13, 1), Column.number("worst_simulated_us", "its model", "(us)", 10, 1),
+                Column.number("worst_error_pct", "its err", "(%)", 8, 1)), Map.of("command", "validate --kernels"));
+        t.note("measured: NVIDIA aiconfigurator's kernel tables (TensorRT-LLM 1.3.0rc20 on H100, H200, B200, GB200; 1.0.0 on A100),"
+                + " one call per row timed in CUDA-graph replays; converted by tools/aic/convert.mjs (tools/aic/README.md)");
+        t.note("gemm (shape M x N x K): the launch gap, then the longer of the math (M padded to 64-row tiles, at the dense tensor"
+                + " rate x GEMM_MATH) and the traffic (weights, activations in and out, at HBM x GEMM_MEMORY), plus the fixed time;"
+                + " 8-bit rows add the activation's dynamic quantisation, which the measured call includes: the cast, and before it"
+                + " a pass for the per-tensor scale (fp8; fp8_block's 1 x 128 scales are taken in the cast)");
+        t.note("context attention (batch x ISL, query/KV heads per GPU, head size): causal, 4 x tokens x ISL/2 x heads x head size"
+                + " FLOPs at the BF16 rate x GEMM_MATH, or the cache read at HBM x ATTENTION_MEMORY if longer, plus the fixed time;"
+                + " generation attention (batch x cached tokens): the cache read once per step, at the same rates; sliding windows, and"
+                + " groups of more than " + KernelValidation.MAX_GROUP + " query heads per KV head (no served model's), left out");
         t.note("error = model / measured - 1; geomean |err| = exp(mean |ln r|) - 1; bias = exp(mean ln r) - 1 (negative: the model is fast)");
         for (Group g : v.groups()) {
             Outcome worst = g.worst();
-            t.row(g.gpu(), g.format(), g.band(), g.rows().size(), 100 * g.geomeanAbsError(), 100 * g.bias(),
+            t.row(g.kind(), g.gpu(), g.format(), g.band(), g.rows().size(), 100 * g.geomeanAbsError(), 100 * g.bias(),
                     worst == null ? "-" : worst.shape(), worst == null ? Double.NaN : worst.measuredUs(),
                     worst == null ? Double.NaN : worst.simulatedUs(), worst == null ? Double.NaN : 100 * (worst.ratio() - 1));
         }

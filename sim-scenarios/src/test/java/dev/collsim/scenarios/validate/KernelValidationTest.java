@@ -3,10 +3,19 @@ package dev.collsim.scenarios.validate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.DecodeSpec;
+import dev.collsim.scenarios.decode.DecodeStep;
+import dev.collsim.scenarios.decode.DecodeSystem;
+import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.KernelCosts;
+import dev.collsim.scenarios.decode.ModelConfig;
+import dev.collsim.scenarios.decode.Overlap;
+import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.ServingEngine;
 import dev.collsim.scenarios.validate.KernelValidation.GemmFormat;
 import dev.collsim.topologies.catalog.GpuModel;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,10 +32,15 @@ class KernelValidationTest {
     /** Every bundled table is read: five GPUs, thousands of shapes each, FP8 only where the GPU has an FP8 rate. */
     @Test
     void everyTableIsPricedRowByRow() {
-        Map<String, Long> perGpu = v.outcomes().stream().collect(Collectors.groupingBy(KernelValidation.Outcome::gpu, Collectors.counting()));
+        Map<String, Long> perGpu = v.outcomes().stream().filter(o -> o.kind().equals("gemm"))
+                .collect(Collectors.groupingBy(KernelValidation.Outcome::gpu, Collectors.counting()));
         assertEquals(5, perGpu.size(), perGpu.toString());
         perGpu.values().forEach(n -> assertTrue(n > 5000, perGpu.toString()));
-        assertTrue(v.outcomes().stream().noneMatch(o -> o.gpu().equals(GpuModel.A100_SXM.label()) && !o.format().equals("bfloat16")));
+        assertTrue(v.outcomes().stream().noneMatch(o -> o.gpu().equals(GpuModel.A100_SXM.label()) && o.kind().equals("gemm")
+                && !o.format().equals("bfloat16")));
+        for (String kind : List.of("context attention", "generation attention")) {
+            assertTrue(v.outcomes().stream().filter(o -> o.kind().equals(kind)).count() > 10_000, kind);
+        }
         v.outcomes().forEach(o -> assertTrue(o.measuredUs() > 0 && o.simulatedUs() > 0, o.toString()));
     }
 
@@ -53,10 +67,25 @@ class KernelValidationTest {
     void hopperBf16GemmsStayWithinTheirScore() {
         for (KernelValidation.Group g : v.groups()) {
             boolean hopper = g.gpu().equals(GpuModel.H100_SXM.label()) || g.gpu().equals(GpuModel.H200_SXM.label());
-            if (hopper && g.format().equals("bfloat16") && g.band().equals("all")) {
+            if (hopper && g.kind().equals("gemm") && g.format().equals("bfloat16") && g.band().equals("all")) {
                 assertTrue(g.geomeanAbsError() < 0.15 && Math.abs(g.bias()) < 0.05, g.gpu() + ": " + g.geomeanAbsError() + ", bias " + g.bias());
             }
         }
-        assertEquals(5 * 4 + 4 * 2 * 4, v.groups().size());
+    }
+
+    /**
+     * The tables are priced as the step prices the same kernel: a TensorRT-LLM decode step of Llama-3-8B on one H100
+     * (32 query and 8 KV heads of 128, a BF16 cache), batch 8 at 4,096 tokens, spends on its first layer's attention
+     * exactly what the generation-attention row of that shape is priced at.
+     */
+    @Test
+    void aDecodeStepsAttentionIsPricedAsTheTableRowIs() {
+        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null).layout(ModelConfig.load("llama-3-8b"), DecodeSystem.preset("hgx-h100"),
+                1, 1, 1, 1, 8, 4096, Precision.BF16, Overlap.NONE);
+        DecodeResult step = DecodeStep.run(spec);
+        double span = step.timeline().layers().get(0).spans().stream().filter(x -> x.name().equals("attention")).findFirst().orElseThrow()
+                .length().ms() * 1000;
+        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
+        assertEquals(span, KernelValidation.generationAttentionMicros(h100, 8, 4096, 32, 8, 128, 2), 1e-6 * span);
     }
 }
