@@ -64,7 +64,7 @@ const KINDS = [
     kind: 'moe', dir: 'moe', table: 'moe_perf',
     cols: ['moe_dtype', 'kernel_source', 'distribution', 'num_tokens', 'hidden_size', 'inter_size',
       'topk', 'num_experts', 'moe_tp_size', 'moe_ep_size', 'latency'],
-    compact: (r) => r.distribution === 'power_law_1.01' && pow4(r.num_tokens)
+    compact: (r) => r.distribution === 'balanced' && pow4(r.num_tokens)
       && (num(r.moe_tp_size) === 1 || num(r.moe_ep_size) === 1),
     constant: {},
   },
