@@ -75,6 +75,17 @@ public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, ServingEngi
     }
 
     /**
+     * A grouped GEMM over {@code groups} experts holding {@code params} weights in all, as a step prices it ({@code
+     * LayerKernels}' grouped GEMMs): {@code rows} tokens shared evenly, each expert's padded to whole tiles, the weights
+     * at {@code bytesPerParam}, {@code io} BF16 activations in and out per row; launch not included.
+     */
+    public double groupedGemmMicros(double rows, double groups, double params, double bytesPerParam, double io, int mathBits) {
+        double padded = groups <= 0 ? 0 : groups * paddedRows(rows / groups);
+        double perRow = groups <= 0 ? 0 : params / groups;
+        return workMicros(Kind.GROUPED_GEMM, 2.0 * padded * perRow, params * bytesPerParam + rows * io * Precision.ACTIVATION_BYTES, mathBits);
+    }
+
+    /**
      * An attention kernel as a step prices it ({@code LayerKernels}' attention): {@code flops} of scores and values at
      * the tensor rate of {@code mathBits}-bit operands, the cache's {@code cacheBytes} read with {@code fill} (0 to 1) of
      * the SMs streaming; launch not included.

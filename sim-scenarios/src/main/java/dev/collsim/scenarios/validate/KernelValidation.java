@@ -71,7 +71,8 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
     enum Kind {
         GEMM("gemm", "gemm_dtype,m,n,k,latency_ms"),
         CONTEXT_ATTENTION("context_attention", "attn_dtype,kv_cache_dtype,batch_size,isl,num_heads,num_key_value_heads,head_dim,window_size,latency_ms"),
-        GENERATION_ATTENTION("generation_attention", "kv_cache_dtype,batch_size,step,num_heads,num_key_value_heads,head_dim,window_size,latency_ms");
+        GENERATION_ATTENTION("generation_attention", "kv_cache_dtype,batch_size,step,num_heads,num_key_value_heads,head_dim,window_size,latency_ms"),
+        MOE("moe", "moe_dtype,kernel_source,distribution,num_tokens,hidden_size,inter_size,topk,num_experts,moe_tp_size,moe_ep_size,latency_ms");
 
         final String file;
         final String header;
@@ -136,6 +137,7 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
             case GEMM -> f -> gemm(f, gpu, costs);
             case CONTEXT_ATTENTION -> f -> contextAttention(f, gpu, costs);
             case GENERATION_ATTENTION -> f -> generationAttention(f, gpu, costs);
+            case MOE -> f -> moe(f, gpu, costs);
         };
         List<Outcome> out = new ArrayList<>();
         try (InputStream in = KernelValidation.class.getResourceAsStream(resource)) {
@@ -238,6 +240,47 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         double flops = 4.0 * batch * step * heads * headDim;
         double cache = (double) batch * step * 2.0 * kvHeads * headDim * kvBytes;
         return costs.launchMicros() + costs.attentionMicros(flops, cache, 1, kvBytes == 1 ? 8 : 16);
+    }
+
+    /**
+     * One rank's fused MoE (routing given, no gate GEMM, no all-to-all or all-reduce), as a step prices a MoE layer's
+     * experts ({@code LayerKernels}' MoE under TensorRT-LLM, which fuses the activation and the quantisation): top-k, the
+     * sort by expert, the grouped gate/up and down GEMMs over the experts the rank's tokens reach (each expert's rows
+     * padded to whole tiles), the sum of the top-k outputs. Gated SiLU experts in BF16 and 8-bit formats; ReLU2 and
+     * 4-bit experts are left out.
+     */
+    private static Outcome moe(String[] f, GpuModel gpu, KernelCosts costs) {
+        GemmFormat format = GemmFormat.of(f[0]);
+        if (format == null || !f[1].equals("moe_torch_flow_cutlass") || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0)) {
+            return null;
+        }
+        int tokens = Integer.parseInt(f[3]);
+        int hidden = Integer.parseInt(f[4]);
+        int inter = Integer.parseInt(f[5]);
+        int topK = Integer.parseInt(f[6]);
+        int experts = Integer.parseInt(f[7]);
+        int tp = Integer.parseInt(f[8]);
+        int ep = Integer.parseInt(f[9]);
+        String band = tokens <= 16 ? "tokens <= 16" : tokens <= 1024 ? "tokens 64-1K" : "tokens > 1K";
+        return new Outcome(Kind.MOE.label(), gpu.label(), format.column, band,
+                tokens + " tok " + experts + "e top" + topK + " " + hidden + "/" + inter + " tp" + tp + " ep" + ep, ms(f[10]),
+                moeMicros(costs, format, tokens, hidden, inter, topK, experts, tp, ep));
+    }
+
+    /** {@link #moe}'s price, launches included. */
+    static double moeMicros(KernelCosts costs, GemmFormat format, int tokens, int hidden, int inter, int topK, int experts, int tp, int ep) {
+        double perRank = ep == 1 ? experts : Math.ceil((double) experts / ep);
+        double active = perRank * (1 - Math.pow(1 - (double) topK / experts, tokens));
+        double rows = ep == 1 ? (double) tokens * topK : (double) tokens * topK * perRank / experts;
+        double innerPerRank = (double) inter / tp;
+        double gateUp = 2.0 * hidden * innerPerRank * active;
+        double launch = costs.launchMicros();
+        double topk = launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, (double) tokens * experts * 4, 16);
+        double align = launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, rows * 8, 16);
+        double up = launch + costs.groupedGemmMicros(rows, active, gateUp, format.bytesPerParam, hidden + 2 * innerPerRank, format.bits);
+        double down = launch + costs.groupedGemmMicros(rows, active, gateUp / 2, format.bytesPerParam, innerPerRank + hidden, format.bits);
+        double sum = launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, (rows + tokens) * hidden * Precision.ACTIVATION_BYTES, 16);
+        return topk + align + up + down + sum;
     }
 
     /**

@@ -29,6 +29,9 @@ public final class KernelValidationView {
                 + " FLOPs at the BF16 rate x GEMM_MATH, or the cache read at HBM x ATTENTION_MEMORY if longer, plus the fixed time;"
                 + " generation attention (batch x cached tokens): the cache read once per step, at the same rates; sliding windows, and"
                 + " groups of more than " + KernelValidation.MAX_GROUP + " query heads per KV head (no served model's), left out");
+        t.note("moe (tokens on the rank, experts, top-k, hidden/inter, the rank's TP and EP): one rank's fused MoE with even routing"
+                + " (the tables' 'balanced'), routing given: top-k, the sort by expert, grouped gate/up and down GEMMs over the experts"
+                + " the tokens reach (rows padded per expert), the top-k sum, each a kernel as a step prices it; ReLU2 and 4-bit experts left out");
         t.note("error = model / measured - 1; geomean |err| = exp(mean |ln r|) - 1; bias = exp(mean ln r) - 1 (negative: the model is fast)");
         for (Group g : v.groups()) {
             Outcome worst = g.worst();

@@ -88,4 +88,23 @@ class KernelValidationTest {
         KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
         assertEquals(span, KernelValidation.generationAttentionMicros(h100, 8, 4096, 32, 8, 128, 2), 1e-6 * span);
     }
+
+    /**
+     * A MoE table row is priced with the step's own grouped GEMM: a TensorRT-LLM decode step of Mixtral-8x7B at TP 2 on
+     * H100s, batch 8, spends on its first layer's expert gate/up GEMM what KernelCosts prices for 16 picks over the
+     * experts 8 tokens reach on average (8 x (1 - (6/8)^8) of them), 14,336 / 2 inner columns each.
+     */
+    @Test
+    void aDecodeStepsExpertGemmIsPricedAsTheTableRowIs() {
+        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null).layout(ModelConfig.load("mixtral-8x7b"), DecodeSystem.preset("hgx-h100"),
+                2, 1, 1, 1, 8, 1024, Precision.BF16, Overlap.NONE);
+        DecodeResult step = DecodeStep.run(spec);
+        double span = step.timeline().layers().get(0).spans().stream().filter(x -> x.name().equals("experts_gate_up")).findFirst().orElseThrow()
+                .length().ms() * 1000;
+        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
+        double active = 8 * (1 - Math.pow(6.0 / 8, 8));
+        double inner = 14336 / 2.0;
+        assertEquals(span, h100.launchMicros() + h100.groupedGemmMicros(16, active, 2 * 4096 * inner * active, 2, 4096 + 2 * inner, 16), 1e-6 * span);
+        assertTrue(KernelValidation.moeMicros(h100, GemmFormat.BF16, 8, 4096, 14336, 2, 8, 2, 1) > span);
+    }
 }
