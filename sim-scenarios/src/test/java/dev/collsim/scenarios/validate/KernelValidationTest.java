@@ -80,11 +80,7 @@ class KernelValidationTest {
      */
     @Test
     void aDecodeStepsAttentionIsPricedAsTheTableRowIs() {
-        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null).layout(ModelConfig.load("llama-3-8b"), DecodeSystem.preset("hgx-h100"),
-                1, 1, 1, 1, 8, 4096, Precision.BF16, Overlap.NONE);
-        DecodeResult step = DecodeStep.run(spec);
-        double span = step.timeline().layers().get(0).spans().stream().filter(x -> x.name().equals("attention")).findFirst().orElseThrow()
-                .length().ms() * 1000;
+        double span = firstLayersSpan("llama-3-8b", 1, 4096, "attention");
         KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
         assertEquals(span, KernelValidation.generationAttentionMicros(h100, 8, 4096, 32, 8, 128, 2), 1e-6 * span);
     }
@@ -96,15 +92,19 @@ class KernelValidationTest {
      */
     @Test
     void aDecodeStepsExpertGemmIsPricedAsTheTableRowIs() {
-        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null).layout(ModelConfig.load("mixtral-8x7b"), DecodeSystem.preset("hgx-h100"),
-                2, 1, 1, 1, 8, 1024, Precision.BF16, Overlap.NONE);
-        DecodeResult step = DecodeStep.run(spec);
-        double span = step.timeline().layers().get(0).spans().stream().filter(x -> x.name().equals("experts_gate_up")).findFirst().orElseThrow()
-                .length().ms() * 1000;
+        double span = firstLayersSpan("mixtral-8x7b", 2, 1024, "experts_gate_up");
         KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
         double active = 8 * (1 - Math.pow(6.0 / 8, 8));
         double inner = 14336 / 2.0;
         assertEquals(span, h100.launchMicros() + h100.groupedGemmMicros(16, active, 2 * 4096 * inner * active, 2, 4096 + 2 * inner, 16), 1e-6 * span);
         assertTrue(KernelValidation.moeMicros(h100, GemmFormat.BF16, 8, 4096, 14336, 2, 8, 2, 1) > span);
+    }
+
+    /** The first layer's kernel {@code name} in a TensorRT-LLM BF16 decode step of batch 8 on H100s, microseconds. */
+    private static double firstLayersSpan(String model, int tp, int context, String name) {
+        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null).layout(ModelConfig.load(model), DecodeSystem.preset("hgx-h100"),
+                tp, 1, 1, 1, 8, context, Precision.BF16, Overlap.NONE);
+        DecodeResult step = DecodeStep.run(spec);
+        return step.timeline().layers().get(0).spans().stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow().length().ms() * 1000;
     }
 }
