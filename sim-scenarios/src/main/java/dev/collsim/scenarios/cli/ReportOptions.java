@@ -15,6 +15,9 @@ final class ReportOptions extends OutputOptions {
 
     private boolean reportHandled;
 
+    /** When a command's runs have no report, in words, for the error that refuses --report. */
+    String withoutReport = "not with --links, --explain-choice or --replications";
+
     /** Writes the HTML report if one was asked for (atomically). */
     void writeReport(Supplier<HtmlReport> build) {
         reportHandled = true;
@@ -31,7 +34,7 @@ final class ReportOptions extends OutputOptions {
     @Override
     void beforeEmit() {
         if (report != null && !reportHandled) {
-            throw new InputException("--report: this run has no HTML report (not with --links, --explain-choice or --replications)");
+            throw new InputException("--report: this run has no HTML report (" + withoutReport + ")");
         }
     }
 }

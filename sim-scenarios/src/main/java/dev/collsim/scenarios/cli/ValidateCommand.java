@@ -11,6 +11,7 @@ import dev.collsim.scenarios.validate.ServingValidation;
 import dev.collsim.scenarios.validate.Validation;
 import dev.collsim.scenarios.validate.ValidationSpec;
 import dev.collsim.scenarios.views.DecodeValidationView;
+import dev.collsim.scenarios.views.KernelHtml;
 import dev.collsim.scenarios.views.KernelValidationView;
 import dev.collsim.scenarios.views.ServingValidationView;
 import dev.collsim.scenarios.views.ValidationView;
@@ -84,10 +85,11 @@ public final class ValidateCommand implements Callable<Integer> {
     LoggedRunOptions run;
 
     @Mixin
-    OutputOptions output;
+    ReportOptions output;
 
     @Override
     public Integer call() {
+        output.withoutReport = "validate writes one with --kernels only";
         String systemName = system.name();
         if ((decode ? 1 : 0) + (serving ? 1 : 0) + (kernels ? 1 : 0) > 1) {
             throw new InputException("--decode, --serving and --kernels are three validations; give one");
@@ -197,7 +199,9 @@ public final class ValidateCommand implements Callable<Integer> {
                     + " leave out nccl-tests logs, --calibration, --measured, --engine and --detail");
         }
         ReportFormat format = output.reportFormat();
-        String text = (format == ReportFormat.MARKDOWN ? KERNELS_MARKDOWN : "") + format.render(KernelValidationView.tables(KernelValidation.bundled()));
+        KernelValidation v = KernelValidation.bundled();
+        String text = (format == ReportFormat.MARKDOWN ? KERNELS_MARKDOWN : "") + format.render(KernelValidationView.tables(v));
+        output.writeReport(() -> KernelHtml.report(v));
         output.emit(text, spec.commandLine().getOut());
         return 0;
     }

@@ -37,7 +37,8 @@ class ReportBrowserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bench", "decode", "prefill", "serve", "serve-percentiles", "compare", "explain", "sweep", "demo", "load"})
+    @ValueSource(strings = {"bench", "decode", "prefill", "serve", "serve-percentiles", "compare", "explain", "sweep", "demo", "load",
+        "kernels"})
     void reportRendersInChromium(String kind) throws Exception {
         Path dir = Path.of("target/reports").toAbsolutePath();
         Files.createDirectories(dir);
@@ -56,6 +57,7 @@ class ReportBrowserTest {
             case "compare" -> run("compare", "--model", "llama-3-70b", "--system", "hgx-h100", "--system", "hgx-h200", "--gpus", "16",
                     "--itl-slo", "30ms", "--dtype", "fp8", "--report", html.toString());
             case "explain" -> run("explain", "all_reduce", "--ranks", "4", "--channels", "1", "--report", html.toString());
+            case "kernels" -> run("validate", "--kernels", "--report", html.toString());
             case "sweep" -> {
                 Path scenario = dir.resolve("sweep.yaml");
                 Files.writeString(scenario, "version: 1\ncommand: sweep\nsweep:\n  command: bench\n  axes:\n"

@@ -1015,7 +1015,7 @@ class EveryCommandPropertyTest {
         if (g.chance(0.1)) {
             // the bundled kernel tables (under a second), now and then with a stray flag it refuses
             l.add("--kernels", null);
-            some(g, l, 0.3, Map.of(), Set.of("--detail"), "--format", "--output", "--detail");
+            some(g, l, 0.3, Map.of(), Set.of("--detail"), "--format", "--output", "--detail", "--report");
             return l;
         }
         if (g.chance(0.15)) {
@@ -1082,7 +1082,7 @@ class EveryCommandPropertyTest {
         GENERATORS.put("topo validate", generator(20, flags(), EveryCommandPropertyTest::topoValidate));
         GENERATORS.put("demo", generator(1, flags(), g -> line("demo")));
         GENERATORS.put("validate", generator(25, flags(new String[] {"--decode", "--detail", "--engine", "--calibration", "--algo", "--ngpus",
-            "--gpus-per-node", "--network", "--nodes", "--op", "--system", "--measured", "--format", "--output", "--serving", "--threads", "--kernels"}),
+            "--gpus-per-node", "--network", "--nodes", "--op", "--system", "--measured", "--format", "--output", "--serving", "--threads", "--kernels", "--report"}),
                 EveryCommandPropertyTest::validate));
     }
 
