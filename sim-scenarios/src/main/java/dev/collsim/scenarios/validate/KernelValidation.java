@@ -72,7 +72,9 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         GEMM("gemm", "gemm_dtype,m,n,k,latency_ms"),
         CONTEXT_ATTENTION("context_attention", "attn_dtype,kv_cache_dtype,batch_size,isl,num_heads,num_key_value_heads,head_dim,window_size,latency_ms"),
         GENERATION_ATTENTION("generation_attention", "kv_cache_dtype,batch_size,step,num_heads,num_key_value_heads,head_dim,window_size,latency_ms"),
-        MOE("moe", "moe_dtype,kernel_source,distribution,num_tokens,hidden_size,inter_size,topk,num_experts,moe_tp_size,moe_ep_size,latency_ms");
+        MOE("moe", "moe_dtype,kernel_source,distribution,num_tokens,hidden_size,inter_size,topk,num_experts,moe_tp_size,moe_ep_size,latency_ms"),
+        CONTEXT_MLA("context_mla", "kv_cache_dtype,batch_size,isl,num_heads,tp_size,latency_ms"),
+        GENERATION_MLA("generation_mla", "kv_cache_dtype,batch_size,step,num_heads,tp_size,latency_ms");
 
         final String file;
         final String header;
@@ -138,6 +140,8 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
             case CONTEXT_ATTENTION -> f -> contextAttention(f, gpu, costs);
             case GENERATION_ATTENTION -> f -> generationAttention(f, gpu, costs);
             case MOE -> f -> moe(f, gpu, costs);
+            case CONTEXT_MLA -> f -> contextMla(f, gpu, costs);
+            case GENERATION_MLA -> f -> generationMla(f, gpu, costs);
         };
         List<Outcome> out = new ArrayList<>();
         try (InputStream in = KernelValidation.class.getResourceAsStream(resource)) {
@@ -281,6 +285,50 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         double down = launch + costs.groupedGemmMicros(rows, active, gateUp / 2, format.bytesPerParam, innerPerRank + hidden, format.bits);
         double sum = launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, (rows + tokens) * hidden * Precision.ACTIVATION_BYTES, 16);
         return topk + align + up + down + sum;
+    }
+
+    /** DeepSeek-V3's MLA geometry, which the MLA tables are measured at: nope and rope query sizes, value size, latent rank. */
+    static final int MLA_NOPE = 128;
+    static final int MLA_ROPE = 64;
+    static final int MLA_VALUE = 128;
+    static final int MLA_LATENT = 512;
+
+    /**
+     * A prompt's MLA attention as a step prices it: uncompressed, every head's 192-wide keys and 128-wide values,
+     * causal over the prompt ({@code LayerKernels}' latent attention in a prefill).
+     */
+    private static Outcome contextMla(String[] f, GpuModel gpu, KernelCosts costs) {
+        int batch = Integer.parseInt(f[1]);
+        int isl = Integer.parseInt(f[2]);
+        int heads = Integer.parseInt(f[3]);
+        double tokens = (double) batch * isl;
+        double width = MLA_NOPE + MLA_ROPE + MLA_VALUE;
+        double flops = 2.0 * tokens * (isl / 2.0) * heads * width;
+        double cache = Math.ceil(tokens / 128) * isl * heads * width * Precision.ACTIVATION_BYTES;
+        String band = isl <= 1024 ? "ISL <= 1K" : isl <= 4096 ? "ISL 2K-4K" : "ISL > 4K";
+        return new Outcome(Kind.CONTEXT_MLA.label(), gpu.label(), "kv " + f[0], band, batch + "x" + isl + " h" + heads, ms(f[5]),
+                costs.launchMicros() + costs.attentionMicros(flops, cache, 1, 16));
+    }
+
+    /** A decode step's absorbed MLA attention over the latent cache, as a step prices it. */
+    private static Outcome generationMla(String[] f, GpuModel gpu, KernelCosts costs) {
+        int kvBytes = f[0].equals("fp8") ? 1 : 2;
+        if (kvBytes == 1 && gpu.roofline().fp8Tflops() == 0) {
+            return null;
+        }
+        int batch = Integer.parseInt(f[1]);
+        int step = Integer.parseInt(f[2]);
+        int heads = Integer.parseInt(f[3]);
+        String band = step <= 1024 ? "context <= 1K" : step <= 8192 ? "context 2K-8K" : "context > 8K";
+        return new Outcome(Kind.GENERATION_MLA.label(), gpu.label(), "kv " + f[0], band, batch + "x" + step + " h" + heads, ms(f[5]),
+                generationMlaMicros(costs, batch, step, heads, kvBytes));
+    }
+
+    /** {@link #generationMla}'s price, launch included. */
+    static double generationMlaMicros(KernelCosts costs, int batch, int step, int heads, int kvBytes) {
+        double flops = 2.0 * batch * step * heads * (2.0 * MLA_LATENT + MLA_ROPE);
+        double cache = (double) batch * step * (MLA_LATENT + MLA_ROPE) * kvBytes;
+        return costs.launchMicros() + costs.attentionMicros(flops, cache, 1, kvBytes == 1 ? 8 : 16);
     }
 
     /**

@@ -32,6 +32,9 @@ public final class KernelValidationView {
         t.note("moe (tokens on the rank, experts, top-k, hidden/inter, the rank's TP and EP): one rank's fused MoE with even routing"
                 + " (the tables' 'balanced'), routing given: top-k, the sort by expert, grouped gate/up and down GEMMs over the experts"
                 + " the tokens reach (rows padded per expert), the top-k sum, each a kernel as a step prices it; ReLU2 and 4-bit experts left out");
+        t.note("context mla / generation mla (batch x ISL or cached tokens, heads per GPU): DeepSeek-V3's MLA as the step runs it,"
+                + " a prompt uncompressed (192-wide keys, 128-wide values per head, causal), a decode step absorbed over the 576-wide"
+                + " latent cache, at the attention rates above");
         t.note("error = model / measured - 1; geomean |err| = exp(mean |ln r|) - 1; bias = exp(mean ln r) - 1 (negative: the model is fast)");
         for (Group g : v.groups()) {
             Outcome worst = g.worst();

@@ -80,7 +80,7 @@ class KernelValidationTest {
      */
     @Test
     void aDecodeStepsAttentionIsPricedAsTheTableRowIs() {
-        double span = firstLayersSpan("llama-3-8b", 1, 4096, "attention");
+        double span = firstLayersSpan("llama-3-8b", "hgx-h100", 1, 4096, Precision.BF16, "attention");
         KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
         assertEquals(span, KernelValidation.generationAttentionMicros(h100, 8, 4096, 32, 8, 128, 2), 1e-6 * span);
     }
@@ -92,7 +92,7 @@ class KernelValidationTest {
      */
     @Test
     void aDecodeStepsExpertGemmIsPricedAsTheTableRowIs() {
-        double span = firstLayersSpan("mixtral-8x7b", 2, 1024, "experts_gate_up");
+        double span = firstLayersSpan("mixtral-8x7b", "hgx-h100", 2, 1024, Precision.BF16, "experts_gate_up");
         KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
         double active = 8 * (1 - Math.pow(6.0 / 8, 8));
         double inner = 14336 / 2.0;
@@ -100,10 +100,21 @@ class KernelValidationTest {
         assertTrue(KernelValidation.moeMicros(h100, GemmFormat.BF16, 8, 4096, 14336, 2, 8, 2, 1) > span);
     }
 
-    /** The first layer's kernel {@code name} in a TensorRT-LLM BF16 decode step of batch 8 on H100s, microseconds. */
-    private static double firstLayersSpan(String model, int tp, int context, String name) {
-        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null).layout(ModelConfig.load(model), DecodeSystem.preset("hgx-h100"),
-                tp, 1, 1, 1, 8, context, Precision.BF16, Overlap.NONE);
+    /**
+     * DeepSeek-V3's MLA rows are priced as its decode step prices its absorbed attention: FP8 weights on eight H200s,
+     * TensorRT-LLM's FP8 cache, 128 / 8 = 16 heads a GPU, batch 8 at 4,096 cached tokens.
+     */
+    @Test
+    void aDecodeStepsLatentAttentionIsPricedAsTheTableRowIs() {
+        double span = firstLayersSpan("deepseek-v3", "hgx-h200", 8, 4096, Precision.FP8, "attention");
+        KernelCosts h200 = new KernelCosts(GpuModel.H200_SXM.roofline(), true, ServingEngine.TRTLLM);
+        assertEquals(span, KernelValidation.generationMlaMicros(h200, 8, 4096, 16, 1), 1e-6 * span);
+    }
+
+    /** The first layer's kernel {@code name} in a TensorRT-LLM decode step of batch 8, microseconds. */
+    private static double firstLayersSpan(String model, String system, int tp, int context, Precision weights, String name) {
+        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null).layout(ModelConfig.load(model), DecodeSystem.preset(system),
+                tp, 1, 1, 1, 8, context, weights, Overlap.NONE);
         DecodeResult step = DecodeStep.run(spec);
         return step.timeline().layers().get(0).spans().stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow().length().ms() * 1000;
     }
