@@ -66,8 +66,8 @@ public final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--serving", description = "validate serving runs instead: every run of a measured serving CSV, simulated request by request")
     boolean serving;
 
-    @Option(names = "--kernels", description = "validate the step model's kernels instead: every row of the measured GEMM tables"
-            + " (aiconfigurator's, bundled), priced as a step prices it")
+    @Option(names = "--kernels", description = "validate the step model's kernels instead: every row of the measured kernel tables"
+            + " (aiconfigurator's GEMM, attention, MLA and MoE, bundled), priced as a step prices it")
     boolean kernels;
 
     @Option(names = "--measured", paramLabel = "CSV",
@@ -195,7 +195,7 @@ public final class ValidateCommand implements Callable<Integer> {
 
     private Integer kernels() {
         if (!logs.isEmpty() || calibration != null || measured != null || engine.given() || detail) {
-            throw new InputException("--kernels validates the bundled kernel tables, a line per GPU, format and band of M;"
+            throw new InputException("--kernels validates the bundled kernel tables, a line per kernel, GPU, format and band;"
                     + " leave out nccl-tests logs, --calibration, --measured, --engine and --detail");
         }
         ReportFormat format = output.reportFormat();
