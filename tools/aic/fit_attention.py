@@ -5,7 +5,7 @@ convert.mjs writes), per GPU, by grid search on geomean |error| = exp(mean |ln(m
 Not collsim's model: a measurement of which mechanisms the tables support, for the kernel fit
 (issue "Kernels as the GPUs run them"). Python 3 standard library only.
 
-  python3 tools/aic/fit_attention.py [sim-scenarios/src/main/resources/calibration/kernels]
+  python3 tools/aic/fit_attention.py [sim-scenarios/src/main/resources/calibration/kernels/trtllm]
 
 Prompt attention (context_attention, bf16 math, no sliding window, at most 16 query heads per KV head):
   time = fixed + prep + max(tiles x tau + CTAs x c0, longest CTA) / SMs-wise makespan, where
@@ -69,7 +69,7 @@ def best(data, gpu, model, grid):
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else 'sim-scenarios/src/main/resources/calibration/kernels'
+    folder = sys.argv[1] if len(sys.argv) > 1 else 'sim-scenarios/src/main/resources/calibration/kernels/trtllm'
     ctx_grid = [(e, c0, f) for e in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8) for c0 in (0, 1, 2, 4, 6, 8) for f in (6, 9, 12, 15)]
     gen_grid = [(e, c, f) for e in (0.6, 0.7, 0.8, 0.85, 0.9, 0.95) for c in (0, 0.5, 1, 1.5, 2, 3) for f in (3, 5, 7, 9)]
     print('kernel               gpu       rows  geomean  bias    eff  per-CTA us  fixed us')

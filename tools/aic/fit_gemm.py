@@ -3,7 +3,7 @@
 search on geomean |error| = exp(mean |ln(model/measured)|) - 1: how far constants per GPU take the form collsim
 prices GEMMs with today (KernelCosts.gemmMicros, as `validate --kernels` prices the tables).
 
-  python3 tools/aic/fit_gemm.py [sim-scenarios/src/main/resources/calibration/kernels]
+  python3 tools/aic/fit_gemm.py [sim-scenarios/src/main/resources/calibration/kernels/trtllm]
 
 The form: launch gap (1.5 us) + fixed + max(2 x M padded to 64 x N x K / (dense rate x math),
 (N x K x bytes per weight + M x (N + K) x 2) / (HBM x memory)); an 8-bit call adds its activation's
@@ -43,7 +43,7 @@ def score(data, gpu, p):
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else 'sim-scenarios/src/main/resources/calibration/kernels'
+    folder = sys.argv[1] if len(sys.argv) > 1 else 'sim-scenarios/src/main/resources/calibration/kernels/trtllm'
     grid = [(a, b, c) for a in (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85) for b in (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
             for c in (1, 2, 3, 4, 6)]
     print('gpu       format     rows   today: geomean   bias   fitted: geomean   bias   math  memory  fixed us')

@@ -90,14 +90,14 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
     }
 
     /** One measured kernel call: its shape, format and band, measured and modelled microseconds. */
-    public record Outcome(String kind, String gpu, String format, String band, String shape, double measuredUs, double simulatedUs) {
+    public record Outcome(String kind, String engine, String gpu, String format, String band, String shape, double measuredUs, double simulatedUs) {
         public double ratio() {
             return simulatedUs / measuredUs;
         }
     }
 
-    /** The rows of one kind, GPU and format in one band ("all": every band), scored. */
-    public record Group(String kind, String gpu, String format, String band, List<Outcome> rows) {
+    /** The rows of one kind, engine, GPU and format in one band ("all": every band), scored. */
+    public record Group(String kind, String engine, String gpu, String format, String band, List<Outcome> rows) {
         public double geomeanAbsError() {
             return LogError.geomeanAbs(rows.stream().map(Outcome::ratio).toList());
         }
@@ -111,42 +111,58 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         }
     }
 
+    /** One measured table's engine and GPU, and the step's kernel costs there: what a row is priced with. */
+    private record Table(ServingEngine engine, GpuModel gpu, KernelCosts costs) {
+        Outcome outcome(Kind kind, String format, String band, String shape, String latencyMs, double simulatedUs) {
+            return new Outcome(kind.label(), engine.label(), gpu.label(), format, band, shape, ms(latencyMs), simulatedUs);
+        }
+    }
+
+    /** The engines whose tables are bundled, each in a folder of its name. */
+    static final List<ServingEngine> ENGINES = List.of(ServingEngine.TRTLLM, ServingEngine.VLLM, ServingEngine.SGLANG);
+
     /** Every bundled table, priced and scored. */
     public static KernelValidation bundled() {
         List<Outcome> outcomes = new ArrayList<>();
         List<Group> groups = new ArrayList<>();
         for (Kind kind : Kind.values()) {
-            for (Map.Entry<String, GpuModel> gpu : GPUS.entrySet()) {
-                KernelCosts costs = new KernelCosts(gpu.getValue().roofline(), true, ServingEngine.TRTLLM);
-                List<Outcome> mine = read(kind, gpu.getKey(), gpu.getValue(), costs);
-                outcomes.addAll(mine);
-                for (String format : mine.stream().map(Outcome::format).distinct().toList()) {
-                    List<Outcome> ofFormat = mine.stream().filter(o -> o.format().equals(format)).toList();
-                    for (String band : ofFormat.stream().map(Outcome::band).distinct().sorted().toList()) {
-                        groups.add(new Group(kind.label(), gpu.getValue().label(), format, band,
-                                ofFormat.stream().filter(o -> o.band().equals(band)).toList()));
+            for (ServingEngine engine : ENGINES) {
+                for (Map.Entry<String, GpuModel> gpu : GPUS.entrySet()) {
+                    Table table = new Table(engine, gpu.getValue(), new KernelCosts(gpu.getValue().roofline(), true, engine));
+                    List<Outcome> mine = read(kind, gpu.getKey(), table);
+                    outcomes.addAll(mine);
+                    for (String format : mine.stream().map(Outcome::format).distinct().toList()) {
+                        List<Outcome> ofFormat = mine.stream().filter(o -> o.format().equals(format)).toList();
+                        for (String band : ofFormat.stream().map(Outcome::band).distinct().sorted().toList()) {
+                            groups.add(new Group(kind.label(), engine.label(), gpu.getValue().label(), format, band,
+                                    ofFormat.stream().filter(o -> o.band().equals(band)).toList()));
+                        }
+                        groups.add(new Group(kind.label(), engine.label(), gpu.getValue().label(), format, "all", ofFormat));
                     }
-                    groups.add(new Group(kind.label(), gpu.getValue().label(), format, "all", ofFormat));
                 }
             }
         }
         return new KernelValidation(List.copyOf(outcomes), List.copyOf(groups));
     }
 
-    private static List<Outcome> read(Kind kind, String prefix, GpuModel gpu, KernelCosts costs) {
-        String resource = BUNDLED + prefix + "_" + kind.file + ".csv";
+    /**
+     * A table's rows, priced; none where the engine has no table of this kind for this GPU (the TensorRT-LLM tables cover
+     * every GPU and kind, vLLM's and SGLang's fewer: tools/aic/README.md).
+     */
+    private static List<Outcome> read(Kind kind, String prefix, Table table) {
+        String resource = BUNDLED + table.engine().label() + "/" + prefix + "_" + kind.file + ".csv";
         Function<String[], Outcome> price = switch (kind) {
-            case GEMM -> f -> gemm(f, gpu, costs);
-            case CONTEXT_ATTENTION -> f -> contextAttention(f, gpu, costs);
-            case GENERATION_ATTENTION -> f -> generationAttention(f, gpu, costs);
-            case MOE -> f -> moe(f, gpu, costs);
-            case CONTEXT_MLA -> f -> contextMla(f, gpu, costs);
-            case GENERATION_MLA -> f -> generationMla(f, gpu, costs);
+            case GEMM -> f -> gemm(f, table);
+            case CONTEXT_ATTENTION -> f -> contextAttention(f, table);
+            case GENERATION_ATTENTION -> f -> generationAttention(f, table);
+            case MOE -> f -> moe(f, table);
+            case CONTEXT_MLA -> f -> contextMla(f, table);
+            case GENERATION_MLA -> f -> generationMla(f, table);
         };
         List<Outcome> out = new ArrayList<>();
         try (InputStream in = KernelValidation.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new InputException(resource + ": not in the jar; rebuild it");
+                return out;
             }
             BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
             String header = r.readLine();
@@ -167,7 +183,9 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
     }
 
     /** A GEMM row; one of a format the GPU has no tensor rate for (FP8 on an A100) or the model does not price is left out. */
-    private static Outcome gemm(String[] f, GpuModel gpu, KernelCosts costs) {
+    private static Outcome gemm(String[] f, Table table) {
+        GpuModel gpu = table.gpu();
+        KernelCosts costs = table.costs();
         GemmFormat format = GemmFormat.of(f[0]);
         if (format == null || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0)) {
             return null;
@@ -176,7 +194,7 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         int n = Integer.parseInt(f[2]);
         int k = Integer.parseInt(f[3]);
         String band = m <= 16 ? "M <= 16" : m <= 512 ? "M 32-512" : "M > 512";
-        return new Outcome(Kind.GEMM.label(), gpu.label(), format.column, band, m + "x" + n + "x" + k, ms(f[4]),
+        return table.outcome(Kind.GEMM, format.column, band, m + "x" + n + "x" + k, f[4],
                 modelled(costs, format, m, n, k));
     }
 
@@ -203,7 +221,8 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
      * A prompt's attention: {@code batch} prompts of {@code isl} tokens, causal, priced as a step prices a prefill's
      * attention kernel ({@link KernelCosts#attentionMicros}); sliding-window rows are left out (the model has no window).
      */
-    private static Outcome contextAttention(String[] f, GpuModel gpu, KernelCosts costs) {
+    private static Outcome contextAttention(String[] f, Table table) {
+        KernelCosts costs = table.costs();
         int heads = Integer.parseInt(f[4]);
         int kvHeads = Integer.parseInt(f[5]);
         if (!f[7].equals("0") || !f[0].equals("bfloat16") || heads > MAX_GROUP * kvHeads) {
@@ -217,13 +236,15 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         double flops = 4.0 * tokens * (isl / 2.0) * heads * headDim;
         double cache = Math.ceil(tokens / 128) * isl * 2.0 * kvHeads * headDim * kvBytes;
         String band = isl <= 1024 ? "ISL <= 1K" : isl <= 4096 ? "ISL 2K-4K" : "ISL > 4K";
-        return new Outcome(Kind.CONTEXT_ATTENTION.label(), gpu.label(), "kv " + f[1], band,
-                batch + "x" + isl + " h" + heads + "/" + kvHeads + " d" + headDim, ms(f[8]),
+        return table.outcome(Kind.CONTEXT_ATTENTION, "kv " + f[1], band,
+                batch + "x" + isl + " h" + heads + "/" + kvHeads + " d" + headDim, f[8],
                 costs.launchMicros() + costs.attentionMicros(flops, cache, 1, 16));
     }
 
     /** A decode step's attention: {@code batch} sequences of {@code step} cached tokens, one new token each, as a step prices it. */
-    private static Outcome generationAttention(String[] f, GpuModel gpu, KernelCosts costs) {
+    private static Outcome generationAttention(String[] f, Table table) {
+        GpuModel gpu = table.gpu();
+        KernelCosts costs = table.costs();
         int heads = Integer.parseInt(f[3]);
         int kvHeads = Integer.parseInt(f[4]);
         int kvBytes = f[0].equals("fp8") ? 1 : 2;
@@ -234,8 +255,8 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         int step = Integer.parseInt(f[2]);
         int headDim = Integer.parseInt(f[5]);
         String band = step <= 1024 ? "context <= 1K" : step <= 8192 ? "context 2K-8K" : "context > 8K";
-        return new Outcome(Kind.GENERATION_ATTENTION.label(), gpu.label(), "kv " + f[0], band,
-                batch + "x" + step + " h" + heads + "/" + kvHeads + " d" + headDim, ms(f[7]),
+        return table.outcome(Kind.GENERATION_ATTENTION, "kv " + f[0], band,
+                batch + "x" + step + " h" + heads + "/" + kvHeads + " d" + headDim, f[7],
                 generationAttentionMicros(costs, batch, step, heads, kvHeads, headDim, kvBytes));
     }
 
@@ -251,11 +272,13 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
      * experts ({@code LayerKernels}' MoE under TensorRT-LLM, which fuses the activation and the quantisation): top-k, the
      * sort by expert, the grouped gate/up and down GEMMs over the experts the rank's tokens reach (each expert's rows
      * padded to whole tiles), the sum of the top-k outputs. Gated SiLU experts in BF16 and 8-bit formats; ReLU2 and
-     * 4-bit experts are left out.
+     * 4-bit experts are left out; each engine's backends (CUTLASS, Triton, FlashInfer's) are scored together.
      */
-    private static Outcome moe(String[] f, GpuModel gpu, KernelCosts costs) {
+    private static Outcome moe(String[] f, Table table) {
+        GpuModel gpu = table.gpu();
+        KernelCosts costs = table.costs();
         GemmFormat format = GemmFormat.of(f[0]);
-        if (format == null || !f[1].equals("moe_torch_flow_cutlass") || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0)) {
+        if (format == null || f[1].contains("nongated") || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0)) {
             return null;
         }
         int tokens = Integer.parseInt(f[3]);
@@ -266,8 +289,8 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         int tp = Integer.parseInt(f[8]);
         int ep = Integer.parseInt(f[9]);
         String band = tokens <= 16 ? "tokens <= 16" : tokens <= 1024 ? "tokens 64-1K" : "tokens > 1K";
-        return new Outcome(Kind.MOE.label(), gpu.label(), format.column, band,
-                tokens + " tok " + experts + "e top" + topK + " " + hidden + "/" + inter + " tp" + tp + " ep" + ep, ms(f[10]),
+        return table.outcome(Kind.MOE, format.column, band,
+                tokens + " tok " + experts + "e top" + topK + " " + hidden + "/" + inter + " tp" + tp + " ep" + ep, f[10],
                 moeMicros(costs, format, tokens, hidden, inter, topK, experts, tp, ep));
     }
 
@@ -297,7 +320,8 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
      * A prompt's MLA attention as a step prices it: uncompressed, every head's 192-wide keys and 128-wide values,
      * causal over the prompt ({@code LayerKernels}' latent attention in a prefill).
      */
-    private static Outcome contextMla(String[] f, GpuModel gpu, KernelCosts costs) {
+    private static Outcome contextMla(String[] f, Table table) {
+        KernelCosts costs = table.costs();
         int batch = Integer.parseInt(f[1]);
         int isl = Integer.parseInt(f[2]);
         int heads = Integer.parseInt(f[3]);
@@ -306,12 +330,14 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         double flops = 2.0 * tokens * (isl / 2.0) * heads * width;
         double cache = Math.ceil(tokens / 128) * isl * heads * width * Precision.ACTIVATION_BYTES;
         String band = isl <= 1024 ? "ISL <= 1K" : isl <= 4096 ? "ISL 2K-4K" : "ISL > 4K";
-        return new Outcome(Kind.CONTEXT_MLA.label(), gpu.label(), "kv " + f[0], band, batch + "x" + isl + " h" + heads, ms(f[5]),
+        return table.outcome(Kind.CONTEXT_MLA, "kv " + f[0], band, batch + "x" + isl + " h" + heads, f[5],
                 costs.launchMicros() + costs.attentionMicros(flops, cache, 1, 16));
     }
 
     /** A decode step's absorbed MLA attention over the latent cache, as a step prices it. */
-    private static Outcome generationMla(String[] f, GpuModel gpu, KernelCosts costs) {
+    private static Outcome generationMla(String[] f, Table table) {
+        GpuModel gpu = table.gpu();
+        KernelCosts costs = table.costs();
         int kvBytes = f[0].equals("fp8") ? 1 : 2;
         if (kvBytes == 1 && gpu.roofline().fp8Tflops() == 0) {
             return null;
@@ -320,7 +346,7 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         int step = Integer.parseInt(f[2]);
         int heads = Integer.parseInt(f[3]);
         String band = step <= 1024 ? "context <= 1K" : step <= 8192 ? "context 2K-8K" : "context > 8K";
-        return new Outcome(Kind.GENERATION_MLA.label(), gpu.label(), "kv " + f[0], band, batch + "x" + step + " h" + heads, ms(f[5]),
+        return table.outcome(Kind.GENERATION_MLA, "kv " + f[0], band, batch + "x" + step + " h" + heads, f[5],
                 generationMlaMicros(costs, batch, step, heads, kvBytes));
     }
 

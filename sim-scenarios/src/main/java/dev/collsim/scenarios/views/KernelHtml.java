@@ -19,8 +19,8 @@ public final class KernelHtml {
         HtmlReport report = new HtmlReport("collsim validate --kernels");
         report.heading("The step model's kernels against aiconfigurator's measured tables");
         report.text("Each point is one measured call (x) and the time the step model gives the same kernel (y), in microseconds;"
-                + " on the diagonal the model is exact, below it the model is fast. A series per GPU: click a legend entry to hide it.");
-        List<String> gpus = v.outcomes().stream().map(Outcome::gpu).distinct().toList();
+                + " on the diagonal the model is exact, below it the model is fast. A series per GPU and engine: click a legend entry to hide it.");
+        List<String> gpus = v.outcomes().stream().map(KernelHtml::series).distinct().toList();
         for (String kind : v.outcomes().stream().map(Outcome::kind).distinct().toList()) {
             report.chart(scatter(kind, v.outcomes().stream().filter(o -> o.kind().equals(kind)).toList(), gpus), 520);
         }
@@ -28,21 +28,23 @@ public final class KernelHtml {
         return report;
     }
 
-    /** ECharts' own first colours, one per GPU whichever charts it appears in. */
-    private static final String[] COLOURS = {"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4"};
+    /** ECharts' own colours, one per GPU and engine whichever charts it appears in. */
+    private static final String[] COLOURS = {"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"};
 
     private static ObjectNode scatter(String kind, List<Outcome> rows, List<String> gpus) {
         ObjectNode o = Charts.xy(kind + ": model against measured (us)", "measured (us)", "model (us)", "item", true);
+        // Nine GPU and engine series: the legend takes two rows above the plot.
+        o.with("grid").put("top", 100);
         o.with("xAxis").put("type", "log");
         o.with("yAxis").put("type", "log");
         ArrayNode series = o.putArray("series");
         double low = rows.stream().mapToDouble(r -> Math.min(r.measuredUs(), r.simulatedUs())).min().orElse(1);
         double high = rows.stream().mapToDouble(r -> Math.max(r.measuredUs(), r.simulatedUs())).max().orElse(10);
-        for (String gpu : rows.stream().map(Outcome::gpu).distinct().toList()) {
+        for (String gpu : rows.stream().map(KernelHtml::series).distinct().toList()) {
             ObjectNode one = series.addObject().put("name", gpu).put("type", "scatter").put("symbolSize", 3).put("large", true);
             one.putObject("itemStyle").put("color", COLOURS[gpus.indexOf(gpu) % COLOURS.length]);
             ArrayNode data = one.putArray("data");
-            rows.stream().filter(r -> r.gpu().equals(gpu)).forEach(r -> data.addArray().add(round(r.measuredUs())).add(round(r.simulatedUs())));
+            rows.stream().filter(r -> series(r).equals(gpu)).forEach(r -> data.addArray().add(round(r.measuredUs())).add(round(r.simulatedUs())));
         }
         ObjectNode line = series.addObject().put("name", "no error").put("type", "line").put("symbol", "none");
         line.putObject("itemStyle").put("color", "#333333");
@@ -50,6 +52,11 @@ public final class KernelHtml {
         diagonal.addArray().add(low).add(low);
         diagonal.addArray().add(high).add(high);
         return o;
+    }
+
+    /** A chart's series: a GPU under one engine's kernels. */
+    private static String series(Outcome o) {
+        return o.gpu() + ", " + o.engine();
     }
 
     /** Four significant digits: the tables' own precision, and a page a fraction of the size. */

@@ -14,13 +14,14 @@ public final class KernelValidationView {
 
     public static List<Table> tables(KernelValidation v) {
         Table t = new Table("kernels priced as a step prices them against measured kernel tables", List.of(Column.text("kind", "kernel", 20),
-                Column.text("gpu", "GPU", 16), Column.text("format", "format", 10), Column.text("band", "band", 14),
+                Column.text("engine", "engine", 7), Column.text("gpu", "GPU", 16), Column.text("format", "format", 10), Column.text("band", "band", 14),
                 Column.number("rows", "rows", "", 6, 0), Column.number("geomean_abs_error_pct", "geomean |err|", "(%)", 14, 1),
                 Column.number("bias_pct", "bias", "(%)", 8, 1), Column.text("worst_shape", "worst shape", 24),
                 Column.number("worst_measured_us", "its measured", "(us)", 13, 1), Column.number("worst_simulated_us", "its model", "(us)", 10, 1),
                 Column.number("worst_error_pct", "its err", "(%)", 8, 1)), Map.of("command", "validate --kernels"));
-        t.note("measured: NVIDIA aiconfigurator's kernel tables (TensorRT-LLM 1.3.0rc20 on H100, H200, B200, GB200; 1.0.0 on A100),"
-                + " one call per row timed in CUDA-graph replays; converted by tools/aic/convert.mjs (tools/aic/README.md)");
+        t.note("measured: NVIDIA aiconfigurator's kernel tables, one call per row timed in CUDA-graph replays: TensorRT-LLM's on A100,"
+                + " H100, H200, B200 and GB200, vLLM's and SGLang's on H100 and B200 (the versions: tools/aic/README.md, which"
+                + " tools/aic/convert.mjs writes them by); each engine's kernels priced with its own traits");
         t.note("gemm (shape M x N x K): the launch gap, then the longer of the math (M padded to 64-row tiles, at the dense tensor"
                 + " rate x GEMM_MATH) and the traffic (weights, activations in and out, at HBM x GEMM_MEMORY), plus the fixed time;"
                 + " 8-bit rows add the activation's dynamic quantisation, which the measured call includes: the cast, and before it"
@@ -38,7 +39,7 @@ public final class KernelValidationView {
         t.note("error = model / measured - 1; geomean |err| = exp(mean |ln r|) - 1; bias = exp(mean ln r) - 1 (negative: the model is fast)");
         for (Group g : v.groups()) {
             Outcome worst = g.worst();
-            t.row(g.kind(), g.gpu(), g.format(), g.band(), g.rows().size(), 100 * g.geomeanAbsError(), 100 * g.bias(),
+            t.row(g.kind(), g.engine(), g.gpu(), g.format(), g.band(), g.rows().size(), 100 * g.geomeanAbsError(), 100 * g.bias(),
                     worst == null ? "-" : worst.shape(), worst == null ? Double.NaN : worst.measuredUs(),
                     worst == null ? Double.NaN : worst.simulatedUs(), worst == null ? Double.NaN : 100 * (worst.ratio() - 1));
         }
