@@ -94,6 +94,18 @@ class KernelValidationTest {
     }
 
     /**
+     * A GEMM row is priced as the step prices its GEMMs: Llama-3-8B's first QKV projection (4,096 in, 32 + 2 x 8 heads of
+     * 128 out) in a TensorRT-LLM BF16 decode step of batch 8 on one H100 takes what the table's 8 x 6,144 x 4,096 row is
+     * priced at.
+     */
+    @Test
+    void aDecodeStepsGemmIsPricedAsTheTableRowIs() {
+        double span = firstLayersSpan("llama-3-8b", "hgx-h100", 1, 4096, Precision.BF16, "qkv_proj");
+        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
+        assertEquals(span, KernelValidation.modelled(h100, GemmFormat.BF16, 8, 6144, 4096), 1e-6 * span);
+    }
+
+    /**
      * A MoE table row is priced with the step's own grouped GEMM: a TensorRT-LLM decode step of Mixtral-8x7B at TP 2 on
      * H100s, batch 8, spends on its first layer's expert gate/up GEMM what KernelCosts prices for 16 picks over the
      * experts 8 tokens reach on average (8 x (1 - (6/8)^8) of them), 14,336 / 2 inner columns each.
