@@ -173,16 +173,18 @@ public final class Prefill {
 
     /**
      * How a prefill instance's KV sends and its own collectives slow each other where they cross the same links (the
-     * GPUs' NVLink ports inside an NVLink domain; the NICs where the instance spans nodes). Both are run together on one
-     * fabric, chunk by chunk: the forward's collective of {@code tokens} prompt tokens on the instance's first group (its
+     * GPUs' NVLink ports inside an NVLink domain; the NICs where the instance spans nodes), for the prefill {@code
+     * prefill} of one prompt in one forward. Both are run together on one fabric, chunk by chunk: the forward's
+     * collective of its prompt tokens on the instance's first group (its
      * TP all-reduce, or its EP dispatch where attention runs without TP), and the KV sends to the decode peers placed as
      * {@link #sendMs} places them, sized to last as long as the collective alone, so that each one's time together over
      * its time alone is its rate while the other runs. Where no link is shared both slowdowns are 1.
      *
      * @param nvlink whether the KV cache crosses NVLink (true) or the network
      */
-    public static KvContention kvContention(DecodeSpec layout, int tokens, boolean nvlink, CommModel.Cache cache) {
+    public static KvContention kvContention(DecodeSpec layout, PrefillResult prefill, boolean nvlink) {
         ModelConfig m = layout.model();
+        int tokens = prefill.prompts().isl();
         int tp = layout.tp();
         int group = tp > 1 ? tp : layout.ep();
         if (group == 1) {
@@ -205,8 +207,8 @@ public final class Prefill {
         runs.add(collective);
         List<RunResult> together = CollectiveSimulator.runTogether(runs);
         double kvTogether = together.subList(0, tp).stream().mapToLong(RunResult::durationPicos).max().orElse(0);
-        DecodeResult forward = DecodeStep.prefillForward(layout.withTokens(tokens, tokens), 0, cache, true);
-        double commShare = Math.min(1, forward.comm().busy().ms() / forward.timing().gpu().ms());
+        PrefillResult.Forward forward = prefill.forwards().get(0);
+        double commShare = Math.min(1, forward.comm().ms() / forward.gpu().ms());
         return new KvContention(kvTogether / kvAlone, together.get(tp).durationPicos() / collectiveAlone, commShare);
     }
 

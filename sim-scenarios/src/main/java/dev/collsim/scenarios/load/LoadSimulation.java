@@ -10,6 +10,7 @@ import dev.collsim.scenarios.decode.PrefillResult;
 import dev.collsim.scenarios.load.workload.RequestSpec;
 import dev.collsim.scenarios.serve.KvTransfer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -184,7 +185,7 @@ public final class LoadSimulation {
                         + " decode instance on " + spec.system().name());
             }
             double ms = spec.kvTransfer() == KvTransfer.AFTER_PREFILL ? move.after().ms() : move.exposed().ms();
-            return new KvSender(ms / reference, Prefill.kvContention(prefill, reference, PrefillResult.KvTransfer.NVLINK.equals(move.over()), cache));
+            return new KvSender(ms / reference, Prefill.kvContention(prefill, r, PrefillResult.KvTransfer.NVLINK.equals(move.over())));
         }
 
         private void at(double timeMs, Runnable action) {
@@ -330,7 +331,7 @@ public final class LoadSimulation {
                 replica.running.remove(r);
                 inTransfer++;
                 double start = Math.max(now, instance.senderFreeMs);
-                double done = start + instance.kv.msPerToken() * r.promptTokens * (hasWork(instance) ? instance.kv.contention().kvFactor() : 1);
+                double done = start + instance.kv.msPerToken() * r.promptTokens * (Arrays.stream(instance.replicas).allMatch(Replica::idle) ? 1 : instance.kv.contention().kvFactor());
                 instance.senderFreeMs = done;
                 at(done, () -> kvArrived(instance, replica, r, done));
                 return;
@@ -339,16 +340,6 @@ public final class LoadSimulation {
                 r.prefillEndMs = now;
             }
             token(replica, r, now);
-        }
-
-        /** Whether an instance has prompts queued or running: a KV move it starts now runs beside its forwards. */
-        private static boolean hasWork(Instance instance) {
-            for (Replica replica : instance.replicas) {
-                if (!replica.waiting.isEmpty() || !replica.running.isEmpty()) {
-                    return true;
-                }
-            }
-            return false;
         }
 
         private void kvArrived(Instance from, Replica replica, Live r, double now) {

@@ -162,6 +162,11 @@ final class Replica {
         return step;
     }
 
+    /** Nothing queued or running: a KV move its instance starts now has no forward beside it. */
+    boolean idle() {
+        return waiting.isEmpty() && running.isEmpty();
+    }
+
     private boolean hasPrefillWork() {
         for (Live r : running) {
             if (r.kvTokens < r.promptTokens) {

@@ -120,13 +120,11 @@ class PrefillTest {
      */
     @Test
     void aKvSendContendsWithTheCollectivesWhereTheyShareLinks() {
-        CommModel.Cache cache = new CommModel.Cache();
-        Prefill.KvContention apart = Prefill.kvContention(llama70bTp(8), 4096, false, cache);
+        Prefill.KvContention apart = contention(llama70bTp(8), false);
         assertEquals(1, apart.kvSlowdown(), 0.01, apart.toString());
         assertEquals(1, apart.collectiveSlowdown(), 0.01, apart.toString());
         assertEquals(1, apart.kvFactor(), 0.01, apart.toString());
-        for (Prefill.KvContention shared : List.of(Prefill.kvContention(llama70bTp(16), 4096, false, cache),
-                Prefill.kvContention(llama70bTp(4), 4096, true, cache))) {
+        for (Prefill.KvContention shared : List.of(contention(llama70bTp(16), false), contention(llama70bTp(4), true))) {
             assertTrue(shared.kvSlowdown() > 1.2, shared.toString());
             assertTrue(shared.collectiveSlowdown() > 1.05, shared.toString());
             assertTrue(shared.commShare() > 0 && shared.commShare() < 1, shared.toString());
@@ -134,6 +132,13 @@ class PrefillTest {
             assertEquals(1, shared.forwardFactor(0), 1e-12);
             assertTrue(shared.forwardFactor(1) > shared.forwardFactor(0.5), shared.toString());
         }
-        assertEquals(Prefill.KvContention.NONE, Prefill.kvContention(llama70bTp(1), 4096, true, cache));
+        DecodeSpec alone = new DecodeSpec(ModelConfig.load("llama-3-8b"), DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 1, 1, 1, 1, 1, 8192,
+                Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, true);
+        assertEquals(Prefill.KvContention.NONE, contention(alone, true));
+    }
+
+    /** {@link Prefill#kvContention} of one 4,096-token prompt's prefill on {@code layout}. */
+    private static Prefill.KvContention contention(DecodeSpec layout, boolean nvlink) {
+        return Prefill.kvContention(layout, Prefill.run(layout, 4096, 1, 0, new CommModel.Cache(), true), nvlink);
     }
 }
