@@ -114,6 +114,16 @@ public enum ServingEngine {
         return label;
     }
 
+    /** Whether the gated activation runs in the GEMM's epilogue rather than as a kernel of its own. */
+    public boolean fusesActivation() {
+        return fusesActivation;
+    }
+
+    /** Whether activations are quantised inside the kernel before rather than by a kernel of their own. */
+    public boolean fusesQuantize() {
+        return fusesQuantize;
+    }
+
     /** The host's time between two steps of {@code batch} sequences, in us. */
     public double hostMicros(int batch) {
         return hostStepUs + hostPerSequenceUs * batch;

@@ -268,10 +268,11 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
     }
 
     /**
-     * One rank's fused MoE (routing given, no gate GEMM, no all-to-all or all-reduce), as a step prices a MoE layer's
-     * experts ({@code LayerKernels}' MoE under TensorRT-LLM, which fuses the activation and the quantisation): top-k, the
-     * sort by expert, the grouped gate/up and down GEMMs over the experts the rank's tokens reach (each expert's rows
-     * padded to whole tiles), the sum of the top-k outputs. Gated SiLU experts in BF16 and 8-bit formats; ReLU2 and
+     * One rank's fused MoE (routing given, no gate GEMM, no all-to-all or all-reduce), as a step under the table's engine
+     * prices a MoE layer's experts ({@code LayerKernels}' MoE): top-k, the sort by expert, the grouped gate/up and down
+     * GEMMs over the experts the rank's tokens reach (each expert's rows padded to whole tiles), the sum of the top-k
+     * outputs, and, where the engine does not fuse them, the activation and the 8-bit quantisations before each GEMM
+     * (the rows come in BF16: the table has no dispatch to carry them in FP8). Gated SiLU experts in BF16 and 8-bit formats; ReLU2 and
      * 4-bit experts are left out; each engine's backends (CUTLASS, Triton, FlashInfer's) are scored together.
      */
     private static Outcome moe(String[] f, Table table) {
@@ -307,7 +308,12 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         double up = launch + costs.groupedGemmMicros(rows, active, gateUp, format.bytesPerParam, hidden + 2 * innerPerRank, format.bits);
         double down = launch + costs.groupedGemmMicros(rows, active, gateUp / 2, format.bytesPerParam, innerPerRank + hidden, format.bits);
         double sum = launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, (rows + tokens) * hidden * Precision.ACTIVATION_BYTES, 16);
-        return topk + align + up + down + sum;
+        double act = costs.engine().fusesActivation() ? 0
+                : launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, 3.0 * rows * innerPerRank * Precision.ACTIVATION_BYTES, 16);
+        double quantize = format.bits == 16 || costs.engine().fusesQuantize() ? 0
+                : 2 * launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, KernelCosts.quantizeBytes(rows, hidden), format.bits)
+                        + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, KernelCosts.quantizeBytes(rows, innerPerRank), format.bits);
+        return topk + align + up + down + sum + act + quantize;
     }
 
     /** DeepSeek-V3's MLA geometry, which the MLA tables are measured at: nope and rope query sizes, value size, latent rank. */

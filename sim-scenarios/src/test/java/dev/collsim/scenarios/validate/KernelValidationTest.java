@@ -118,6 +118,10 @@ class KernelValidationTest {
         double inner = 14336 / 2.0;
         assertEquals(span, h100.launchMicros() + h100.groupedGemmMicros(16, active, 2 * 4096 * inner * active, 2, 4096 + 2 * inner, 16), 1e-6 * span);
         assertTrue(KernelValidation.moeMicros(h100, GemmFormat.BF16, 8, 4096, 14336, 2, 8, 2, 1) > span);
+        // vLLM runs the activation and the FP8 quantisations as kernels of their own, where TensorRT-LLM fuses them.
+        KernelCosts vllm = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.VLLM);
+        assertTrue(KernelValidation.moeMicros(vllm, GemmFormat.FP8, 8, 4096, 14336, 2, 8, 2, 1)
+                > KernelValidation.moeMicros(h100, GemmFormat.FP8, 8, 4096, 14336, 2, 8, 2, 1) + 3 * h100.launchMicros());
     }
 
     /**
