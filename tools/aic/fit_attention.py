@@ -1,83 +1,125 @@
 #!/usr/bin/env python3
-"""Fits candidate attention-kernel mechanisms to aiconfigurator's measured tables (the CSV files
-convert.mjs writes), per GPU, by grid search on geomean |error| = exp(mean |ln(model/measured)|) - 1.
-
-Not collsim's model: a measurement of which mechanisms the tables support, for the kernel fit
-(issue "Kernels as the GPUs run them"). Python 3 standard library only.
+"""Fits the step model's attention kernels (collsim's KernelCosts.promptAttentionMicros and
+decodeAttentionMicros, the same formulas) to aiconfigurator's measured TensorRT-LLM tables, one set of
+constants per GPU architecture (Ampere: A100; Hopper: H100, H200; Blackwell: B200, GB200), by minimising
+mean |ln(model / measured)| with Nelder-Mead from a few starts. Prints the constants and, per GPU,
+geomean |error| = exp(mean |ln(model/measured)|) - 1 and the bias exp(mean ln(model/measured)) - 1.
 
   python3 tools/aic/fit_attention.py [sim-scenarios/src/main/resources/calibration/kernels/trtllm]
 
-Prompt attention (context_attention, bf16 math, no sliding window, at most 16 query heads per KV head):
-  time = fixed + prep + max(tiles x tau + CTAs x c0, longest CTA) / SMs-wise makespan, where
-  prep  = the tokens' q, k, v read and written once, and k, v written to the cache, at 0.85 of HBM;
-  CTAs  = batch x heads x ceil(ISL / 128) query tiles; the CTA of query tile i runs i + 1 key tiles of
-          128 (causal), tau = 4 x 128 x 128 x head_dim FLOPs at the SM's share of the BF16 rate x eff;
-  makespan = max(all tiles' time / SMs, the longest CTA), each CTA also paying c0 to start.
-Decode attention (generation_attention, same filters):
-  time = fixed + ceil(batch x KV heads / SMs) x c + the cache read at HBM x eff.
+Needs numpy and scipy (Debian: python3-numpy python3-scipy). Every row is timed as a step times the
+kernel in a CUDA graph: the graph's launch gap (1.5 us) plus the kernel.
+
+Prompt attention (context_attention with bf16 math, no window, at most 16 query heads per KV head; and
+context_mla, DeepSeek-V3's 192-wide keys and 128-wide values uncompressed, a KV head per query head):
+  kernel = fixed + one pass over q, k, v, the output and the cache write at 0.85 of HBM
+           + makespan of the CTAs over the SMs;
+  a CTA per (sequence, query head, 128-query tile); the CTA of tile i runs i + 1 key tiles (causal),
+  tau = 2 x 128 x 128 x (qk + v dims) FLOPs each at the SM's share of the dense BF16 rate x efficiency,
+  and pays cta_us to start; makespan = max(all CTAs' work / SMs, the longest CTA).
+Decode attention (generation_attention, same filters; generation_mla over the 576-wide latent cache,
+a CTA per sequence and 64 query heads):
+  kernel = fixed + waves x wave_us + max(cache bytes / (HBM x memory), QK and PV FLOPs / (tensor rate x math)),
+  waves = ceil(sequences x KV heads (MLA: 64-head blocks) / SMs), the tensor rate of the cache's type.
 """
 import csv
 import math
 import os
 import sys
 
+import numpy as np
+from scipy.optimize import minimize
+
 GPUS = {  # dense BF16 TFLOPS, SMs, HBM bytes/s (collsim's GpuModel)
     'a100_sxm': (312, 108, 2.039e12), 'h100_sxm': (989.4, 132, 3.35e12), 'h200_sxm': (989.4, 132, 4.8e12),
     'b200_sxm': (2250, 148, 7.7e12), 'gb200': (2500, 148, 8.0e12),
 }
+ARCHES = {'ampere': ['a100_sxm'], 'hopper': ['h100_sxm', 'h200_sxm'], 'blackwell': ['b200_sxm', 'gb200']}
+LAUNCH_US = 1.5
 TILE = 128
 MAX_GROUP = 16
+STREAM = 0.85
+MLA_QK, MLA_V, MLA_LATENT, MLA_ROPE = 192, 128, 512, 64
 
 
 def rows(folder, gpu, kind):
-    with open(os.path.join(folder, f'{gpu}_{kind}.csv')) as f:
+    path = os.path.join(folder, f'{gpu}_{kind}.csv')
+    with open(path) as f:
         for r in csv.DictReader(f):
-            if r['window_size'] == '0' and int(r['num_heads']) <= MAX_GROUP * int(r['num_key_value_heads']):
+            if 'mla' in kind:
+                yield r
+            elif r['window_size'] == '0' and int(r['num_heads']) <= MAX_GROUP * int(r['num_key_value_heads']) \
+                    and r.get('attn_dtype', 'bfloat16') == 'bfloat16':
                 yield r
 
 
-def score(pairs):
-    logs = [math.log(m / x) for m, x in pairs]
-    return math.exp(sum(map(abs, logs)) / len(logs)) - 1, math.exp(sum(logs) / len(logs)) - 1
-
-
-def context(r, gpu, eff, c0, fixed):
+def prompt_features(gpu, r, mla):
     tflops, sms, bw = GPUS[gpu]
-    b, s, h, kv, hd = (int(r[k]) for k in ('batch_size', 'isl', 'num_heads', 'num_key_value_heads', 'head_dim'))
+    b, s, h = int(r['batch_size']), int(r['isl']), int(r['num_heads'])
+    kv, qk, v = (h, MLA_QK, MLA_V) if mla else (int(r['num_key_value_heads']), int(r['head_dim']), int(r['head_dim']))
     kv_bytes = 1 if r['kv_cache_dtype'] == 'fp8' else 2
-    prep = b * s * ((h + 2 * kv) * hd * 2 * 2 + 2 * kv * hd * kv_bytes) / (bw * 0.85)
     n = math.ceil(s / TILE)
-    tau = 4 * TILE * TILE * hd / (tflops * 1e12 / sms * eff)
-    work = b * h * (n * (n + 1) / 2) * tau + b * h * n * c0 * 1e-6
-    return fixed + (prep + max(work / sms, n * tau + c0 * 1e-6)) * 1e6
+    tile_us = 2 * TILE * TILE * (qk + v) / (tflops * 1e12 / sms) * 1e6
+    stream_us = b * s * ((h * qk + kv * (qk + v) + h * v) * 2 + kv * (qk + v) * kv_bytes) / (bw * STREAM) * 1e6
+    return tile_us, b * h * n * (n + 1) / 2, b * h * n, n, sms, stream_us, float(r['latency_ms']) * 1000
 
 
-def generation(r, gpu, eff, c, fixed):
-    _, sms, bw = GPUS[gpu]
-    b, s, kv, hd = (int(r[k]) for k in ('batch_size', 'step', 'num_key_value_heads', 'head_dim'))
+def prompt_model(x, p):
+    eff, cta_us, fixed = p
+    tau = x[:, 0] / eff
+    makespan = np.maximum((x[:, 1] * tau + x[:, 2] * cta_us) / x[:, 4], x[:, 3] * tau + cta_us)
+    return LAUNCH_US + fixed + x[:, 5] + makespan
+
+
+def decode_features(gpu, r, mla):
+    tflops, sms, bw = GPUS[gpu]
+    b, s, h = int(r['batch_size']), int(r['step']), int(r['num_heads'])
     kv_bytes = 1 if r['kv_cache_dtype'] == 'fp8' else 2
-    return fixed + math.ceil(b * kv / sms) * c + b * s * 2 * kv * hd * kv_bytes / (bw * eff) * 1e6
+    if mla:
+        cache, flops, ctas = b * s * (MLA_LATENT + MLA_ROPE) * kv_bytes, 2.0 * b * s * h * (2 * MLA_LATENT + MLA_ROPE), b * math.ceil(h / 64)
+    else:
+        kv, d = int(r['num_key_value_heads']), int(r['head_dim'])
+        cache, flops, ctas = b * s * 2 * kv * d * kv_bytes, 4.0 * b * s * h * d, b * kv
+    rate = tflops * (2 if kv_bytes == 1 else 1) * 1e12
+    return cache / bw * 1e6, flops / rate * 1e6, math.ceil(ctas / sms), float(r['latency_ms']) * 1000
 
 
-def best(data, gpu, model, grid):
-    found = None
-    for p in grid:
-        g, bias = score([(model(r, gpu, *p), float(r['latency_ms']) * 1000) for r in data])
-        if found is None or g < found[0]:
-            found = (g, bias, p)
-    return found
+def decode_model(x, p):
+    memory, wave_us, math_eff, fixed = p
+    return LAUNCH_US + fixed + x[:, 2] * wave_us + np.maximum(x[:, 0] / memory, x[:, 1] / math_eff)
+
+
+def fit(data, model, starts, bounds):
+    def objective(p):
+        if any(v < lo or v > hi for v, (lo, hi) in zip(p, bounds)):
+            return 1e12
+        return sum(np.sum(np.abs(np.log(model(x, p) / x[:, -1]))) for x in data)
+    found = [minimize(objective, s, method='Nelder-Mead', options={'maxiter': 6000, 'xatol': 1e-5, 'fatol': 1e-7}) for s in starts]
+    return min(found, key=lambda r: r.fun).x
 
 
 def main():
     folder = sys.argv[1] if len(sys.argv) > 1 else 'sim-scenarios/src/main/resources/calibration/kernels/trtllm'
-    ctx_grid = [(e, c0, f) for e in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8) for c0 in (0, 1, 2, 4, 6, 8) for f in (6, 9, 12, 15)]
-    gen_grid = [(e, c, f) for e in (0.6, 0.7, 0.8, 0.85, 0.9, 0.95) for c in (0, 0.5, 1, 1.5, 2, 3) for f in (3, 5, 7, 9)]
-    print('kernel               gpu       rows  geomean  bias    eff  per-CTA us  fixed us')
-    for kind, model, grid in (('context_attention', context, ctx_grid), ('generation_attention', generation, gen_grid)):
-        for gpu in GPUS:
-            data = [r for r in rows(folder, gpu, kind) if kind == 'generation_attention' or r['attn_dtype'] == 'bfloat16']
-            g, bias, (eff, c, fixed) = best(data, gpu, model, grid)
-            print(f'{kind:20} {gpu:9} {len(data):5}  {100 * g:6.1f}% {100 * bias:+6.1f}%  {eff:.2f}  {c:10.2f}  {fixed:8.1f}')
+    kinds = (
+        ('prompt', ('context_attention', 'context_mla'), prompt_features, prompt_model,
+         [(0.6, 4, 10), (0.4, 1, 6)], [(0.05, 1), (0, 50), (0, 100)], 'efficiency cta_us fixed_us'),
+        ('decode', ('generation_attention',), decode_features, decode_model,
+         [(0.8, 1.5, 0.03, 6), (0.9, 1, 0.1, 4)], [(0.1, 0.95), (0, 50), (0.001, 1), (0, 100)], 'memory wave_us math fixed_us'),
+        ('decode_mla', ('generation_mla',), decode_features, decode_model,
+         [(0.8, 5, 0.3, 6), (0.9, 2, 0.1, 4)], [(0.1, 0.95), (0, 50), (0.001, 1), (0, 100)], 'memory wave_us math fixed_us'),
+    )
+    for name, tables, features, model, starts, bounds, labels in kinds:
+        for arch, gpus in ARCHES.items():
+            if name == 'decode_mla' and arch == 'ampere':
+                continue  # TensorRT-LLM has no absorbed MLA decode kernel on Ampere; its table times another path
+            data = {(g, t): np.array([features(g, r, 'mla' in t) for r in rows(folder, g, t)]) for g in gpus for t in tables}
+            data = {k: v for k, v in data.items() if len(v)}
+            p = fit(list(data.values()), model, starts, bounds)
+            print(f'{name} {arch}: ' + ', '.join(f'{l} {v:.3f}' for l, v in zip(labels.split(), p)))
+            for (g, t), x in data.items():
+                logs = np.log(model(x, p) / x[:, -1])
+                print(f'  {t:21} {g:9} {len(x):5} rows  geomean {100 * (math.exp(np.mean(np.abs(logs))) - 1):5.1f} %'
+                      f'  bias {100 * (math.exp(np.mean(logs)) - 1):+5.1f} %')
 
 
 if __name__ == '__main__':

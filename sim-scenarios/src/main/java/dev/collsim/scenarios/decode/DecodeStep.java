@@ -107,8 +107,8 @@ public final class DecodeStep {
      * The GPU time of one prompt's forward pass, in ms: {@code spec.batch()} prompt tokens of one
      * sequence ({@code spec.context()} the same), through the layout's kernels and collectives, as
      * serving engines run the prefills of arriving requests between (or inside) decode steps. GEMMs
-     * take every prompt token as a row; attention is causal (each token attends to those before it)
-     * and reads the prompt's keys and values once per tile of 128 queries; MLA runs in its
+     * take every prompt token as a row; attention is causal (each token attends to those before it),
+     * in tiles of 128 tokens over the SMs ({@link KernelCosts#promptAttentionMicros}); MLA runs in its
      * uncompressed form, its keys and values projected up from the latent; only the last token's
      * logits are computed. Memory is the decode step's to check; the host's time is not counted.
      */

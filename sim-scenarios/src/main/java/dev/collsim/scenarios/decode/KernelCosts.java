@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.decode;
 
+import dev.collsim.core.nccl.NcclArch;
 import dev.collsim.topologies.catalog.GpuModel;
 
 /**
@@ -13,9 +14,9 @@ import dev.collsim.topologies.catalog.GpuModel;
  * small GEMVs reach a lower share of HBM bandwidth than large ones because the fixed time weighs more
  * against fewer bytes ({@link #FIXED_US} plus bytes at {@link #GEMM_MEMORY}), not through a factor per size.
  */
-public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, ServingEngine engine) {
+public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engine) {
     /** Names this set of constants in every output, so results made with another set can be told apart. */
-    public static final String EFFICIENCY_SET = "collsim-kernels-2026-12";
+    public static final String EFFICIENCY_SET = "collsim-kernels-2026-12-aic";
     /** Launch gap between two kernels replayed from a CUDA graph. */
     public static final double GRAPH_GAP_US = 1.5;
     /** A kernel's own fixed time: prologue, pipeline fill and drain, tail wave (DeepGEMM's M = 64 GEMMs, the calibration). */
@@ -26,8 +27,10 @@ public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, ServingEngi
     public static final double GEMM_MATH = 0.70;
     /** Rows of the tensor cores' smallest tile (Hopper's wgmma and Blackwell's UMMA are 64 rows; Ampere's CTA tiles too). */
     public static final int MMA_TILE_ROWS = 64;
-    /** Share of HBM bandwidth a paged decode-attention kernel reaches reading the KV cache (FlashMLA, FlashInfer). */
-    public static final double ATTENTION_MEMORY = 0.80;
+    /** Query rows and key columns of a prompt-attention tile (FlashAttention's and TensorRT-LLM's FMHA's 128 x 128 blocks). */
+    public static final int ATTENTION_TILE = 128;
+    /** Query heads one CTA of an absorbed-MLA decode kernel serves (FlashMLA's and TensorRT-LLM's 64-row blocks). */
+    public static final int MLA_HEADS_PER_CTA = 64;
     /** Share of HBM bandwidth an element-wise kernel (norm, rotary, activation, quantisation, copy) reaches. */
     public static final double STREAM_MEMORY = 0.85;
 
@@ -37,8 +40,6 @@ public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, ServingEngi
         GEMM(GEMM_MEMORY),
         /** A grouped GEMM over experts: it streams their weights as a dense GEMM does; each expert's rows padded to whole tiles. */
         GROUPED_GEMM(GEMM_MEMORY),
-        /** Decode attention over a paged KV cache. */
-        ATTENTION(ATTENTION_MEMORY),
         /** An element-wise or reduction kernel: bandwidth only. */
         ELEMENTWISE(STREAM_MEMORY);
 
@@ -60,6 +61,7 @@ public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, ServingEngi
      * its memory traffic at its kind's efficiency.
      */
     public double workMicros(Kind kind, double flops, double bytes, int mathBits) {
+        GpuModel.Roofline gpu = model.roofline();
         double math = flops / (gpu.tflops(mathBits) * 1e12 * GEMM_MATH);
         double memory = bytes / (gpu.hbmBytesPerSecond() * kind.memoryEfficiency);
         return FIXED_US + Math.max(math, memory) * 1e6;
@@ -86,12 +88,116 @@ public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, ServingEngi
     }
 
     /**
-     * An attention kernel as a step prices it ({@code LayerKernels}' attention): {@code flops} of scores and values at
-     * the tensor rate of {@code mathBits}-bit operands, the cache's {@code cacheBytes} read with {@code fill} (0 to 1) of
-     * the SMs streaming; launch not included.
+     * An attention kernel's geometry on one GPU: {@code sequences} each bringing {@code queries} new tokens (1 in decode)
+     * after {@code cached} tokens already in the cache, {@code heads} query and {@code kvHeads} KV heads, {@code qkDim}
+     * and {@code vDim} wide; {@code latent}: DeepSeek's absorbed MLA, every head reading one shared latent of {@code
+     * qkDim} (its first {@code vDim} the values); {@code kvBytes} per cached element.
      */
-    public double attentionMicros(double flops, double cacheBytes, double fill, int mathBits) {
-        return workMicros(Kind.ATTENTION, flops, cacheBytes / fill, mathBits);
+    public record AttentionShape(double sequences, double queries, double cached, double heads, double kvHeads, double qkDim,
+                                 double vDim, int kvBytes, boolean latent) {
+        /** The scores' and values' FLOPs, each query over the keys before it (causal among the new tokens). */
+        public double flops() {
+            double keysPerQuery = cached + (queries + 1) / 2;
+            return 2.0 * sequences * queries * keysPerQuery * heads * (qkDim + vDim);
+        }
+
+        /** The cache's bytes a decode step reads: each sequence's keys and values (or latent) once. */
+        public double cacheBytes() {
+            return sequences * cached * cacheWidth() * kvBytes;
+        }
+
+        /** Elements one token adds to the cache on this GPU. */
+        double cacheWidth() {
+            return latent ? qkDim : kvHeads * (qkDim + vDim);
+        }
+
+        /** Decode computes in the cache's type (BF16, or FP8 where the cache is FP8); a prompt's attention in BF16. */
+        int mathBits() {
+            return kvBytes == 1 && queries == 1 ? 8 : 16;
+        }
+    }
+
+    /**
+     * How an architecture's attention kernels run, fitted by {@code tools/aic/fit_attention.py} to aiconfigurator's measured
+     * TensorRT-LLM tables (1.3.0rc20; A100 1.0.0) of the GPUs named in docs/model.md: {@code promptMath}, the share of an SM's
+     * dense BF16 rate a prompt's 128 x 128 tile reaches; {@code ctaStartUs}, what each prompt CTA pays to start (its query
+     * tile's load, the softmax state's set-up); {@code promptFixedUs}, the op's fixed time (its preprocessing kernel with the
+     * attention kernel's prologue and tail); the decode kernels' constants for grouped-query and latent (MLA) attention.
+     */
+    public record AttentionConstants(double promptMath, double ctaStartUs, double promptFixedUs, Decode grouped, Decode latent) {
+        /**
+         * A decode-attention kernel: {@code memory}, the share of HBM it reaches streaming the cache; {@code waveUs}, what a
+         * wave of its CTAs (a sequence's KV head each, or 64 of its query heads under MLA) costs beyond its reads; {@code
+         * math}, the share of the tensor rate its few query rows per KV head reach; {@code fixedUs}, its fixed time.
+         */
+        public record Decode(double memory, double waveUs, double math, double fixedUs) {
+        }
+
+        static final AttentionConstants AMPERE = new AttentionConstants(0.539, 0.0, 6.9,
+                new Decode(0.95, 4.93, 0.54, 6.7), new Decode(0.86, 7.97, 0.378, 4.8));
+        static final AttentionConstants HOPPER = new AttentionConstants(0.617, 3.12, 10.8,
+                new Decode(0.759, 1.33, 0.031, 6.2), new Decode(0.858, 7.97, 0.378, 4.8));
+        static final AttentionConstants BLACKWELL = new AttentionConstants(0.525, 3.60, 10.5,
+                new Decode(0.939, 1.27, 0.046, 8.6), new Decode(0.729, 5.49, 0.546, 4.0));
+
+        /** The fitted set of the GPU's architecture; Volta and Ada (catalogued as Ampere) take Ampere's, Hopper's latent decode stands in for Ampere's (TensorRT-LLM has none there). */
+        public static AttentionConstants of(NcclArch arch) {
+            return switch (arch) {
+                case HOPPER -> HOPPER;
+                case BLACKWELL -> BLACKWELL;
+                default -> AMPERE;
+            };
+        }
+    }
+
+    /** This GPU's attention constants. */
+    public AttentionConstants attention() {
+        return AttentionConstants.of(model.arch());
+    }
+
+    /**
+     * A prompt's attention as FlashAttention and TensorRT-LLM's FMHA run it, launch not included: a CTA per sequence, query
+     * head and tile of {@link #ATTENTION_TILE} new tokens; the CTA of tile i runs the key tiles cached before and i + 1 of
+     * its own (causal), each at an SM's share of the dense BF16 rate; the CTAs' makespan over the SMs (the longest CTA at
+     * least, each CTA paying its start), one pass over the queries, keys, values and output (and the cache write where the
+     * engine fuses it into attention), and the op's fixed time.
+     */
+    public double promptAttentionMicros(AttentionShape s) {
+        GpuModel.Roofline gpu = model.roofline();
+        AttentionConstants c = attention();
+        double tiles = Math.ceil(s.queries() / ATTENTION_TILE);
+        double cachedTiles = s.cached() / ATTENTION_TILE;
+        double tileMicros = 2.0 * ATTENTION_TILE * ATTENTION_TILE * (s.qkDim() + s.vDim())
+                / (gpu.tflops(16) * 1e12 / gpu.sms() * c.promptMath()) * 1e6;
+        double ctas = s.sequences() * s.heads() * tiles;
+        double keyTiles = s.sequences() * s.heads() * (tiles * cachedTiles + tiles * (tiles + 1) / 2);
+        double makespan = Math.max((keyTiles * tileMicros + ctas * c.ctaStartUs()) / gpu.sms(),
+                (cachedTiles + tiles) * tileMicros + c.ctaStartUs());
+        double stream = promptAttentionBytes(s) / (gpu.hbmBytesPerSecond() * STREAM_MEMORY) * 1e6;
+        return c.promptFixedUs() + stream + makespan;
+    }
+
+    /** The one pass a prompt's attention makes over HBM: queries, keys and values in, the output out, and the fused cache write. */
+    public double promptAttentionBytes(AttentionShape s) {
+        double tokens = s.sequences() * s.queries();
+        double io = tokens * (s.heads() * (s.qkDim() + s.vDim()) + s.kvHeads() * (s.qkDim() + s.vDim())) * Precision.ACTIVATION_BYTES;
+        return io + (engine.fusesRopeAndCacheWrite ? tokens * s.cacheWidth() * s.kvBytes() : 0);
+    }
+
+    /**
+     * A decode step's attention over a paged cache, launch not included: the kernel's fixed time, a cost per wave of its
+     * CTAs over the SMs, then the longer of the cache's read and the scores' and values' math at the tensor rate of the
+     * cache's type. An engine that splits the context over CTAs streams the cache with every SM at any batch; one that
+     * gives each sequence and query head one CTA streams it with only that many SMs when the batch is small.
+     */
+    public double decodeAttentionMicros(AttentionShape s) {
+        GpuModel.Roofline gpu = model.roofline();
+        AttentionConstants.Decode c = s.latent() ? attention().latent() : attention().grouped();
+        double ctas = s.sequences() * (s.latent() ? Math.ceil(s.heads() / MLA_HEADS_PER_CTA) : s.kvHeads());
+        double fill = engine.splitsKv ? 1 : Math.min(1, s.sequences() * s.heads() / gpu.sms());
+        double read = s.cacheBytes() / (gpu.hbmBytesPerSecond() * c.memory() * fill);
+        double math = s.flops() / (gpu.tflops(s.mathBits()) * 1e12 * c.math());
+        return c.fixedUs() + Math.ceil(ctas / gpu.sms()) * c.waveUs() + Math.max(read, math) * 1e6;
     }
 
     /** The HBM traffic of quantising {@code rows} x {@code width} BF16 activations to 8 bits: read them, write the bytes. */
@@ -101,6 +207,7 @@ public record KernelCosts(GpuModel.Roofline gpu, boolean cudaGraphs, ServingEngi
 
     /** The kernel's time with the dense efficiencies (no fixed time): the roofline bound, for the outputs' split. */
     public double rooflineMicros(double flops, double bytes, int mathBits) {
+        GpuModel.Roofline gpu = model.roofline();
         double math = flops / (gpu.tflops(mathBits) * 1e12);
         double memory = bytes / gpu.hbmBytesPerSecond();
         return Math.max(math, memory) * 1e6;

@@ -20,7 +20,6 @@ final class LayerKernels {
 
     private final DecodeSpec spec;
     private final ModelConfig m;
-    private final GpuModel gpu;
     private final KernelCosts k;
     private final CommModel comm;
     private final LayoutGroups layout;
@@ -40,8 +39,7 @@ final class LayerKernels {
         this.cachedBefore = cachedBefore;
         this.spec = spec;
         this.m = spec.model();
-        this.gpu = gpu;
-        this.k = new KernelCosts(gpu.roofline(), spec.cudaGraphs(), spec.engine());
+        this.k = new KernelCosts(gpu, spec.cudaGraphs(), spec.engine());
         this.comm = comm;
         this.noise = noise;
         this.prefill = prefill;
@@ -134,8 +132,7 @@ final class LayerKernels {
         }
         double cacheElements = m.kvElementsPerTokenPerRank(spec.tp());
         op = ropeAndCacheWrite(l, b, t, (qPerRank + kvPerRank) * m.headDim(), cacheElements, op);
-        double cacheBytes = cacheReads(t) * spec.context() * cacheElements * spec.kvBytes();
-        op = attentionKernel(l, b, t, qPerRank, 4.0 * t * attended() * qPerRank * m.headDim(), cacheBytes, op);
+        op = attentionKernel(l, b, shape(t, qPerRank, kvPerRank, m.headDim(), m.headDim(), spec.kvBytes(), false), op);
         op = quantize(l, b, t, qPerRank * m.headDim(), op);
         return gemmThenReduce("o_proj", l, b, t, m.outParamsPerRank(spec.tp()), qPerRank * m.headDim() + m.hidden(), op);
     }
@@ -170,45 +167,43 @@ final class LayerKernels {
             op = ropeAndCacheWrite(l, b, t, (q + 1) * a.ropeHeadDim(), latent, op);
             op = gemm("kv_b_proj", l, b, t, a.kvLoraRank() * q * (a.nopeHeadDim() + a.vHeadDim()), Precision.ACTIVATION_BYTES,
                     a.kvLoraRank() + q * (a.nopeHeadDim() + a.vHeadDim()), op);
-            double cacheBytes = cacheReads(t) * spec.context() * q * (qHead + a.vHeadDim()) * Precision.ACTIVATION_BYTES;
-            op = attentionKernel(l, b, t, q, 2.0 * t * attended() * q * (qHead + a.vHeadDim()), cacheBytes, op);
+            op = attentionKernel(l, b, shape(t, q, q, qHead, a.vHeadDim(), Precision.ACTIVATION_BYTES, false), op);
         } else {
             // The absorbed projections are batched GEMMs over the rank's heads, kept in BF16.
             op = gemm("q_absorb", l, b, t, q * a.nopeHeadDim() * a.kvLoraRank(), Precision.ACTIVATION_BYTES, q * (a.nopeHeadDim() + a.kvLoraRank()), op);
             op = ropeAndCacheWrite(l, b, t, (q + 1) * a.ropeHeadDim(), latent, op);
-            double cacheBytes = cacheReads(t) * spec.context() * latent * spec.kvBytes();
-            op = attentionKernel(l, b, t, q, 2.0 * t * attended() * q * (2.0 * a.kvLoraRank() + a.ropeHeadDim()), cacheBytes, op);
+            op = attentionKernel(l, b, shape(t, q, 1, latent, a.kvLoraRank(), spec.kvBytes(), true), op);
             op = gemm("v_absorb", l, b, t, q * a.kvLoraRank() * a.vHeadDim(), Precision.ACTIVATION_BYTES, q * (a.kvLoraRank() + a.vHeadDim()), op);
         }
         op = quantize(l, b, t, q * a.vHeadDim(), op);
         return gemmThenReduce("o_proj", l, b, t, m.outParamsPerRank(spec.tp()), q * a.vHeadDim() + m.hidden(), op);
     }
 
-    /** Times the cache is read: once per sequence in decode (each its own), once per tile of 128 queries in a prompt. */
-    private double cacheReads(int t) {
-        return prefill ? Math.ceil(t / 128.0) : t;
+    /**
+     * The attention kernel's geometry for {@code t} tokens of the micro-batch: in decode, {@code t} sequences of one new
+     * token after the whole context; in a prompt's forward, sequences of the context's uncached tokens (or fewer, where
+     * the micro-batch holds part of one) after the tokens earlier chunks cached.
+     */
+    private KernelCosts.AttentionShape shape(int t, double heads, double kvHeads, double qkDim, double vDim, int kvBytes, boolean latent) {
+        if (!prefill) {
+            return new KernelCosts.AttentionShape(t, 1, spec.context(), heads, kvHeads, qkDim, vDim, kvBytes, latent);
+        }
+        double queries = Math.min(t, Math.max(1, spec.context() - cachedBefore));
+        return new KernelCosts.AttentionShape(t / queries, queries, cachedBefore, heads, kvHeads, qkDim, vDim, kvBytes, latent);
     }
 
     /**
-     * Tokens each query attends to: the whole context in decode; in a prompt, the tokens cached before
-     * this forward (earlier chunks) and, causally, half of its own on average.
+     * Attention over the cache: a prompt's as {@link KernelCosts#promptAttentionMicros} runs it (in BF16 whatever the
+     * cache: FlashAttention in vLLM and SGLang; TensorRT-LLM's FP8 context FMHA is opt-in), a decode step's as {@link
+     * KernelCosts#decodeAttentionMicros} does.
      */
-    private double attended() {
-        return prefill ? cachedBefore + (spec.context() - cachedBefore) / 2.0 : spec.context();
-    }
-
-    /**
-     * Decode attention over the cache. An engine that splits the context over CTAs fills the GPU at
-     * any batch; one that gives each sequence and query head one CTA streams the cache with only that
-     * many of the SMs when the batch is small.
-     */
-    private Op attentionKernel(int l, int b, int t, double headsPerRank, double flops, double cacheBytes, Op after) {
-        double fill = k.engine().splitsKv ? 1 : Math.min(1, t * headsPerRank / gpu.roofline().sms());
-        // Decode computes scores and values in the cache's type: BF16, or FP8 where the cache is FP8. A prompt's attention
-        // runs in BF16 whatever the cache (FlashAttention in vLLM and SGLang; TensorRT-LLM's FP8 context FMHA is opt-in).
-        int bits = spec.kvBytes() == 1 && !prefill ? 8 : 16;
-        Op op = compute("attention", l, b, KernelCosts.Kind.ATTENTION, flops, cacheBytes / fill, after, flops, bits);
-        op.rooflineMicros = k.rooflineMicros(flops, cacheBytes, bits);
+    private Op attentionKernel(int l, int b, KernelCosts.AttentionShape s, Op after) {
+        double work = prefill ? k.promptAttentionMicros(s) : k.decodeAttentionMicros(s);
+        double bytes = prefill ? k.promptAttentionBytes(s) : s.cacheBytes();
+        double fixed = prefill ? k.attention().promptFixedUs() : (s.latent() ? k.attention().latent() : k.attention().grouped()).fixedUs();
+        Op op = timed("attention", l, b, work, fixed, bytes, after);
+        op.rooflineMicros = k.rooflineMicros(s.flops(), bytes, s.mathBits());
+        op.flops = s.flops();
         return op;
     }
 
@@ -395,16 +390,24 @@ final class LayerKernels {
     /**
      * A compute kernel: {@code flops} as the tensor cores run them (rows padded to tiles), {@code
      * usefulFlops} as the roofline counts them, at the tensor rate of {@code mathBits}-bit operands.
-     * Without CUDA graphs a kernel shorter than the host's issue time waits for the host.
      */
     private Op compute(String name, int layer, int b, KernelCosts.Kind kind, double flops, double bytes, Op after, double usefulFlops,
                        int mathBits) {
-        double work = k.workMicros(kind, flops, bytes, mathBits) * slowdown(layer);
-        double micros = spec.cudaGraphs() ? launch() + work : Math.max(launch(), work + KernelCosts.GRAPH_GAP_US);
-        Op op = add(new Op(name, layer, b, KernelKind.COMPUTE, 0, micros, 0, Math.round(bytes), 0).after(after));
+        Op op = timed(name, layer, b, k.workMicros(kind, flops, bytes, mathBits), KernelCosts.FIXED_US, bytes, after);
         op.rooflineMicros = k.rooflineMicros(usefulFlops, bytes, mathBits);
         op.flops = usefulFlops;
-        op.floorMicros = micros - (work - KernelCosts.FIXED_US * slowdown(layer));
+        return op;
+    }
+
+    /**
+     * A compute kernel that works {@code workMicros} after its launch, {@code fixedMicros} of it fixed (the kernel floor), the
+     * straggler's slowdown applied. Without CUDA graphs a kernel shorter than the host's issue time waits for the host.
+     */
+    private Op timed(String name, int layer, int b, double workMicros, double fixedMicros, double bytes, Op after) {
+        double work = workMicros * slowdown(layer);
+        double micros = spec.cudaGraphs() ? launch() + work : Math.max(launch(), work + KernelCosts.GRAPH_GAP_US);
+        Op op = add(new Op(name, layer, b, KernelKind.COMPUTE, 0, micros, 0, Math.round(bytes), 0).after(after));
+        op.floorMicros = micros - (work - fixedMicros * slowdown(layer));
         return op;
     }
 

@@ -128,7 +128,7 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         for (Kind kind : Kind.values()) {
             for (ServingEngine engine : ENGINES) {
                 for (Map.Entry<String, GpuModel> gpu : GPUS.entrySet()) {
-                    Table table = new Table(engine, gpu.getValue(), new KernelCosts(gpu.getValue().roofline(), true, engine));
+                    Table table = new Table(engine, gpu.getValue(), new KernelCosts(gpu.getValue(), true, engine));
                     List<Outcome> mine = read(kind, gpu.getKey(), table);
                     outcomes.addAll(mine);
                     for (String format : mine.stream().map(Outcome::format).distinct().toList()) {
@@ -219,7 +219,7 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
 
     /**
      * A prompt's attention: {@code batch} prompts of {@code isl} tokens, causal, priced as a step prices a prefill's
-     * attention kernel ({@link KernelCosts#attentionMicros}); sliding-window rows are left out (the model has no window).
+     * attention kernel ({@link KernelCosts#promptAttentionMicros}); sliding-window rows are left out (the model has no window).
      */
     private static Outcome contextAttention(String[] f, Table table) {
         KernelCosts costs = table.costs();
@@ -232,13 +232,10 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         int isl = Integer.parseInt(f[3]);
         int headDim = Integer.parseInt(f[6]);
         int kvBytes = f[1].equals("fp8") ? 1 : 2;
-        double tokens = (double) batch * isl;
-        double flops = 4.0 * tokens * (isl / 2.0) * heads * headDim;
-        double cache = Math.ceil(tokens / 128) * isl * 2.0 * kvHeads * headDim * kvBytes;
         String band = isl <= 1024 ? "ISL <= 1K" : isl <= 4096 ? "ISL 2K-4K" : "ISL > 4K";
         return table.outcome(Kind.CONTEXT_ATTENTION, "kv " + f[1], band,
                 batch + "x" + isl + " h" + heads + "/" + kvHeads + " d" + headDim, f[8],
-                costs.launchMicros() + costs.attentionMicros(flops, cache, 1, 16));
+                costs.launchMicros() + costs.promptAttentionMicros(new KernelCosts.AttentionShape(batch, isl, 0, heads, kvHeads, headDim, headDim, kvBytes, false)));
     }
 
     /** A decode step's attention: {@code batch} sequences of {@code step} cached tokens, one new token each, as a step prices it. */
@@ -257,14 +254,7 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         String band = step <= 1024 ? "context <= 1K" : step <= 8192 ? "context 2K-8K" : "context > 8K";
         return table.outcome(Kind.GENERATION_ATTENTION, "kv " + f[0], band,
                 batch + "x" + step + " h" + heads + "/" + kvHeads + " d" + headDim, f[7],
-                generationAttentionMicros(costs, batch, step, heads, kvHeads, headDim, kvBytes));
-    }
-
-    /** A decode step's attention kernel, launch included, for an engine that splits the context over the SMs (TensorRT-LLM). */
-    static double generationAttentionMicros(KernelCosts costs, int batch, int step, int heads, int kvHeads, int headDim, int kvBytes) {
-        double flops = 4.0 * batch * step * heads * headDim;
-        double cache = (double) batch * step * 2.0 * kvHeads * headDim * kvBytes;
-        return costs.launchMicros() + costs.attentionMicros(flops, cache, 1, kvBytes == 1 ? 8 : 16);
+                costs.launchMicros() + costs.decodeAttentionMicros(new KernelCosts.AttentionShape(batch, 1, step, heads, kvHeads, headDim, headDim, kvBytes, false)));
     }
 
     /**
@@ -331,13 +321,11 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         int batch = Integer.parseInt(f[1]);
         int isl = Integer.parseInt(f[2]);
         int heads = Integer.parseInt(f[3]);
-        double tokens = (double) batch * isl;
-        double width = MLA_NOPE + MLA_ROPE + MLA_VALUE;
-        double flops = 2.0 * tokens * (isl / 2.0) * heads * width;
-        double cache = Math.ceil(tokens / 128) * isl * heads * width * Precision.ACTIVATION_BYTES;
+        int kvBytes = f[0].equals("fp8") ? 1 : 2;
         String band = isl <= 1024 ? "ISL <= 1K" : isl <= 4096 ? "ISL 2K-4K" : "ISL > 4K";
         return table.outcome(Kind.CONTEXT_MLA, "kv " + f[0], band, batch + "x" + isl + " h" + heads, f[5],
-                costs.launchMicros() + costs.attentionMicros(flops, cache, 1, 16));
+                costs.launchMicros() + costs.promptAttentionMicros(
+                        new KernelCosts.AttentionShape(batch, isl, 0, heads, heads, MLA_NOPE + MLA_ROPE, MLA_VALUE, kvBytes, false)));
     }
 
     /** A decode step's absorbed MLA attention over the latent cache, as a step prices it. */
@@ -353,14 +341,8 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         int heads = Integer.parseInt(f[3]);
         String band = step <= 1024 ? "context <= 1K" : step <= 8192 ? "context 2K-8K" : "context > 8K";
         return table.outcome(Kind.GENERATION_MLA, "kv " + f[0], band, batch + "x" + step + " h" + heads, f[5],
-                generationMlaMicros(costs, batch, step, heads, kvBytes));
-    }
-
-    /** {@link #generationMla}'s price, launch included. */
-    static double generationMlaMicros(KernelCosts costs, int batch, int step, int heads, int kvBytes) {
-        double flops = 2.0 * batch * step * heads * (2.0 * MLA_LATENT + MLA_ROPE);
-        double cache = (double) batch * step * (MLA_LATENT + MLA_ROPE) * kvBytes;
-        return costs.launchMicros() + costs.attentionMicros(flops, cache, 1, kvBytes == 1 ? 8 : 16);
+                costs.launchMicros() + costs.decodeAttentionMicros(
+                        new KernelCosts.AttentionShape(batch, 1, step, heads, 1, MLA_LATENT + MLA_ROPE, MLA_LATENT, kvBytes, true)));
     }
 
     /**

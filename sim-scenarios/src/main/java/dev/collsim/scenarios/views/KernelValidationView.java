@@ -26,16 +26,19 @@ public final class KernelValidationView {
                 + " rate x GEMM_MATH) and the traffic (weights, activations in and out, at HBM x GEMM_MEMORY), plus the fixed time;"
                 + " 8-bit rows add the activation's dynamic quantisation, which the measured call includes: the cast, and before it"
                 + " a pass for the per-tensor scale (fp8; fp8_block's 1 x 128 scales are taken in the cast)");
-        t.note("context attention (batch x ISL, query/KV heads per GPU, head size): causal, 4 x tokens x ISL/2 x heads x head size"
-                + " FLOPs at the BF16 rate x GEMM_MATH, or the cache read at HBM x ATTENTION_MEMORY if longer, plus the fixed time;"
-                + " generation attention (batch x cached tokens): the cache read once per step, at the same rates; sliding windows, and"
+        t.note("context attention (batch x ISL, query/KV heads per GPU, head size): a CTA per sequence, query head and 128-query tile,"
+                + " causal (tile i runs i + 1 key tiles of 128), each tile at an SM's share of the BF16 rate x the architecture's"
+                + " efficiency; the CTAs' makespan over the SMs (each paying its start), one pass over q, k, v, the output and (fused)"
+                + " the cache write, the op's fixed time; generation attention (batch x cached tokens): the kernel's fixed time, a cost"
+                + " per wave of (sequence, KV head) CTAs, then the longer of the cache read (HBM x its share) and the math (the tensor"
+                + " rate x its share); the constants per architecture, fitted by tools/aic/fit_attention.py; sliding windows, and"
                 + " groups of more than " + KernelValidation.MAX_GROUP + " query heads per KV head (no served model's), left out");
         t.note("moe (tokens on the rank, experts, top-k, hidden/inter, the rank's TP and EP): one rank's fused MoE with even routing"
                 + " (the tables' 'balanced'), routing given: top-k, the sort by expert, grouped gate/up and down GEMMs over the experts"
                 + " the tokens reach (rows padded per expert), the top-k sum, each a kernel as a step prices it; ReLU2 and 4-bit experts left out");
         t.note("context mla / generation mla (batch x ISL or cached tokens, heads per GPU): DeepSeek-V3's MLA as the step runs it,"
                 + " a prompt uncompressed (192-wide keys, 128-wide values per head, causal), a decode step absorbed over the 576-wide"
-                + " latent cache, at the attention rates above");
+                + " latent cache (a CTA per sequence and 64 heads, the latent decode constants)");
         t.note("error = model / measured - 1; geomean |err| = exp(mean |ln r|) - 1; bias = exp(mean ln r) - 1 (negative: the model is fast)");
         for (Group g : v.groups()) {
             Outcome worst = g.worst();

@@ -59,7 +59,7 @@ class KernelValidationTest {
      */
     @Test
     void aPerTensorScaleCostsAPassOfItsOwn() {
-        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
+        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM, true, ServingEngine.TRTLLM);
         double tensor = KernelValidation.modelled(h100, GemmFormat.FP8, 64, 8192, 8192);
         double block = KernelValidation.modelled(h100, GemmFormat.FP8_BLOCK, 64, 8192, 8192);
         double gemmOnly = h100.launchMicros() + h100.gemmMicros(64, 8192, 8192, 1, 8);
@@ -82,6 +82,28 @@ class KernelValidationTest {
     }
 
     /**
+     * Where the attention model stands against TensorRT-LLM's tables, as docs/validation.md shows it (the constants fitted
+     * per architecture by tools/aic/fit_attention.py): every GPU's prompt attention and MLA within 26 % geomean and 20 %
+     * bias, its decode attention within 33 % and 16 %; losing the fitted mechanisms (tiles, waves) fails here.
+     */
+    @Test
+    void attentionKernelsStayWithinTheirScore() {
+        java.util.Map<String, Double> limit = java.util.Map.of("context attention", 0.26, "context mla", 0.26, "generation attention", 0.33,
+                "generation mla", 0.26);
+        int groups = 0;
+        for (KernelValidation.Group g : v.groups()) {
+            Double most = limit.get(g.kind());
+            boolean scored = most != null && g.engine().equals("trtllm") && g.band().equals("all") && !g.gpu().equals(GpuModel.A100_SXM.label());
+            if (scored) {
+                groups++;
+                assertTrue(g.geomeanAbsError() < most && Math.abs(g.bias()) < 0.20 && (g.kind().startsWith("context") || Math.abs(g.bias()) < 0.16),
+                        g.kind() + " on " + g.gpu() + " (" + g.format() + "): " + g.geomeanAbsError() + ", bias " + g.bias());
+            }
+        }
+        assertEquals(4 * 4 * 2, groups, "four kinds on four GPUs, both cache formats");
+    }
+
+    /**
      * The tables are priced as the step prices the same kernel: a TensorRT-LLM decode step of Llama-3-8B on one H100
      * (32 query and 8 KV heads of 128, a BF16 cache), batch 8 at 4,096 tokens, spends on its first layer's attention
      * exactly what the generation-attention row of that shape is priced at.
@@ -89,8 +111,8 @@ class KernelValidationTest {
     @Test
     void aDecodeStepsAttentionIsPricedAsTheTableRowIs() {
         double span = firstLayersSpan("llama-3-8b", "hgx-h100", 1, 4096, Precision.BF16, "attention");
-        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
-        assertEquals(span, KernelValidation.generationAttentionMicros(h100, 8, 4096, 32, 8, 128, 2), 1e-6 * span);
+        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM, true, ServingEngine.TRTLLM);
+        assertEquals(span, h100.launchMicros() + h100.decodeAttentionMicros(new KernelCosts.AttentionShape(8, 1, 4096, 32, 8, 128, 128, 2, false)), 1e-6 * span);
     }
 
     /**
@@ -101,7 +123,7 @@ class KernelValidationTest {
     @Test
     void aDecodeStepsGemmIsPricedAsTheTableRowIs() {
         double span = firstLayersSpan("llama-3-8b", "hgx-h100", 1, 4096, Precision.BF16, "qkv_proj");
-        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
+        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM, true, ServingEngine.TRTLLM);
         assertEquals(span, KernelValidation.modelled(h100, GemmFormat.BF16, 8, 6144, 4096), 1e-6 * span);
     }
 
@@ -113,13 +135,13 @@ class KernelValidationTest {
     @Test
     void aDecodeStepsExpertGemmIsPricedAsTheTableRowIs() {
         double span = firstLayersSpan("mixtral-8x7b", "hgx-h100", 2, 1024, Precision.BF16, "experts_gate_up");
-        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.TRTLLM);
+        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM, true, ServingEngine.TRTLLM);
         double active = 8 * (1 - Math.pow(6.0 / 8, 8));
         double inner = 14336 / 2.0;
         assertEquals(span, h100.launchMicros() + h100.groupedGemmMicros(16, active, 2 * 4096 * inner * active, 2, 4096 + 2 * inner, 16), 1e-6 * span);
         assertTrue(KernelValidation.moeMicros(h100, GemmFormat.BF16, 8, 4096, 14336, 2, 8, 2, 1) > span);
         // vLLM runs the activation and the FP8 quantisations as kernels of their own, where TensorRT-LLM fuses them.
-        KernelCosts vllm = new KernelCosts(GpuModel.H100_SXM.roofline(), true, ServingEngine.VLLM);
+        KernelCosts vllm = new KernelCosts(GpuModel.H100_SXM, true, ServingEngine.VLLM);
         assertTrue(KernelValidation.moeMicros(vllm, GemmFormat.FP8, 8, 4096, 14336, 2, 8, 2, 1)
                 > KernelValidation.moeMicros(h100, GemmFormat.FP8, 8, 4096, 14336, 2, 8, 2, 1) + 3 * h100.launchMicros());
     }
@@ -131,8 +153,8 @@ class KernelValidationTest {
     @Test
     void aDecodeStepsLatentAttentionIsPricedAsTheTableRowIs() {
         double span = firstLayersSpan("deepseek-v3", "hgx-h200", 8, 4096, Precision.FP8, "attention");
-        KernelCosts h200 = new KernelCosts(GpuModel.H200_SXM.roofline(), true, ServingEngine.TRTLLM);
-        assertEquals(span, KernelValidation.generationMlaMicros(h200, 8, 4096, 16, 1), 1e-6 * span);
+        KernelCosts h200 = new KernelCosts(GpuModel.H200_SXM, true, ServingEngine.TRTLLM);
+        assertEquals(span, h200.launchMicros() + h200.decodeAttentionMicros(new KernelCosts.AttentionShape(8, 1, 4096, 16, 1, 576, 512, 1, true)), 1e-6 * span);
     }
 
     /** The first layer's kernel {@code name} in a TensorRT-LLM decode step of batch 8, microseconds. */

@@ -1,0 +1,77 @@
+package dev.collsim.scenarios.decode;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.collsim.topologies.catalog.GpuModel;
+import org.junit.jupiter.api.Test;
+
+/** The attention kernels' mechanisms: a prompt's causal tiles over the SMs, a decode step's waves of CTAs and its cache read. */
+class AttentionKernelsTest {
+    private static final KernelCosts H100 = new KernelCosts(GpuModel.H100_SXM, true, ServingEngine.TRTLLM);
+
+    private static KernelCosts.AttentionShape prompt(double sequences, double tokens, double heads) {
+        return new KernelCosts.AttentionShape(sequences, tokens, 0, heads, heads, 128, 128, 2, false);
+    }
+
+    private static KernelCosts.AttentionShape decode(double sequences, double context, double heads, double kvHeads) {
+        return new KernelCosts.AttentionShape(sequences, 1, context, heads, kvHeads, 128, 128, 2, false);
+    }
+
+    /** Causal attention over a long prompt is quadratic: twice the tokens, nearly four times the time once the SMs are full. */
+    @Test
+    void aLongPromptsAttentionGrowsWithTheSquareOfItsLength() {
+        double ratio = H100.promptAttentionMicros(prompt(1, 16384, 32)) / H100.promptAttentionMicros(prompt(1, 8192, 32));
+        assertTrue(ratio > 3.5 && ratio < 4.05, "16K over 8K tokens: " + ratio);
+    }
+
+    /**
+     * One head of a 16K prompt is 128 query tiles, the last of which runs 128 key tiles alone: the longest CTA, not the
+     * work over 132 SMs, sets its time, so a second head (256 CTAs, still less work a SM than that CTA) costs almost nothing.
+     */
+    @Test
+    void theLongestCausalTileBoundsAFewHeads() {
+        double one = H100.promptAttentionMicros(prompt(1, 16384, 1));
+        double two = H100.promptAttentionMicros(prompt(1, 16384, 2));
+        assertTrue(two < one * 1.05, one + " us for one head, " + two + " us for two");
+        double many = H100.promptAttentionMicros(prompt(1, 16384, 64));
+        assertTrue(many > one * 10, "64 heads fill the SMs many times over: " + many + " us");
+    }
+
+    /**
+     * At a context of one token the cache read is nothing and a decode kernel's time is its waves: 132 (sequence, KV head)
+     * CTAs fill an H100's SMs once, the 133rd starts a second wave that costs Hopper's fitted wave time.
+     */
+    @Test
+    void aDecodeKernelPaysPerWaveOfItsCtas() {
+        double oneWave = H100.decodeAttentionMicros(decode(132, 1, 8, 1));
+        double twoWaves = H100.decodeAttentionMicros(decode(133, 1, 8, 1));
+        assertEquals(KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch()).grouped().waveUs(), twoWaves - oneWave, 0.01);
+    }
+
+    /** A long context streams the cache at Hopper's fitted share of HBM: Llama-3-70B's 8 KV heads, 64 sequences of 32K, BF16. */
+    @Test
+    void aLongContextStreamsTheCacheAtItsShareOfHbm() {
+        KernelCosts.AttentionShape s = decode(64, 32768, 64, 8);
+        KernelCosts.AttentionConstants.Decode c = KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch()).grouped();
+        double read = s.cacheBytes() / (GpuModel.H100_SXM.roofline().hbmBytesPerSecond() * c.memory()) * 1e6;
+        double micros = H100.decodeAttentionMicros(s);
+        assertTrue(micros > read && micros < read * 1.05 + c.fixedUs() + 4 * c.waveUs(), micros + " us against a read of " + read);
+    }
+
+    /**
+     * A prompt's forward prices its attention by the prompt's shape: Llama-3-8B's 4,096 tokens on one H100 under
+     * TensorRT-LLM, launched eagerly, spend on the first layer's attention the issue gap and {@link
+     * KernelCosts#promptAttentionMicros} of one sequence of 4,096 tokens, 32 query and 8 KV heads of 128.
+     */
+    @Test
+    void aPromptsForwardPricesItsAttentionByThePromptsShape() {
+        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null).layout(ModelConfig.load("llama-3-8b"), DecodeSystem.preset("hgx-h100"),
+                1, 1, 1, 1, 4096, 4096, Precision.BF16, Overlap.NONE);
+        DecodeResult forward = DecodeStep.prefillForward(spec, 0, new CommModel.Cache(), false);
+        double span = forward.layers().get(0).spans().stream().filter(x -> x.name().equals("attention")).findFirst().orElseThrow().length().ms() * 1000;
+        KernelCosts eager = new KernelCosts(GpuModel.H100_SXM, false, ServingEngine.TRTLLM);
+        double kernel = eager.promptAttentionMicros(new KernelCosts.AttentionShape(1, 4096, 0, 32, 8, 128, 128, 2, false));
+        assertEquals(Math.max(eager.launchMicros(), kernel + KernelCosts.GRAPH_GAP_US), span, 1e-6 * span);
+    }
+}
