@@ -285,11 +285,11 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
                 moeMicros(costs, format, tokens, hidden, inter, topK, experts, tp, ep));
     }
 
-    /** {@link #moe}'s price, launches included. */
+    /** {@link #moe}'s price, launches included, the rank's experts and rows as the table routed them ({@link #balancedRouting}). */
     static double moeMicros(KernelCosts costs, GemmFormat format, int tokens, int hidden, int inter, int topK, int experts, int tp, int ep) {
-        double perRank = ep == 1 ? experts : Math.ceil((double) experts / ep);
-        double active = perRank * (1 - Math.pow(1 - (double) topK / experts, tokens));
-        double rows = ep == 1 ? (double) tokens * topK : (double) tokens * topK * perRank / experts;
+        double[] routed = balancedRouting(tokens, experts, topK, ep);
+        double active = routed[0];
+        double rows = routed[1];
         double innerPerRank = (double) inter / tp;
         double gateUp = 2.0 * hidden * innerPerRank * active;
         double launch = costs.launchMicros();
@@ -304,6 +304,48 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
                 : 2 * launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, KernelCosts.quantizeBytes(rows, hidden), format.bits)
                         + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, KernelCosts.quantizeBytes(rows, innerPerRank), format.bits);
         return topk + align + up + down + sum + act + quantize;
+    }
+
+    /**
+     * The experts of the measured rank that the table's tokens reach and the rows they get, {active, rows}: the rows'
+     * routing is aiconfigurator's "balanced" (collector/helper.py, balanced_logits): with stride = ceil(E / k), token t's
+     * j-th pick is expert (t + j stride) mod E, or (t stride / T + j stride) mod E spread evenly where there are fewer
+     * tokens T than the stride; the rank holds the first ceil(E / ep) experts (TensorRT-LLM's contiguous split, rank 0).
+     * Not the step's uniform expectation: a table's row routes deterministically, and one token reaches the rank's first expert.
+     */
+    static double[] balancedRouting(int tokens, int experts, int topK, int ep) {
+        int local = (int) Math.ceil((double) experts / ep);
+        int stride = (int) Math.ceil((double) experts / topK);
+        if (tokens >= stride) {
+            // Each pick j covers the T consecutive experts from j x stride (mod E), and together they cover every expert.
+            double rows = 0;
+            for (int j = 0; j < topK; j++) {
+                rows += cyclicOverlap((long) j * stride % experts, tokens, experts, local);
+            }
+            return new double[] {local, rows};
+        }
+        java.util.Set<Integer> reached = new java.util.HashSet<>();
+        int rows = 0;
+        for (int t = 0; t < tokens; t++) {
+            for (int j = 0; j < topK; j++) {
+                int e = (int) (((double) t * stride / tokens + (double) j * stride) % experts);
+                if (e < local) {
+                    reached.add(e);
+                    rows++;
+                }
+            }
+        }
+        return new double[] {reached.size(), rows};
+    }
+
+    /** How many of the {@code length} consecutive experts from {@code start}, wrapping at {@code experts}, fall below {@code local}. */
+    private static double cyclicOverlap(long start, long length, long experts, long local) {
+        long wraps = length / experts;
+        long rest = length % experts;
+        long end = start + rest;
+        long inFirst = Math.max(0, Math.min(end, local) - start);
+        long inWrap = end > experts ? Math.min(end - experts, local) : 0;
+        return wraps * local + inFirst + inWrap;
     }
 
     /** DeepSeek-V3's MLA geometry, which the MLA tables are measured at: nope and rope query sizes, value size, latent rank. */

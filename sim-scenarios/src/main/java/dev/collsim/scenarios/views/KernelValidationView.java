@@ -33,9 +33,10 @@ public final class KernelValidationView {
                 + " per wave of (sequence, KV head) CTAs, then the longer of the cache read (HBM x its share) and the math (the tensor"
                 + " rate x its share); the constants per architecture, fitted by tools/aic/fit_attention.py; sliding windows, and"
                 + " groups of more than " + KernelValidation.MAX_GROUP + " query heads per KV head (no served model's), left out");
-        t.note("moe (tokens on the rank, experts, top-k, hidden/inter, the rank's TP and EP): one rank's fused MoE with even routing"
-                + " (the tables' 'balanced'), routing given: top-k, the sort by expert, grouped gate/up and down GEMMs over the experts"
-                + " the tokens reach (rows padded per expert), the top-k sum, each a kernel as a step prices it; ReLU2 and 4-bit experts left out");
+        t.note("moe (tokens on the rank, experts, top-k, hidden/inter, the rank's TP and EP): one rank's fused MoE routed as the table"
+                + " routed it (aiconfigurator's 'balanced': each token's picks spread evenly over the experts, the rank holding the first"
+                + " E / EP), routing given: top-k, the sort by expert, grouped gate/up and down GEMMs over the rank's experts the tokens"
+                + " reach (rows padded per expert), the top-k sum, each a kernel as a step prices it; ReLU2 and 4-bit experts left out");
         t.note("context mla / generation mla (batch x ISL or cached tokens, heads per GPU): DeepSeek-V3's MLA as the step runs it,"
                 + " a prompt uncompressed (192-wide keys, 128-wide values per head, causal), a decode step absorbed over the 576-wide"
                 + " latent cache (a CTA per sequence and 64 heads, the latent decode constants)");

@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.validate;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -155,6 +156,20 @@ class KernelValidationTest {
         double span = firstLayersSpan("deepseek-v3", "hgx-h200", 8, 4096, Precision.FP8, "attention");
         KernelCosts h200 = new KernelCosts(GpuModel.H200_SXM, true, ServingEngine.TRTLLM);
         assertEquals(span, h200.launchMicros() + h200.decodeAttentionMicros(new KernelCosts.AttentionShape(8, 1, 4096, 16, 1, 576, 512, 1, true)), 1e-6 * span);
+    }
+
+    /**
+     * A MoE row is routed as aiconfigurator routed it: one token with one pick over 128 experts on 128 ranks reaches the
+     * measured rank's only expert (token 0 picks expert 0); 16,384 tokens with 10 picks over 512 experts on 4 ranks give
+     * the rank its 128 experts and a quarter of the picks; 4 tokens with 8 picks over 256 experts (a stride of 32) land on
+     * experts 0, 8, 16 and 24 of the first rank's 32, one pick each.
+     */
+    @Test
+    void aMoeRowIsRoutedAsTheTableRoutedIt() {
+        assertArrayEquals(new double[] {1, 1}, KernelValidation.balancedRouting(1, 128, 1, 128));
+        assertArrayEquals(new double[] {128, 16384 * 10 / 4}, KernelValidation.balancedRouting(16384, 512, 10, 4));
+        assertArrayEquals(new double[] {4, 4}, KernelValidation.balancedRouting(4, 256, 8, 8));
+        assertArrayEquals(new double[] {8, 16}, KernelValidation.balancedRouting(8, 8, 2, 1));
     }
 
     /** The first layer's kernel {@code name} in a TensorRT-LLM decode step of batch 8, microseconds. */
