@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """Fits the step model's attention kernels (collsim's KernelCosts.promptAttentionMicros and
-decodeAttentionMicros, the same formulas) to aiconfigurator's measured TensorRT-LLM tables, one set of
-constants per GPU architecture (Ampere: A100; Hopper: H100, H200; Blackwell: B200, GB200), by minimising
-mean |ln(model / measured)| with Nelder-Mead from a few starts. Prints the constants and, per GPU,
+decodeAttentionMicros, the same formulas) to aiconfigurator's measured tables, one set of constants per
+engine and GPU architecture (Ampere: A100; Hopper: H100, H200; Blackwell: B200, GB200; vLLM's and
+SGLang's tables cover H100 and B200 only, and have no MLA), by minimising mean |ln(model / measured)|
+with Nelder-Mead from a few starts. Prints the constants and, per GPU,
 geomean |error| = exp(mean |ln(model/measured)|) - 1 and the bias exp(mean ln(model/measured)) - 1.
 
-  python3 tools/aic/fit_attention.py [sim-scenarios/src/main/resources/calibration/kernels/trtllm]
+  python3 tools/aic/fit_attention.py [sim-scenarios/src/main/resources/calibration/kernels]
 
 Needs numpy and scipy (Debian: python3-numpy python3-scipy). Every row is timed as a step times the
 kernel in a CUDA graph: the graph's launch gap (1.5 us) plus the kernel.
 
 Prompt attention (context_attention with bf16 math, no window, at most 16 query heads per KV head; and
 context_mla, DeepSeek-V3's 192-wide keys and 128-wide values uncompressed, a KV head per query head):
-  kernel = fixed + one pass over q, k, v, the output and the cache write at 0.85 of HBM
+  kernel = fixed + one pass over q, k, v, the output (and, TensorRT-LLM's, the cache write) at 0.85 of HBM
            + makespan of the CTAs over the SMs;
   a CTA per (sequence, query head, 128-query tile); the CTA of tile i runs i + 1 key tiles (causal),
   tau = 2 x 128 x 128 x (qk + v dims) FLOPs each at the SM's share of the dense BF16 rate x efficiency,
@@ -40,10 +41,15 @@ TILE = 128
 MAX_GROUP = 16
 STREAM = 0.85
 MLA_QK, MLA_V, MLA_LATENT, MLA_ROPE = 192, 128, 512, 64
+# Engines whose attention op writes the new keys and values to the cache itself (collsim's FUSES_ROPE_AND_CACHE_WRITE).
+WRITES_CACHE = {'trtllm'}
+writes_cache = True
 
 
 def rows(folder, gpu, kind):
     path = os.path.join(folder, f'{gpu}_{kind}.csv')
+    if not os.path.exists(path):
+        return
     with open(path) as f:
         for r in csv.DictReader(f):
             if 'mla' in kind:
@@ -60,7 +66,7 @@ def prompt_features(gpu, r, mla):
     kv_bytes = 1 if r['kv_cache_dtype'] == 'fp8' else 2
     n = math.ceil(s / TILE)
     tile_us = 2 * TILE * TILE * (qk + v) / (tflops * 1e12 / sms) * 1e6
-    stream_us = b * s * ((h * qk + kv * (qk + v) + h * v) * 2 + kv * (qk + v) * kv_bytes) / (bw * STREAM) * 1e6
+    stream_us = b * s * ((h * qk + kv * (qk + v) + h * v) * 2 + (kv * (qk + v) * kv_bytes if writes_cache else 0)) / (bw * STREAM) * 1e6
     return tile_us, b * h * n * (n + 1) / 2, b * h * n, n, sms, stream_us, float(r['latency_ms']) * 1000
 
 
@@ -99,7 +105,7 @@ def fit(data, model, starts, bounds):
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else 'sim-scenarios/src/main/resources/calibration/kernels/trtllm'
+    root = sys.argv[1] if len(sys.argv) > 1 else 'sim-scenarios/src/main/resources/calibration/kernels'
     kinds = (
         ('prompt', ('context_attention', 'context_mla'), prompt_features, prompt_model,
          [(0.6, 4, 10), (0.4, 1, 6)], [(0.05, 1), (0, 50), (0, 100)], 'efficiency cta_us fixed_us'),
@@ -108,18 +114,24 @@ def main():
         ('decode_mla', ('generation_mla',), decode_features, decode_model,
          [(0.8, 5, 0.3, 6), (0.9, 2, 0.1, 4)], [(0.1, 0.95), (0, 50), (0.001, 1), (0, 100)], 'memory wave_us math fixed_us'),
     )
-    for name, tables, features, model, starts, bounds, labels in kinds:
-        for arch, gpus in ARCHES.items():
-            if name == 'decode_mla' and arch == 'ampere':
-                continue  # TensorRT-LLM has no absorbed MLA decode kernel on Ampere; its table times another path
-            data = {(g, t): np.array([features(g, r, 'mla' in t) for r in rows(folder, g, t)]) for g in gpus for t in tables}
-            data = {k: v for k, v in data.items() if len(v)}
-            p = fit(list(data.values()), model, starts, bounds)
-            print(f'{name} {arch}: ' + ', '.join(f'{l} {v:.3f}' for l, v in zip(labels.split(), p)))
-            for (g, t), x in data.items():
-                logs = np.log(model(x, p) / x[:, -1])
-                print(f'  {t:21} {g:9} {len(x):5} rows  geomean {100 * (math.exp(np.mean(np.abs(logs))) - 1):5.1f} %'
-                      f'  bias {100 * (math.exp(np.mean(logs)) - 1):+5.1f} %')
+    global writes_cache
+    for engine in ('trtllm', 'vllm', 'sglang'):
+        folder = os.path.join(root, engine)
+        writes_cache = engine in WRITES_CACHE
+        for name, tables, features, model, starts, bounds, labels in kinds:
+            for arch, gpus in ARCHES.items():
+                if name == 'decode_mla' and arch == 'ampere':
+                    continue  # TensorRT-LLM has no absorbed MLA decode kernel on Ampere; its table times another path
+                data = {(g, t): np.array([features(g, r, 'mla' in t) for r in rows(folder, g, t)]) for g in gpus for t in tables}
+                data = {k: v for k, v in data.items() if len(v)}
+                if not data:
+                    continue
+                p = fit(list(data.values()), model, starts, bounds)
+                print(f'{engine} {name} {arch}: ' + ', '.join(f'{l} {v:.3f}' for l, v in zip(labels.split(), p)))
+                for (g, t), x in data.items():
+                    logs = np.log(model(x, p) / x[:, -1])
+                    print(f'  {t:21} {g:9} {len(x):5} rows  geomean {100 * (math.exp(np.mean(np.abs(logs))) - 1):5.1f} %'
+                          f'  bias {100 * (math.exp(np.mean(logs)) - 1):+5.1f} %')
 
 
 if __name__ == '__main__':

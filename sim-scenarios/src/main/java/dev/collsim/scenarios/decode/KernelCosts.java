@@ -118,11 +118,12 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
     }
 
     /**
-     * How an architecture's attention kernels run, fitted by {@code tools/aic/fit_attention.py} to aiconfigurator's measured
-     * TensorRT-LLM tables (1.3.0rc20; A100 1.0.0) of the GPUs named in docs/model.md: {@code promptMath}, the share of an SM's
-     * dense BF16 rate a prompt's 128 x 128 tile reaches; {@code ctaStartUs}, what each prompt CTA pays to start (its query
-     * tile's load, the softmax state's set-up); {@code promptFixedUs}, the op's fixed time (its preprocessing kernel with the
-     * attention kernel's prologue and tail); the decode kernels' constants for grouped-query and latent (MLA) attention.
+     * How an engine's attention kernels run on an architecture, fitted by {@code tools/aic/fit_attention.py} to aiconfigurator's
+     * measured tables (TensorRT-LLM 1.3.0rc20, A100 1.0.0; vLLM 0.24.0 and SGLang 0.5.14 on H100 and B200) of the GPUs named
+     * in docs/model.md: {@code promptMath}, the share of an SM's dense BF16 rate a prompt's 128 x 128 tile reaches; {@code
+     * ctaStartUs}, what each prompt CTA pays to start (its query tile's load, the softmax state's set-up); {@code
+     * promptFixedUs}, the op's fixed time (its kernels' prologues and tails); the decode kernels' constants for grouped-query
+     * and latent (MLA) attention.
      */
     public record AttentionConstants(double promptMath, double ctaStartUs, double promptFixedUs, Decode grouped, Decode latent) {
         /**
@@ -133,26 +134,46 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
         public record Decode(double memory, double waveUs, double math, double fixedUs) {
         }
 
-        static final AttentionConstants AMPERE = new AttentionConstants(0.539, 0.0, 6.9,
-                new Decode(0.95, 4.93, 0.54, 6.7), new Decode(0.86, 7.97, 0.378, 4.8));
-        static final AttentionConstants HOPPER = new AttentionConstants(0.617, 3.12, 10.8,
+        /** TensorRT-LLM's FMHA and XQA, and its MLA kernels. */
+        static final AttentionConstants TRTLLM_AMPERE = new AttentionConstants(0.539, 0.0, 6.9,
+                new Decode(0.95, 4.93, 0.54, 6.7), new Decode(0.858, 7.97, 0.378, 4.8));
+        static final AttentionConstants TRTLLM_HOPPER = new AttentionConstants(0.617, 3.12, 10.8,
                 new Decode(0.759, 1.33, 0.031, 6.2), new Decode(0.858, 7.97, 0.378, 4.8));
-        static final AttentionConstants BLACKWELL = new AttentionConstants(0.525, 3.60, 10.5,
+        static final AttentionConstants TRTLLM_BLACKWELL = new AttentionConstants(0.525, 3.60, 10.5,
                 new Decode(0.939, 1.27, 0.046, 8.6), new Decode(0.729, 5.49, 0.546, 4.0));
+        /** vLLM's attention backends as its tables time them; its MLA (no table) as TensorRT-LLM's. */
+        static final AttentionConstants VLLM_HOPPER = new AttentionConstants(0.544, 1.29, 9.6,
+                new Decode(0.844, 3.28, 0.042, 8.3), TRTLLM_HOPPER.latent());
+        static final AttentionConstants VLLM_BLACKWELL = new AttentionConstants(0.385, 2.44, 7.1,
+                new Decode(0.912, 1.28, 0.045, 7.0), TRTLLM_BLACKWELL.latent());
+        /** SGLang's (FlashInfer, FlashAttention 3) as its tables time them; its MLA as TensorRT-LLM's. */
+        static final AttentionConstants SGLANG_HOPPER = new AttentionConstants(0.623, 0.0, 8.1,
+                new Decode(0.838, 3.31, 0.042, 8.2), TRTLLM_HOPPER.latent());
+        static final AttentionConstants SGLANG_BLACKWELL = new AttentionConstants(0.422, 1.84, 7.0,
+                new Decode(0.950, 1.30, 0.047, 11.8), TRTLLM_BLACKWELL.latent());
 
-        /** The fitted set of the GPU's architecture; Volta and Ada (catalogued as Ampere) take Ampere's, Hopper's latent decode stands in for Ampere's (TensorRT-LLM has none there). */
-        public static AttentionConstants of(NcclArch arch) {
-            return switch (arch) {
-                case HOPPER -> HOPPER;
-                case BLACKWELL -> BLACKWELL;
-                default -> AMPERE;
+        /**
+         * The fitted set of the engine on the GPU's architecture. Where the engine has no table (Ampere for vLLM and SGLang;
+         * LMDeploy anywhere) TensorRT-LLM's set stands in, vLLM V0 takes vLLM's; Volta and Ada (catalogued as Ampere) take
+         * Ampere's; Ampere's latent decode is Hopper's (TensorRT-LLM's A100 table times another path).
+         */
+        public static AttentionConstants of(NcclArch arch, ServingEngine engine) {
+            AttentionConstants trtllm = switch (arch) {
+                case HOPPER -> TRTLLM_HOPPER;
+                case BLACKWELL -> TRTLLM_BLACKWELL;
+                default -> TRTLLM_AMPERE;
+            };
+            return switch (engine) {
+                case VLLM, VLLM_V0 -> arch == NcclArch.HOPPER ? VLLM_HOPPER : arch == NcclArch.BLACKWELL ? VLLM_BLACKWELL : trtllm;
+                case SGLANG -> arch == NcclArch.HOPPER ? SGLANG_HOPPER : arch == NcclArch.BLACKWELL ? SGLANG_BLACKWELL : trtllm;
+                default -> trtllm;
             };
         }
     }
 
-    /** This GPU's attention constants. */
+    /** This engine's attention constants on this GPU. */
     public AttentionConstants attention() {
-        return AttentionConstants.of(model.arch());
+        return AttentionConstants.of(model.arch(), engine);
     }
 
     /**

@@ -31,7 +31,7 @@ public final class KernelValidationView {
                 + " efficiency; the CTAs' makespan over the SMs (each paying its start), one pass over q, k, v, the output and (fused)"
                 + " the cache write, the op's fixed time; generation attention (batch x cached tokens): the kernel's fixed time, a cost"
                 + " per wave of (sequence, KV head) CTAs, then the longer of the cache read (HBM x its share) and the math (the tensor"
-                + " rate x its share); the constants per architecture, fitted by tools/aic/fit_attention.py; sliding windows, and"
+                + " rate x its share); the constants per engine and architecture, fitted by tools/aic/fit_attention.py; sliding windows, and"
                 + " groups of more than " + KernelValidation.MAX_GROUP + " query heads per KV head (no served model's), left out");
         t.note("moe (tokens on the rank, experts, top-k, hidden/inter, the rank's TP and EP): one rank's fused MoE routed as the table"
                 + " routed it (aiconfigurator's 'balanced': each token's picks spread evenly over the experts, the rank holding the first"

@@ -46,14 +46,14 @@ class AttentionKernelsTest {
     void aDecodeKernelPaysPerWaveOfItsCtas() {
         double oneWave = H100.decodeAttentionMicros(decode(132, 1, 8, 1));
         double twoWaves = H100.decodeAttentionMicros(decode(133, 1, 8, 1));
-        assertEquals(KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch()).grouped().waveUs(), twoWaves - oneWave, 0.01);
+        assertEquals(KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch(), ServingEngine.TRTLLM).grouped().waveUs(), twoWaves - oneWave, 0.01);
     }
 
     /** A long context streams the cache at Hopper's fitted share of HBM: Llama-3-70B's 8 KV heads, 64 sequences of 32K, BF16. */
     @Test
     void aLongContextStreamsTheCacheAtItsShareOfHbm() {
         KernelCosts.AttentionShape s = decode(64, 32768, 64, 8);
-        KernelCosts.AttentionConstants.Decode c = KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch()).grouped();
+        KernelCosts.AttentionConstants.Decode c = KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch(), ServingEngine.TRTLLM).grouped();
         double read = s.cacheBytes() / (GpuModel.H100_SXM.roofline().hbmBytesPerSecond() * c.memory()) * 1e6;
         double micros = H100.decodeAttentionMicros(s);
         assertTrue(micros > read && micros < read * 1.05 + c.fixedUs() + 4 * c.waveUs(), micros + " us against a read of " + read);

@@ -30,7 +30,7 @@ class DecodeStepTest {
         int kernels = r.layers().stream().mapToInt(l -> l.spans().size()).sum() + r.timeline().beforeLayers().size() + r.timeline().afterLayers().size();
         assertEquals(kernels, r.timing().kernels());
         // Every kernel's floor is the graph's gap and its fixed time; an attention kernel's fixed time is its own.
-        KernelCosts.AttentionConstants.Decode attention = KernelCosts.AttentionConstants.of(NcclArch.HOPPER).grouped();
+        KernelCosts.AttentionConstants.Decode attention = KernelCosts.AttentionConstants.of(NcclArch.HOPPER, r.setup().engine()).grouped();
         int layers = r.layers().size();
         assertEquals((kernels * (KernelCosts.GRAPH_GAP_US + KernelCosts.FIXED_US) + layers * (attention.fixedUs() - KernelCosts.FIXED_US)) / 1e3,
                 r.timing().kernelFloor().ms(), 1e-9);

@@ -84,8 +84,9 @@ class KernelValidationTest {
 
     /**
      * Where the attention model stands against TensorRT-LLM's tables, as docs/validation.md shows it (the constants fitted
-     * per architecture by tools/aic/fit_attention.py): every GPU's prompt attention and MLA within 26 % geomean and 20 %
-     * bias, its decode attention within 33 % and 16 %; losing the fitted mechanisms (tiles, waves) fails here.
+     * per engine and architecture by tools/aic/fit_attention.py): every GPU's prompt attention and MLA within 26 % geomean
+     * and 20 % bias, its decode attention within 33 % and 16 %; vLLM's and SGLang's within 40 % and 20 %; losing the fitted
+     * mechanisms (tiles, waves) or an engine's own constants fails here.
      */
     @Test
     void attentionKernelsStayWithinTheirScore() {
@@ -102,6 +103,18 @@ class KernelValidationTest {
             }
         }
         assertEquals(4 * 4 * 2, groups, "four kinds on four GPUs, both cache formats");
+        // vLLM's and SGLang's own constants against their own tables (H100, B200), with the BF16 cache their defaults keep.
+        int engines = 0;
+        for (KernelValidation.Group g : v.groups()) {
+            boolean scored = (g.engine().equals("vllm") || g.engine().equals("sglang")) && g.kind().endsWith("attention")
+                    && g.format().equals("kv bfloat16") && g.band().equals("all");
+            if (scored) {
+                engines++;
+                assertTrue(g.geomeanAbsError() < 0.40 && Math.abs(g.bias()) < 0.20,
+                        g.engine() + " " + g.kind() + " on " + g.gpu() + ": " + g.geomeanAbsError() + ", bias " + g.bias());
+            }
+        }
+        assertEquals(2 * 2 * 2, engines, "two engines, two kinds, two GPUs");
     }
 
     /**
