@@ -200,7 +200,8 @@ final class LayerKernels {
     private Op attentionKernel(int l, int b, KernelCosts.AttentionShape s, Op after) {
         double work = prefill ? k.promptAttentionMicros(s) : k.decodeAttentionMicros(s);
         double bytes = prefill ? k.promptAttentionBytes(s) : s.cacheBytes();
-        double fixed = prefill ? k.attention().promptFixedUs() : (s.latent() ? k.attention().latent() : k.attention().grouped()).fixedUs();
+        KernelCosts.AttentionConstants c = k.attention();
+        double fixed = prefill ? c.promptFixedUs() : (s.latent() ? c.latent() : c.grouped()).fixedUs();
         Op op = timed("attention", l, b, work, fixed, bytes, after);
         op.rooflineMicros = k.rooflineMicros(s.flops(), bytes, s.mathBits());
         op.flops = s.flops();

@@ -235,7 +235,8 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         String band = isl <= 1024 ? "ISL <= 1K" : isl <= 4096 ? "ISL 2K-4K" : "ISL > 4K";
         return table.outcome(Kind.CONTEXT_ATTENTION, "kv " + f[1], band,
                 batch + "x" + isl + " h" + heads + "/" + kvHeads + " d" + headDim, f[8],
-                costs.launchMicros() + costs.promptAttentionMicros(new KernelCosts.AttentionShape(batch, isl, 0, heads, kvHeads, headDim, headDim, kvBytes, false)));
+                costs.launchMicros() + costs.promptAttentionMicros(
+                        new KernelCosts.AttentionShape(batch, isl, 0, heads, kvHeads, headDim, headDim, kvBytes, false)));
     }
 
     /** A decode step's attention: {@code batch} sequences of {@code step} cached tokens, one new token each, as a step prices it. */
@@ -254,7 +255,8 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         String band = step <= 1024 ? "context <= 1K" : step <= 8192 ? "context 2K-8K" : "context > 8K";
         return table.outcome(Kind.GENERATION_ATTENTION, "kv " + f[0], band,
                 batch + "x" + step + " h" + heads + "/" + kvHeads + " d" + headDim, f[7],
-                costs.launchMicros() + costs.decodeAttentionMicros(new KernelCosts.AttentionShape(batch, 1, step, heads, kvHeads, headDim, headDim, kvBytes, false)));
+                costs.launchMicros() + costs.decodeAttentionMicros(
+                        new KernelCosts.AttentionShape(batch, 1, step, heads, kvHeads, headDim, headDim, kvBytes, false)));
     }
 
     /**
