@@ -43,7 +43,6 @@ STREAM = 0.85
 MLA_QK, MLA_V, MLA_LATENT, MLA_ROPE = 192, 128, 512, 64
 # Engines whose attention op writes the new keys and values to the cache itself (collsim's FUSES_ROPE_AND_CACHE_WRITE).
 WRITES_CACHE = {'trtllm'}
-writes_cache = True
 
 
 def rows(folder, gpu, kind):
@@ -59,7 +58,7 @@ def rows(folder, gpu, kind):
                 yield r
 
 
-def prompt_features(gpu, r, mla):
+def prompt_features(gpu, r, mla, writes_cache):
     tflops, sms, bw = GPUS[gpu]
     b, s, h = int(r['batch_size']), int(r['isl']), int(r['num_heads'])
     kv, qk, v = (h, MLA_QK, MLA_V) if mla else (int(r['num_key_value_heads']), int(r['head_dim']), int(r['head_dim']))
@@ -77,7 +76,7 @@ def prompt_model(x, p):
     return LAUNCH_US + fixed + x[:, 5] + makespan
 
 
-def decode_features(gpu, r, mla):
+def decode_features(gpu, r, mla, _writes_cache):
     tflops, sms, bw = GPUS[gpu]
     b, s, h = int(r['batch_size']), int(r['step']), int(r['num_heads'])
     kv_bytes = 1 if r['kv_cache_dtype'] == 'fp8' else 2
@@ -114,15 +113,13 @@ def main():
         ('decode_mla', ('generation_mla',), decode_features, decode_model,
          [(0.8, 5, 0.3, 6), (0.9, 2, 0.1, 4)], [(0.1, 0.95), (0, 50), (0.001, 1), (0, 100)], 'memory wave_us math fixed_us'),
     )
-    global writes_cache
     for engine in ('trtllm', 'vllm', 'sglang'):
         folder = os.path.join(root, engine)
-        writes_cache = engine in WRITES_CACHE
         for name, tables, features, model, starts, bounds, labels in kinds:
             for arch, gpus in ARCHES.items():
                 if name == 'decode_mla' and arch == 'ampere':
                     continue  # TensorRT-LLM has no absorbed MLA decode kernel on Ampere; its table times another path
-                data = {(g, t): np.array([features(g, r, 'mla' in t) for r in rows(folder, g, t)]) for g in gpus for t in tables}
+                data = {(g, t): np.array([features(g, r, 'mla' in t, engine in WRITES_CACHE) for r in rows(folder, g, t)]) for g in gpus for t in tables}
                 data = {k: v for k, v in data.items() if len(v)}
                 if not data:
                     continue

@@ -213,12 +213,22 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
      */
     public double decodeAttentionMicros(AttentionShape s) {
         GpuModel.Roofline gpu = model.roofline();
-        AttentionConstants.Decode c = s.latent() ? attention().latent() : attention().grouped();
+        AttentionConstants.Decode c = decodeConstants(s);
         double ctas = s.sequences() * (s.latent() ? Math.ceil(s.heads() / MLA_HEADS_PER_CTA) : s.kvHeads());
         double fill = engine.splitsKv ? 1 : Math.min(1, s.sequences() * s.heads() / gpu.sms());
         double read = s.cacheBytes() / (gpu.hbmBytesPerSecond() * c.memory() * fill);
         double math = s.flops() / (gpu.tflops(s.mathBits()) * 1e12 * c.math());
         return c.fixedUs() + Math.ceil(ctas / gpu.sms()) * c.waveUs() + Math.max(read, math) * 1e6;
+    }
+
+    /** The fixed time of the attention op {@link #promptAttentionMicros} ({@code prompt}) or {@link #decodeAttentionMicros} prices: its floor. */
+    public double attentionFixedUs(AttentionShape s, boolean prompt) {
+        return prompt ? attention().promptFixedUs() : decodeConstants(s).fixedUs();
+    }
+
+    /** The decode kernel's constants: the latent (MLA) kernel's or the grouped-query one's. */
+    private AttentionConstants.Decode decodeConstants(AttentionShape s) {
+        return s.latent() ? attention().latent() : attention().grouped();
     }
 
     /** The HBM traffic of quantising {@code rows} x {@code width} BF16 activations to 8 bits: read them, write the bytes. */

@@ -200,9 +200,7 @@ final class LayerKernels {
     private Op attentionKernel(int l, int b, KernelCosts.AttentionShape s, Op after) {
         double work = prefill ? k.promptAttentionMicros(s) : k.decodeAttentionMicros(s);
         double bytes = prefill ? k.promptAttentionBytes(s) : s.cacheBytes();
-        KernelCosts.AttentionConstants c = k.attention();
-        double fixed = prefill ? c.promptFixedUs() : (s.latent() ? c.latent() : c.grouped()).fixedUs();
-        Op op = timed("attention", l, b, work, fixed, bytes, after);
+        Op op = timed("attention", l, b, work, k.attentionFixedUs(s, prefill), bytes, after);
         op.rooflineMicros = k.rooflineMicros(s.flops(), bytes, s.mathBits());
         op.flops = s.flops();
         return op;

@@ -90,31 +90,27 @@ class KernelValidationTest {
      */
     @Test
     void attentionKernelsStayWithinTheirScore() {
-        java.util.Map<String, Double> limit = java.util.Map.of("context attention", 0.26, "context mla", 0.26, "generation attention", 0.33,
+        Map<String, Double> limit = Map.of("context attention", 0.26, "context mla", 0.26, "generation attention", 0.33,
                 "generation mla", 0.26);
-        int groups = 0;
-        for (KernelValidation.Group g : v.groups()) {
-            Double most = limit.get(g.kind());
-            boolean scored = most != null && g.engine().equals("trtllm") && g.band().equals("all") && !g.gpu().equals(GpuModel.A100_SXM.label());
-            if (scored) {
-                groups++;
-                assertTrue(g.geomeanAbsError() < most && Math.abs(g.bias()) < 0.20 && (g.kind().startsWith("context") || Math.abs(g.bias()) < 0.16),
-                        g.kind() + " on " + g.gpu() + " (" + g.format() + "): " + g.geomeanAbsError() + ", bias " + g.bias());
-            }
-        }
-        assertEquals(4 * 4 * 2, groups, "four kinds on four GPUs, both cache formats");
+        List<KernelValidation.Group> trtllm = scored(g -> limit.containsKey(g.kind()) && g.engine().equals("trtllm")
+                && !g.gpu().equals(GpuModel.A100_SXM.label()));
+        assertEquals(4 * 4 * 2, trtllm.size(), "four kinds on four GPUs, both cache formats");
+        trtllm.forEach(g -> assertTrue(g.geomeanAbsError() < limit.get(g.kind()) && Math.abs(g.bias()) < 0.20
+                && (g.kind().startsWith("context") || Math.abs(g.bias()) < 0.16), score(g)));
         // vLLM's and SGLang's own constants against their own tables (H100, B200), with the BF16 cache their defaults keep.
-        int engines = 0;
-        for (KernelValidation.Group g : v.groups()) {
-            boolean scored = (g.engine().equals("vllm") || g.engine().equals("sglang")) && g.kind().endsWith("attention")
-                    && g.format().equals("kv bfloat16") && g.band().equals("all");
-            if (scored) {
-                engines++;
-                assertTrue(g.geomeanAbsError() < 0.40 && Math.abs(g.bias()) < 0.20,
-                        g.engine() + " " + g.kind() + " on " + g.gpu() + ": " + g.geomeanAbsError() + ", bias " + g.bias());
-            }
-        }
-        assertEquals(2 * 2 * 2, engines, "two engines, two kinds, two GPUs");
+        List<KernelValidation.Group> engines = scored(g -> (g.engine().equals("vllm") || g.engine().equals("sglang"))
+                && g.kind().endsWith("attention") && g.format().equals("kv bfloat16"));
+        assertEquals(2 * 2 * 2, engines.size(), "two engines, two kinds, two GPUs");
+        engines.forEach(g -> assertTrue(g.geomeanAbsError() < 0.40 && Math.abs(g.bias()) < 0.20, score(g)));
+    }
+
+    private static String score(KernelValidation.Group g) {
+        return g.engine() + " " + g.kind() + " on " + g.gpu() + " (" + g.format() + "): " + g.geomeanAbsError() + ", bias " + g.bias();
+    }
+
+    /** The groups over every band of their table that {@code which} picks. */
+    private static List<KernelValidation.Group> scored(java.util.function.Predicate<KernelValidation.Group> which) {
+        return v.groups().stream().filter(g -> g.band().equals("all")).filter(which).toList();
     }
 
     /**
@@ -124,9 +120,8 @@ class KernelValidationTest {
      */
     @Test
     void aDecodeStepsAttentionIsPricedAsTheTableRowIs() {
-        double span = firstLayersSpan("llama-3-8b", "hgx-h100", 1, 4096, Precision.BF16, "attention");
-        KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM, true, ServingEngine.TRTLLM);
-        assertEquals(span, h100.launchMicros() + h100.decodeAttentionMicros(new KernelCosts.AttentionShape(8, 1, 4096, 32, 8, 128, 128, 2, false)), 1e-6 * span);
+        assertDecodeAttentionPricedAs("llama-3-8b", "hgx-h100", 1, Precision.BF16, GpuModel.H100_SXM,
+                new KernelCosts.AttentionShape(8, 1, 4096, 32, 8, 128, 128, 2, false));
     }
 
     /**
@@ -166,9 +161,16 @@ class KernelValidationTest {
      */
     @Test
     void aDecodeStepsLatentAttentionIsPricedAsTheTableRowIs() {
-        double span = firstLayersSpan("deepseek-v3", "hgx-h200", 8, 4096, Precision.FP8, "attention");
-        KernelCosts h200 = new KernelCosts(GpuModel.H200_SXM, true, ServingEngine.TRTLLM);
-        assertEquals(span, h200.launchMicros() + h200.decodeAttentionMicros(new KernelCosts.AttentionShape(8, 1, 4096, 16, 1, 576, 512, 1, true)), 1e-6 * span);
+        assertDecodeAttentionPricedAs("deepseek-v3", "hgx-h200", 8, Precision.FP8, GpuModel.H200_SXM,
+                new KernelCosts.AttentionShape(8, 1, 4096, 16, 1, 576, 512, 1, true));
+    }
+
+    /** A TensorRT-LLM decode step of batch 8 at 4,096 tokens spends on its first layer's attention what the table's row of {@code row} is priced at. */
+    private static void assertDecodeAttentionPricedAs(String model, String system, int tp, Precision weights, GpuModel gpu,
+                                                      KernelCosts.AttentionShape row) {
+        double span = firstLayersSpan(model, system, tp, 4096, weights, "attention");
+        KernelCosts costs = new KernelCosts(gpu, true, ServingEngine.TRTLLM);
+        assertEquals(span, costs.launchMicros() + costs.decodeAttentionMicros(row), 1e-6 * span);
     }
 
     /**
