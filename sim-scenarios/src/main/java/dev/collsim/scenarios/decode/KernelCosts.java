@@ -27,6 +27,12 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
     public static final double GEMM_MATH = 0.70;
     /** Rows of the tensor cores' smallest tile (Hopper's wgmma and Blackwell's UMMA are 64 rows; Ampere's CTA tiles too). */
     public static final int MMA_TILE_ROWS = 64;
+    /** Columns of a grouped GEMM's output tile (the 128-wide N tiles of CUTLASS's, DeepGEMM's and Triton's MoE kernels). */
+    public static final int GROUPED_TILE_COLUMNS = 128;
+    /** Rows of the Triton fused MoE's tile (vLLM's and SGLang's) up to {@link #TRITON_SMALL_BATCH} tokens: fused_moe.py's BLOCK_SIZE_M. */
+    public static final int TRITON_SMALL_TILE_ROWS = 16;
+    /** The largest batch, in tokens, that the Triton fused MoE runs in {@link #TRITON_SMALL_TILE_ROWS}-row tiles. */
+    public static final int TRITON_SMALL_BATCH = 64;
     /** Query rows and key columns of a prompt-attention tile (FlashAttention's and TensorRT-LLM's FMHA's 128 x 128 blocks). */
     public static final int ATTENTION_TILE = 128;
     /** Query heads one CTA of an absorbed-MLA decode kernel serves (FlashMLA's and TensorRT-LLM's 64-row blocks). */
@@ -38,8 +44,6 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
     public enum Kind {
         /** A dense GEMM whose weights stream from HBM; {@code rows} tokens padded to whole tiles. */
         GEMM(GEMM_MEMORY),
-        /** A grouped GEMM over experts: it streams their weights as a dense GEMM does; each expert's rows padded to whole tiles. */
-        GROUPED_GEMM(GEMM_MEMORY),
         /** An element-wise or reduction kernel: bandwidth only. */
         ELEMENTWISE(STREAM_MEMORY);
 
@@ -77,14 +81,99 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
     }
 
     /**
-     * A grouped GEMM over {@code groups} experts holding {@code params} weights in all, as a step prices it ({@code
-     * LayerKernels}' grouped GEMMs): {@code rows} tokens shared evenly, each expert's padded to whole tiles, the weights
-     * at {@code bytesPerParam}, {@code io} BF16 activations in and out per row; launch not included.
+     * A grouped GEMM over {@code groups} experts holding {@code params} weights in all, each expert's {@code k}-deep, as the
+     * engine's fused MoE runs it ({@code LayerKernels}' grouped GEMMs), launch not included: {@code rows} routed rows of {@code
+     * tokens} tokens shared evenly, each expert's padded to whole tiles ({@link #groupedTileRows}) and its columns to {@link
+     * #GROUPED_TILE_COLUMNS};
+     * every tile's K loop pays the pipeline fill of {@link MoeConstants#fillK} more elements; the longer of that math and the
+     * weights' and the rows' BF16 input and output traffic, plus the fixed time and each routed row's cost.
      */
-    public double groupedGemmMicros(double rows, double groups, double params, double bytesPerParam, double io, int mathBits) {
-        double padded = groups <= 0 ? 0 : groups * paddedRows(rows / groups);
-        double perRow = groups <= 0 ? 0 : params / groups;
-        return workMicros(Kind.GROUPED_GEMM, 2.0 * padded * perRow, params * bytesPerParam + rows * io * Precision.ACTIVATION_BYTES, mathBits);
+    public double groupedGemmMicros(double tokens, double rows, double groups, double params, double k, double bytesPerParam,
+                                    int mathBits, boolean blockScaled) {
+        if (groups <= 0) {
+            return 0;
+        }
+        GpuModel.Roofline gpu = model.roofline();
+        MoeConstants c = moe(mathBits, blockScaled);
+        double n = params / groups / k;
+        double tileRows = groupedTileRows(tokens);
+        double tiles = groups * Math.ceil(rows / groups / tileRows) * tileRows * Math.ceil(n / GROUPED_TILE_COLUMNS) * GROUPED_TILE_COLUMNS;
+        double math = 2.0 * tiles * (k + c.fillK()) / (gpu.tflops(mathBits) * 1e12 * c.math());
+        double memory = (params * bytesPerParam + rows * (n + k) * Precision.ACTIVATION_BYTES) / (gpu.hbmBytesPerSecond() * c.memory());
+        return c.fixedUs() + rows * c.rowNs() * 1e-3 + Math.max(math, memory) * 1e6;
+    }
+
+    /**
+     * How an engine's fused-MoE grouped GEMMs run on an architecture in one weight format, fitted by {@code
+     * tools/aic/fit_moe.py} to aiconfigurator's measured MoE tables (the GPUs and versions of docs/model.md, "Grouped GEMMs"):
+     * {@code memory}, the share of HBM the experts' weights stream at; {@code math}, the share of the dense tensor rate a
+     * tile's K loop reaches; {@code fillK}, the pipeline fill and epilogue every tile pays, in K elements; {@code fixedUs},
+     * the kernel's fixed time; {@code rowNs}, each routed row's gather, scales and scatter beyond its bytes.
+     */
+    public record MoeConstants(double memory, double math, double fillK, double fixedUs, double rowNs) {
+        /** Where no engine's table exists (Ampere): the dense GEMMs' shares. */
+        static final MoeConstants DENSE = new MoeConstants(GEMM_MEMORY, GEMM_MATH, 0, FIXED_US, 0);
+        /** TensorRT-LLM 1.3.0rc20's CUTLASS MoE (DeepGEMM for block FP8 on Blackwell). */
+        static final MoeConstants TRTLLM_HOPPER_BF16 = new MoeConstants(0.903, 0.870, 467, 8.4, 3.4);
+        static final MoeConstants TRTLLM_HOPPER_FP8 = new MoeConstants(0.875, 0.822, 1006, 8.6, 3.3);
+        static final MoeConstants TRTLLM_HOPPER_FP8_BLOCK = new MoeConstants(0.873, 0.464, 950, 5.8, 13.8);
+        static final MoeConstants TRTLLM_BLACKWELL_BF16 = new MoeConstants(0.877, 0.942, 1077, 8.5, 2.3);
+        static final MoeConstants TRTLLM_BLACKWELL_FP8 = new MoeConstants(0.862, 0.878, 1740, 9.0, 3.0);
+        static final MoeConstants TRTLLM_BLACKWELL_FP8_BLOCK = new MoeConstants(0.718, 1.000, 5231, 8.9, 0.1);
+        static final MoeConstants TRTLLM_BLACKWELL_FP4 = new MoeConstants(0.772, 0.579, 4862, 14.3, 2.6);
+        /** vLLM 0.24.0's fused MoE; its per-tensor FP8 table times an untuned path (0.19 of HBM), so block FP8's set stands in. */
+        static final MoeConstants VLLM_HOPPER_BF16 = new MoeConstants(0.881, 0.443, 156, 10.1, 0.8);
+        static final MoeConstants VLLM_HOPPER_FP8_BLOCK = new MoeConstants(0.858, 0.297, 266, 4.6, 0.9);
+        static final MoeConstants VLLM_BLACKWELL_BF16 = new MoeConstants(0.950, 0.360, 0, 1.5, 0.8);
+        static final MoeConstants VLLM_BLACKWELL_FP8 = new MoeConstants(0.948, 0.526, 520, 0.0, 0.0);
+        static final MoeConstants VLLM_BLACKWELL_FP8_BLOCK = new MoeConstants(0.947, 0.156, 134, 6.4, 0.0);
+        static final MoeConstants VLLM_BLACKWELL_FP4 = new MoeConstants(0.941, 0.421, 104, 0.1, 0.0);
+        /** SGLang 0.5.14's fused MoE; no per-tensor FP8 table, so block FP8's set stands in. */
+        static final MoeConstants SGLANG_HOPPER_BF16 = new MoeConstants(0.883, 0.142, 0, 7.6, 2.3);
+        static final MoeConstants SGLANG_HOPPER_FP8_BLOCK = new MoeConstants(0.886, 0.254, 0, 5.3, 0.0);
+        static final MoeConstants SGLANG_BLACKWELL_BF16 = new MoeConstants(0.893, 0.313, 230, 1.4, 0.0);
+        static final MoeConstants SGLANG_BLACKWELL_FP8_BLOCK = new MoeConstants(0.910, 0.147, 109, 5.9, 0.3);
+        static final MoeConstants SGLANG_BLACKWELL_FP4 = new MoeConstants(0.966, 0.869, 1020, 0.3, 0.0);
+
+        /**
+         * The fitted set of the engine on the architecture for {@code bits}-bit weights ({@code blockScaled}: FP8 with a scale
+         * per 128 x 128 block, as DeepSeek's and Qwen's FP8 checkpoints are; else per tensor). Ampere and older take the
+         * dense GEMMs' shares; LMDeploy takes TensorRT-LLM's sets, vLLM V0 vLLM's; 4-bit weights on Hopper (no FP4 rate)
+         * take block FP8's.
+         */
+        public static MoeConstants of(NcclArch arch, ServingEngine engine, int bits, boolean blockScaled) {
+            boolean blackwell = arch == NcclArch.BLACKWELL;
+            if (!blackwell && arch != NcclArch.HOPPER) {
+                return DENSE;
+            }
+            boolean fp4 = bits <= 4 && blackwell;
+            boolean block = bits <= 8 && (blockScaled || bits <= 4);
+            return switch (engine) {
+                case VLLM, VLLM_V0 -> bits == 16 ? (blackwell ? VLLM_BLACKWELL_BF16 : VLLM_HOPPER_BF16)
+                        : fp4 ? VLLM_BLACKWELL_FP4
+                        : blackwell ? (block ? VLLM_BLACKWELL_FP8_BLOCK : VLLM_BLACKWELL_FP8) : VLLM_HOPPER_FP8_BLOCK;
+                case SGLANG -> bits == 16 ? (blackwell ? SGLANG_BLACKWELL_BF16 : SGLANG_HOPPER_BF16)
+                        : fp4 ? SGLANG_BLACKWELL_FP4 : blackwell ? SGLANG_BLACKWELL_FP8_BLOCK : SGLANG_HOPPER_FP8_BLOCK;
+                default -> bits == 16 ? (blackwell ? TRTLLM_BLACKWELL_BF16 : TRTLLM_HOPPER_BF16)
+                        : fp4 ? TRTLLM_BLACKWELL_FP4
+                        : block ? (blackwell ? TRTLLM_BLACKWELL_FP8_BLOCK : TRTLLM_HOPPER_FP8_BLOCK)
+                        : blackwell ? TRTLLM_BLACKWELL_FP8 : TRTLLM_HOPPER_FP8;
+            };
+        }
+    }
+
+    /**
+     * Rows of the engine's grouped-GEMM tile for a batch of {@code tokens}: vLLM's and SGLang's Triton kernel takes 16-row
+     * blocks up to 64 tokens and 64 above (fused_moe.py, get_default_config); CUTLASS and DeepGEMM run 64-row MMA tiles.
+     */
+    double groupedTileRows(double tokens) {
+        boolean triton = engine == ServingEngine.VLLM || engine == ServingEngine.VLLM_V0 || engine == ServingEngine.SGLANG;
+        return triton && tokens <= TRITON_SMALL_BATCH ? TRITON_SMALL_TILE_ROWS : MMA_TILE_ROWS;
+    }
+
+    /** This engine's grouped-GEMM constants on this GPU for {@code mathBits}-bit weights. */
+    public MoeConstants moe(int mathBits, boolean blockScaled) {
+        return MoeConstants.of(model.arch(), engine, mathBits, blockScaled);
     }
 
     /**

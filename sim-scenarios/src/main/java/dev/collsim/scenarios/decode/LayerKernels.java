@@ -271,10 +271,10 @@ final class LayerKernels {
         // Under EP the dispatch already carries the tokens in the weights' format (DeepEP quantises before it sends).
         op = spec.ep() > 1 && spec.precision().dispatchBytes() == 1 ? op : quantize(l, b, rows, m.hidden(), op);
         double gateUp = 2 * m.hidden() * inner * active + (sharedInGroup ? 2 * m.hidden() * sharedInner : 0);
-        op = groupedGemm("experts_gate_up", l, b, rows, groups, gateUp, bpp, m.hidden() + 2 * inner, op);
+        op = groupedGemm("experts_gate_up", l, b, tokensIn / k0, rows, groups, gateUp, m.hidden(), op);
         op = activation(l, b, rows, inner, op);
         op = quantize(l, b, rows, inner, op);
-        op = groupedGemm("experts_down", l, b, rows, groups, gateUp / 2, bpp, inner + m.hidden(), op);
+        op = groupedGemm("experts_down", l, b, tokensIn / k0, rows, groups, gateUp / 2, inner, op);
         op = compute("moe_sum", l, b, KernelCosts.Kind.ELEMENTWISE, 0, (tokensIn + local) * m.hidden() * Precision.ACTIVATION_BYTES, op);
         if (m.sharedExperts() > 0 && !sharedInGroup) {
             op = quantize(l, b, local, m.hidden(), op);
@@ -323,13 +323,22 @@ final class LayerKernels {
                 mathBits(bytesPerParam));
     }
 
-    /** A grouped GEMM over {@code groups} experts holding {@code params} weights in all; each expert's rows padded to whole tiles. */
-    private Op groupedGemm(String name, int l, int b, double rows, double groups, double params, double bytesPerParam, double io, Op after) {
-        double bytes = weights(params * bytesPerParam) + rows * io * Precision.ACTIVATION_BYTES;
-        double padded = groups <= 0 ? 0 : groups * KernelCosts.paddedRows(rows / groups);
-        double perRow = groups <= 0 ? 0 : params / groups;
-        return compute(name, l, b, KernelCosts.Kind.GROUPED_GEMM, 2.0 * padded * perRow, bytes, after, 2.0 * rows * perRow,
-                mathBits(bytesPerParam));
+    /**
+     * A grouped GEMM of {@code tokens} tokens' {@code rows} routed rows over {@code groups} experts holding {@code params} weights
+     * in all, {@code depth} deep (K), as the engine's fused
+     * MoE runs it ({@link KernelCosts#groupedGemmMicros}); FP8 weights are block-scaled where the checkpoint was published in FP8.
+     */
+    private Op groupedGemm(String name, int l, int b, double tokens, double rows, double groups, double params, double depth, Op after) {
+        double bpp = spec.precision().bytesPerParam();
+        int bits = mathBits(bpp);
+        boolean blockScaled = m.weights() == Precision.FP8;
+        double bytes = weights(params * bpp) + rows * (params / Math.max(groups, 1) / depth + depth) * Precision.ACTIVATION_BYTES;
+        Op op = timed(name, l, b, k.groupedGemmMicros(tokens, rows, groups, params, depth, bpp, bits, blockScaled),
+                k.moe(bits, blockScaled).fixedUs(), bytes, after);
+        double useful = 2.0 * rows * params / Math.max(groups, 1);
+        op.rooflineMicros = k.rooflineMicros(useful, bytes, bits);
+        op.flops = useful;
+        return op;
     }
 
     /**

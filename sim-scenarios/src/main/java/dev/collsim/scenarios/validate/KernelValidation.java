@@ -45,7 +45,9 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
     enum GemmFormat {
         BF16("bfloat16", 2, 16),
         FP8("fp8", 1, 8),
-        FP8_BLOCK("fp8_block", 1, 8);
+        FP8_BLOCK("fp8_block", 1, 8),
+        /** NVIDIA's FP4 with an FP8 scale per 16 weights; scored in the MoE tables only (the GEMM model has no FP4 path). */
+        NVFP4("nvfp4", 0.5625, 4);
 
         final String column;
         final double bytesPerParam;
@@ -187,7 +189,7 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         GpuModel gpu = table.gpu();
         KernelCosts costs = table.costs();
         GemmFormat format = GemmFormat.of(f[0]);
-        if (format == null || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0)) {
+        if (format == null || format == GemmFormat.NVFP4 || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0)) {
             return null;
         }
         int m = Integer.parseInt(f[1]);
@@ -264,14 +266,16 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
      * prices a MoE layer's experts ({@code LayerKernels}' MoE): top-k, the sort by expert, the grouped gate/up and down
      * GEMMs over the experts the rank's tokens reach (each expert's rows padded to whole tiles), the sum of the top-k
      * outputs, and, where the engine does not fuse them, the activation and the 8-bit quantisations before each GEMM
-     * (the rows come in BF16: the table has no dispatch to carry them in FP8). Gated SiLU experts in BF16 and 8-bit formats; ReLU2 and
-     * 4-bit experts are left out; each engine's backends (CUTLASS, Triton, FlashInfer's) are scored together.
+     * (the rows come in BF16: the table has no dispatch to carry them in FP8). Gated SiLU experts in BF16, 8-bit formats and
+     * NVFP4; ReLU2 experts, MXFP4 weights and TensorRT-LLM's min-latency NVFP4 path (an option, not its default) are left
+     * out; each engine's backends (CUTLASS, Triton, DeepGEMM, FlashInfer's) are scored together.
      */
     private static Outcome moe(String[] f, Table table) {
         GpuModel gpu = table.gpu();
         KernelCosts costs = table.costs();
         GemmFormat format = GemmFormat.of(f[0]);
-        if (format == null || f[1].contains("nongated") || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0)) {
+        if (format == null || f[1].contains("nongated") || f[1].contains("min_latency")
+                || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0) || (format.bits < 8 && gpu.roofline().fp4Tflops() == 0)) {
             return null;
         }
         int tokens = Integer.parseInt(f[3]);
@@ -297,8 +301,9 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         double launch = costs.launchMicros();
         double topk = launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, (double) tokens * experts * 4, 16);
         double align = launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, rows * 8, 16);
-        double up = launch + costs.groupedGemmMicros(rows, active, gateUp, format.bytesPerParam, hidden + 2 * innerPerRank, format.bits);
-        double down = launch + costs.groupedGemmMicros(rows, active, gateUp / 2, format.bytesPerParam, innerPerRank + hidden, format.bits);
+        boolean blockScaled = format == GemmFormat.FP8_BLOCK;
+        double up = launch + costs.groupedGemmMicros(tokens, rows, active, gateUp, hidden, format.bytesPerParam, format.bits, blockScaled);
+        double down = launch + costs.groupedGemmMicros(tokens, rows, active, gateUp / 2, innerPerRank, format.bytesPerParam, format.bits, blockScaled);
         double sum = launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, (rows + tokens) * hidden * Precision.ACTIVATION_BYTES, 16);
         double act = costs.engine().fusesActivation() ? 0
                 : launch + costs.workMicros(KernelCosts.Kind.ELEMENTWISE, 0, 3.0 * rows * innerPerRank * Precision.ACTIVATION_BYTES, 16);

@@ -147,7 +147,7 @@ class KernelValidationTest {
         KernelCosts h100 = new KernelCosts(GpuModel.H100_SXM, true, ServingEngine.TRTLLM);
         double active = 8 * (1 - Math.pow(6.0 / 8, 8));
         double inner = 14336 / 2.0;
-        assertEquals(span, h100.launchMicros() + h100.groupedGemmMicros(16, active, 2 * 4096 * inner * active, 2, 4096 + 2 * inner, 16), 1e-6 * span);
+        assertEquals(span, h100.launchMicros() + h100.groupedGemmMicros(8, 16, active, 2 * 4096 * inner * active, 4096, 2, 16, false), 1e-6 * span);
         assertTrue(KernelValidation.moeMicros(h100, GemmFormat.BF16, 8, 4096, 14336, 2, 8, 2, 1) > span);
         // vLLM runs the activation and the FP8 quantisations as kernels of their own, where TensorRT-LLM fuses them.
         KernelCosts vllm = new KernelCosts(GpuModel.H100_SXM, true, ServingEngine.VLLM);
