@@ -176,6 +176,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
                         perNode == null ? OptionalInt.empty() : OptionalInt.of(perNode), knobs);
         EngineSetup engine = engineOptions.setup();
         Boolean graphs = Flags.autoOnOff("--cuda-graphs", cudaGraphs);
+        layout.checkMoeTp(dp);
         return new DecodeSpec(config, where, nodes == null ? OptionalInt.empty() : OptionalInt.of(nodes), layout.tp, layout.pp, layout.ep,
                 dp, layout.batch, context.tokens, model.weights(), AllReduceKind.fromName(allReduce), Overlap.fromName(overlap),
                 graphs != null ? graphs : engine.engine().cudaGraphsByDefault(), engine.engine(), engine.kvCache(), engine.overlapScheduler());

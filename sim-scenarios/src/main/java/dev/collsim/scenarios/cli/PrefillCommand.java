@@ -74,7 +74,10 @@ public final class PrefillCommand implements Callable<Integer> {
                 network.preset(), OptionalInt.empty(), whatIf.toWhatIf());
         int tp = layout.tp;
         int ep = layout.ep;
-        DecodeSpec instance = engine.layout(model.config(), where, tp, layout.pp, ep, ep > 1 ? ep / tp : 1, 1, isl, model.weights(),
+        // EP wider than TP spreads the experts over attention DP replicas; narrower, each expert splits over tp / ep ranks.
+        int dp = ep > tp ? ep / tp : 1;
+        layout.checkMoeTp(dp);
+        DecodeSpec instance = engine.layout(model.config(), where, tp, layout.pp, ep, dp, 1, isl, model.weights(),
                 Overlap.NONE);
         PrefillResult result = Prefill.run(instance, isl, layout.batch, chunk);
         if (trace != null) {

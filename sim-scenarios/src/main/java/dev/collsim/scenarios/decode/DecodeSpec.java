@@ -12,8 +12,10 @@ import java.util.OptionalInt;
  * @param nodes   nodes the layout must fit in, or empty: as many as it needs
  * @param tp      tensor-parallel ranks: attention heads and MLP columns split over them, two all-reduces per layer
  * @param pp      pipeline stages, the layers split evenly, activations sent between stages
- * @param ep      expert-parallel ranks for MoE layers (1: experts split over the TP ranks instead); it
- *                must be tp x dp, every attention rank holding experts/ep experts
+ * @param ep      expert-parallel ranks for MoE layers (1: experts split over the TP ranks instead): a
+ *                divisor of tp x dp, every attention rank holding experts/ep experts, each split over
+ *                {@link #moeTp} = tp x dp / ep ranks (MoE TP inside EP, as TensorRT-LLM's moe_tp_size
+ *                and SGLang's --moe-dense-tp take it); below tp x dp only with attention TP (dp 1)
  * @param dp      data-parallel replicas of the attention (and of everything when ep is 1)
  * @param batch   sequences decoding together in each replica, one token each per step
  * @param context tokens already in each sequence's KV cache
@@ -54,8 +56,13 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         if (ep > 1 && model.experts() == 0) {
             throw new InputException("--ep " + ep + ": " + model.name() + " is dense; expert parallelism needs an MoE model");
         }
-        if (ep > 1 && ep != tp * dp) {
-            throw new InputException("--ep " + ep + ": expected tp x dp = " + tp * dp + " (every attention rank holds experts)");
+        if (ep > 1 && (tp * dp) % ep != 0) {
+            throw new InputException("--ep " + ep + ": expected a divisor of tp x dp = " + tp * dp
+                    + " (every attention rank holds experts, each split over tp x dp / ep ranks)");
+        }
+        if (ep > 1 && ep < tp * dp && dp > 1) {
+            throw new InputException("--ep " + ep + " with --dp " + dp + ": experts split over tp x dp / ep = " + tp * dp / ep
+                    + " ranks (MoE TP inside EP) need attention TP, dp 1; with attention DP expected --ep tp x dp = " + tp * dp);
         }
         if (ep > model.experts() && model.experts() > 0) {
             throw new InputException("--ep " + ep + ": " + model.name() + " has only " + model.experts() + " experts");
@@ -63,6 +70,16 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         if (overlap == Overlap.TWO_BATCH && batch < 2) {
             throw new InputException("--overlap two-batch splits the batch in two; --batch " + batch + " cannot be split");
         }
+    }
+
+    /** Ranks each expert's weights are split over: tp without EP, tp x dp / ep with it (1: whole experts on every rank). */
+    public int moeTp() {
+        return ep > 1 ? tp * dp / ep : tp;
+    }
+
+    /** Whether tokens travel to their experts and back all-to-all: EP with whole experts on every rank. */
+    public boolean expertsAllToAll() {
+        return ep > 1 && moeTp() == 1;
     }
 
     public int gpus() {

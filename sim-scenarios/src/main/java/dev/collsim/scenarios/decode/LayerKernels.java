@@ -208,7 +208,7 @@ final class LayerKernels {
 
     /** The layer's input norm; under TensorRT-LLM's all-reduce fusion the previous layer's all-reduce already applied it. */
     private Op attentionNorm(int l, int b, int t, Op after) {
-        boolean fusedAway = l > 0 && spec.tp() > 1 && k.engine().fusesNormIntoAllReduce && (!m.isMoe(l - 1) || spec.ep() == 1);
+        boolean fusedAway = l > 0 && spec.tp() > 1 && k.engine().fusesNormIntoAllReduce && (!m.isMoe(l - 1) || !spec.expertsAllToAll());
         return fusedAway ? after : norm("attn_norm", l, b, t, after);
     }
 
@@ -232,9 +232,9 @@ final class LayerKernels {
     }
 
     /**
-     * Router, top-k, then either experts split over the TP ranks (every expert a slice on every
-     * rank, an all-reduce after) or experts spread over the EP ranks (a dispatch and a combine
-     * all-to-all). The experts run as the engines' fused MoE: the tokens sorted by expert, a grouped
+     * Router, top-k, then either every rank holds the replica's tokens and a share of the experts (all
+     * of them in 1/tp slices without EP; E / ep of them in 1/moeTp slices under MoE TP inside EP), an
+     * all-reduce after, or whole experts spread over the EP ranks (a dispatch and a combine all-to-all). The experts run as the engines' fused MoE: the tokens sorted by expert, a grouped
      * GEMM for gate/up, the activation, a grouped GEMM for down, and the top-k outputs summed.
      * Routing is uniform: of E experts, those that get at least one of the T x k picks are read.
      */
@@ -245,13 +245,15 @@ final class LayerKernels {
         // The router's weights stay in BF16 in FP8 checkpoints.
         Op op = gemm("router", l, b, t, (double) m.hidden() * e, Precision.ACTIVATION_BYTES, m.hidden() + e, after);
         op = compute("topk", l, b, KernelCosts.Kind.ELEMENTWISE, 0, (double) t * e * 4, op);
-        double share = spec.ep() == 1 ? spec.tp() : 1;
+        boolean dispatched = spec.expertsAllToAll();
         double tokensIn;
         double active;
-        double local = spec.ep() == 1 ? t : Math.ceil((double) t / spec.tp());
-        if (spec.ep() == 1) {
-            tokensIn = (double) t * k0;
-            active = e * (1 - Math.pow(1 - (double) k0 / e, t));
+        double local = dispatched ? Math.ceil((double) t / spec.tp()) : t;
+        if (!dispatched) {
+            // Every rank holds the replica's tokens; the busiest holds ceil(E / ep) experts and their share of the picks.
+            double perRank = MemoryPlan.expertsOnBusiestRank(e, spec.ep());
+            active = perRank * (1 - Math.pow(1 - (double) k0 / e, t));
+            tokensIn = (double) t * k0 * perRank / e;
         } else {
             // Each rank of the replica's TP group takes 1/tp of its tokens to the experts.
             long dispatch = (long) (local * k0 * m.hidden() * spec.precision().dispatchBytes());
@@ -262,14 +264,14 @@ final class LayerKernels {
             active = perRank * (1 - Math.pow(1 - (double) k0 / e, global));
             tokensIn = global * k0 * perRank / e;
         }
-        double inner = m.moeIntermediate() / share;
-        double sharedInner = m.sharedExperts() * (double) m.moeIntermediate() / share;
+        double inner = (double) m.moeIntermediate() / spec.moeTp();
+        double sharedInner = m.sharedExperts() * (double) m.moeIntermediate() / (dispatched ? 1 : spec.tp());
         boolean sharedInGroup = m.sharedExperts() > 0 && k.engine().fusesSharedExperts;
         double groups = active + (sharedInGroup ? 1 : 0);
         double rows = tokensIn + (sharedInGroup ? local : 0);
         op = compute("moe_align", l, b, KernelCosts.Kind.ELEMENTWISE, 0, rows * 8, op);
         // Under EP the dispatch already carries the tokens in the weights' format (DeepEP quantises before it sends).
-        op = spec.ep() > 1 && spec.precision().dispatchBytes() == 1 ? op : quantize(l, b, rows, m.hidden(), op);
+        op = dispatched && spec.precision().dispatchBytes() == 1 ? op : quantize(l, b, rows, m.hidden(), op);
         double gateUp = 2 * m.hidden() * inner * active + (sharedInGroup ? 2 * m.hidden() * sharedInner : 0);
         op = groupedGemm("experts_gate_up", l, b, tokensIn / k0, rows, groups, gateUp, m.hidden(), op);
         op = activation(l, b, rows, inner, op);
@@ -283,7 +285,7 @@ final class LayerKernels {
             op = quantize(l, b, local, sharedInner, op);
             op = gemm("shared_down", l, b, local, sharedInner * m.hidden(), bpp, sharedInner + m.hidden(), op);
         }
-        if (spec.ep() == 1) {
+        if (!dispatched) {
             return tpReduce("moe_all_reduce", l, b, t, op);
         }
         long combine = (long) (local * k0 * m.hidden() * Precision.ACTIVATION_BYTES);

@@ -36,10 +36,11 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double buffersByte
                 layers++;
                 w += m.qkvParamsPerRank(spec.tp()) + m.outParamsPerRank(spec.tp());
                 if (m.isMoe(l)) {
-                    // Under EP the busiest GPU holds ceil(E / ep) whole experts (256 on 72 GPUs: 4 on some).
+                    // Under EP the busiest GPU holds ceil(E / ep) experts (256 on 72 GPUs: 4 on some), each a 1/moeTp slice.
                     double expert = m.mlpParams(m.moeIntermediate());
-                    w += spec.ep() > 1 ? expertsOnBusiestRank(m.experts(), spec.ep()) * expert : m.experts() * expert / spec.tp();
-                    w += m.sharedExperts() * m.mlpParams(m.moeIntermediate()) / (spec.ep() > 1 ? 1 : spec.tp());
+                    w += spec.ep() > 1 ? expertsOnBusiestRank(m.experts(), spec.ep()) * expert / spec.moeTp()
+                            : m.experts() * expert / spec.tp();
+                    w += m.sharedExperts() * m.mlpParams(m.moeIntermediate()) / (spec.expertsAllToAll() ? 1 : spec.tp());
                     w += (double) m.hidden() * m.experts();
                 } else {
                     w += m.mlpParams(m.intermediate()) / spec.tp();
@@ -49,7 +50,7 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double buffersByte
             kv = Math.max(kv, (double) spec.batch() * spec.context() * layers * m.kvElementsPerTokenPerRank(spec.tp()) * spec.kvBytes());
         }
         double buffers = spec.tp() > 1 ? tpChannels * 2 * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
-        buffers += spec.ep() > 1 ? epPeers * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
+        buffers += spec.expertsAllToAll() ? epPeers * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
         return new MemoryPlan(weights, kv, buffers, RESERVE, gpu.roofline().hbmBytes());
     }
 

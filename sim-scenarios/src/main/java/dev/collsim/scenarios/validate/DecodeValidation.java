@@ -310,6 +310,9 @@ public final class DecodeValidation {
         if (g.contains("GB300")) {
             return "gb300-nvl72";
         }
+        if (g.contains("B300")) {
+            return "hgx-b300";
+        }
         if (g.contains("GB200")) {
             return "gb200-nvl72";
         }

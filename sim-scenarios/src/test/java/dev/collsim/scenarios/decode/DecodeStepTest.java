@@ -140,6 +140,33 @@ class DecodeStepTest {
         assertEquals(r.tokensPerS() / 72, r.tokensPerSPerGpu(), 1e-9);
     }
 
+    /**
+     * MoE TP inside EP (TensorRT-LLM's moe_tp_size): Mixtral's 8 experts over EP 2, each split over tp / ep = 2 of the 4
+     * ranks. Every rank holds the replica's tokens, so nothing is dispatched; the busiest rank holds 4 experts in halves
+     * (the weights of TP 4 without EP) and gets their share of the picks; an all-reduce sums the ranks' outputs.
+     */
+    @Test
+    void moeTensorParallelInsideExpertParallel() {
+        ModelConfig mixtral = ModelConfig.load("mixtral-8x7b");
+        DecodeSpec tpInEp = new DecodeSpec(mixtral, DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 4, 1, 2, 1, 16, 4096, Precision.BF16,
+                AllReduceKind.AUTO, Overlap.NONE, true);
+        assertEquals(2, tpInEp.moeTp());
+        assertFalse(tpInEp.expertsAllToAll());
+        DecodeResult r = DecodeStep.run(tpInEp);
+        DecodeResult tpOnly = DecodeStep.run(spec("mixtral-8x7b", "hgx-h100", 4, 16, Overlap.NONE));
+        assertEquals(tpOnly.memory().weightsBytes(), r.memory().weightsBytes(), 1, "4 experts in halves hold what 8 in quarters do");
+        var spans = r.layers().get(0).spans();
+        var names = spans.stream().map(DecodeResult.Span::name).toList();
+        assertFalse(names.contains("dispatch") || names.contains("combine"), names.toString());
+        assertTrue(names.contains("moe_all_reduce"), names.toString());
+        // 16 tokens x top-2 picks, a half of them to this rank's 4 experts; each expert read if any of the 16 picks it.
+        double active = 4 * (1 - Math.pow(1 - 2.0 / 8, 16));
+        double inner = 14336 / 2.0;
+        double rows = 16 * 2 * 4 / 8.0;
+        long gateUp = spans.stream().filter(s -> s.name().equals("experts_gate_up")).findFirst().orElseThrow().bytes();
+        assertEquals(2 * 4096 * inner * active * 2 + rows * (2 * inner + 4096) * 2, gateUp, 1);
+    }
+
     @Test
     void pipelineStagesSendActivationsAndSplitTheWeights() {
         DecodeSpec one = spec("llama-3-70b", "hgx-h100", 4, 8, Overlap.NONE);

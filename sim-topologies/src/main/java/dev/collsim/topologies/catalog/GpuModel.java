@@ -21,6 +21,12 @@ public enum GpuModel {
             new Roofline(2250, 4500, 9000, 180, 7.7, 148)),
     GB200("gb200", "GB200 186GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18,
             new Roofline(2500, 5000, 10000, 186, 8.0, 148)),
+    /**
+     * HGX B300 (Blackwell Ultra, 1,100 W): NVIDIA's HGX B300 figures per GPU, sparse halved (BF16 36 and FP8 72 PFLOPS
+     * sparse for eight), dense FP4 108 PFLOPS for eight; 288 GB at 8 TB/s; 160 SMs as GB300's (the same die).
+     */
+    B300("b300", "B300 SXM 288GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18,
+            new Roofline(2250, 4500, 13500, 288, 8.0, 160)),
     GB300("gb300", "GB300 288GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18,
             new Roofline(2500, 5000, 15000, 288, 8.0, 160)),
     /** H100 PCIe: its 12 NVLink4 links reach only a bridged partner card. */

@@ -11,7 +11,9 @@ import dev.collsim.core.units.TimeSpan;
 public enum PcieGeneration {
     GEN3("PCIe Gen3 x16", 16.0),
     GEN4("PCIe Gen4 x16", 32.0),
-    GEN5("PCIe Gen5 x16", 64.0);
+    GEN5("PCIe Gen5 x16", 64.0),
+    /** Blackwell Ultra's host and NIC links (B300; ConnectX-8's built-in PCIe switch is Gen6). */
+    GEN6("PCIe Gen6 x16", 128.0);
 
     /** The width of every preset's PCIe links. */
     public static final int LANES = 16;

@@ -18,6 +18,9 @@ public enum SystemPreset implements NamedSystem {
             new NvlinkDomain(8, PcieGeneration.GEN5, NetworkPreset.IB_NDR, 4)),
     HGX_B200("hgx-b200", "NVIDIA HGX B200: 8x B200, 18 NVLink5 per GPU over 2 NVSwitch chips", GpuModel.B200,
             new NvlinkDomain(8, PcieGeneration.GEN5, NetworkPreset.IB_NDR, 2)),
+    HGX_B300("hgx-b300", "NVIDIA HGX B300: 8x B300 (Blackwell Ultra), 18 NVLink5 per GPU over 2 NVSwitch chips,"
+            + " ConnectX-8 800 Gb/s NICs on PCIe Gen6", GpuModel.B300,
+            new NvlinkDomain(8, PcieGeneration.GEN6, NetworkPreset.IB_XDR, 2)),
     GB200_NVL72("gb200-nvl72", "NVIDIA GB200 NVL72 rack: 72 GB200 GPUs in one NVLink domain, 18 NVLink5 per GPU over 18"
             + " NVSwitch chips, 4 GPUs and 4 NICs per compute tray", GpuModel.GB200,
             new NvlinkDomain(72, PcieGeneration.GEN5, NetworkPreset.IB_NDR, 18)),
