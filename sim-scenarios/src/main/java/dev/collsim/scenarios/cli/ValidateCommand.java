@@ -174,10 +174,13 @@ public final class ValidateCommand implements Callable<Integer> {
             - model: the catalogue (DeepSeek-R1 runs as DeepSeek-V3's architecture, Llama-3.1-70B as Llama-3-70B's) or \
             a `config.json` under `models/` beside the CSV; one that cannot be read is that run's reason, not the end \
             of the validation;
-            - system: the system and GPU columns as `validate --decode` maps them (8-GPU HGX H100 node: `hgx-h100`); \
-            a GPU without a preset (B300 today) is the run's reason;
-            - engine: the framework column (vLLM: `vllm`, SGLang: `sglang`, TensorRT-LLM: `trtllm`); precision: `dtype`;
-            - deployment: `mode` agg is one instance of the row's tp, pp, ep and dp (`tp8`, `tp4 dp4 ep16`); disagg is \
+            - system: the system and GPU columns as `validate --decode` maps them (8-GPU HGX H100 node: `hgx-h100`, \
+            B300 SXM 288GB: `hgx-b300`); a GPU without a preset is the run's reason;
+            - engine: the framework column (vLLM: `vllm`, SGLang: `sglang`, TensorRT-LLM: `trtllm`), and its version \
+            where it changed a default: vLLM from 0.14.0 schedules the next step while the GPU runs this one \
+            (async scheduling, on by default since its #27614; not with pipeline stages); precision: `dtype`;
+            - deployment: `mode` agg is one instance of the row's tp, pp, ep and dp (`tp8`, `tp4 dp4 ep16`; an ep below \
+            tp x dp splits each expert over tp / ep ranks, MoE TP inside EP); disagg is \
             `NP ... + MD ...` from `prefill_workers` and `decode_workers` and each role's tp, pp, ep and dp, \
             `prefill_batch` and `decode_batch` the roles' maximum batch (`1P tp1 dp16 ep16 b1 + 3D tp16 ep16 b2`);
             - workload: a closed loop of `batch_or_concurrency` requests in flight, every prompt ISL and every output \

@@ -46,6 +46,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -326,9 +328,26 @@ public final class ServingValidation {
         if (!why.isEmpty()) {
             return new Mapped(null, systemLabel, engineLabel, deployment.label(), String.join("; ", why));
         }
-        LoadSpec spec = new LoadSpec((ModelConfig) model, DecodeSystem.preset(system), precision, new EngineSetup(engine, null, null), deployment,
+        EngineSetup setup = new EngineSetup(engine, null, overlapSchedulerFor(run.framework(), engine, deployment));
+        LoadSpec spec = new LoadSpec((ModelConfig) model, DecodeSystem.preset(system), precision, setup, deployment,
                 workload(concurrency, run.isl(), run.osl()), SchedulerKnobs.DEFAULTS, ROUTER, KvTransfer.AFTER_PREFILL, null, 0, false);
         return new Mapped(spec, systemLabel, engineLabel, deployment.label(), null);
+    }
+
+    /** The first vLLM release that schedules the next step while the GPU runs this one by default (its release notes: #27614). */
+    static final int VLLM_ASYNC_SCHEDULING_MINOR = 14;
+
+    /**
+     * The host overlap a run's engine version had by default, or null for the engine's own default: vLLM from 0.14.0
+     * on, unless a role runs pipeline stages (async scheduling excludes pipeline parallelism there).
+     */
+    static Boolean overlapSchedulerFor(String framework, ServingEngine engine, Deployment deployment) {
+        if (engine != ServingEngine.VLLM) {
+            return null;
+        }
+        Matcher v = Pattern.compile("vllm[^0-9]*0\\.(\\d+)").matcher(framework.toLowerCase(Locale.ROOT));
+        boolean pipelined = deployment.roles().stream().anyMatch(r -> r.pp() > 1);
+        return v.find() && Integer.parseInt(v.group(1)) >= VLLM_ASYNC_SCHEDULING_MINOR && !pipelined ? Boolean.TRUE : null;
     }
 
     /** The model a name describes, or why there is none: an unreadable config.json is its rows' reason, not the run's end. */
