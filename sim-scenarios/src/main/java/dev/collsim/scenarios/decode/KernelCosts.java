@@ -183,16 +183,22 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
      * qkDim} (its first {@code vDim} the values); {@code kvBytes} per cached element.
      */
     public record AttentionShape(double sequences, double queries, double cached, double heads, double kvHeads, double qkDim,
-                                 double vDim, int kvBytes, boolean latent) {
-        /** The scores' and values' FLOPs, each query over the keys before it (causal among the new tokens). */
-        public double flops() {
-            double keysPerQuery = cached + (queries + 1) / 2;
-            return 2.0 * sequences * queries * keysPerQuery * heads * (qkDim + vDim);
+                                 double vDim, int kvBytes, boolean latent, double window) {
+        /** Attention to every token before each query ({@code window} 0). */
+        public AttentionShape(double sequences, double queries, double cached, double heads, double kvHeads, double qkDim,
+                              double vDim, int kvBytes, boolean latent) {
+            this(sequences, queries, cached, heads, kvHeads, qkDim, vDim, kvBytes, latent, 0);
         }
 
-        /** The cache's bytes a decode step reads: each sequence's keys and values (or latent) once. */
+        /** The scores' and values' FLOPs, each query over the keys before it (causal among the new tokens), at most its window's. */
+        public double flops() {
+            double keys = cappedSum(cached, queries, window > 0 ? window : Double.POSITIVE_INFINITY);
+            return 2.0 * sequences * keys * heads * (qkDim + vDim);
+        }
+
+        /** The cache's bytes a decode step reads: each sequence's keys and values (or latent) once, its window's where it slides. */
         public double cacheBytes() {
-            return sequences * cached * cacheWidth() * kvBytes;
+            return sequences * (window > 0 ? Math.min(cached, window) : cached) * cacheWidth() * kvBytes;
         }
 
         /** Elements one token adds to the cache on this GPU. */
@@ -277,14 +283,22 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
         AttentionConstants c = attention();
         double tiles = Math.ceil(s.queries() / ATTENTION_TILE);
         double cachedTiles = s.cached() / ATTENTION_TILE;
+        // A sliding window's query tile runs the key tiles of its window and its own diagonal tile.
+        double windowTiles = s.window() > 0 ? s.window() / ATTENTION_TILE + 1 : Double.POSITIVE_INFINITY;
         double tileMicros = 2.0 * ATTENTION_TILE * ATTENTION_TILE * (s.qkDim() + s.vDim())
                 / (gpu.tflops(16) * 1e12 / gpu.sms() * c.promptMath()) * 1e6;
         double ctas = s.sequences() * s.heads() * tiles;
-        double keyTiles = s.sequences() * s.heads() * (tiles * cachedTiles + tiles * (tiles + 1) / 2);
+        double keyTiles = s.sequences() * s.heads() * cappedSum(cachedTiles, tiles, windowTiles);
         double makespan = Math.max((keyTiles * tileMicros + ctas * c.ctaStartUs()) / gpu.sms(),
-                (cachedTiles + tiles) * tileMicros + c.ctaStartUs());
+                Math.min(cachedTiles + tiles, windowTiles) * tileMicros + c.ctaStartUs());
         double stream = promptAttentionBytes(s) / (gpu.hbmBytesPerSecond() * STREAM_MEMORY) * 1e6;
         return c.promptFixedUs() + stream + makespan;
+    }
+
+    /** The sum over i = 1 .. n of min(cap, base + i): keys (or key tiles) each of n causal queries reads, at most cap each. */
+    static double cappedSum(double base, double n, double cap) {
+        double uncapped = Math.max(0, Math.min(n, cap - base));
+        return uncapped * base + uncapped * (uncapped + 1) / 2 + (uncapped < n ? (n - uncapped) * cap : 0);
     }
 
     /** The one pass a prompt's attention makes over HBM: queries, keys and values in, the output out, and the fused cache write. */

@@ -132,7 +132,7 @@ final class LayerKernels {
         }
         double cacheElements = m.kvElementsPerTokenPerRank(spec.tp());
         op = ropeAndCacheWrite(l, b, t, (qPerRank + kvPerRank) * m.headDim(), cacheElements, op);
-        op = attentionKernel(l, b, shape(t, qPerRank, kvPerRank, m.headDim(), m.headDim(), spec.kvBytes(), false), op);
+        op = attentionKernel(l, b, shape(l, t, qPerRank, kvPerRank, m.headDim(), m.headDim(), spec.kvBytes(), false), op);
         op = quantize(l, b, t, qPerRank * m.headDim(), op);
         return gemmThenReduce("o_proj", l, b, t, m.outParamsPerRank(spec.tp()), qPerRank * m.headDim() + m.hidden(), op);
     }
@@ -167,12 +167,12 @@ final class LayerKernels {
             op = ropeAndCacheWrite(l, b, t, (q + 1) * a.ropeHeadDim(), latent, op);
             op = gemm("kv_b_proj", l, b, t, a.kvLoraRank() * q * (a.nopeHeadDim() + a.vHeadDim()), Precision.ACTIVATION_BYTES,
                     a.kvLoraRank() + q * (a.nopeHeadDim() + a.vHeadDim()), op);
-            op = attentionKernel(l, b, shape(t, q, q, qHead, a.vHeadDim(), Precision.ACTIVATION_BYTES, false), op);
+            op = attentionKernel(l, b, shape(l, t, q, q, qHead, a.vHeadDim(), Precision.ACTIVATION_BYTES, false), op);
         } else {
             // The absorbed projections are batched GEMMs over the rank's heads, kept in BF16.
             op = gemm("q_absorb", l, b, t, q * a.nopeHeadDim() * a.kvLoraRank(), Precision.ACTIVATION_BYTES, q * (a.nopeHeadDim() + a.kvLoraRank()), op);
             op = ropeAndCacheWrite(l, b, t, (q + 1) * a.ropeHeadDim(), latent, op);
-            op = attentionKernel(l, b, shape(t, q, 1, latent, a.kvLoraRank(), spec.kvBytes(), true), op);
+            op = attentionKernel(l, b, shape(l, t, q, 1, latent, a.kvLoraRank(), spec.kvBytes(), true), op);
             op = gemm("v_absorb", l, b, t, q * a.kvLoraRank() * a.vHeadDim(), Precision.ACTIVATION_BYTES, q * (a.kvLoraRank() + a.vHeadDim()), op);
         }
         op = quantize(l, b, t, q * a.vHeadDim(), op);
@@ -182,14 +182,15 @@ final class LayerKernels {
     /**
      * The attention kernel's geometry for {@code t} tokens of the micro-batch: in decode, {@code t} sequences of one new
      * token after the whole context; in a prompt's forward, sequences of the context's uncached tokens (or fewer, where
-     * the micro-batch holds part of one) after the tokens earlier chunks cached.
+     * the micro-batch holds part of one) after the tokens earlier chunks cached; a sliding layer's queries attend to its window.
      */
-    private KernelCosts.AttentionShape shape(int t, double heads, double kvHeads, double qkDim, double vDim, int kvBytes, boolean latent) {
+    private KernelCosts.AttentionShape shape(int l, int t, double heads, double kvHeads, double qkDim, double vDim, int kvBytes, boolean latent) {
+        int window = m.window(l);
         if (!prefill) {
-            return new KernelCosts.AttentionShape(t, 1, spec.context(), heads, kvHeads, qkDim, vDim, kvBytes, latent);
+            return new KernelCosts.AttentionShape(t, 1, spec.context(), heads, kvHeads, qkDim, vDim, kvBytes, latent, window);
         }
         double queries = Math.min(t, Math.max(1, spec.context() - cachedBefore));
-        return new KernelCosts.AttentionShape(t / queries, queries, cachedBefore, heads, kvHeads, qkDim, vDim, kvBytes, latent);
+        return new KernelCosts.AttentionShape(t / queries, queries, cachedBefore, heads, kvHeads, qkDim, vDim, kvBytes, latent, window);
     }
 
     /**

@@ -31,9 +31,9 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double buffersByte
         for (int stage = 0; stage < spec.pp(); stage++) {
             double w = (stage == 0 ? 1 : 0) * (double) m.vocab() * m.hidden() / spec.tp()
                     + (stage == spec.pp() - 1 ? 1 : 0) * (double) m.vocab() * m.hidden() / spec.tp();
-            int layers = 0;
+            double cachedTokens = 0;
             for (int l = stage * m.layers() / spec.pp(); l < (stage + 1) * m.layers() / spec.pp(); l++) {
-                layers++;
+                cachedTokens += m.attendedTokens(l, spec.context());
                 w += m.qkvParamsPerRank(spec.tp()) + m.outParamsPerRank(spec.tp());
                 if (m.isMoe(l)) {
                     // Under EP the busiest GPU holds ceil(E / ep) experts (256 on 72 GPUs: 4 on some), each a 1/moeTp slice.
@@ -47,7 +47,7 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double buffersByte
                 }
             }
             weights = Math.max(weights, w * bpp);
-            kv = Math.max(kv, (double) spec.batch() * spec.context() * layers * m.kvElementsPerTokenPerRank(spec.tp()) * spec.kvBytes());
+            kv = Math.max(kv, (double) spec.batch() * cachedTokens * m.kvElementsPerTokenPerRank(spec.tp()) * spec.kvBytes());
         }
         double buffers = spec.tp() > 1 ? tpChannels * 2 * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
         buffers += spec.expertsAllToAll() ? epPeers * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * A transformer's shape as a Hugging Face {@code config.json} gives it: what the decode step needs
@@ -28,10 +29,22 @@ import java.util.Locale;
  * @param weights          the precision the checkpoint is published in: its {@code quantization_config}'s method
  *                         (DeepSeek-V3's block-scaled FP8, gpt-oss's MXFP4), else BF16; what runs when no --dtype is given
  * @param maxContext       the longest sequence (prompt and output) it takes: {@code max_position_embeddings}, 0 where the file does not say
+ * @param sliding          the layers that attend to a window of the latest tokens only ({@code layer_types}' sliding_attention,
+ *                         gpt-oss's every other layer), or null where every layer attends to the whole context
  */
 public record ModelConfig(String name, int hidden, int layers, int heads, int kvHeads, int headDim, int intermediate, int vocab,
                           int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, int firstDenseLayers, Mla mla,
-                          boolean qkNorm, Precision weights, int maxContext) {
+                          boolean qkNorm, Precision weights, int maxContext, SlidingWindow sliding) {
+
+    /** Sliding-window attention: {@code layers} attend to the last {@code window} tokens (their own included). */
+    public record SlidingWindow(int window, Set<Integer> layers) {
+        public SlidingWindow {
+            layers = Set.copyOf(layers);
+        }
+    }
+
+    /** The {@code layer_types} collsim models: every token attends to all before it, or to a window of them. */
+    static final List<String> LAYER_TYPES = List.of("full_attention", "sliding_attention");
 
     /** Multi-head latent attention's ranks: queries and keys/values pass through low-rank projections; the cache holds the latent. */
     public record Mla(int qLoraRank, int kvLoraRank, int ropeHeadDim, int nopeHeadDim, int vHeadDim) {}
@@ -87,7 +100,19 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         if (root == null || !root.isObject()) {
             throw new InputException(file + ":1: expected a JSON object (a Hugging Face config.json)");
         }
+        // A multimodal wrapper (Kimi-K2.5, Qwen3.5) keeps its language model's config under text_config.
+        JsonNode wrapper = root;
+        if (!root.has("hidden_size") && root.path("text_config").isObject()) {
+            root = root.get("text_config");
+        }
         Fields f = new Fields(root, text, file);
+        // A layer of a kind collsim does not model (Qwen3.5's linear attention) says so before any size is missed.
+        for (int l = 0; l < root.path("layer_types").size(); l++) {
+            JsonNode type = root.path("layer_types").get(l);
+            if (!LAYER_TYPES.contains(type.asText(""))) {
+                throw f.error("layer_types", "layer " + l + " is " + type + "; collsim models " + String.join(" and ", LAYER_TYPES) + " layers");
+            }
+        }
         int hidden = f.required("hidden_size");
         int heads = f.required("num_attention_heads");
         int experts = 0;
@@ -131,24 +156,67 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optionalPositive("head_dim", hidden / heads), intermediate,
                 f.required("vocab_size"), experts, perToken, experts > 0 ? f.optionalPositive("moe_intermediate_size", intermediate) : 0,
                 f.optional("n_shared_experts", 0), experts > 0 ? firstDense : layers, mla,
-                root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root), f.optional("max_position_embeddings", 0));
+                root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root.has("quantization_config") ? root : wrapper, f),
+                f.optional("max_position_embeddings", 0),
+                slidingWindow(root, f, layers));
     }
 
-    private static Precision checkpointPrecision(JsonNode root) {
-        String method = root.path("quantization_config").path("quant_method").asText("").toLowerCase(Locale.ROOT);
+    /** The sliding layers {@code layer_types} names (one type a layer), with {@code sliding_window}'s width; null if none slides. */
+    private static SlidingWindow slidingWindow(JsonNode root, Fields f, int layers) {
+        JsonNode types = root.path("layer_types");
+        if (types.isMissingNode() || types.isNull()) {
+            return null;
+        }
+        if (!types.isArray() || types.size() != layers) {
+            throw f.error("layer_types", "expected a list of " + layers + " layer types, one a layer (num_hidden_layers)");
+        }
+        Set<Integer> sliding = new java.util.TreeSet<>();
+        for (int l = 0; l < layers; l++) {
+            if (types.get(l).asText("").equals("sliding_attention")) {
+                sliding.add(l);
+            }
+        }
+        return sliding.isEmpty() ? null : new SlidingWindow(f.required("sliding_window"), sliding);
+    }
+
+    /**
+     * Tokens layer {@code layer} attends to after {@code context} tokens: all of them, or its window's; what the KV cache keeps
+     * for it too (vLLM's hybrid KV cache manager and SGLang's SWA pool keep a sliding layer's window only).
+     */
+    public double attendedTokens(int layer, double context) {
+        int window = window(layer);
+        return window > 0 ? Math.min(context, window) : context;
+    }
+
+    /** The window layer {@code layer} attends to, or 0 where it attends to the whole context. */
+    public int window(int layer) {
+        return sliding != null && sliding.layers().contains(layer) ? sliding.window() : 0;
+    }
+
+    private static Precision checkpointPrecision(JsonNode root, Fields f) {
+        JsonNode quant = root.path("quantization_config");
+        String method = quant.path("quant_method").asText("").toLowerCase(Locale.ROOT);
+        for (JsonNode group : quant.path("config_groups")) {
+            // compressed-tensors: a group of integer weights narrower than 8 bits is INT4 (Kimi-K2's experts), not modelled yet.
+            JsonNode weights = group.path("weights");
+            if (weights.path("type").asText("").equals("int") && weights.path("num_bits").asInt(16) < 8) {
+                throw f.error("quantization_config", weights.path("num_bits").asInt() + "-bit integer weights (" + method
+                        + "): not modelled yet; collsim runs BF16, FP8 and FP4 (MXFP4, NVFP4) checkpoints");
+            }
+        }
         return method.contains("fp8") ? Precision.FP8 : method.contains("fp4") ? Precision.FP4 : Precision.BF16;
     }
 
     /** This model in a checkpoint of another precision (a Hugging Face id's -FP8 or -FP4). */
     public ModelConfig withWeights(Precision checkpoint) {
         return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
-                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, checkpoint, maxContext);
+                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, checkpoint, maxContext, sliding);
     }
 
     /** This model with another context window (Llama 3.1's 128K on Llama 3's shapes). */
     public ModelConfig withMaxContext(int tokens) {
         return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
-                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, weights, tokens);
+                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, weights, tokens, sliding);
     }
 
     public boolean isMoe(int layer) {

@@ -18,6 +18,29 @@ class AttentionKernelsTest {
         return new KernelCosts.AttentionShape(sequences, 1, context, heads, kvHeads, 128, 128, 2, false);
     }
 
+    /**
+     * A sliding window of 128 tokens: a 4,096-token prompt's 32 query tiles run min(2, i) key tiles each (their window's and
+     * their own), 63 in all against 528 causal; its FLOPs are each query's min(128, position) keys; a decode step reads 128
+     * tokens of the cache whatever the context.
+     */
+    @Test
+    void aSlidingWindowCapsTheKeysEachQueryReads() {
+        assertEquals(63, KernelCosts.cappedSum(0, 32, 2), 1e-9);
+        assertEquals(528, KernelCosts.cappedSum(0, 32, Double.POSITIVE_INFINITY), 1e-9);
+        assertEquals(4, KernelCosts.cappedSum(10, 1, 4), 1e-9, "a query past the window reads the window");
+        var sliding = new KernelCosts.AttentionShape(1, 4096, 0, 8, 8, 128, 128, 2, false, 128);
+        assertEquals(2.0 * (128 * 129 / 2 + (4096 - 128) * 128.0) * 8 * 256, sliding.flops(), 1e-6);
+        assertEquals(2.0 * (4096 * 4097 / 2.0) * 8 * 256, prompt(1, 4096, 8).flops(), 1e-6);
+        // 64 heads fill the SMs either way: the window saves (528 - 63) x 64 tiles' work over the 132 SMs, nothing else.
+        var slidingHeads = new KernelCosts.AttentionShape(1, 4096, 0, 64, 64, 128, 128, 2, false, 128);
+        double tile = 2.0 * 128 * 128 * 256 / (989.4e12 / 132
+                * KernelCosts.AttentionConstants.of(dev.collsim.core.nccl.NcclArch.HOPPER, ServingEngine.TRTLLM).promptMath()) * 1e6;
+        assertEquals((528 - 63) * 64 * tile / 132, H100.promptAttentionMicros(prompt(1, 4096, 64)) - H100.promptAttentionMicros(slidingHeads), 1e-6);
+        var step = new KernelCosts.AttentionShape(64, 1, 5000, 8, 2, 128, 128, 2, false, 128);
+        assertEquals(64 * 128 * 2 * 256 * 2, step.cacheBytes(), 1e-9);
+        assertEquals(decode(64, 5000, 8, 2).cacheBytes() * 128 / 5000, step.cacheBytes(), 1e-6);
+    }
+
     /** Causal attention over a long prompt is quadratic: twice the tokens, nearly four times the time once the SMs are full. */
     @Test
     void aLongPromptsAttentionGrowsWithTheSquareOfItsLength() {

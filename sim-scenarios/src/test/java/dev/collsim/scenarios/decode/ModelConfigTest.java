@@ -75,6 +75,38 @@ class ModelConfigTest {
         assertEquals(8, m.experts());
     }
 
+    /**
+     * gpt-oss as published: every other layer attends to the last 128 tokens only (layer_types, sliding_window), so those
+     * layers read and keep at most 128 tokens of the cache; the full layers all of it.
+     */
+    @Test
+    void slidingLayersAttendToTheirWindow() {
+        ModelConfig oss = ModelConfig.load("src/main/resources/calibration/models/gpt-oss-120b.json");
+        assertEquals(128, oss.window(0), "layer 0 slides");
+        assertEquals(0, oss.window(1), "layer 1 attends to everything");
+        assertEquals(18, oss.sliding().layers().size());
+        assertEquals(128, oss.attendedTokens(0, 5000), 0);
+        assertEquals(100, oss.attendedTokens(0, 100), 0);
+        assertEquals(5000, oss.attendedTokens(1, 5000), 0);
+        assertNull(ModelConfig.load("llama-3-8b").sliding());
+        // Half the layers keep 5,000 tokens and half 128: the KV cache of 64 sequences over TP 4 (2 of 8 KV heads of 64 a rank).
+        DecodeSpec spec = new DecodeSpec(oss, DecodeSystem.preset("hgx-h100"), java.util.OptionalInt.empty(), 4, 1, 1, 1, 64, 5000,
+                Precision.FP4, AllReduceKind.AUTO, Overlap.NONE, true);
+        MemoryPlan plan = MemoryPlan.of(spec, dev.collsim.topologies.catalog.GpuModel.H100_SXM, 0, 1);
+        assertEquals(64.0 * (18 * 5000 + 18 * 128) * 2 * 2 * 64 * 2, plan.kvBytes(), 1);
+    }
+
+    /** A multimodal wrapper's language model under text_config reads as the model itself. */
+    @Test
+    void aWrappersTextConfigIsTheModel(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("config.json");
+        Files.writeString(file, "{\"architectures\": [\"SomeVLForConditionalGeneration\"], \"vision_config\": {\"hidden_size\": 1152},\n"
+                + " \"text_config\": {\"hidden_size\": 4096, \"num_hidden_layers\": 32, \"num_attention_heads\": 32,"
+                + " \"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 32000, \"num_local_experts\": 8,"
+                + " \"num_experts_per_tok\": 2}}\n");
+        assertEquals(ModelConfig.load("mixtral-8x7b").totalParams(), ModelConfig.load(file.toString()).totalParams(), 1);
+    }
+
     @Test
     void badConfigsNameTheFileTheLineAndTheField(@TempDir Path dir) throws Exception {
         String[][] cases = {
@@ -85,6 +117,13 @@ class ModelConfigTest {
             {"{\"hidden_size\": 4096, \"num_attention_heads\": 32,\n\"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 2,"
                     + "\n\"num_key_value_heads\": 5}", ":3: num_key_value_heads: expected a divisor of num_attention_heads 32"},
             {"{\"hidden_size\": 4096,", ": not valid JSON"},
+            {"{\"text_config\": {\"layer_types\": [\"linear_attention\", \"full_attention\"], \"hidden_size\": 8}}",
+                "layer_types: layer 0 is \"linear_attention\"; collsim models full_attention and sliding_attention layers"},
+            {"{\"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 2,"
+                    + " \"layer_types\": [\"sliding_attention\"], \"sliding_window\": 128}", "layer_types: expected a list of 2 layer types"},
+            {"{\"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 2,"
+                    + " \"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\":"
+                    + " {\"weights\": {\"num_bits\": 4, \"type\": \"int\"}}}}}", "quantization_config: 4-bit integer weights"},
             {"[1, 2]", ":1: expected a JSON object"},
         };
         for (String[] c : cases) {
