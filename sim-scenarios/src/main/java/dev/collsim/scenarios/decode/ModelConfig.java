@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A transformer's shape as a Hugging Face {@code config.json} gives it: what the decode step needs
@@ -170,7 +171,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         if (!types.isArray() || types.size() != layers) {
             throw f.error("layer_types", "expected a list of " + layers + " layer types, one a layer (num_hidden_layers)");
         }
-        Set<Integer> sliding = new java.util.TreeSet<>();
+        Set<Integer> sliding = new TreeSet<>();
         for (int l = 0; l < layers; l++) {
             if (types.get(l).asText("").equals("sliding_attention")) {
                 sliding.add(l);
