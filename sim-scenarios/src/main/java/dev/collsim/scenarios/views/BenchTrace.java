@@ -38,7 +38,11 @@ public final class BenchTrace {
         Fabric f = comm.fabric();
         TraceEvents trace = new TraceEvents();
         String proto = plan.request().protocol().label();
+        // Point-to-point operations spread their peers over more channels than the request's (NCCL's p2p channels per peer).
         int channels = plan.request().channels();
+        for (int t = 0; t < s.transferCount(); t++) {
+            channels = Math.max(channels, s.channel(t) + 1);
+        }
         int[] lane = lanes(s, times, comm.nRanks(), channels);
         int lanes = Arrays.stream(lane).max().orElse(0) + 1;
         for (int r = 0; r < comm.nRanks(); r++) {

@@ -54,6 +54,24 @@ class TraceStructureTest {
         assertTrue(last.values().stream().allMatch(p -> p < 1e-3), last.toString());
     }
 
+    /**
+     * An all-to-all spreads its peers over more channels than the request's (NCCL's p2p channels): every transfer still gets
+     * a track of its channel (the trace once indexed past its channel count), and each channel the trace names is one used.
+     */
+    @Test
+    void pointToPointChannelsBeyondTheRequestsHaveTracks(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("alltoall.json");
+        CliRunner r = CliRunner.run("bench", "alltoall", "--system", "hgx-h200", "-b", "46M", "-e", "46M", "--trace", trace.toString());
+        assertEquals(0, r.code(), r.err());
+        int highest = 0;
+        for (JsonNode e : check(trace)) {
+            if (e.get("ph").asText().equals("X") && e.has("args") && e.get("args").has("channel")) {
+                highest = Math.max(highest, e.get("args").get("channel").asInt());
+            }
+        }
+        assertTrue(highest >= 4, "peers over more channels than 4: the highest is " + highest);
+    }
+
     @Test
     void decodeTrace(@TempDir Path dir) throws Exception {
         Path trace = dir.resolve("decode.json");

@@ -262,6 +262,8 @@ class EveryCommandPropertyTest {
         COMMON.put("--tp", g -> Integer.toString(g.count(16)));
         COMMON.put("--pp", g -> Integer.toString(g.count(4)));
         COMMON.put("--ep", g -> Integer.toString(g.count(64)));
+        COMMON.put("--moe-ep", g -> Integer.toString(g.count(64)));
+        COMMON.put("--moe-tp", g -> Integer.toString(g.count(16)));
         COMMON.put("--dp", g -> Integer.toString(g.count(16)));
         COMMON.put("--batch", g -> Integer.toString((int) Math.round(g.logUniform(1, 512))));
         COMMON.put("--context", g -> g.tokens(128, 131072));
@@ -548,7 +550,7 @@ class EveryCommandPropertyTest {
         return l;
     }
 
-    static final String[] DECODE_OWN = {"--model", "--dtype", "--tp", "--pp", "--ep", "--batch", "--dp", "--context", "--allreduce", "--overlap",
+    static final String[] DECODE_OWN = {"--model", "--dtype", "--tp", "--pp", "--moe-ep", "--moe-tp", "--batch", "--dp", "--context", "--allreduce", "--overlap",
         "--cuda-graphs", "--engine", "--kv-dtype", "--overlap-scheduler", "--fabrics", "--trace", "--system", "--topology", "--network", "--nodes",
         "--gpus-per-node"};
 
@@ -588,13 +590,18 @@ class EveryCommandPropertyTest {
         String model = g.pick(MODELS);
         l.add("--model", model);
         layout(g, l, model);
-        some(g, l, 0.3, DECODE_VALUES, Set.of(), "--dtype", "--tp", "--pp", "--ep", "--batch", "--dp", "--context", "--allreduce", "--overlap",
+        some(g, l, 0.3, DECODE_VALUES, Set.of(), "--dtype", "--tp", "--pp", "--moe-ep", "--moe-tp", "--batch", "--dp", "--context", "--allreduce", "--overlap",
                 "--cuda-graphs", "--engine", "--kv-dtype", "--overlap-scheduler", "--system", "--network", "--nodes", "--gpus-per-node");
         some(g, l, 0.08, DECODE_VALUES, Set.of(), "--topology", "--fabrics", "--trace");
-        if (l.has("--ep") && g.chance(0.7)) {
-            // expert parallelism as the layouts have it, over every attention rank
-            l.opts.removeIf(o -> o.name().equals("--ep"));
-            l.add("--ep", Integer.toString(valueOf(l, "--tp", 1) * valueOf(l, "--dp", 1)));
+        if (l.has("--moe-ep") && g.chance(0.7)) {
+            // expert parallelism as the layouts have it, over every attention rank, or with each expert split over tp / ep
+            int ranks = valueOf(l, "--tp", 1) * valueOf(l, "--dp", 1);
+            l.opts.removeIf(o -> o.name().equals("--moe-ep") || o.name().equals("--moe-tp"));
+            int moeTp = ranks % 2 == 0 && g.chance(0.3) ? 2 : 1;
+            l.add("--moe-ep", Integer.toString(ranks / moeTp));
+            if (g.chance(0.5)) {
+                l.add("--moe-tp", Integer.toString(moeTp));
+            }
         }
         systemFabric(g, l);
         some(g, l, 0.15, DECODE_VALUES, Set.of(), WHAT_IFS);
@@ -624,7 +631,7 @@ class EveryCommandPropertyTest {
                 "--chunk", gg -> gg.chance(0.2) ? "0" : gg.tokens(16, 32768),
                 "--system", gg -> gg.pick(SYSTEMS),
                 "--trace", gg -> gg.file("trace.json"));
-        some(g, l, 0.3, own, Set.of(), "--batch", "--chunk", "--dtype", "--engine", "--ep", "--kv-dtype", "--network", "--overlap-scheduler",
+        some(g, l, 0.3, own, Set.of(), "--batch", "--chunk", "--dtype", "--engine", "--moe-ep", "--moe-tp", "--kv-dtype", "--network", "--overlap-scheduler",
                 "--pp", "--tp", "--system", "--trace");
         systemFabric(g, l);
         return withWhatIfsAndOutputs(g, l, own);
@@ -1058,7 +1065,7 @@ class EveryCommandPropertyTest {
     static {
         GENERATORS.put("bench", generator(80, flags(SYSTEM_FLAGS, BENCH_OWN, WHAT_IFS, STOCHASTIC, OUTPUT), EveryCommandPropertyTest::bench));
         GENERATORS.put("decode", generator(60, flags(DECODE_OWN, WHAT_IFS, STOCHASTIC, OUTPUT), EveryCommandPropertyTest::decode));
-        GENERATORS.put("prefill", generator(40, flags(new String[] {"--model", "--isl", "--batch", "--chunk", "--dtype", "--engine", "--ep",
+        GENERATORS.put("prefill", generator(40, flags(new String[] {"--model", "--isl", "--batch", "--chunk", "--dtype", "--engine", "--moe-ep", "--moe-tp",
             "--kv-dtype", "--network", "--overlap-scheduler", "--pp", "--tp", "--system", "--trace"}, WHAT_IFS, OUTPUT), EveryCommandPropertyTest::prefill));
         GENERATORS.put("serve", generator(24, flags(new String[] {"--model", "--system", "--isl", "--osl", "--gpus", "--threads", "--dtype", "--engine",
             "--itl-slo", "--ttft-slo", "--kv-dtype", "--kv-transfer", "--network", "--overlap-scheduler", "--rate"}, SERVE_LOAD_FLAGS, WHAT_IFS,
