@@ -14,8 +14,8 @@ import java.util.OptionalInt;
  * @param pp      pipeline stages, the layers split evenly, activations sent between stages
  * @param ep      expert-parallel ranks for MoE layers (1: experts split over the TP ranks instead): a
  *                divisor of tp x dp, every attention rank holding experts/ep experts, each split over
- *                {@link #moeTp} = tp x dp / ep ranks (MoE TP inside EP, as TensorRT-LLM's moe_tp_size
- *                and SGLang's --moe-dense-tp take it); below tp x dp only with attention TP (dp 1)
+ *                {@link #moeTp} = tp x dp / ep ranks (MoE TP inside EP: TensorRT-LLM's moe_tp_size x
+ *                moe_ep_size = tp); below tp x dp only with attention TP (dp 1)
  * @param dp      data-parallel replicas of the attention (and of everything when ep is 1)
  * @param batch   sequences decoding together in each replica, one token each per step
  * @param context tokens already in each sequence's KV cache

@@ -235,8 +235,9 @@ final class LayerKernels {
     /**
      * Router, top-k, then either every rank holds the replica's tokens and a share of the experts (all
      * of them in 1/tp slices without EP; E / ep of them in 1/moeTp slices under MoE TP inside EP), an
-     * all-reduce after, or whole experts spread over the EP ranks (a dispatch and a combine all-to-all). The experts run as the engines' fused MoE: the tokens sorted by expert, a grouped
-     * GEMM for gate/up, the activation, a grouped GEMM for down, and the top-k outputs summed.
+     * all-reduce after, or whole experts spread over the EP ranks (a dispatch and a combine all-to-all).
+     * The experts run as the engines' fused MoE: the tokens sorted by expert, a grouped GEMM for
+     * gate/up, the activation, a grouped GEMM for down, and the top-k outputs summed.
      * Routing is uniform: of E experts, those that get at least one of the T x k picks are read.
      */
     private Op moe(int l, int b, int t, Op after) {
