@@ -55,8 +55,8 @@ class TraceStructureTest {
     }
 
     /**
-     * An all-to-all spreads its peers over more channels than the request's (NCCL's p2p channels): every transfer still gets
-     * a track of its channel (the trace once indexed past its channel count), and each channel the trace names is one used.
+     * An all-to-all spreads its peers over more channels than the request's (NCCL's p2p channels): the trace is written (it
+     * once indexed its tracks past the request's channel count) and its transfers name channels from 4 up.
      */
     @Test
     void pointToPointChannelsBeyondTheRequestsHaveTracks(@TempDir Path dir) throws Exception {
