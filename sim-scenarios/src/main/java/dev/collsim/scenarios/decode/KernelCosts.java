@@ -99,8 +99,14 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
         double tileRows = groupedTileRows(tokens);
         double tiles = groups * Math.ceil(rows / groups / tileRows) * tileRows * Math.ceil(n / GROUPED_TILE_COLUMNS) * GROUPED_TILE_COLUMNS;
         double math = 2.0 * tiles * (k + c.fillK()) / (gpu.tflops(mathBits) * 1e12 * c.math());
-        double memory = (params * bytesPerParam + rows * (n + k) * Precision.ACTIVATION_BYTES) / (gpu.hbmBytesPerSecond() * c.memory());
+        double memory = groupedGemmBytes(rows, groups, params, k, bytesPerParam) / (gpu.hbmBytesPerSecond() * c.memory());
         return c.fixedUs() + rows * c.rowNs() * 1e-3 + Math.max(math, memory) * 1e6;
+    }
+
+    /** What {@link #groupedGemmMicros} moves: the experts' weights once, and every routed row's BF16 input (K wide) and output (N). */
+    public static double groupedGemmBytes(double rows, double groups, double params, double k, double bytesPerParam) {
+        double n = groups <= 0 ? 0 : params / groups / k;
+        return params * bytesPerParam + rows * (n + k) * Precision.ACTIVATION_BYTES;
     }
 
     /**

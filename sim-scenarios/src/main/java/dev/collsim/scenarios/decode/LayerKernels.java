@@ -336,7 +336,8 @@ final class LayerKernels {
         double bpp = spec.precision().bytesPerParam();
         int bits = mathBits(bpp);
         boolean blockScaled = m.weights() == Precision.FP8;
-        double bytes = weights(params * bpp) + rows * (params / Math.max(groups, 1) / depth + depth) * Precision.ACTIVATION_BYTES;
+        weights(params * bpp);
+        double bytes = KernelCosts.groupedGemmBytes(rows, groups, params, depth, bpp);
         Op op = timed(name, l, b, k.groupedGemmMicros(tokens, rows, groups, params, depth, bpp, bits, blockScaled),
                 k.moe(bits, blockScaled).fixedUs(), bytes, after);
         double useful = 2.0 * rows * params / Math.max(groups, 1);

@@ -348,11 +348,16 @@ public final class DecodeValidation {
         }
         if (f.contains("vllm")) {
             // V1 became the default in 0.8; "V0" as a word (not "v0.9.1") names the old engine.
-            Matcher v = Pattern.compile("vllm[^0-9]*0\\.(\\d+)").matcher(f);
-            boolean v0 = Pattern.compile("\\bv0\\b(?!\\.)").matcher(f).find() || (v.find() && Integer.parseInt(v.group(1)) < 8);
+            boolean v0 = Pattern.compile("\\bv0\\b(?!\\.)").matcher(f).find() || vllmMinor(f) < 8;
             return v0 ? ServingEngine.VLLM_V0 : ServingEngine.VLLM;
         }
         return f.contains("dynamo") ? ServingEngine.TRTLLM : null;
+    }
+
+    /** The minor version of a "vLLM 0.N..." framework column, or Integer.MAX_VALUE where it names none (the newest). */
+    static int vllmMinor(String framework) {
+        Matcher v = Pattern.compile("vllm[^0-9]*0\\.(\\d+)").matcher(framework.toLowerCase(Locale.ROOT));
+        return v.find() ? Integer.parseInt(v.group(1)) : Integer.MAX_VALUE;
     }
 
     static Precision precisionFor(String dtype) {

@@ -46,8 +46,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -345,9 +343,9 @@ public final class ServingValidation {
         if (engine != ServingEngine.VLLM) {
             return null;
         }
-        Matcher v = Pattern.compile("vllm[^0-9]*0\\.(\\d+)").matcher(framework.toLowerCase(Locale.ROOT));
+        int minor = DecodeValidation.vllmMinor(framework);
         boolean pipelined = deployment.roles().stream().anyMatch(r -> r.pp() > 1);
-        return v.find() && Integer.parseInt(v.group(1)) >= VLLM_ASYNC_SCHEDULING_MINOR && !pipelined ? Boolean.TRUE : null;
+        return minor != Integer.MAX_VALUE && minor >= VLLM_ASYNC_SCHEDULING_MINOR && !pipelined ? Boolean.TRUE : null;
     }
 
     /** The model a name describes, or why there is none: an unreadable config.json is its rows' reason, not the run's end. */

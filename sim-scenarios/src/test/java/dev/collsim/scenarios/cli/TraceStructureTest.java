@@ -17,11 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TraceStructureTest {
     @Test
     void benchTrace(@TempDir Path dir) throws Exception {
-        Path trace = dir.resolve("bench.json");
-        CliRunner r = CliRunner.run("bench", "all_reduce", "--gpus-per-node", "4", "-b", "1M", "-e", "1M", "--algo", "ring",
-                "--trace", trace.toString());
-        assertEquals(0, r.code(), r.err());
-        JsonNode events = check(trace);
+        JsonNode events = benchTrace(dir, "all_reduce", "--gpus-per-node", "4", "-b", "1M", "-e", "1M", "--algo", "ring");
         long counters = 0;
         long flows = 0;
         for (JsonNode e : events) {
@@ -38,12 +34,9 @@ class TraceStructureTest {
      */
     @Test
     void linkUtilisationNeverExceedsTheLink(@TempDir Path dir) throws Exception {
-        Path trace = dir.resolve("bench.json");
-        CliRunner r = CliRunner.run("bench", "all_reduce", "-b", "64M", "-e", "64M", "--algo", "ring", "--trace", trace.toString());
-        assertEquals(0, r.code(), r.err());
         Map<String, Double> last = new HashMap<>();
         double most = 0;
-        for (JsonNode e : check(trace)) {
+        for (JsonNode e : benchTrace(dir, "all_reduce", "-b", "64M", "-e", "64M", "--algo", "ring")) {
             if (e.get("ph").asText().equals("C") && e.get("name").asText().endsWith("utilisation (%)")) {
                 double percent = e.get("args").get("percent").asDouble();
                 most = Math.max(most, percent);
@@ -60,11 +53,8 @@ class TraceStructureTest {
      */
     @Test
     void pointToPointChannelsBeyondTheRequestsHaveTracks(@TempDir Path dir) throws Exception {
-        Path trace = dir.resolve("alltoall.json");
-        CliRunner r = CliRunner.run("bench", "alltoall", "--system", "hgx-h200", "-b", "46M", "-e", "46M", "--trace", trace.toString());
-        assertEquals(0, r.code(), r.err());
         int highest = 0;
-        for (JsonNode e : check(trace)) {
+        for (JsonNode e : benchTrace(dir, "alltoall", "--system", "hgx-h200", "-b", "46M", "-e", "46M")) {
             if (e.get("ph").asText().equals("X") && e.has("args") && e.get("args").has("channel")) {
                 highest = Math.max(highest, e.get("args").get("channel").asInt());
             }
@@ -115,6 +105,17 @@ class TraceStructureTest {
         String names = check(trace).findValuesAsText("name").toString();
         assertTrue(names.contains("a GPU of each of the 2 pipeline stages in turn") && names.contains("the stream (kernels and collectives)")
                 && !names.contains("communication stream"), names);
+    }
+
+    /** {@code bench ARGS --trace FILE}, which must succeed, and its checked events. */
+    private static JsonNode benchTrace(Path dir, String... args) throws Exception {
+        Path trace = dir.resolve("bench.json");
+        List<String> line = new java.util.ArrayList<>(List.of("bench"));
+        line.addAll(List.of(args));
+        line.addAll(List.of("--trace", trace.toString()));
+        CliRunner r = CliRunner.run(line.toArray(String[]::new));
+        assertEquals(0, r.code(), r.err());
+        return check(trace);
     }
 
     /**
@@ -209,11 +210,8 @@ class TraceStructureTest {
     /** Two nodes, where a channel's sends overlap (the proxy posts the next while one is on the wire): every track still nests. */
     @Test
     void slicesOfTransfersInFlightAtOnceGoOnTracksOfTheirOwn(@TempDir Path dir) throws Exception {
-        Path trace = dir.resolve("bench.json");
-        CliRunner r = CliRunner.run("bench", "all_reduce", "--nodes", "2", "-b", "64M", "-e", "64M", "--trace", trace.toString());
-        assertEquals(0, r.code(), r.err());
         long extraTracks = 0;
-        for (JsonNode e : check(trace)) {
+        for (JsonNode e : benchTrace(dir, "all_reduce", "--nodes", "2", "-b", "64M", "-e", "64M")) {
             extraTracks += e.get("ph").asText().equals("M") && e.get("args").get("name").asText().contains("transfers at once") ? 1 : 0;
         }
         assertTrue(extraTracks > 0, "no channel needed a second track: the case no longer tests what it says");
