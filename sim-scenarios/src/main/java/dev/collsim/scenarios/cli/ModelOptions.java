@@ -11,8 +11,8 @@ final class ModelOptions {
     String name;
 
     @Option(names = "--dtype", paramLabel = "TYPE",
-            description = "bf16, fp8 or fp4 weights (default: the checkpoint's own: fp8 for DeepSeek-V3 and R1, as its config.json's"
-                    + " quantization_config says; bf16 for the others)")
+            description = "bf16, fp8, fp4 or int4 (INT4 routed experts, the rest BF16) weights (default: the checkpoint's own: fp8 for"
+                    + " DeepSeek-V3 and R1, as its config.json's quantization_config says; bf16 for the others)")
     String dtype;
 
     /** The model, loaded when a command asks, so its errors come where they did. */

@@ -36,8 +36,8 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
 
     public DecodeSpec {
         Objects.requireNonNull(engine, "engine");
-        if (kvCache == Precision.FP4) {
-            throw new InputException("--kv-dtype fp4: expected auto, bf16 or fp8 (KV caches are kept in BF16 or FP8)");
+        if (kvCache == Precision.FP4 || kvCache == Precision.INT4) {
+            throw new InputException("--kv-dtype " + kvCache.label() + ": expected auto, bf16 or fp8 (KV caches are kept in BF16 or FP8)");
         }
         Require.atLeastOne("--tp", tp);
         Require.atLeastOne("--pp", pp);

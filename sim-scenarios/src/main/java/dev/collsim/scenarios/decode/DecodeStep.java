@@ -163,6 +163,16 @@ public final class DecodeStep {
         return plan.kvBytes() <= 0 ? 0 : (long) Math.floor(free / plan.kvBytes());
     }
 
+    /**
+     * The linear layers' state of one sequence in tokens of KV cache, rounded up: what a running sequence of a hybrid model
+     * holds beside its tokens' KV (vLLM's hybrid KV cache manager gives each sequence's state pages of the attention's
+     * size; SGLang's mamba pool a slot per running request). 0 for a model without linear layers.
+     */
+    public static long stateTokensPerSequence(DecodeSpec spec) {
+        MemoryPlan plan = new DecodeStep(spec.withTokens(1, 1), new CommModel.Cache(), null, false).memoryPlan();
+        return plan.stateBytes() <= 0 ? 0 : (long) Math.ceil(plan.stateBytes() / plan.kvBytes());
+    }
+
     /** Whether the layout's weights and KV cache could fit in the GPUs' memory (buffers aside); cheap, simulates nothing. */
     public static boolean fits(DecodeSpec spec) {
         GpuModel gpu = Machine.of(spec).gpu();

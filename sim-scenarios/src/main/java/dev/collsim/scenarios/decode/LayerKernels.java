@@ -17,6 +17,8 @@ final class LayerKernels {
     static final int FUSED_TILES = 4;
     /** Kernels that sample the next tokens from the logits (vLLM's and SGLang's samplers; TensorRT-LLM's is alike). */
     static final List<String> SAMPLING_KERNELS = List.of("logits_to_fp32", "softmax", "sample");
+    /** Tokens in a chunk of FLA's chunk_gated_delta_rule (its chunk_size, BT = 64). */
+    static final int DELTA_RULE_CHUNK = 64;
 
     private final DecodeSpec spec;
     private final ModelConfig m;
@@ -107,7 +109,8 @@ final class LayerKernels {
         int micro = tokens.length;
         Op[] attnOut = new Op[micro];
         for (int b = 0; b < micro; b++) {
-            attnOut[b] = m.mla() == null ? attention(l, b, tokens[b], last[b]) : latentAttention(l, b, tokens[b], last[b]);
+            attnOut[b] = m.isLinear(l) ? linearAttention(l, b, tokens[b], last[b])
+                    : m.mla() == null ? attention(l, b, tokens[b], last[b]) : latentAttention(l, b, tokens[b], last[b]);
         }
         Op[] reduced = new Op[micro];
         for (int b = 0; b < micro; b++) {
@@ -124,15 +127,19 @@ final class LayerKernels {
         Op op = attentionNorm(l, b, t, after);
         double qPerRank = (double) m.heads() / spec.tp();
         double kvPerRank = Math.max(1.0, (double) m.kvHeads() / spec.tp());
-        double qkvOut = (qPerRank + 2 * kvPerRank) * m.headDim();
+        double qkvOut = (qPerRank * (m.attentionGate() ? 2 : 1) + 2 * kvPerRank) * m.headDim();
         op = quantize(l, b, t, m.hidden(), op);
-        op = gemm("qkv_proj", l, b, t, m.hidden() * qkvOut, spec.precision().bytesPerParam(), m.hidden() + qkvOut, op);
+        op = gemm("qkv_proj", l, b, t, m.hidden() * qkvOut, spec.precision().denseBytesPerParam(), m.hidden() + qkvOut, op);
         if (m.qkNorm()) {
             op = compute("qk_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * (qPerRank + kvPerRank) * m.headDim() * Precision.ACTIVATION_BYTES, op);
         }
         double cacheElements = m.kvElementsPerTokenPerRank(spec.tp());
         op = ropeAndCacheWrite(l, b, t, (qPerRank + kvPerRank) * m.headDim(), cacheElements, op);
         op = attentionKernel(l, b, shape(l, t, qPerRank, kvPerRank, m.headDim(), m.headDim(), spec.kvBytes(), false), op);
+        if (m.attentionGate()) {
+            // The output times the sigmoid of its gate: reads both, writes the product.
+            op = compute("attn_gate", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 3.0 * t * qPerRank * m.headDim() * Precision.ACTIVATION_BYTES, op);
+        }
         op = quantize(l, b, t, qPerRank * m.headDim(), op);
         return gemmThenReduce("o_proj", l, b, t, m.outParamsPerRank(spec.tp()), qPerRank * m.headDim() + m.hidden(), op);
     }
@@ -145,7 +152,7 @@ final class LayerKernels {
      */
     private Op latentAttention(int l, int b, int t, Op after) {
         ModelConfig.Mla a = m.mla();
-        double bpp = spec.precision().bytesPerParam();
+        double bpp = spec.precision().denseBytesPerParam();
         double q = (double) m.heads() / spec.tp();
         double latent = a.kvLoraRank() + a.ropeHeadDim();
         double qHead = a.nopeHeadDim() + a.ropeHeadDim();
@@ -177,6 +184,48 @@ final class LayerKernels {
         }
         op = quantize(l, b, t, q * a.vHeadDim(), op);
         return gemmThenReduce("o_proj", l, b, t, m.outParamsPerRank(spec.tp()), q * a.vHeadDim() + m.hidden(), op);
+    }
+
+    /**
+     * Gated DeltaNet as vLLM and SGLang run Qwen3-Next's and Qwen3.5's linear layers (their qwen3_next.py, FLA's kernels): the
+     * queries, keys, values and output gates in one GEMM and the decay and strength logits in a small BF16 one; the causal
+     * convolution over queries, keys and values (causal_conv1d_update in decode, reading and writing each sequence's window;
+     * causal_conv1d_fn in a prompt); the decay and strength (fused_gdn_gating); the delta rule; the gated RMSNorm; the output
+     * GEMM. In decode the delta rule is fused_recurrent_gated_delta_rule: each sequence's state read and written once, its
+     * math on CUDA cores and far below its bytes. In a prompt it is chunk_gated_delta_rule: chunks of {@link
+     * #DELTA_RULE_CHUNK} tokens, within a chunk attention-like products and the WY form of the updates on tensor cores
+     * ({@code 10 x chunk x valueDim} FLOPs a token and head), across chunks the state applied and updated ({@code 6 x keyDim
+     * x valueDim}), each chunk's state written and read back.
+     */
+    private Op linearAttention(int l, int b, int t, Op after) {
+        ModelConfig.LinearAttention a = m.linear();
+        int tp = spec.tp();
+        double keys = a.keyChannels() / tp;
+        double values = a.valueChannels() / tp;
+        double heads = (double) a.valueHeads() / tp;
+        double convolved = 2 * keys + values;
+        int sequences = prefill ? Math.max(1, (int) Math.round(t / Math.max(1.0, Math.min(t, spec.context() - cachedBefore)))) : t;
+        double stateBytes = heads * a.keyDim() * a.valueDim() * a.stateBytes();
+        double act = Precision.ACTIVATION_BYTES;
+        Op op = attentionNorm(l, b, t, after);
+        op = quantize(l, b, t, m.hidden(), op);
+        op = gemm("in_proj_qkvz", l, b, t, m.hidden() * (convolved + values), spec.precision().denseBytesPerParam(), m.hidden() + convolved + values, op);
+        op = gemm("in_proj_ba", l, b, t, m.hidden() * 2.0 * heads, act, m.hidden() + 2 * heads, op);
+        double window = (a.convKernel() - 1) * convolved * act;
+        op = compute("causal_conv1d", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * convolved * act + sequences * 2 * window, op);
+        op = compute("gdn_gating", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 4.0 * t * heads * act, op);
+        double io = t * (convolved + values) * act;
+        if (prefill) {
+            double flops = t * heads * (6.0 * a.keyDim() * a.valueDim() + 10.0 * DELTA_RULE_CHUNK * a.valueDim());
+            double chunkStates = Math.ceil((double) t / sequences / DELTA_RULE_CHUNK) * sequences * heads * a.keyDim() * a.valueDim() * 2 * act;
+            op = compute("chunk_gated_delta_rule", l, b, KernelCosts.Kind.GEMM, flops, io + chunkStates + sequences * 2 * stateBytes, op,
+                    flops, 16);
+        } else {
+            op = compute("recurrent_gated_delta_rule", l, b, KernelCosts.Kind.ELEMENTWISE, 0, io + t * 2 * stateBytes, op);
+        }
+        op = compute("gated_rms_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 3.0 * t * values * act, op);
+        op = quantize(l, b, t, values, op);
+        return gemmThenReduce("out_proj", l, b, t, values * m.hidden(), values + m.hidden(), op);
     }
 
     /**
@@ -225,7 +274,7 @@ final class LayerKernels {
     private Op mlp(int l, int b, int t, Op after) {
         double inner = (double) m.intermediate() / spec.tp();
         Op op = quantize(l, b, t, m.hidden(), after);
-        op = gemm("gate_up_proj", l, b, t, 2 * m.hidden() * inner, spec.precision().bytesPerParam(), m.hidden() + 2 * inner, op);
+        op = gemm("gate_up_proj", l, b, t, 2 * m.hidden() * inner, spec.precision().denseBytesPerParam(), m.hidden() + 2 * inner, op);
         op = activation(l, b, t, inner, op);
         op = quantize(l, b, t, inner, op);
         Op down = gemmThenReduce("down_proj", l, b, t, inner * m.hidden(), inner + m.hidden(), op);
@@ -241,7 +290,7 @@ final class LayerKernels {
      * Routing is uniform: of E experts, those that get at least one of the T x k picks are read.
      */
     private Op moe(int l, int b, int t, Op after) {
-        double bpp = spec.precision().bytesPerParam();
+        double bpp = spec.precision().denseBytesPerParam();
         int e = m.experts();
         int k0 = m.expertsPerToken();
         // The router's weights stay in BF16 in FP8 checkpoints.
@@ -309,7 +358,7 @@ final class LayerKernels {
 
     /** FP8 or FP4 activations for the next GEMM: a kernel of its own unless the engine quantises in the kernel before. */
     private Op quantize(int l, int b, double rows, double width, Op after) {
-        if (spec.precision() == Precision.BF16 || k.engine().fusesQuantize) {
+        if (!spec.precision().quantizesActivations() || k.engine().fusesQuantize) {
             return after;
         }
         return compute("quantize", l, b, KernelCosts.Kind.ELEMENTWISE, 0, KernelCosts.quantizeBytes(rows, width), after);
@@ -354,10 +403,10 @@ final class LayerKernels {
      */
     private Op gemmThenReduce(String name, int l, int b, int t, double params, double io, Op after) {
         if (spec.overlap() != Overlap.FUSED || spec.tp() == 1) {
-            return gemm(name, l, b, t, params, spec.precision().bytesPerParam(), io, after);
+            return gemm(name, l, b, t, params, spec.precision().denseBytesPerParam(), io, after);
         }
-        double bytes = weights(params * spec.precision().bytesPerParam()) + t * io * Precision.ACTIVATION_BYTES;
-        int bits = spec.precision().bits();
+        double bytes = weights(params * spec.precision().denseBytesPerParam()) + t * io * Precision.ACTIVATION_BYTES;
+        int bits = mathBits(spec.precision().denseBytesPerParam());
         double whole = k.workMicros(KernelCosts.Kind.GEMM, 2.0 * KernelCosts.paddedRows(t) * params, bytes, bits) * slowdown(l);
         long message = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
         CommModel.Cost full = comm.allReduce(layout, spec.tp(), message);

@@ -6,14 +6,16 @@ import java.util.Locale;
 
 /**
  * What one GPU must hold: its share of the weights (the busiest pipeline stage's), its share of the
- * KV cache, communication buffers and a fixed reserve.
+ * KV cache and of the linear layers' states (a sequence's state of a fixed size, whatever its length), communication buffers
+ * and a fixed reserve.
  *
  * <p>Communication buffers: NCCL keeps, per channel and peer, a buffer for each protocol (Simple 4
  * MiB, LL128 about 4.5 MiB, LL 256 KiB); the TP group's ring has two peers per channel, the EP
  * group's alltoall one per rank. The reserve (1 GiB) stands for the CUDA context, cuBLAS workspace and
  * activations: an assumption, not a measurement.
  */
-public record MemoryPlan(double weightsBytes, double kvBytes, double buffersBytes, double reserveBytes, double capacityBytes) {
+public record MemoryPlan(double weightsBytes, double kvBytes, double stateBytes, double buffersBytes, double reserveBytes,
+                         double capacityBytes) {
     /** Routed experts on the GPU that holds the most of them when {@code experts} spread over {@code ep} GPUs. */
     static int expertsOnBusiestRank(int experts, int ep) {
         return (experts + ep - 1) / ep;
@@ -24,21 +26,26 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double buffersByte
 
     static MemoryPlan of(DecodeSpec spec, GpuModel gpu, int tpChannels, int epPeers) {
         ModelConfig m = spec.model();
-        double bpp = spec.precision().bytesPerParam();
+        double dense = spec.precision().denseBytesPerParam();
+        double routed = spec.precision().bytesPerParam();
         double weights = 0;
         double kv = 0;
+        double state = 0;
         // The first stage holds the embedding and the last the LM head: with one stage, both.
         for (int stage = 0; stage < spec.pp(); stage++) {
             double w = (stage == 0 ? 1 : 0) * (double) m.vocab() * m.hidden() / spec.tp()
                     + (stage == spec.pp() - 1 ? 1 : 0) * (double) m.vocab() * m.hidden() / spec.tp();
+            double experts = 0;
             double cachedTokens = 0;
+            double stageState = 0;
             for (int l = stage * m.layers() / spec.pp(); l < (stage + 1) * m.layers() / spec.pp(); l++) {
                 cachedTokens += m.attendedTokens(l, spec.context());
-                w += m.qkvParamsPerRank(spec.tp()) + m.outParamsPerRank(spec.tp());
+                stageState += m.isLinear(l) ? m.linear().sequenceBytesPerRank(spec.tp()) : 0;
+                w += m.attentionParamsPerRank(l, spec.tp());
                 if (m.isMoe(l)) {
                     // Under EP the busiest GPU holds ceil(E / ep) experts (256 on 72 GPUs: 4 on some), each a 1/moeTp slice.
                     double expert = m.mlpParams(m.moeIntermediate());
-                    w += spec.ep() > 1 ? expertsOnBusiestRank(m.experts(), spec.ep()) * expert / spec.moeTp()
+                    experts += spec.ep() > 1 ? expertsOnBusiestRank(m.experts(), spec.ep()) * expert / spec.moeTp()
                             : m.experts() * expert / spec.tp();
                     w += m.sharedExperts() * m.mlpParams(m.moeIntermediate()) / (spec.expertsAllToAll() ? 1 : spec.tp());
                     w += (double) m.hidden() * m.experts();
@@ -46,16 +53,17 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double buffersByte
                     w += m.mlpParams(m.intermediate()) / spec.tp();
                 }
             }
-            weights = Math.max(weights, w * bpp);
+            weights = Math.max(weights, w * dense + experts * routed);
             kv = Math.max(kv, (double) spec.batch() * cachedTokens * m.kvElementsPerTokenPerRank(spec.tp()) * spec.kvBytes());
+            state = Math.max(state, spec.batch() * stageState);
         }
         double buffers = spec.tp() > 1 ? tpChannels * 2 * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
         buffers += spec.expertsAllToAll() ? epPeers * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
-        return new MemoryPlan(weights, kv, buffers, RESERVE, gpu.roofline().hbmBytes());
+        return new MemoryPlan(weights, kv, state, buffers, RESERVE, gpu.roofline().hbmBytes());
     }
 
     public double total() {
-        return weightsBytes + kvBytes + buffersBytes + reserveBytes;
+        return weightsBytes + kvBytes + stateBytes + buffersBytes + reserveBytes;
     }
 
     boolean fits() {
@@ -65,10 +73,11 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double buffersByte
     /** The one-line error when it does not fit, with a layout that would. */
     InputException error(DecodeSpec spec, String gpuName, String suggestion) {
         return new InputException(String.format(Locale.ROOT,
-                "%s in %s with tp %d, pp %d, batch %d, context %d needs %.1f GiB per GPU (weights %.1f, KV cache %.1f,"
+                "%s in %s with tp %d, pp %d, batch %d, context %d needs %.1f GiB per GPU (weights %.1f, KV cache %.1f,%s"
                         + " buffers %.1f, reserve %.1f) but a %s has %.1f GiB; %s",
                 spec.model().name(), spec.precision().label(), spec.tp(), spec.pp(), spec.batch(), spec.context(), gib(total()),
-                gib(weightsBytes), gib(kvBytes), gib(buffersBytes), gib(reserveBytes), gpuName, gib(capacityBytes), suggestion));
+                gib(weightsBytes), gib(kvBytes), stateBytes > 0 ? String.format(Locale.ROOT, " linear state %.1f,", gib(stateBytes)) : "",
+                gib(buffersBytes), gib(reserveBytes), gpuName, gib(capacityBytes), suggestion));
     }
 
     static double gib(double bytes) {

@@ -32,10 +32,15 @@ import java.util.TreeSet;
  * @param maxContext       the longest sequence (prompt and output) it takes: {@code max_position_embeddings}, 0 where the file does not say
  * @param sliding          the layers that attend to a window of the latest tokens only ({@code layer_types}' sliding_attention,
  *                         gpt-oss's every other layer), or null where every layer attends to the whole context
+ * @param linear           the layers of Gated DeltaNet linear attention ({@code layer_types}' linear_attention: Qwen3-Next's and
+ *                         Qwen3.5's three of four), or null where every layer is softmax attention
+ * @param attentionGate    a sigmoid gate on the attention's output, its logits a second half of the query projection
+ *                         ({@code attn_output_gate}: Qwen3-Next's and Qwen3.5's gated attention)
  */
 public record ModelConfig(String name, int hidden, int layers, int heads, int kvHeads, int headDim, int intermediate, int vocab,
                           int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, int firstDenseLayers, Mla mla,
-                          boolean qkNorm, Precision weights, int maxContext, SlidingWindow sliding) {
+                          boolean qkNorm, Precision weights, int maxContext, SlidingWindow sliding, LinearAttention linear,
+                          boolean attentionGate) {
 
     /** Sliding-window attention: {@code layers} attend to the last {@code window} tokens (their own included). */
     public record SlidingWindow(int window, Set<Integer> layers) {
@@ -44,8 +49,43 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         }
     }
 
-    /** The {@code layer_types} collsim models: every token attends to all before it, or to a window of them. */
-    static final List<String> LAYER_TYPES = List.of("full_attention", "sliding_attention");
+    /**
+     * Gated DeltaNet (Yang, Kautz and Hatamizadeh, arXiv 2412.06464) as Qwen3-Next and Qwen3.5 run it in {@code layers}: the
+     * hidden state projected to {@code keyHeads} query and key heads of {@code keyDim}, {@code valueHeads} value heads and
+     * output gates of {@code valueDim}, and each value head's decay and write strength; a causal depthwise convolution
+     * {@code convKernel} wide over the queries, keys and values; then per value head a {@code keyDim} x {@code valueDim} state
+     * that every token decays and updates by the delta rule and reads with its query. The state (in {@code stateBytes}
+     * per element: {@code mamba_ssm_dtype}) and the convolution's last tokens are all a sequence keeps: no KV cache.
+     */
+    public record LinearAttention(int keyHeads, int valueHeads, int keyDim, int valueDim, int convKernel, int stateBytes,
+                                  Set<Integer> layers) {
+        public LinearAttention {
+            layers = Set.copyOf(layers);
+        }
+
+        /** Query and key channels: the width the convolution runs over with the values. */
+        double keyChannels() {
+            return (double) keyHeads * keyDim;
+        }
+
+        double valueChannels() {
+            return (double) valueHeads * valueDim;
+        }
+
+        /** Weights of the layer's projections on one of {@code tp} ranks: queries, keys, values, gates in; decay and strength; out. */
+        double paramsPerRank(int hidden, int tp) {
+            return (double) hidden * (2 * keyChannels() + 2 * valueChannels() + 2.0 * valueHeads) / tp + valueChannels() / tp * hidden;
+        }
+
+        /** What one sequence keeps per layer on one of {@code tp} ranks: the recurrent state and the convolution's window (BF16). */
+        double sequenceBytesPerRank(int tp) {
+            double state = (double) valueHeads / tp * keyDim * valueDim * stateBytes;
+            return state + (convKernel - 1) * (2 * keyChannels() + valueChannels()) / tp * Precision.ACTIVATION_BYTES;
+        }
+    }
+
+    /** The {@code layer_types} collsim models: every token attends to all before it, or to a window of them, or a linear layer's state. */
+    static final List<String> LAYER_TYPES = List.of("full_attention", "sliding_attention", "linear_attention");
 
     /** Multi-head latent attention's ranks: queries and keys/values pass through low-rank projections; the cache holds the latent. */
     public record Mla(int qLoraRank, int kvLoraRank, int ropeHeadDim, int nopeHeadDim, int vHeadDim) {}
@@ -111,7 +151,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         for (int l = 0; l < root.path("layer_types").size(); l++) {
             JsonNode type = root.path("layer_types").get(l);
             if (!LAYER_TYPES.contains(type.asText(""))) {
-                throw f.error("layer_types", "layer " + l + " is " + type + "; collsim models " + String.join(" and ", LAYER_TYPES) + " layers");
+                throw f.error("layer_types", "layer " + l + " is " + type + "; collsim models " + String.join(", ", LAYER_TYPES) + " layers");
             }
         }
         int hidden = f.required("hidden_size");
@@ -131,7 +171,9 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         if (experts == 0 && f.optional("num_experts_per_tok", 0) > 0) {
             throw f.error("num_experts_per_tok", "given without an expert count (num_local_experts, n_routed_experts or num_experts)");
         }
-        int intermediate = f.required("intermediate_size");
+        // A model whose every layer is MoE (Qwen3.5) may give no dense intermediate_size: its experts' stands in, never used.
+        int intermediate = experts > 0 && !root.has("intermediate_size") && f.optional("first_k_dense_replace", 0) == 0
+                ? f.required("moe_intermediate_size") : f.required("intermediate_size");
         Mla mla = root.has("kv_lora_rank") ? new Mla(f.optional("q_lora_rank", 0), f.required("kv_lora_rank"),
                 f.required("qk_rope_head_dim"), f.required("qk_nope_head_dim"), f.required("v_head_dim")) : null;
         int perToken = experts > 0 ? f.required("num_experts_per_tok") : 0;
@@ -154,12 +196,54 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
             throw f.error("first_k_dense_replace", "expected at most num_hidden_layers " + layers);
         }
         String name = Path.of(file).getFileName().toString().replaceFirst("\\.json$", "");
+        int moeIntermediate = experts > 0 ? f.optionalPositive("moe_intermediate_size", intermediate) : 0;
         return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optionalPositive("head_dim", hidden / heads), intermediate,
-                f.required("vocab_size"), experts, perToken, experts > 0 ? f.optionalPositive("moe_intermediate_size", intermediate) : 0,
-                f.optional("n_shared_experts", 0), experts > 0 ? firstDense : layers, mla,
+                f.required("vocab_size"), experts, perToken, moeIntermediate, sharedExperts(f, moeIntermediate),
+                experts > 0 ? firstDense : layers, mla,
                 root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root.has("quantization_config") ? root : wrapper, f),
                 f.optional("max_position_embeddings", 0),
-                slidingWindow(root, f, layers));
+                slidingWindow(root, f, layers), linearAttention(root, f, layers), root.path("attn_output_gate").asBoolean(false));
+    }
+
+    /**
+     * Shared experts beside the routed ones: DeepSeek's {@code n_shared_experts}, or Qwen's {@code
+     * shared_expert_intermediate_size} in experts of the routed ones' size (Qwen3.5's one of 1,024).
+     */
+    private static int sharedExperts(Fields f, int moeIntermediate) {
+        int width = moeIntermediate > 0 ? f.optional("shared_expert_intermediate_size", 0) : 0;
+        if (width == 0) {
+            return f.optional("n_shared_experts", 0);
+        }
+        if (width % moeIntermediate != 0) {
+            throw f.error("shared_expert_intermediate_size", width + "; expected a multiple of moe_intermediate_size " + moeIntermediate);
+        }
+        return width / moeIntermediate;
+    }
+
+    /** The layers {@code layer_types} names linear_attention, with the linear_* sizes; null if none is. */
+    private static LinearAttention linearAttention(JsonNode root, Fields f, int layers) {
+        Set<Integer> linear = new TreeSet<>();
+        for (int l = 0; l < root.path("layer_types").size(); l++) {
+            if (root.path("layer_types").get(l).asText("").equals("linear_attention")) {
+                linear.add(l);
+            }
+        }
+        if (linear.isEmpty()) {
+            return null;
+        }
+        int keyHeads = f.required("linear_num_key_heads");
+        int valueHeads = f.required("linear_num_value_heads");
+        if (valueHeads % keyHeads != 0) {
+            throw f.error("linear_num_value_heads", "expected a multiple of linear_num_key_heads " + keyHeads);
+        }
+        String ssm = root.path("mamba_ssm_dtype").asText("float32");
+        int stateBytes = switch (ssm) {
+            case "float32" -> 4;
+            case "bfloat16", "float16" -> 2;
+            default -> throw f.error("mamba_ssm_dtype", "'" + ssm + "'; expected float32, bfloat16 or float16");
+        };
+        return new LinearAttention(keyHeads, valueHeads, f.required("linear_key_head_dim"), f.required("linear_value_head_dim"),
+                f.required("linear_conv_kernel_dim"), stateBytes, linear);
     }
 
     /** The sliding layers {@code layer_types} names (one type a layer), with {@code sliding_window}'s width; null if none slides. */
@@ -181,10 +265,13 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     }
 
     /**
-     * Tokens layer {@code layer} attends to after {@code context} tokens: all of them, or its window's; what the KV cache keeps
-     * for it too (vLLM's hybrid KV cache manager and SGLang's SWA pool keep a sliding layer's window only).
+     * Tokens of KV cache layer {@code layer} keeps after {@code context} tokens: all of them, or its window's (vLLM's hybrid KV
+     * cache manager and SGLang's SWA pool keep a sliding layer's window only), or none for a linear layer, which keeps a state.
      */
     public double attendedTokens(int layer, double context) {
+        if (isLinear(layer)) {
+            return 0;
+        }
         int window = window(layer);
         return window > 0 ? Math.min(context, window) : context;
     }
@@ -198,11 +285,14 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         JsonNode quant = root.path("quantization_config");
         String method = quant.path("quant_method").asText("").toLowerCase(Locale.ROOT);
         for (JsonNode group : quant.path("config_groups")) {
-            // compressed-tensors: a group of integer weights narrower than 8 bits is INT4 (Kimi-K2's experts), not modelled yet.
+            // compressed-tensors: a group of 4-bit integer weights is Kimi-K2's INT4 experts; other narrow integers are not modelled.
             JsonNode weights = group.path("weights");
             if (weights.path("type").asText("").equals("int") && weights.path("num_bits").asInt(16) < 8) {
+                if (weights.path("num_bits").asInt() == 4) {
+                    return Precision.INT4;
+                }
                 throw f.error("quantization_config", weights.path("num_bits").asInt() + "-bit integer weights (" + method
-                        + "): not modelled yet; collsim runs BF16, FP8 and FP4 (MXFP4, NVFP4) checkpoints");
+                        + "): not modelled; collsim runs BF16, FP8, FP4 (MXFP4, NVFP4) and INT4 checkpoints");
             }
         }
         return method.contains("fp8") ? Precision.FP8 : method.contains("fp4") ? Precision.FP4 : Precision.BF16;
@@ -211,33 +301,48 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     /** This model in a checkpoint of another precision (a Hugging Face id's -FP8 or -FP4). */
     public ModelConfig withWeights(Precision checkpoint) {
         return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
-                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, checkpoint, maxContext, sliding);
+                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, checkpoint, maxContext, sliding, linear, attentionGate);
     }
 
     /** This model with another context window (Llama 3.1's 128K on Llama 3's shapes). */
     public ModelConfig withMaxContext(int tokens) {
         return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
-                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, weights, tokens, sliding);
+                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, weights, tokens, sliding, linear, attentionGate);
+    }
+
+    /** Whether layer {@code layer} is a Gated DeltaNet linear-attention layer. */
+    public boolean isLinear(int layer) {
+        return linear != null && linear.layers().contains(layer);
+    }
+
+    /** Layers that keep a KV cache: all but the linear ones. */
+    public int cachedLayers() {
+        return layers - (linear == null ? 0 : linear.layers().size());
+    }
+
+    /** The linear layers' state one sequence keeps on one of {@code tp} ranks, over all of them. */
+    public double linearStateBytesPerRank(int tp) {
+        return linear == null ? 0 : linear.layers().size() * linear.sequenceBytesPerRank(tp);
     }
 
     public boolean isMoe(int layer) {
         return experts > 0 && layer >= firstDenseLayers;
     }
 
-    /** Parameters of one layer's attention: the projections in and out. */
-    public double attentionParams() {
-        return qkvParamsPerRank(1) + outParamsPerRank(1);
+    /** Parameters of layer {@code layer}'s attention on one of {@code tp} ranks: the projections in and out, or the linear layer's. */
+    public double attentionParamsPerRank(int layer, int tp) {
+        return isLinear(layer) ? linear.paramsPerRank(hidden, tp) : qkvParamsPerRank(tp) + outParamsPerRank(tp);
     }
 
     /**
      * The query, key and value projections one of {@code tp} ranks holds: heads split over the ranks,
      * KV heads too until there are fewer than ranks (then each rank keeps one), MLA's down-projections
-     * on every rank.
+     * on every rank; a gated attention's queries carry their gates.
      */
     public double qkvParamsPerRank(int tp) {
         double q = (double) heads / tp;
         if (mla == null) {
-            return (double) hidden * (q + 2 * Math.max(1.0, (double) kvHeads / tp)) * headDim;
+            return (double) hidden * (q * (attentionGate ? 2 : 1) + 2 * Math.max(1.0, (double) kvHeads / tp)) * headDim;
         }
         double qPath = mla.qLoraRank() > 0
                 ? (double) hidden * mla.qLoraRank() + mla.qLoraRank() * q * (mla.nopeHeadDim() + mla.ropeHeadDim())
@@ -268,7 +373,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     public double totalParams() {
         double sum = 2.0 * vocab * hidden;
         for (int l = 0; l < layers; l++) {
-            sum += attentionParams() + (isMoe(l)
+            sum += attentionParamsPerRank(l, 1) + (isMoe(l)
                     ? (experts + sharedExperts) * mlpParams(moeIntermediate) + (double) hidden * experts
                     : mlpParams(intermediate));
         }

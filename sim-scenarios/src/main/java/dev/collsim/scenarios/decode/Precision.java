@@ -8,15 +8,21 @@ import java.util.Locale;
  * read per parameter, the KV cache's element and what an expert-parallel dispatch sends.
  * Activations are reduced in BF16 whatever the weights.
  *
- * @param bits            the tensor-core format
- * @param bytesPerParam   NVFP4 adds an FP8 scale per 16 values: 4.5 bits
+ * @param bits            the tensor-core format (INT4 weights are widened to BF16 in the kernel: W4A16)
+ * @param bytesPerParam   NVFP4 adds an FP8 scale per 16 values: 4.5 bits; INT4 a BF16 scale per 32 (Kimi-K2's group_size)
  * @param kvBytes         per cached element when the KV cache is kept in this format ({@code --kv-dtype})
  * @param dispatchBytes   per activation an expert-parallel dispatch sends (FP8 dispatch, as DeepSeek does, below BF16)
  */
 public enum Precision {
     BF16(16, 2.0, 2, 2),
     FP8(8, 1.0, 1, 1),
-    FP4(4, 0.5625, 1, 1);
+    FP4(4, 0.5625, 1, 1),
+    /**
+     * INT4 routed experts, everything else in BF16, as Kimi-K2's compressed-tensors checkpoints keep them (their quantization
+     * config's ignore list: attention, shared experts and dense MLPs stay BF16); the experts run as W4A16 grouped GEMMs
+     * (vLLM's Marlin MoE), math at the BF16 rate.
+     */
+    INT4(16, 0.5625, 2, 2);
 
     /** Activations on the wire and in all-reduces. */
     public static final int ACTIVATION_BYTES = 2;
@@ -49,6 +55,16 @@ public enum Precision {
         return dispatchBytes;
     }
 
+    /** Bytes per parameter of the weights outside the routed experts: INT4 checkpoints keep them in BF16. */
+    public double denseBytesPerParam() {
+        return this == INT4 ? ACTIVATION_BYTES : bytesPerParam;
+    }
+
+    /** Whether a GEMM's activations are quantised for it (FP8 and FP4 weights take FP8 or FP4 activations; BF16 and W4A16 none). */
+    public boolean quantizesActivations() {
+        return bits < 16;
+    }
+
     public String label() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -62,7 +78,7 @@ public enum Precision {
         try {
             return valueOf(name.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new InputException(flag + " '" + name + "': expected " + (flag.equals("--dtype") ? "bf16, fp8 or fp4" : "auto, bf16 or fp8"));
+            throw new InputException(flag + " '" + name + "': expected " + (flag.equals("--dtype") ? "bf16, fp8, fp4 or int4" : "auto, bf16 or fp8"));
         }
     }
 }

@@ -53,9 +53,11 @@ public final class Prefill {
         for (int l = 0; l < f.layerMs.length; l++) {
             layers.add(new PrefillResult.LayerTime(l, layout.model().isMoe(l), Duration.ofMillis(f.layerMs[l])));
         }
-        double kvPerToken = (double) layout.model().layers() * layout.model().kvElementsPerToken() * layout.kvBytes();
-        long perGpu = Math.round((double) isl * requests * layout.model().layers() * layout.model().kvElementsPerTokenPerRank(layout.tp())
-                * layout.kvBytes());
+        ModelConfig m = layout.model();
+        double kvPerToken = (double) m.cachedLayers() * m.kvElementsPerToken() * layout.kvBytes();
+        // A hybrid model's prompt leaves its linear layers' states too.
+        long perGpu = Math.round((double) isl * requests * m.cachedLayers() * m.kvElementsPerTokenPerRank(layout.tp()) * layout.kvBytes()
+                + requests * m.linearStateBytesPerRank(layout.tp()));
         Machine machine = Machine.of(layout);
         List<PrefillResult.KvTransfer> transfers = new ArrayList<>();
         transfers.add(transfer("the network", machine, layout, perGpu, f.layerEnds, f.forwards, isl, f.ttft, false));

@@ -131,7 +131,7 @@ public enum ServingEngine {
 
     /** The KV cache's bytes per element for weights in {@code weights}, when {@code --kv-dtype} is auto. */
     public int defaultKvBytes(Precision weights) {
-        return weights != Precision.BF16 && fp8CacheWithFp8Weights ? 1 : 2;
+        return weights.quantizesActivations() && fp8CacheWithFp8Weights ? 1 : 2;
     }
 
     public static ServingEngine fromName(String name) {

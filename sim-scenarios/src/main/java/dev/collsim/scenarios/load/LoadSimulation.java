@@ -158,6 +158,7 @@ public final class LoadSimulation {
                                 + " %.0f%% of its memory; give more GPUs (tp, pp, ep) or a smaller --dtype", role.label(), m.name(),
                         spec.precision().label(), spec.system().name(), config.memoryFraction() * 100));
             }
+            long stateTokens = DecodeStep.stateTokensPerSequence(layout);
             StepCosts costs = new StepCosts(layout, layout.cudaGraphs() ? config.graphSizes() : new int[0], config.padsToGraph(), cache);
             KvSender kv = role.kind() == Deployment.Kind.PREFILL ? kvSender(layout, cache) : KvSender.NONE;
             schedulerWords += (schedulerWords.isEmpty() ? "" : "; ") + role.kind().label() + ": " + config.describe();
@@ -165,13 +166,13 @@ public final class LoadSimulation {
             for (int e = 0; e < engines; e++) {
                 Replica[] replicas = new Replica[perEngine];
                 for (int k = 0; k < perEngine; k++) {
-                    replicas[k] = new Replica(k, config, tokens);
+                    replicas[k] = new Replica(k, config, tokens, stateTokens);
                 }
                 List<Instance> pool = role.kind() == Deployment.Kind.DECODE ? back : front;
                 pool.add(new Instance(front.size() + back.size(), role.kind(), replicas, costs, kv,
                         role.kind() == Deployment.Kind.PREFILL ? role.pp() : 1));
             }
-            kvBlocks.add(new Replica(0, config, tokens).totalBlocks);
+            kvBlocks.add(new Replica(0, config, tokens, stateTokens).totalBlocks);
         }
 
         /** A prefill instance's KV sender, from a simulated move of {@value #KV_REFERENCE_TOKENS} prompt tokens and its contention. */

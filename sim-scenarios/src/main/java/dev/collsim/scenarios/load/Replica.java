@@ -18,6 +18,8 @@ final class Replica {
     final int index;
     final EngineScheduler config;
     final int totalBlocks;
+    /** Tokens of KV cache a running sequence's linear-layer state takes beside its own (a hybrid model's; else 0). */
+    private final int stateTokens;
     final Deque<Live> waiting = new ArrayDeque<>();
     final List<Live> running = new ArrayList<>();
     int freeBlocks;
@@ -25,8 +27,9 @@ final class Replica {
     /** Block hashes whose blocks stay cached after their request, least recently used first. */
     private final LinkedHashMap<Long, Boolean> prefixCache;
 
-    Replica(int index, EngineScheduler config, long kvTokens) {
+    Replica(int index, EngineScheduler config, long kvTokens, long stateTokens) {
         this.index = index;
+        this.stateTokens = (int) Math.min(Integer.MAX_VALUE / 2, stateTokens);
         this.config = config;
         this.totalBlocks = (int) Math.min(Integer.MAX_VALUE, kvTokens / config.blockTokens());
         this.freeBlocks = totalBlocks;
@@ -53,9 +56,14 @@ final class Replica {
         return (tokens + config.blockTokens() - 1) / config.blockTokens();
     }
 
+    /** Blocks a sequence of this many tokens holds: its tokens' and its linear state's. */
+    private int sequenceBlocks(int tokens) {
+        return blocksFor(tokens) + blocksFor(stateTokens);
+    }
+
     /** Whether a request of this many tokens, prompt and output, could ever run here. */
     boolean couldHold(Live r) {
-        return blocksFor(r.spec.isl() + r.spec.osl()) <= totalBlocks;
+        return sequenceBlocks(r.spec.isl() + r.spec.osl()) <= totalBlocks;
     }
 
     /** Prompt tokens of {@code r} this replica's prefix cache holds, whole engine blocks, leaving at least one to compute. */
@@ -215,9 +223,9 @@ final class Replica {
     private boolean admissible(Live r, int base, int cached, int tokens) {
         int cachedBlocks = cached / config.blockTokens();
         return switch (config.admission()) {
-            case PREEMPT_ON_OVERFLOW -> blocksFor(base + tokens) - cachedBlocks <= freeBlocks;
-            case GUARANTEED_NO_EVICT -> blocksFor(r.spec.isl() + r.spec.osl()) - cachedBlocks <= freeBlocks;
-            case RESERVE_RATIO -> blocksFor(Math.max(r.promptTokens, base + tokens)) - cachedBlocks + reserve() <= freeBlocks;
+            case PREEMPT_ON_OVERFLOW -> sequenceBlocks(base + tokens) - cachedBlocks <= freeBlocks;
+            case GUARANTEED_NO_EVICT -> sequenceBlocks(r.spec.isl() + r.spec.osl()) - cachedBlocks <= freeBlocks;
+            case RESERVE_RATIO -> sequenceBlocks(Math.max(r.promptTokens, base + tokens)) - cachedBlocks + reserve() <= freeBlocks;
         };
     }
 
@@ -236,7 +244,7 @@ final class Replica {
      */
     private boolean allocate(Live r, int tokens) {
         int need = config.admission() == EngineScheduler.Admission.GUARANTEED_NO_EVICT
-                ? blocksFor(r.spec.isl() + r.spec.osl()) : blocksFor(r.kvTokens + tokens);
+                ? sequenceBlocks(r.spec.isl() + r.spec.osl()) : sequenceBlocks(r.kvTokens + tokens);
         int more = need - r.blocks;
         if (more <= 0) {
             return true;

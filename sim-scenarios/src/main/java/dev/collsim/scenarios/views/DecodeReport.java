@@ -26,8 +26,9 @@ public final class DecodeReport {
         if (!r.setup().whatIfs().isEmpty()) {
             t.note("what-ifs: " + r.setup().whatIfs());
         }
-        t.note(String.format(Locale.ROOT, "memory per GPU: %.1f GiB of %.1f (weights %.1f, KV cache %.1f, buffers %.1f, reserve 1.0)",
+        t.note(String.format(Locale.ROOT, "memory per GPU: %.1f GiB of %.1f (weights %.1f, KV cache %.1f,%s buffers %.1f, reserve 1.0)",
                 gib(r.memory().total()), gib(r.memory().capacityBytes()), gib(r.memory().weightsBytes()), gib(r.memory().kvBytes()),
+                r.memory().stateBytes() > 0 ? String.format(Locale.ROOT, " linear state %.1f,", gib(r.memory().stateBytes())) : "",
                 gib(r.memory().buffersBytes())));
         for (String w : r.warnings()) {
             t.note("warning: " + w);

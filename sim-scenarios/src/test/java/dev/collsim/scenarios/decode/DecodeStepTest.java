@@ -167,6 +167,48 @@ class DecodeStepTest {
         assertEquals(2 * 4096 * inner * active * 2 + rows * (2 * inner + 4096) * 2, gateUp, 1);
     }
 
+    /**
+     * A Qwen3.5 linear layer in decode launches Gated DeltaNet's kernels, not attention's, and its recurrent step reads and
+     * writes every sequence's state: 8 sequences on TP 4 hold 16 value heads of 128 x 128 FP32 each (1 MiB), and read their
+     * queries, keys and values (3,072 channels a rank) and write outputs and read gates (2,048 each) in BF16. The full layer
+     * gates its attention's output; a prompt's forward runs the chunked rule and sends the states with the KV cache.
+     */
+    @Test
+    void hybridLayersRunGatedDeltaNetAndKeepStates() {
+        ModelConfig q = ModelConfig.load("src/main/resources/calibration/models/qwen3.5-397b-a17b.json");
+        DecodeSpec spec = new DecodeSpec(q, DecodeSystem.preset("hgx-b300"), OptionalInt.empty(), 4, 1, 1, 1, 8, 4096, Precision.FP8,
+                AllReduceKind.AUTO, Overlap.NONE, true);
+        DecodeResult r = DecodeStep.run(spec);
+        var linear = r.layers().get(0).spans();
+        var names = linear.stream().map(DecodeResult.Span::name).toList();
+        assertTrue(names.containsAll(java.util.List.of("in_proj_qkvz", "in_proj_ba", "causal_conv1d", "gdn_gating", "recurrent_gated_delta_rule",
+                "gated_rms_norm", "out_proj")), names.toString());
+        assertFalse(names.contains("attention"), names.toString());
+        long recurrent = linear.stream().filter(s -> s.name().equals("recurrent_gated_delta_rule")).findFirst().orElseThrow().bytes();
+        assertEquals(8 * (3072 + 2048) * 2 + 8 * 2 * (16 * 128 * 128 * 4), recurrent);
+        var full = r.layers().get(3).spans().stream().map(DecodeResult.Span::name).toList();
+        assertTrue(full.contains("attention") && full.contains("attn_gate") && !full.contains("in_proj_qkvz"), full.toString());
+
+        PrefillResult prompt = Prefill.run(spec.withTokens(1, 2048), 2048, 1, 0);
+        assertEquals(2048.0 * 15 * (2 * 256) * spec.kvBytes() + q.linearStateBytesPerRank(4), prompt.kv().bytesPerGpu(), 1);
+        assertTrue(prompt.ttft().ms() > 0);
+    }
+
+    /** Every model config of the calibration set loads and runs a decode step and a prompt's forward in its checkpoint's format. */
+    @Test
+    void everyCalibrationModelRunsDecodeAndPrefill() throws Exception {
+        try (var files = java.nio.file.Files.list(Path.of("src/main/resources/calibration/models"))) {
+            for (Path file : files.sorted().toList()) {
+                ModelConfig m = ModelConfig.load(file.toString());
+                DecodeSpec spec = new DecodeSpec(m, DecodeSystem.preset("hgx-b300"), OptionalInt.empty(), 8, 1, 1, 1, 4, 1024, m.weights(),
+                        AllReduceKind.AUTO, Overlap.NONE, true);
+                DecodeResult step = DecodeStep.run(spec);
+                assertTrue(step.itl().ms() > 0 && step.memory().weightsBytes() > 0, file.toString());
+                assertTrue(Prefill.run(spec.withTokens(1, 1024), 1024, 1, 0).ttft().ms() > step.itl().ms(), file.toString());
+            }
+        }
+    }
+
     @Test
     void pipelineStagesSendActivationsAndSplitTheWeights() {
         DecodeSpec one = spec("llama-3-70b", "hgx-h100", 4, 8, Overlap.NONE);

@@ -96,6 +96,54 @@ class ModelConfigTest {
         assertEquals(64.0 * (18 * 5000 + 18 * 128) * 2 * 2 * 64 * 2, plan.kvBytes(), 1);
     }
 
+    /**
+     * Qwen3.5-397B-A17B as published: 45 Gated DeltaNet layers and 15 gated full-attention layers, worked by hand from its
+     * config.json. A linear layer's weights: queries and keys 16 x 128 each, values and gates 64 x 128 each, 2 x 64 logits,
+     * the output 64 x 128 back to 4,096. A sequence keeps per linear layer 64 states of 128 x 128 FP32 and the convolution's
+     * last 3 tokens of 12,288 channels in BF16; the KV cache only on the 15 full layers (2 KV heads of 256, keys and values).
+     */
+    @Test
+    void qwen35LinearLayersKeepAStateNotACache() {
+        ModelConfig q = ModelConfig.load("src/main/resources/calibration/models/qwen3.5-397b-a17b.json");
+        assertEquals(45, q.linear().layers().size());
+        assertTrue(q.isLinear(0) && q.isLinear(2) && !q.isLinear(3), "three linear layers, then a full one");
+        assertEquals(15, q.cachedLayers());
+        assertTrue(q.attentionGate());
+        assertEquals(1, q.sharedExperts(), "shared_expert_intermediate_size 1024 is one expert of moe_intermediate_size 1024");
+        assertEquals(4096.0 * (2 * 2048 + 2 * 8192 + 128) + 8192 * 4096, q.attentionParamsPerRank(0, 1), 0);
+        // The gated attention's query projection carries a gate per query: 32 x 256 x 2, beside 2 KV heads of 256 each.
+        assertEquals(4096.0 * (32 * 256 * 2 + 2 * 2 * 256) + 32 * 256 * 4096, q.attentionParamsPerRank(3, 1), 0);
+        double perLayer = 64.0 * 128 * 128 * 4 + 3 * 12288 * 2;
+        assertEquals(perLayer, q.linear().sequenceBytesPerRank(1), 0);
+        assertEquals(45 * perLayer / 4, q.linearStateBytesPerRank(4), 1e-6);
+        assertEquals(0, q.attendedTokens(0, 5000), 0);
+        assertEquals(5000, q.attendedTokens(3, 5000), 0);
+        // 32 sequences of 4,096 tokens on TP 4: KV on 15 layers (the 2 KV heads kept one a rank), states on 45.
+        DecodeSpec spec = new DecodeSpec(q, DecodeSystem.preset("hgx-b300"), java.util.OptionalInt.empty(), 4, 1, 1, 1, 32, 4096,
+                Precision.FP8, AllReduceKind.AUTO, Overlap.NONE, true);
+        MemoryPlan plan = MemoryPlan.of(spec, dev.collsim.topologies.catalog.GpuModel.B300, 0, 1);
+        assertEquals(32.0 * 15 * 4096 * 2 * 256 * 2, plan.kvBytes(), 1);
+        assertEquals(32 * 45 * perLayer / 4, plan.stateBytes(), 1);
+    }
+
+    /**
+     * Kimi-K2.5's compressed-tensors config keeps its routed experts in INT4 (groups of 32 with a BF16 scale each) and the
+     * rest in BF16; the INT4 checkpoints of this architecture are about 594 GB (moonshotai/Kimi-K2-Thinking's safetensors on
+     * Hugging Face; K2.5's adds a vision tower of under 1 GB).
+     */
+    @Test
+    void kimiReadsAsInt4ExpertsBesideBf16() {
+        ModelConfig kimi = ModelConfig.load("src/main/resources/calibration/models/kimi-k2.5.json");
+        assertEquals(Precision.INT4, kimi.weights());
+        DecodeSpec spec = new DecodeSpec(kimi, DecodeSystem.preset("hgx-b300"), java.util.OptionalInt.empty(), 1, 1, 1, 1, 1, 1,
+                Precision.INT4, AllReduceKind.AUTO, Overlap.NONE, true);
+        MemoryPlan plan = MemoryPlan.of(spec, dev.collsim.topologies.catalog.GpuModel.B300, 0, 1);
+        double experts = 60.0 * 384 * 3 * 7168 * 2048 * 0.5625;
+        double dense = kimi.totalParams() - 60.0 * 384 * 3 * 7168 * 2048;
+        assertEquals(experts + dense * 2, plan.weightsBytes(), 1e-6 * experts);
+        assertEquals(1, plan.weightsBytes() / 594e9, 0.03, plan.weightsBytes() / 1e9 + " GB: within 3 % of the published checkpoint");
+    }
+
     /** A multimodal wrapper's language model under text_config reads as the model itself. */
     @Test
     void aWrappersTextConfigIsTheModel(@TempDir Path dir) throws Exception {
@@ -117,13 +165,19 @@ class ModelConfigTest {
             {"{\"hidden_size\": 4096, \"num_attention_heads\": 32,\n\"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 2,"
                     + "\n\"num_key_value_heads\": 5}", ":3: num_key_value_heads: expected a divisor of num_attention_heads 32"},
             {"{\"hidden_size\": 4096,", ": not valid JSON"},
-            {"{\"text_config\": {\"layer_types\": [\"linear_attention\", \"full_attention\"], \"hidden_size\": 8}}",
-                "layer_types: layer 0 is \"linear_attention\"; collsim models full_attention and sliding_attention layers"},
+            {"{\"text_config\": {\"layer_types\": [\"mamba\", \"full_attention\"], \"hidden_size\": 8}}",
+                "layer_types: layer 0 is \"mamba\"; collsim models full_attention, sliding_attention, linear_attention layers"},
+            {"{\"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 1,"
+                    + " \"layer_types\": [\"linear_attention\"], \"linear_num_key_heads\": 3, \"linear_num_value_heads\": 4}",
+                "linear_num_value_heads: expected a multiple of linear_num_key_heads 3"},
+            {"{\"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 1,"
+                    + " \"layer_types\": [\"linear_attention\"], \"linear_num_key_heads\": 2, \"linear_num_value_heads\": 4}",
+                "missing 'linear_key_head_dim'"},
             {"{\"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 2,"
                     + " \"layer_types\": [\"sliding_attention\"], \"sliding_window\": 128}", "layer_types: expected a list of 2 layer types"},
             {"{\"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 2,"
                     + " \"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\":"
-                    + " {\"weights\": {\"num_bits\": 4, \"type\": \"int\"}}}}}", "quantization_config: 4-bit integer weights"},
+                    + " {\"weights\": {\"num_bits\": 3, \"type\": \"int\"}}}}}", "quantization_config: 3-bit integer weights"},
             {"[1, 2]", ":1: expected a JSON object"},
         };
         for (String[] c : cases) {
