@@ -204,7 +204,7 @@ final class LayerKernels {
         double values = a.valueChannels() / tp;
         double heads = (double) a.valueHeads() / tp;
         double convolved = 2 * keys + values;
-        int sequences = prefill ? Math.max(1, (int) Math.round(t / Math.max(1.0, Math.min(t, spec.context() - cachedBefore)))) : t;
+        int sequences = prefill ? Math.max(1, (int) Math.round(t / promptQueries(t))) : t;
         double stateBytes = heads * a.keyDim() * a.valueDim() * a.stateBytes();
         double act = Precision.ACTIVATION_BYTES;
         Op op = attentionNorm(l, b, t, after);
@@ -238,8 +238,13 @@ final class LayerKernels {
         if (!prefill) {
             return new KernelCosts.AttentionShape(t, 1, spec.context(), heads, kvHeads, qkDim, vDim, kvBytes, latent, window);
         }
-        double queries = Math.min(t, Math.max(1, spec.context() - cachedBefore));
+        double queries = promptQueries(t);
         return new KernelCosts.AttentionShape(t / queries, queries, cachedBefore, heads, kvHeads, qkDim, vDim, kvBytes, latent, window);
+    }
+
+    /** In a prompt's forward, the tokens of one sequence among the micro-batch's {@code t}: its uncached tokens, or all {@code t}. */
+    private double promptQueries(int t) {
+        return Math.min(t, Math.max(1, spec.context() - cachedBefore));
     }
 
     /**

@@ -220,14 +220,20 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         return width / moeIntermediate;
     }
 
-    /** The layers {@code layer_types} names linear_attention, with the linear_* sizes; null if none is. */
-    private static LinearAttention linearAttention(JsonNode root, Fields f, int layers) {
-        Set<Integer> linear = new TreeSet<>();
-        for (int l = 0; l < root.path("layer_types").size(); l++) {
-            if (root.path("layer_types").get(l).asText("").equals("linear_attention")) {
-                linear.add(l);
+    /** The layers {@code layer_types} gives as {@code type}. */
+    private static Set<Integer> layersOfType(JsonNode types, String type) {
+        Set<Integer> layers = new TreeSet<>();
+        for (int l = 0; l < types.size(); l++) {
+            if (types.get(l).asText("").equals(type)) {
+                layers.add(l);
             }
         }
+        return layers;
+    }
+
+    /** The layers {@code layer_types} names linear_attention, with the linear_* sizes; null if none is. */
+    private static LinearAttention linearAttention(JsonNode root, Fields f, int layers) {
+        Set<Integer> linear = layersOfType(root.path("layer_types"), "linear_attention");
         if (linear.isEmpty()) {
             return null;
         }
@@ -255,12 +261,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         if (!types.isArray() || types.size() != layers) {
             throw f.error("layer_types", "expected a list of " + layers + " layer types, one a layer (num_hidden_layers)");
         }
-        Set<Integer> sliding = new TreeSet<>();
-        for (int l = 0; l < layers; l++) {
-            if (types.get(l).asText("").equals("sliding_attention")) {
-                sliding.add(l);
-            }
-        }
+        Set<Integer> sliding = layersOfType(types, "sliding_attention");
         return sliding.isEmpty() ? null : new SlidingWindow(f.required("sliding_window"), sliding);
     }
 
