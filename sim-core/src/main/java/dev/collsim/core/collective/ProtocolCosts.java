@@ -21,9 +21,17 @@ import dev.collsim.core.units.TimeSpan;
  *                      through host memory, without GPUDirect, are not charged yet)
  * @param proxyReceive  time the receiver's proxy thread spends on one arrived step before the GPU may
  *                      see it (under Simple, the flush of what the NIC wrote)
+ * @param localCopyRate what one channel's threads store per second into their own rank's memory (a ring step's local
+ *                      copy, {@link Schedule#copiesLocally}): plain stores whatever the protocol, at a Simple channel's rate
  */
 public record ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan notifyLatency, TimeSpan netLatency,
-                            TimeSpan proxyPost, TimeSpan proxyReceive) {
+                            TimeSpan proxyPost, TimeSpan proxyReceive, Rate localCopyRate) {
+
+    /** Costs of a protocol whose channel copies locally at its own rate. */
+    public ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan notifyLatency, TimeSpan netLatency,
+                         TimeSpan proxyPost, TimeSpan proxyReceive) {
+        this(channelRate, sendOverhead, notifyLatency, netLatency, proxyPost, proxyReceive, channelRate);
+    }
 
     /** Costs of a protocol whose network steps cost their proxies nothing. */
     public ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan notifyLatency, TimeSpan netLatency) {

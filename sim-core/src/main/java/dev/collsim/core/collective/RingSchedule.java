@@ -27,6 +27,8 @@ final class RingSchedule extends Schedule {
     private final int window;
     private final boolean reduceScatterHalf;
     private final boolean allReduce;
+    /** The ring step whose sender keeps a copy of what it sends ({@link #copiesLocally}). */
+    private final int localCopyStep;
     private final int shift;
     private final int[][] orders;
     private final Loop[] loops;
@@ -54,6 +56,7 @@ final class RingSchedule extends Schedule {
         this.reduceScatterHalf = op == CollectiveOp.REDUCE_SCATTER;
         this.steps = allReduce ? 2 * (n - 1) : n - 1;
         this.shift = op == CollectiveOp.ALL_GATHER ? 0 : 1;
+        this.localCopyStep = op == CollectiveOp.ALL_GATHER ? 0 : allReduce ? n - 1 : steps - 1;
         this.window = window;
         this.orders = orders;
         if (size.transfers() >= MAX_TRANSFERS) {
@@ -164,6 +167,11 @@ final class RingSchedule extends Schedule {
     @Override
     public TransferKind kind(int t) {
         return TransferKind.P2P;
+    }
+
+    @Override
+    public boolean copiesLocally(int t) {
+        return stepOf(loopOf(t), t) == localCopyStep;
     }
 
     @Override

@@ -93,6 +93,17 @@ public abstract sealed class Schedule permits ArraySchedule, SteppedSchedule, Ri
     }
 
     /**
+     * True if the channel that sends {@code t} also stores {@code t}'s data in its own rank's output buffer, its threads
+     * busy with that local copy before they send again: in NCCL's ring the rank's own slice of an all_gather
+     * ({@code directCopySend}: input to output and to the next rank), the reduced slice an all_reduce keeps
+     * ({@code directRecvReduceCopySend}) and a reduce_scatter's last step ({@code directRecvReduceCopy}), out of place
+     * as nccl-tests times them.
+     */
+    public boolean copiesLocally(int t) {
+        return false;
+    }
+
+    /**
      * True if {@code t} carries more of the buffer step that transfer {@code t - 1}, on the same
      * connection, began: a network proxy posts that step once ({@code sendProxyProgress} in
      * {@code transport/net.cc} hands the NIC one send per step), not once per transfer.

@@ -69,6 +69,8 @@ public final class ScheduleRunner implements FlowListener {
     /** A point-to-point channel's cap on a route through a NIC: the lower of its own rate and the network p2p rate. */
     private double netCapWireRate;
     private long sendOverhead;
+    /** What a channel's threads copy into their own rank's memory per second ({@link Schedule#copiesLocally}). */
+    private double localCopyRate;
     private long notifyLatency;
     private long netLatency;
     private long proxyPost;
@@ -173,6 +175,7 @@ public final class ScheduleRunner implements FlowListener {
         this.capWireRate = protocolCosts.channelRate().bytesPerSecond() * wireFactor * share;
         this.netCapWireRate = p2p ? Math.min(capWireRate, NET_P2P_CHANNEL_BYTES_PER_S * wireFactor) : capWireRate;
         this.sendOverhead = protocolCosts.sendOverhead().picos();
+        this.localCopyRate = protocolCosts.localCopyRate().bytesPerSecond();
         this.notifyLatency = protocolCosts.notifyLatency().picos();
         this.netLatency = protocolCosts.netLatency().picos();
         this.proxyPost = protocolCosts.proxyPost().picos();
@@ -428,7 +431,7 @@ public final class ScheduleRunner implements FlowListener {
 
     private void finish(int t, TransferKind kind, long end, long routeLatency) {
         long freeAt = end + switch (kind) {
-            case P2P -> sendOverhead;
+            case P2P -> sendOverhead + (schedule.copiesLocally(t) ? localCopyPicos(t) : 0);
             case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> nvls.stepOverhead().picos();
             case NETWORK_ALLREDUCE -> sharp.stepOverhead().picos();
             case LOCAL_COPY -> 0;
@@ -451,6 +454,11 @@ public final class ScheduleRunner implements FlowListener {
         }
         delivered(t, visibleAt);
         release(t, true, true, -1, freeAt, visibleAt);
+    }
+
+    /** The time {@code t}'s channel spends copying its data into its own rank's output, at the channel's rate. */
+    private long localCopyPicos(int t) {
+        return Math.round(schedule.bytes(t) / (localCopyRate * schedule.threadShare(t)) * 1e12);
     }
 
     /** A network step has landed in its receiver's buffer: the receiver's proxy flushes it, then the GPU may see it. */
@@ -594,7 +602,7 @@ public final class ScheduleRunner implements FlowListener {
 
     /** The data is in the sender's host memory: the sender moves on; across nodes the NICs take it on. */
     private void writeEnded(int t) {
-        long freeAt = engine.now() + sendOverhead;
+        long freeAt = engine.now() + sendOverhead + (schedule.copiesLocally(t) ? localCopyPicos(t) : 0);
         release(t, true, false, -1, freeAt, freeAt);
         legEnded(schedule.src(t), schedule.channel(t));
         if (route(t).viaNic()) {

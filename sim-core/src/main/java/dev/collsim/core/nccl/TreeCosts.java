@@ -28,7 +28,7 @@ final class TreeCosts {
             rate = rate.times(arch.perChannelMaxTreeLL128Bw(nNodes) / arch.perChannelMaxRingLL128Bw(1));
         }
         return new ProtocolCosts(rate, ring.sendOverhead(), plus(ring.notifyLatency(), nvlinkExtra),
-                plus(ring.netLatency(), netExtra), ring.proxyPost(), ring.proxyReceive());
+                plus(ring.netLatency(), netExtra), ring.proxyPost(), ring.proxyReceive(), ring.localCopyRate());
     }
 
     private static TimeSpan plus(TimeSpan t, double micros) {

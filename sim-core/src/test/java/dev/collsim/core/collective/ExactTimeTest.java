@@ -85,12 +85,14 @@ class ExactTimeTest {
      * link: ends at 5 + 2 x 10.48576 + 1. Step 1 (copy of the reduced block) for slice 0 needs slice 0
      * of step 0 delivered (5 + 10.48576 + 3.5) and the channel free (after slice 1 + 1): the latter is
      * later, so slices follow back to back: 4 slices + 3 send overheads, then the last one is delivered
-     * 1 + 2 + 0.5 later: 5 + 4 x 10.48576 + 4 x 1 + 2.5 = 53.44304 us.
+     * 1 + 2 + 0.5 later. Each step-1 slice is also copied into the rank's own output (the reduced block
+     * it keeps), at the channel's 100 GB/s before it moves on: 5.24288 us each.
+     * 5 + 4 x 10.48576 + 4 x 1 + 2 x 5.24288 + 2.5 = 63.9288 us.
      */
     @Test
     void simpleSlicesPipelineOnAChannel() {
         RunResult r = run(new CollectiveRequest(CollectiveOp.ALL_REDUCE, 2, 2 << 20, 0, Protocol.SIMPLE, 1), SIMPLE);
         assertEquals(4, r.schedule().transferCount() / 2);
-        assertEquals(53_443_040L, r.durationPicos());
+        assertEquals(63_928_800L, r.durationPicos());
     }
 }

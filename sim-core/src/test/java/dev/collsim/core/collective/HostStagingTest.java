@@ -86,7 +86,8 @@ class HostStagingTest {
      * An all_reduce of two GPUs: each writes and reads as much as it sends, and a channel does one
      * primitive at a time (send, receive-reduce-send, receive), while both GPUs share the uplink: three
      * phases each moving the data at half the uplink, so a third of the uplink rate, where the direct
-     * path through the switch gives each GPU its whole link.
+     * path through the switch gives each GPU its whole link (less, on both paths, the local copy of the
+     * reduced half each rank keeps: hence well over 2.5 times, not 3).
      */
     @Test
     void anAllReduceTakesThreePhasesOfTheSharedUplink() {
@@ -97,7 +98,7 @@ class HostStagingTest {
         assertEquals(50 * EFF / 3, gbps, 50 * EFF / 3 * 0.05);
         assertEquals(List.of(), staged.violations());
         Run direct = run(req, false);
-        assertTrue(staged.result().durationPicos() > 3 * direct.result().durationPicos(),
+        assertTrue(staged.result().durationPicos() > 2.5 * direct.result().durationPicos(),
                 staged.result().durationPicos() + " ps staged against " + direct.result().durationPicos() + " ps direct");
     }
 }

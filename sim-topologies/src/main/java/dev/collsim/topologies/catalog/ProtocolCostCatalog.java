@@ -115,7 +115,7 @@ public final class ProtocolCostCatalog {
             TimeSpan net = new TimeSpan(Math.max(0, netStep - step - extraNetRoute.picos())
                     + Math.round(transportLatency.picos() * scale.network()));
             TimeSpan flush = p == Protocol.SIMPLE && arch.needsGdrFlush() ? new TimeSpan(2 * NET_OVERHEAD.picos()) : TimeSpan.ZERO;
-            costs.put(p, new ProtocolCosts(channelRate(arch, p), overhead, notify, net, NET_OVERHEAD, flush));
+            costs.put(p, new ProtocolCosts(channelRate(arch, p), overhead, notify, net, NET_OVERHEAD, flush, channelRate(arch, Protocol.SIMPLE)));
         }
         return costs;
     }
