@@ -20,9 +20,12 @@ import java.util.Map;
  * @param hostLaunch host-side cost of issuing a collective
  * @param deviceCopy what the GPU's copy engine moves from one of its buffers to another (cudaMemcpyAsync,
  *                   device to device): a one-rank collective's copy
+ * @param kernelStart what a ring or tree kernel of this GPU generation takes before its first step, in a
+ *                   stream of back-to-back collectives, where NCCL's tuner takes its ring LL base latency;
+ *                   other protocols and algorithms add what NCCL's base latencies add to that one
  */
 public record CostBook(Map<Protocol, ProtocolCosts> protocols, NvlsCosts nvls, NvlsCosts sharp, CustomKernelCosts custom,
-                       HostLaunch hostLaunch, DeviceCopy deviceCopy) {
+                       HostLaunch hostLaunch, DeviceCopy deviceCopy, TimeSpan kernelStart) {
     /**
      * A copy inside one GPU's memory.
      *
@@ -41,10 +44,10 @@ public record CostBook(Map<Protocol, ProtocolCosts> protocols, NvlsCosts nvls, N
     }
 
     CostBook withoutNvls() {
-        return new CostBook(protocols, null, sharp, custom, hostLaunch, deviceCopy);
+        return new CostBook(protocols, null, sharp, custom, hostLaunch, deviceCopy, kernelStart);
     }
 
     CostBook withoutSharp() {
-        return new CostBook(protocols, nvls, null, custom, hostLaunch, deviceCopy);
+        return new CostBook(protocols, nvls, null, custom, hostLaunch, deviceCopy, kernelStart);
     }
 }

@@ -44,7 +44,8 @@ class NcclPlannerTest {
                 TimeSpan.ofMicros(1), TimeSpan.ofMicros(5), Rate.gigabytesPerSecond(25)), null,
                 new dev.collsim.core.collective.CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5), TimeSpan.ofMicros(2.5),
                         TimeSpan.ofMicros(4)),
-                new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO), new CostBook.DeviceCopy(Rate.gigabytesPerSecond(1500), TimeSpan.ofMicros(1)));
+                new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO), new CostBook.DeviceCopy(Rate.gigabytesPerSecond(1500), TimeSpan.ofMicros(1)),
+                TimeSpan.ofMicros(6.6));
         return new Communicator("test", new RankPlacement(b.build(), ranks, switches, null, null), view, book);
     }
 

@@ -29,7 +29,7 @@ import java.util.Map;
  *       NVLinks, so the links, not the CTAs, bound large transfers.</li>
  *   <li>Per-step latency: NCCL's {@code hwLat[NVLINK][Ring]} (LL 0.6, LL128 1.9, Simple 3.4 us) is
  *       the sum of the route's latency (two NVLink hops), the notify latency and, for Simple, the
- *       send overhead; on Blackwell a step takes {@link #stepExtra} more.</li>
+ *       send overhead; each generation's step takes {@link #stepExtra} more.</li>
  *   <li>Simple's send overhead (1.5 us): the barrier, {@code __threadfence_system} and flag store
  *       after every slice, during which the channel sends nothing. Fitted to the ring all_reduce
  *       times of TG_H100_1N8_SLURM_RING from 64 MiB to 1 GiB; LL and LL128 carry their flags in
@@ -96,8 +96,8 @@ public final class ProtocolCostCatalog {
     }
 
     /**
-     * Costs for GPUs of one generation. A step over NVLink costs NCCL's NVLink ring latency (and on
-     * Blackwell {@link #stepExtra} more); a step
+     * Costs for GPUs of one generation. A step over NVLink costs NCCL's NVLink ring latency and the
+     * generation's {@link #stepExtra}; a step
      * that leaves through a NIC costs NCCL's network ring latency ({@code hwLat[NET][Ring]}: LL 2.7,
      * LL128 4.0, Simple 14 us), of which the network route's extra hops ({@code extraNetRoute} beyond
      * the NVLink route) are already part of the route, plus the transport's own latency per message
@@ -147,18 +147,39 @@ public final class ProtocolCostCatalog {
     }
 
     /**
-     * What a step on this generation takes beyond NCCL's latency table, which Hopper and Blackwell
-     * share: 0.7 us on Blackwell, fitted to VULTR_B200_1N8 (all five operations, 8 B-16 GiB, geomean
-     * |error| 12.7 % against 31 % with none), whose small sizes take 0.7 us more per ring step than
-     * the table gives (a 7-step all_gather 5.3 us more, a 14-step all_reduce 9.6) and, across two
-     * nodes, per tree hop. Why is not established: a B200 is two dies joined by NV-HBI, which a step's
-     * data and flag may cross.
+     * What a step on this generation takes beyond NCCL's latency table (LL 0.6 us on NVLink), which
+     * every generation shares. 0.7 us on Blackwell, fitted to VULTR_B200_1N8 (all five operations, 8 B-16
+     * GiB, geomean |error| 12.7 % against 31 % with none), whose small sizes take 0.7 us more per ring
+     * step than the table gives (a 7-step all_gather 5.3 us more, a 14-step all_reduce 9.6) and, across
+     * two nodes, per tree hop; aiconfigurator's GB300 runs agree. A B200 is two dies joined by NV-HBI,
+     * which a step's data and flag may cross. 0.26 us on Hopper and 0.4 on Ampere: the slopes of the
+     * lines of {@link #kernelStart}.
      */
     static TimeSpan stepExtra(NcclArch arch) {
-        return arch == NcclArch.BLACKWELL ? BLACKWELL_STEP_EXTRA : TimeSpan.ZERO;
+        return TimeSpan.ofMicros(switch (arch) {
+            case VOLTA -> 0;
+            case AMPERE -> 0.4;
+            case HOPPER -> 0.26;
+            case BLACKWELL -> 0.7;
+        });
     }
 
-    private static final TimeSpan BLACKWELL_STEP_EXTRA = TimeSpan.ofMicros(0.7);
+    /**
+     * What a ring or tree kernel takes before its first step when nccl-tests launches them back to back
+     * (one process per GPU), where NCCL's tuner takes its ring LL base latency (6.6 us). Fitted with
+     * {@link #stepExtra} as a line through the 512 B-4 KiB times of all_gather, reduce_scatter and
+     * all_reduce on 2, 4 and 8 GPUs (1 to 14 ring steps) of aiconfigurator's runs: H200 with NCCL 2.26.2
+     * and 2.29.2 (4.4 us and 0.86 us a step; 2.23 takes 0.8 us more to start), A100 with 2.27.3 (7.9 us
+     * and 1.0 us). Blackwell keeps NCCL's: GB300's runs lie on its line within 0.7 us. Why a Hopper
+     * kernel starts sooner than an Ampere one is not established (the hosts differ too).
+     */
+    public static TimeSpan kernelStart(NcclArch arch) {
+        return TimeSpan.ofMicros(switch (arch) {
+            case AMPERE -> 7.9;
+            case HOPPER -> 4.4;
+            case VOLTA, BLACKWELL -> NcclTuner.baseLatencyMicros(NcclAlgo.RING, Protocol.LL);
+        });
+    }
 
     private static Rate channelRate(NcclArch arch, Protocol p) {
         return switch (p) {
