@@ -60,9 +60,11 @@ public final class Prefill {
                 + requests * m.linearStateBytesPerRank(layout.tp()));
         Machine machine = Machine.of(layout);
         List<PrefillResult.KvTransfer> transfers = new ArrayList<>();
-        transfers.add(transfer("the network", machine, layout, perGpu, f.layerEnds, f.forwards, isl, f.ttft, false));
-        transfers.add(2 * layout.gpus() <= machine.gpusPerNode() ? transfer(PrefillResult.KvTransfer.NVLINK, machine, layout, perGpu, f.layerEnds, f.forwards, isl, f.ttft, true)
-                : PrefillResult.KvTransfer.notSimulated(PrefillResult.KvTransfer.NVLINK, "an NVLink domain of " + machine.gpusPerNode()
+        transfers.add(transfer(PrefillResult.KvTransfer.NETWORK, machine, layout, perGpu, f.layerEnds, f.forwards, isl, f.ttft, false));
+        boolean hasNvlink = machine.gpu().nvlink() != null;
+        String inside = hasNvlink ? PrefillResult.KvTransfer.NVLINK : PrefillResult.KvTransfer.PCIE;
+        transfers.add(2 * layout.gpus() <= machine.gpusPerNode() ? transfer(inside, machine, layout, perGpu, f.layerEnds, f.forwards, isl, f.ttft, true)
+                : PrefillResult.KvTransfer.notSimulated(inside, (hasNvlink ? "an NVLink domain of " : "a PCIe server of ") + machine.gpusPerNode()
                         + " GPUs holds one instance of " + (layout.gpus() == layout.tp() ? "TP " + layout.tp() : layout.gpus() + " GPUs")
                         + ", not two"));
         DecodeResult first = f.first;
@@ -144,28 +146,28 @@ public final class Prefill {
 
     /**
      * Every GPU's KV shard of {@code perGpu} bytes to its peer in a decode instance of the same TP
-     * size, all at once: on another node ({@code nvlink} false) or in the same NVLink domain. Once
+     * size, all at once: on another node ({@code insideNode} false) or in the same node (its NVLink domain, or its PCIe tree). Once
      * after the prefill, and layer by layer: each forward's share of a layer after that layer's end
      * in that forward ({@code layerEnds}, ms, forward by forward; {@code tokens} each forward's).
      */
     private static PrefillResult.KvTransfer transfer(String over, Machine machine, DecodeSpec layout, long perGpu, List<double[]> layerEnds,
-                                                     List<PrefillResult.Forward> forwards, int isl, double ttft, boolean nvlink) {
+                                                     List<PrefillResult.Forward> forwards, int isl, double ttft, boolean insideNode) {
         int tp = layout.tp();
         int perNode = machine.gpusPerNode();
-        if (!nvlink && machine.maxNodes() < 2) {
+        if (!insideNode && machine.maxNodes() < 2) {
             return PrefillResult.KvTransfer.notSimulated(over, "one node: no network between instances");
         }
-        if (!nvlink && 2 * nodesOf(tp, perNode) > machine.maxNodes()) {
+        if (!insideNode && 2 * nodesOf(tp, perNode) > machine.maxNodes()) {
             return PrefillResult.KvTransfer.notSimulated(over, "the two instances need " + 2 * nodesOf(tp, perNode) + " nodes; the system has "
                     + machine.maxNodes());
         }
-        double whole = sendMs(machine, tp, perGpu, nvlink);
+        double whole = sendMs(machine, tp, perGpu, insideNode);
         double linkFree = 0;
         Map<Long, Double> sendOf = new HashMap<>();
         for (int k = 0; k < layerEnds.size(); k++) {
             double[] ends = layerEnds.get(k);
             long share = Math.max(1, Math.round((double) perGpu * forwards.get(k).tokens() / isl / ends.length));
-            double send = sendOf.computeIfAbsent(share, b -> sendMs(machine, tp, b, nvlink));
+            double send = sendOf.computeIfAbsent(share, b -> sendMs(machine, tp, b, insideNode));
             for (double end : ends) {
                 linkFree = Math.max(linkFree, end) + send;
             }
@@ -182,9 +184,9 @@ public final class Prefill {
      * {@link #sendMs} places them, sized to last as long as the collective alone, so that each one's time together over
      * its time alone is its rate while the other runs. Where no link is shared both slowdowns are 1.
      *
-     * @param nvlink whether the KV cache crosses NVLink (true) or the network
+     * @param insideNode whether the KV cache stays inside the node (true: NVLink, or PCIe on a PCIe server) or crosses the network
      */
-    public static KvContention kvContention(DecodeSpec layout, PrefillResult prefill, boolean nvlink) {
+    public static KvContention kvContention(DecodeSpec layout, PrefillResult prefill, boolean insideNode) {
         ModelConfig m = layout.model();
         int tokens = prefill.prompts().isl();
         int tp = layout.tp();
@@ -194,7 +196,7 @@ public final class Prefill {
         }
         Machine machine = Machine.of(layout);
         int perNode = machine.gpusPerNode();
-        int offset = nvlink ? group : nodesOf(group, perNode) * perNode;
+        int offset = insideNode ? group : nodesOf(group, perNode) * perNode;
         Communicator whole = machine.layout(2 * offset);
         Communicator own = machine.group(group).placedAt(whole.placement().subset(IntStream.range(0, group).toArray()));
         CollectiveOp op = tp > 1 ? CollectiveOp.ALL_REDUCE : CollectiveOp.ALL_TO_ALL;
@@ -203,8 +205,8 @@ public final class Prefill {
         CollectiveRun collective = own.collectiveRun(CommModel.plan(own, op, bytes, EnumSet.allOf(AlgorithmId.class)));
         double collectiveAlone = CollectiveSimulator.runTogether(List.of(collective)).get(0).durationPicos();
         long probe = Math.max(1, Math.round(tokens * m.kvElementsPerTokenPerRank(tp) * layout.kvBytes()));
-        long share = Math.max(1, Math.round(probe * collectiveAlone / slowest(kvSends(machine, whole, tp, offset, probe, nvlink), tp)));
-        List<CollectiveRun> runs = kvSends(machine, whole, tp, offset, share, nvlink);
+        long share = Math.max(1, Math.round(probe * collectiveAlone / slowest(kvSends(machine, whole, tp, offset, probe, insideNode), tp)));
+        List<CollectiveRun> runs = kvSends(machine, whole, tp, offset, share, insideNode);
         double kvAlone = slowest(runs, tp);
         runs.add(collective);
         List<RunResult> together = CollectiveSimulator.runTogether(runs);
@@ -235,8 +237,8 @@ public final class Prefill {
         }
     }
 
-    private static List<CollectiveRun> kvSends(Machine machine, Communicator whole, int tp, int offset, long bytes, boolean nvlink) {
-        Communicator pairOf = machine.pair(nvlink);
+    private static List<CollectiveRun> kvSends(Machine machine, Communicator whole, int tp, int offset, long bytes, boolean insideNode) {
+        Communicator pairOf = machine.pair(insideNode);
         List<CollectiveRun> runs = new ArrayList<>();
         for (int t = 0; t < tp; t++) {
             Communicator pair = pairOf.placedAt(whole.placement().subset(t, offset + t));
@@ -261,9 +263,9 @@ public final class Prefill {
      * nodes 0-1 send to nodes 2-3, GPU t to GPU t of the same rail), so each node's NICs carry its own
      * GPUs' shards and a group across nodes sends on all of its nodes' NICs at once.
      */
-    private static double sendMs(Machine machine, int tp, long bytes, boolean nvlink) {
-        int offset = nvlink ? tp : nodesOf(tp, machine.gpusPerNode()) * machine.gpusPerNode();
-        List<CollectiveRun> runs = kvSends(machine, machine.layout(2 * offset), tp, offset, bytes, nvlink);
+    private static double sendMs(Machine machine, int tp, long bytes, boolean insideNode) {
+        int offset = insideNode ? tp : nodesOf(tp, machine.gpusPerNode()) * machine.gpusPerNode();
+        List<CollectiveRun> runs = kvSends(machine, machine.layout(2 * offset), tp, offset, bytes, insideNode);
         return slowest(runs, tp) / 1e9;
     }
 }

@@ -46,6 +46,15 @@ public record PrefillResult(DecodeResult.Setup setup, DecodeResult.Layout layout
     public record KvTransfer(String over, Duration after, Duration exposed, String why) {
         /** {@link #over} of a move inside an NVLink domain. */
         public static final String NVLINK = "NVLink";
+        /** {@link #over} of a move between two GPUs of a PCIe server. */
+        public static final String PCIE = "PCIe";
+        /** {@link #over} of a move between nodes. */
+        public static final String NETWORK = "the network";
+
+        /** Whether the move stays inside one node (NVLink or PCIe), where it shares the node's links with the step. */
+        public boolean insideNode() {
+            return !NETWORK.equals(over);
+        }
 
         static KvTransfer notSimulated(String over, String why) {
             return new KvTransfer(over, null, null, why);

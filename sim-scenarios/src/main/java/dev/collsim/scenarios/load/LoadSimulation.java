@@ -186,7 +186,7 @@ public final class LoadSimulation {
                         + " decode instance on " + spec.system().name());
             }
             double ms = spec.kvTransfer() == KvTransfer.AFTER_PREFILL ? move.after().ms() : move.exposed().ms();
-            return new KvSender(ms / reference, Prefill.kvContention(prefill, r, PrefillResult.KvTransfer.NVLINK.equals(move.over())));
+            return new KvSender(ms / reference, Prefill.kvContention(prefill, r, move.insideNode()));
         }
 
         private void at(double timeMs, Runnable action) {
