@@ -331,6 +331,9 @@ public final class DecodeValidation {
         if (g.contains("L40S")) {
             return "pcie-l40s-8x";
         }
+        if (g.contains("RTX PRO 6000")) {
+            return "pcie-rtxpro6000-8x";
+        }
         return g.contains("4090") ? "pcie-4090-8x" : null;
     }
 

@@ -29,7 +29,7 @@ class MonotoneChoiceTest {
         "gb300-nvl72"};
     private static final String[] LARGER_CLUSTERS = {"hgx-h100", "hgx-b200", "gb200-nvl72"};
     private static final String[] PCIE_SERVERS = {"pcie-l40s-8x", "pcie-4090-8x", "pcie-h100-8x", "pcie-h100-8x-gen4",
-        "pcie-2080ti-2x"};
+        "pcie-rtxpro6000-8x", "pcie-2080ti-2x"};
 
     /**
      * Falls not fixed yet ({@code monotone-known-falls.txt}: 69 when it was written on 1 and 2 nodes,

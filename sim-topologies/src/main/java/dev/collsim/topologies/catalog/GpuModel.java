@@ -33,6 +33,14 @@ public enum GpuModel {
     H100_PCIE("h100-pcie", "H100 PCIe 80GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 12,
             new Roofline(756, 1513, 0, 80, 2.0, 114)),
     L40S("l40s", "L40S 48GB", NcclArch.AMPERE, null, 0, new Roofline(362, 733, 0, 48, 0.864, 142)),
+    /**
+     * RTX PRO 6000 Blackwell Server Edition (GB202, compute capability 12.0, which NCCL's tuner counts as
+     * Blackwell; no NVLink): aiconfigurator's {@code systems/rtx_pro_6000_server.yaml} (dense BF16 467.8,
+     * FP8 935.6, FP4 1,871.2 TFLOPS at the 2,430 MHz its node reports; 1.792 TB/s of GDDR7), 96 GB
+     * (97,887 MiB in nvidia-smi), 188 SMs per NVIDIA's announcement.
+     */
+    RTX_PRO_6000("rtxpro6000", "RTX PRO 6000 Blackwell Server Edition 96GB", NcclArch.BLACKWELL, null, 0,
+            new Roofline(467.8, 935.6, 1871.2, 96, 1.792, 188)),
     RTX_4090("rtx4090", "GeForce RTX 4090 24GB", NcclArch.AMPERE, null, 0, new Roofline(165.2, 330.3, 0, 24, 1.008, 128)),
     RTX_2080TI("rtx2080ti", "GeForce RTX 2080 Ti 11GB", NcclArch.VOLTA, null, 0, new Roofline(53.8, 0, 0, 11, 0.616, 68));
 

@@ -37,6 +37,13 @@ public enum SystemPreset implements NamedSystem {
     PCIE_H100_8X_GEN4("pcie-h100-8x-gen4", "8x H100 PCIe in a PCIe Gen4 server: 2 CPU sockets, 2 PCIe switches per socket,"
             + " 2 GPUs per switch, peer-to-peer on, no NVLink bridges", GpuModel.H100_PCIE,
             new PcieServer(2, 2, 2, PcieGeneration.GEN4)),
+    /**
+     * NVIDIA's RTX PRO server (MGX reference design): each pair of GPUs sits under the PCIe switch built
+     * into a ConnectX-8 SuperNIC, two SuperNICs per CPU socket; the GPUs' links are PCIe Gen5 x16.
+     */
+    PCIE_RTXPRO6000_8X("pcie-rtxpro6000-8x", "8x RTX PRO 6000 Blackwell Server Edition in an MGX RTX PRO server: 2 CPU"
+            + " sockets, 2 ConnectX-8 SuperNICs per socket whose built-in PCIe switch holds 2 GPUs each, PCIe Gen5 x16,"
+            + " peer-to-peer on, no NVLink", GpuModel.RTX_PRO_6000, new PcieServer(2, 2, 2, PcieGeneration.GEN5)),
     PCIE_2080TI_2X("pcie-2080ti-2x", "2x GeForce RTX 2080 Ti under one PCIe Gen3 switch (topo PIX); no peer-to-peer, so NCCL"
             + " copies through host memory (calibration set AH_2080TI_2G_SHM)", GpuModel.RTX_2080TI,
             new PcieServer(1, 1, 2, PcieGeneration.GEN3));
