@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.StreamSupport;
 
 /** Reads the calibration CSV (the bundled copy or a file) and the set-up of each data set. */
 public final class CalibrationSet {
@@ -131,7 +132,8 @@ public final class CalibrationSet {
                 DatasetSetup setup = new DatasetSetup(d.get("id").asText(), text(d, "system"), d.path("nodes").asInt(0),
                         d.hasNonNull("gpus-per-node") ? d.get("gpus-per-node").asInt() : null, text(d, "network"),
                         d.hasNonNull("gpus-per-thread") ? d.get("gpus-per-thread").asInt() : null, text(d, "algo"),
-                        d.hasNonNull("gdr") ? d.get("gdr").asBoolean() : null, text(d, "not-yet"));
+                        d.hasNonNull("gdr") ? d.get("gdr").asBoolean() : null, text(d, "not-yet"), text(d, "inconsistent"),
+                        StreamSupport.stream(d.path("inconsistent-nodes").spliterator(), false).map(JsonNode::asInt).toList());
                 byId.put(setup.id(), setup);
             }
             return byId;

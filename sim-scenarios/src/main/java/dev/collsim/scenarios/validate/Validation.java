@@ -13,11 +13,13 @@ import dev.collsim.scenarios.bench.ReduceOp;
 import dev.collsim.scenarios.bench.SizeSweep;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * Simulates every measured line of the calibration set that the model covers, on the system and
@@ -38,18 +40,19 @@ public final class Validation {
 
     private final List<Point> points = new ArrayList<>();
     private final List<String> skipped = new ArrayList<>();
+    private final List<String> apart = new ArrayList<>();
 
     private Validation() {}
 
     /** Every measured line of the spec simulated on its data set's system. */
     public static Validation run(ValidationSpec spec) {
-        List<CalibrationRow> rows = spec.rows();
         Map<String, DatasetSetup> setups = spec.setups();
         Validation v = new Validation();
         Map<String, List<CalibrationRow>> byDataset = new LinkedHashMap<>();
-        for (CalibrationRow r : rows) {
+        for (CalibrationRow r : spec.rows()) {
             byDataset.computeIfAbsent(r.dataset(), k -> new ArrayList<>()).add(r);
         }
+        List<Series> series = new ArrayList<>();
         for (Map.Entry<String, List<CalibrationRow>> e : byDataset.entrySet()) {
             DatasetSetup setup = setups.get(e.getKey());
             if (setup == null) {
@@ -61,13 +64,32 @@ public final class Validation {
                 Map<Integer, List<CalibrationRow>> byNodes = new TreeMap<>();
                 e.getValue().forEach(r -> byNodes.computeIfAbsent(r.nodes(), k -> new ArrayList<>()).add(r));
                 for (Map.Entry<Integer, List<CalibrationRow>> n : byNodes.entrySet()) {
-                    String label = byNodes.size() == 1 ? e.getKey() : e.getKey() + " (" + n.getKey() + " nodes)";
-                    v.simulate(label, setup.onNodes(n.getKey()), n.getValue());
+                    boolean apart = setup.inconsistentOn(n.getKey());
+                    List<String> tags = new ArrayList<>();
+                    if (byNodes.size() > 1) {
+                        tags.add(n.getKey() + " nodes");
+                    }
+                    if (apart) {
+                        tags.add("inconsistent");
+                    }
+                    String label = tags.isEmpty() ? e.getKey() : e.getKey() + " (" + String.join(", ", tags) + ")";
+                    series.add(new Series(label, setup.onNodes(n.getKey()), n.getValue(), apart));
+                }
+                if (setup.inconsistent() != null) {
+                    String which = setup.inconsistentNodes().isEmpty() ? ""
+                            : " (" + setup.inconsistentNodes().stream().map(String::valueOf).collect(Collectors.joining(" and ")) + " nodes)";
+                    v.apart.add(e.getKey() + which + ": " + setup.inconsistent());
                 }
             }
         }
+        // The series that contradict another measurement of their system come last, labelled so.
+        series.sort(Comparator.comparing(Series::apart));
+        series.forEach(s -> v.simulate(s.label(), s.setup(), s.rows()));
         return v;
     }
+
+    /** One data set's rows on one node count, and whether they are scored apart. */
+    private record Series(String label, DatasetSetup setup, List<CalibrationRow> rows, boolean apart) {}
 
     private void simulate(String label, DatasetSetup setup, List<CalibrationRow> rows) {
         WhatIf whatIf = setup.gdr() ? WhatIf.NONE : new WhatIf(null, 0, 1, 1, false, Map.of(), Map.of(), List.of());
@@ -95,6 +117,11 @@ public final class Validation {
 
     public List<String> skipped() {
         return List.copyOf(skipped);
+    }
+
+    /** The data sets scored apart, each with the evidence that it contradicts another measurement of its system. */
+    public List<String> scoredApart() {
+        return List.copyOf(apart);
     }
 
 }

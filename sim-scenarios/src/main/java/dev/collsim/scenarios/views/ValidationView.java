@@ -15,7 +15,7 @@ import org.apache.commons.math3.stat.descriptive.DescriptiveStatistics;
 /** {@code validate}'s tables: the error per data set and operation, and every measured line. */
 public final class ValidationView {
     private static final List<Column> SUMMARY = List.of(
-            Column.text("dataset", "dataset", 32),
+            Column.text("dataset", "dataset", 45),
             Column.text("op", "op", 14),
             Column.number("rows", "rows", "", 4, 0),
             Column.number("geomean_abs_err_pct", "geomean |err|", "(%)", 13, 1),
@@ -30,7 +30,7 @@ public final class ValidationView {
             Column.number("max_abs_err_pct_from_64MiB", "max |err| >=64MiB", "(%)", 17, 1));
 
     private static final List<Column> DETAIL = List.of(
-            Column.text("dataset", "dataset", 32),
+            Column.text("dataset", "dataset", 45),
             Column.text("op", "op", 14),
             Column.number("size_bytes", "size", "(B)", 12, 0),
             Column.number("measured_us", "measured", "(us)", 10, 2),
@@ -73,6 +73,9 @@ public final class ValidationView {
         }
         for (String s : v.skipped()) {
             t.footnote("not simulated: " + s);
+        }
+        for (String s : v.scoredApart()) {
+            t.footnote("scored apart, inconsistent with another measurement of the same system: " + s);
         }
         return t;
     }
