@@ -431,7 +431,7 @@ public final class ScheduleRunner implements FlowListener {
 
     private void finish(int t, TransferKind kind, long end, long routeLatency) {
         long freeAt = end + switch (kind) {
-            case P2P -> sendOverhead + (schedule.copiesLocally(t) ? localCopyPicos(t) : 0);
+            case P2P -> senderBusy(t);
             case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> nvls.stepOverhead().picos();
             case NETWORK_ALLREDUCE -> sharp.stepOverhead().picos();
             case LOCAL_COPY -> 0;
@@ -456,9 +456,13 @@ public final class ScheduleRunner implements FlowListener {
         release(t, true, true, -1, freeAt, visibleAt);
     }
 
-    /** The time {@code t}'s channel spends copying its data into its own rank's output, at the channel's rate. */
-    private long localCopyPicos(int t) {
-        return Math.round(schedule.bytes(t) / (localCopyRate * schedule.threadShare(t)) * 1e12);
+    /**
+     * How long {@code t}'s sending channel stays busy after its last byte left: the protocol's send overhead, and where
+     * the step keeps a copy in its own rank's output ({@link Schedule#copiesLocally}), that copy at the channel's rate.
+     */
+    private long senderBusy(int t) {
+        long copy = schedule.copiesLocally(t) ? Math.round(schedule.bytes(t) / (localCopyRate * schedule.threadShare(t)) * 1e12) : 0;
+        return sendOverhead + copy;
     }
 
     /** A network step has landed in its receiver's buffer: the receiver's proxy flushes it, then the GPU may see it. */
@@ -602,7 +606,7 @@ public final class ScheduleRunner implements FlowListener {
 
     /** The data is in the sender's host memory: the sender moves on; across nodes the NICs take it on. */
     private void writeEnded(int t) {
-        long freeAt = engine.now() + sendOverhead + (schedule.copiesLocally(t) ? localCopyPicos(t) : 0);
+        long freeAt = engine.now() + senderBusy(t);
         release(t, true, false, -1, freeAt, freeAt);
         legEnded(schedule.src(t), schedule.channel(t));
         if (route(t).viaNic()) {
