@@ -76,7 +76,7 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
     String overlap;
 
     @Option(names = "--cuda-graphs", paramLabel = "auto|on|off", defaultValue = "auto",
-            description = "kernels replayed from a CUDA graph (default: ${DEFAULT-VALUE}, as the engine does: on, off for lmdeploy)")
+            description = "kernels replayed from a CUDA graph (default: ${DEFAULT-VALUE}, as the engine does: on, off for trtllm-tensorrt and lmdeploy)")
     String cudaGraphs;
 
     @Mixin

@@ -12,7 +12,7 @@ final class EngineFlag {
     static final String DEFAULT = "vllm";
 
     @Option(names = "--engine", paramLabel = "NAME",
-            description = "the serving engine whose kernels and host loop the step follows: vllm, vllm-v0, sglang, trtllm or lmdeploy"
+            description = "the serving engine whose kernels and host loop the step follows: vllm, vllm-v0, sglang, trtllm (its PyTorch backend), trtllm-tensorrt (its TensorRT backend) or lmdeploy"
                     + " (default: " + DEFAULT + ", the one that fits the calibration best)")
     String name;
 

@@ -54,6 +54,12 @@ final class LoadRunOptions {
             + " TensorRT-LLM 32)")
     Integer blockSize;
 
+    @Option(names = "--cuda-graph-padding", paramLabel = "on|off",
+            description = "a decode batch pads up to the next captured CUDA graph; off: a batch of a size not captured runs eagerly"
+                    + " (TensorRT-LLM's cuda_graph_config.enable_padding, SGLang's --disable-cuda-graph-padding; default: the engine's:"
+                    + " on for vLLM and SGLang, off for TensorRT-LLM)")
+    String graphPadding;
+
     @Option(names = "--router", paramLabel = "NAME", defaultValue = "round-robin",
             description = "how a request picks an instance and a DP replica: round-robin, least-loaded or kv-aware (Dynamo's)"
                     + " (default: ${DEFAULT-VALUE})")
@@ -93,7 +99,8 @@ final class LoadRunOptions {
                     .orElseThrow(() -> new InputException("--schedule-policy '" + schedulePolicy + "': expected fcfs or lpm"));
         }
         Boolean caching = prefixCaching == null ? null : Flags.onOff("--prefix-caching", prefixCaching);
-        return new SchedulerKnobs(maxNumSeqs, maxNumBatchedTokens, chunkedPrefillSize, policy, caching, memoryFraction, blockSize);
+        Boolean padding = graphPadding == null ? null : Flags.onOff("--cuda-graph-padding", graphPadding);
+        return new SchedulerKnobs(maxNumSeqs, maxNumBatchedTokens, chunkedPrefillSize, policy, caching, memoryFraction, blockSize, padding);
     }
 
     Router router() {

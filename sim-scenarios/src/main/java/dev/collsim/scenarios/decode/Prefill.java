@@ -21,7 +21,9 @@ import java.util.stream.IntStream;
  * of the GEMMs, attention causal over the prompt, the layout's collectives at prefill sizes, layer by
  * layer on the decode step's machinery ({@link DecodeStep#prefillForward}); whole, or in chunks of
  * {@code chunk} tokens, each a forward that attends to the chunks before it (chunked prefill). The
- * time to first token is every forward plus the engine's host step before each.
+ * time to first token is every forward plus the engine's host step before each. An engine that leaves
+ * a prompt's last token to its decoder (TurboMind) prefills the rest and runs that token as a forward of
+ * its own in the same iteration, with no host step between them.
  *
  * <p>Its KV cache then goes to a decode instance of the same layout (disaggregated serving), each GPU
  * its shard to its peer, all at once: over the network between two nodes, and over NVLink where the
@@ -69,7 +71,7 @@ public final class Prefill {
                         + ", not two"));
         DecodeResult first = f.first;
         PrefillResult.Time time = new PrefillResult.Time(Duration.ofMillis(f.ttft), Duration.ofMillis(f.compute), Duration.ofMillis(f.comm),
-                Duration.ofMillis(f.exposed), Duration.ofMillis(f.hostMs * f.forwards.size()));
+                Duration.ofMillis(f.exposed), Duration.ofMillis(f.hostMs));
         return new PrefillResult(first.setup(), first.layout(), new PrefillResult.Prompts(isl, requests, chunk), time,
                 new PrefillResult.KvCache(kvPerToken, kvPerToken * isl, perGpu, transfers), f.forwards, layers, first.warnings(), f.last);
     }
@@ -97,7 +99,7 @@ public final class Prefill {
         return new ForwardCost(r.timing().gpu().ms(), attention);
     }
 
-    /** The forwards of a prefill, each layer's time summed over them, and the last forward's layer ends on the prefill's clock. */
+    /** The forwards of a prefill, each layer's time summed over them, each forward's layer ends on the prefill's clock, and the host's time in all. */
     private record Forwards(DecodeResult first, DecodeResult last, List<PrefillResult.Forward> forwards, double[] layerMs, List<double[]> layerEnds, double hostMs,
                             double ttft, double compute, double comm, double exposed) {}
 
@@ -108,19 +110,23 @@ public final class Prefill {
             throw new InputException("--chunk " + chunk + ": expected a positive number of tokens, or leave it out");
         }
         DecodeStep.requireFits(layout.withTokens(requests, isl));
-        int step = chunk == 0 ? isl : Math.min(chunk, isl);
+        // An engine that leaves the last token to the decoder prefills the rest, then runs that token in the same iteration.
+        int prompt = layout.engine().firstTokenFromDecodeStep() ? isl - 1 : isl;
+        int step = chunk == 0 ? prompt : Math.min(chunk, prompt);
         List<PrefillResult.Forward> forwards = new ArrayList<>();
         DecodeResult first = null;
         DecodeResult last = null;
         double[] layerMs = null;
         List<double[]> layerEnds = new ArrayList<>();
-        double hostMs = layout.engine().hostMicros(requests) / 1000;
+        double hostStepMs = layout.engine().hostMicros(requests) / 1000;
+        double hostMs = 0;
         double ttft = 0;
         double compute = 0;
         double comm = 0;
         double exposed = 0;
-        for (int cached = 0; cached < isl; cached += step) {
-            int tokens = Math.min(step, isl - cached);
+        for (int cached = 0; cached < isl; ) {
+            int tokens = cached < prompt ? Math.min(step, prompt - cached) : 1;
+            double host = cached >= prompt && !forwards.isEmpty() ? 0 : hostStepMs;
             DecodeResult r = DecodeStep.prefillForward(layout.withTokens(requests * tokens, cached + tokens), cached, cache, alone);
             double gpuMs = r.timing().gpu().ms();
             forwards.add(new PrefillResult.Forward(cached, tokens, Duration.ofMillis(gpuMs), r.timing().compute(), r.comm().busy(), r.comm().exposed()));
@@ -133,10 +139,12 @@ public final class Prefill {
             for (int l = 0; l < layerMs.length; l++) {
                 DecodeResult.Layer layer = r.layers().get(l);
                 layerMs[l] += layer.end().ms() - layer.start().ms();
-                ends[l] = ttft + hostMs + layer.end().ms();
+                ends[l] = ttft + host + layer.end().ms();
             }
             layerEnds.add(ends);
-            ttft += hostMs + gpuMs;
+            ttft += host + gpuMs;
+            hostMs += host;
+            cached += tokens;
             compute += r.timing().compute().ms();
             comm += r.comm().busy().ms();
             exposed += r.comm().exposed().ms();

@@ -22,16 +22,34 @@ public enum ServingEngine {
     VLLM("vllm", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS), new Host(9.0, 2_000, 10, false)),
     /** vLLM V0 (0.7 and earlier): the same kernels, with a host loop that builds every sequence's metadata each step. */
     VLLM_V0("vllm-v0", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS), new Host(9.0, 5_000, 200, false)),
-    /** SGLang: FlashInfer/FlashAttention-3 kernels, shared-experts fusion, and the overlap scheduler. */
+    /**
+     * SGLang: FlashInfer/FlashAttention-3 kernels, shared-experts fusion, and the overlap scheduler. Its prefill runs the
+     * model's Python modules eagerly (piecewise CUDA graphs, the default from 2026 for some models, are not modelled: SGLang
+     * turns them off for DP attention, expert parallelism, multimodal and hybrid models and disaggregated prefill).
+     */
     SGLANG("sglang", EnumSet.of(Trait.FUSES_SHARED_EXPERTS, Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS),
-            new Host(9.0, 1_500, 10, true)),
-    /** TensorRT-LLM (PyTorch backend): fused attention preprocessing, all-reduce + norm fusion, overlap scheduler. */
+            new Host(50.0, 1_500, 10, true)),
+    /**
+     * TensorRT-LLM's PyTorch backend (the default from 1.0, trtllm-serve's {@code --backend pytorch}): fused attention
+     * preprocessing, all-reduce + norm fusion, overlap scheduler; Python modules issue the kernels of a context phase.
+     */
     TRTLLM("trtllm", EnumSet.of(Trait.FUSES_ROPE_AND_CACHE_WRITE, Trait.FUSES_NORM_INTO_ALL_REDUCE, Trait.FUSES_ACTIVATION,
             Trait.FUSES_QUANTIZE, Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.FP8_CACHE_WITH_FP8_WEIGHTS, Trait.CUDA_GRAPHS),
-            new Host(4.0, 1_000, 5, true)),
-    /** LMDeploy's TurboMind (2023): FasterTransformer-style fused kernels launched from C++, without CUDA graphs, NCCL's all-reduce. */
-    LMDEPLOY("lmdeploy", EnumSet.of(Trait.FUSES_ROPE_AND_CACHE_WRITE, Trait.FUSES_ACTIVATION, Trait.FUSES_QUANTIZE),
-            new Host(4.0, 2_000, 150, false));
+            new Host(35.0, 1_000, 5, true)),
+    /**
+     * TensorRT-LLM's TensorRT backend (engines built by trtllm-build and run by its C++ runtime, the only backend before
+     * 0.17; {@code --backend tensorrt}): the plugins' fused attention preprocessing, gated activation and quantisation, its
+     * own all-reduce, kernels enqueued from C++ and no CUDA graphs unless asked; no all-reduce + norm fusion (reduce_fusion
+     * came with 0.12).
+     */
+    TRTLLM_TENSORRT("trtllm-tensorrt", EnumSet.of(Trait.FUSES_ROPE_AND_CACHE_WRITE, Trait.FUSES_ACTIVATION, Trait.FUSES_QUANTIZE,
+            Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.FP8_CACHE_WITH_FP8_WEIGHTS), new Host(4.0, 1_000, 5, false)),
+    /**
+     * LMDeploy's TurboMind (2023): FasterTransformer-style fused kernels launched from C++, without CUDA graphs, NCCL's
+     * all-reduce, and the first token from a decode step.
+     */
+    LMDEPLOY("lmdeploy", EnumSet.of(Trait.FUSES_ROPE_AND_CACHE_WRITE, Trait.FUSES_ACTIVATION, Trait.FUSES_QUANTIZE,
+            Trait.FIRST_TOKEN_FROM_DECODE_STEP), new Host(4.0, 2_000, 150, false));
 
     /** What an engine does, where engines differ. */
     public enum Trait {
@@ -56,14 +74,21 @@ public enum ServingEngine {
         /** With FP8 or FP4 weights the KV cache is FP8 by default (the quantised checkpoints TensorRT-LLM serves); else BF16. */
         FP8_CACHE_WITH_FP8_WEIGHTS,
         /** Decode steps are replayed from CUDA graphs. */
-        CUDA_GRAPHS
+        CUDA_GRAPHS,
+        /**
+         * The prompt but its last token is prefilled, and the last token goes through the decoder with the running batch,
+         * in the same iteration: that decode step makes the first token (FasterTransformer's design, as TurboMind v0.1
+         * ran it: LlamaBatch::ContextDecode leaves the last input token out, "will process with decoder later").
+         */
+        FIRST_TOKEN_FROM_DECODE_STEP
     }
 
     /**
      * The engine's host loop.
      *
-     * @param eagerLaunchUs     host time to issue one kernel without CUDA graphs (Python and the framework's dispatch for
-     *                          the PyTorch engines, C++ for TurboMind)
+     * @param eagerLaunchUs     host time to issue one kernel without CUDA graphs (for the PyTorch engines the Python of the
+     *                          model's modules and the framework's dispatch between two kernels; C++ for TurboMind and
+     *                          TensorRT-LLM's TensorRT backend)
      * @param stepUs            host time per step that does not depend on the batch
      * @param perSequenceUs     host time per step and sequence in the batch
      * @param overlapped        the next step is scheduled while the GPU runs this one, so only host time beyond the
@@ -85,6 +110,7 @@ public enum ServingEngine {
     final boolean hostOverlapped;
     final boolean fp8CacheWithFp8Weights;
     final boolean cudaGraphsByDefault;
+    private final boolean firstTokenFromDecodeStep;
 
     ServingEngine(String label, Set<Trait> traits, Host host) {
         this.label = label;
@@ -97,6 +123,7 @@ public enum ServingEngine {
         this.customAllReduce = traits.contains(Trait.CUSTOM_ALL_REDUCE);
         this.fp8CacheWithFp8Weights = traits.contains(Trait.FP8_CACHE_WITH_FP8_WEIGHTS);
         this.cudaGraphsByDefault = traits.contains(Trait.CUDA_GRAPHS);
+        this.firstTokenFromDecodeStep = traits.contains(Trait.FIRST_TOKEN_FROM_DECODE_STEP);
         this.eagerLaunchUs = host.eagerLaunchUs();
         this.hostStepUs = host.stepUs();
         this.hostPerSequenceUs = host.perSequenceUs();
@@ -112,6 +139,11 @@ public enum ServingEngine {
 
     public String label() {
         return label;
+    }
+
+    /** Whether a prompt's last token is left to the decode step that makes the first token ({@link Trait#FIRST_TOKEN_FROM_DECODE_STEP}). */
+    public boolean firstTokenFromDecodeStep() {
+        return firstTokenFromDecodeStep;
     }
 
     /** Whether the gated activation runs in the GEMM's epilogue rather than as a kernel of its own. */

@@ -77,6 +77,10 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
             // 128 sequences without padding (another batch runs eagerly), GUARANTEED_NO_EVICT.
             case TRTLLM -> new EngineScheduler(2048, 8192, Integer.MAX_VALUE, true, 32, 0.9, true, trtllmGraphs(), false,
                     Admission.GUARANTEED_NO_EVICT, 0, SchedulerKnobs.Policy.FCFS, true);
+            // TensorRT-LLM's TensorRT backend (executor API, gptManagerBenchmark): in-flight batching as the PyTorch backend's
+            // limits have it, no CUDA graphs (cuda_graph_mode off by default), KV cache reuse off (enable_kv_cache_reuse).
+            case TRTLLM_TENSORRT -> new EngineScheduler(2048, 8192, Integer.MAX_VALUE, true, 32, 0.9, true, new int[0], false,
+                    Admission.GUARANTEED_NO_EVICT, 0, SchedulerKnobs.Policy.FCFS, false);
             // TurboMind: no CUDA graphs; its batch and blocks as vLLM's for want of published defaults of its own.
             case LMDEPLOY -> new EngineScheduler(256, 8192, Integer.MAX_VALUE, true, 64, 0.8, false, new int[0], true, Admission.PREEMPT_ON_OVERFLOW,
                     0, SchedulerKnobs.Policy.FCFS, false);
@@ -100,8 +104,11 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
         }
         int block = knobs.blockTokens() != null ? knobs.blockTokens() : d.blockTokens;
         double fraction = knobs.memoryFraction() != null ? knobs.memoryFraction() : d.memoryFraction;
-        int[] graphs = capped(d.graphSizes, seqs);
-        return new EngineScheduler(seqs, budget, chunk, d.mixed, block, fraction, d.ofFreeMemory, graphs, d.padsToGraph, d.admission, d.newTokenRatio,
+        boolean pads = knobs.graphPadding() != null ? knobs.graphPadding() : d.padsToGraph;
+        // TensorRT-LLM captures another set of sizes when it pads (CudaGraphConfig._generate_cuda_graph_batch_sizes).
+        int[] sizes = pads && !d.padsToGraph && d.graphSizes.length > 0 ? trtllmPaddedGraphs(seqs) : d.graphSizes;
+        int[] graphs = capped(sizes, seqs);
+        return new EngineScheduler(seqs, budget, chunk, d.mixed, block, fraction, d.ofFreeMemory, graphs, pads, d.admission, d.newTokenRatio,
                 knobs.policy() != null ? knobs.policy() : d.policy, knobs.prefixCaching() != null ? knobs.prefixCaching() : d.prefixCaching);
     }
 
@@ -137,6 +144,18 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
             out.add(b);
         }
         out.addAll(List.of(64, 128));
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** TensorRT-LLM's with enable_padding: 1, 2, 4, every multiple of 8 to 128, then every 64 more up to {@code max}. */
+    static int[] trtllmPaddedGraphs(int max) {
+        List<Integer> out = new ArrayList<>(List.of(1, 2, 4));
+        for (int b = 8; b <= 128; b += 8) {
+            out.add(b);
+        }
+        for (int b = 192; b <= max; b += 64) {
+            out.add(b);
+        }
         return out.stream().mapToInt(Integer::intValue).toArray();
     }
 

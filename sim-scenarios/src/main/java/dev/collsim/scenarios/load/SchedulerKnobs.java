@@ -11,10 +11,12 @@ package dev.collsim.scenarios.load;
  * @param prefixCaching       whether blocks already cached are reused
  * @param memoryFraction      the share of a GPU's memory the engine takes for weights and KV cache
  * @param blockTokens         tokens per KV-cache block
+ * @param graphPadding        whether a decode batch pads up to the next captured CUDA graph (TensorRT-LLM's
+ *                            cuda_graph_config.enable_padding; SGLang's --disable-cuda-graph-padding turns it off)
  */
 public record SchedulerKnobs(Integer maxNumSeqs, Integer maxNumBatchedTokens, Integer chunkSize, Policy policy, Boolean prefixCaching,
-                             Double memoryFraction, Integer blockTokens) {
-    public static final SchedulerKnobs DEFAULTS = new SchedulerKnobs(null, null, null, null, null, null, null);
+                             Double memoryFraction, Integer blockTokens, Boolean graphPadding) {
+    public static final SchedulerKnobs DEFAULTS = new SchedulerKnobs(null, null, null, null, null, null, null, null);
 
     /** First come first served, or longest prefix match first (SGLang's lpm: the request with most cached blocks). */
     public enum Policy {

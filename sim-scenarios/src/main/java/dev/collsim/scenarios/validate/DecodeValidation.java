@@ -344,7 +344,9 @@ public final class DecodeValidation {
             return ServingEngine.SGLANG;
         }
         if (f.contains("tensorrt") || f.contains("trt-llm") || f.contains("trtllm")) {
-            return ServingEngine.TRTLLM;
+            // The C++ runtime's benchmarks (gptSessionBenchmark, gptManagerBenchmark) run TensorRT engines.
+            boolean tensorrt = f.contains("gptsession") || f.contains("gptmanager") || f.contains("tensorrt backend");
+            return tensorrt ? ServingEngine.TRTLLM_TENSORRT : ServingEngine.TRTLLM;
         }
         if (f.contains("lmdeploy") || f.contains("turbomind")) {
             return ServingEngine.LMDEPLOY;

@@ -62,8 +62,8 @@ import java.util.stream.Collectors;
  * each role's batch its maximum batch); the workload a closed loop of the concurrency, fixed ISL and
  * OSL, {@value #WARMUP_PER_USER} x concurrency requests of warm-up and then {@value #MEASURED_PER_USER}
  * x concurrency measured, as aiconfigurator's benchmark runs them (genai-perf {@code --request-count}
- * 10 C, {@code --warmup-request-count} 2 C), seed 0; the engine's scheduler defaults, requests routed in
- * turn ({@link #ROUTER}), a disaggregated request's KV cache sent once its prefill is done (as
+ * 10 C, {@code --warmup-request-count} 2 C), seed 0; the engine's scheduler defaults but for CUDA graphs, which pad
+ * ({@link #AICONFIGURATOR_KNOBS}), requests routed in turn ({@link #ROUTER}), a disaggregated request's KV cache sent once its prefill is done (as
  * TensorRT-LLM, SGLang and vLLM's NixlConnector do). A run collsim cannot simulate keeps its rows,
  * each listed with the reasons.
  */
@@ -73,6 +73,12 @@ public final class ServingValidation {
     public static final int MEASURED_PER_USER = 10;
     /** Warm-up requests per request in flight, sent first and left out of the figures. */
     public static final int WARMUP_PER_USER = 2;
+    /**
+     * The runs' deployments are aiconfigurator's generator's: it turns CUDA-graph padding on for every TensorRT-LLM decode
+     * and aggregated worker ({@code generator/rule_plugin/trtllm.rule}: {@code cuda_graph_enable_padding = true}), which
+     * TensorRT-LLM's own default leaves off; vLLM and SGLang pad by default.
+     */
+    static final SchedulerKnobs AICONFIGURATOR_KNOBS = new SchedulerKnobs(null, null, null, null, null, null, null, true);
     /**
      * How requests pick an instance and a DP replica: in turn, as Dynamo's frontend and SGLang's DP attention do by
      * default; in a closed loop of equal requests the least-loaded choice spreads them the same way.
@@ -328,7 +334,7 @@ public final class ServingValidation {
         }
         EngineSetup setup = new EngineSetup(engine, null, overlapSchedulerFor(run.framework(), engine, deployment));
         LoadSpec spec = new LoadSpec((ModelConfig) model, DecodeSystem.preset(system), precision, setup, deployment,
-                workload(concurrency, run.isl(), run.osl()), SchedulerKnobs.DEFAULTS, ROUTER, KvTransfer.AFTER_PREFILL, null, 0, false);
+                workload(concurrency, run.isl(), run.osl()), AICONFIGURATOR_KNOBS, ROUTER, KvTransfer.AFTER_PREFILL, null, 0, false);
         return new Mapped(spec, systemLabel, engineLabel, deployment.label(), null);
     }
 

@@ -51,6 +51,33 @@ class PrefillTest {
     }
 
     /**
+     * TurboMind (2023) prefills a prompt but its last token, then runs that token through the decoder in the same iteration
+     * to make the first token: the time to first token is the prefill of 2,047 tokens, a forward of one token over them and
+     * one host step; the same prompt under TensorRT-LLM's TensorRT backend (the same C++ launch cost) is one forward of
+     * 2,048 tokens.
+     */
+    @Test
+    void turboMindMakesTheFirstTokenWithADecodeStep() {
+        DecodeSpec spec = new DecodeSpec(ModelConfig.load("llama-3-8b"), DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 1, 1, 1, 1, 1,
+                2048, Precision.BF16, AllReduceKind.AUTO, Overlap.NONE, false, ServingEngine.LMDEPLOY, null, null);
+        PrefillResult r = Prefill.run(spec, 2048, 1, 0);
+        assertEquals(2, r.forwards().size());
+        assertEquals(0, r.forwards().get(0).cachedTokens());
+        assertEquals(2047, r.forwards().get(0).tokens());
+        assertEquals(2047, r.forwards().get(1).cachedTokens());
+        assertEquals(1, r.forwards().get(1).tokens());
+        double host = ServingEngine.LMDEPLOY.hostMicros(1) / 1000;
+        assertEquals(host, r.time().host().ms(), 1e-9, "one host step for the iteration");
+        assertEquals(host + r.forwards().get(0).gpu().ms() + r.forwards().get(1).gpu().ms(), r.ttft().ms(), 1e-9);
+        DecodeSpec tensorrt = new DecodeSpec(spec.model(), spec.system(), OptionalInt.empty(), 1, 1, 1, 1, 1, 2048, Precision.BF16,
+                AllReduceKind.AUTO, Overlap.NONE, false, ServingEngine.TRTLLM_TENSORRT, null, null);
+        assertEquals(1, Prefill.run(tensorrt, 2048, 1, 0).forwards().size());
+        PrefillResult one = Prefill.run(spec, 1, 1, 0);
+        assertEquals(1, one.forwards().size(), "a one-token prompt is the decoder's alone");
+        assertEquals(host, one.time().host().ms(), 1e-9);
+    }
+
+    /**
      * Sent layer by layer, the cache hides behind the prefill while a layer's share sends faster than
      * the next layer computes (400 Gb/s NICs: nothing exposed), and exposes only the excess when it
      * sends slower (1 Gb/s: the link is busy from the first layer's end, so what shows is the whole

@@ -11,7 +11,7 @@ import umontreal.ssj.randvar.ExponentialGen;
 import umontreal.ssj.rng.MRG32k3a;
 
 class LoadSimulationTest {
-    private static final SchedulerKnobs ONE_AT_A_TIME = new SchedulerKnobs(1, null, null, null, null, null, null);
+    private static final SchedulerKnobs ONE_AT_A_TIME = new SchedulerKnobs(1, null, null, null, null, null, null, null);
 
     /** One request alone: its time in the server, a prefill of its prompt and its only token. */
     private static double serviceMs(int isl) {
@@ -84,7 +84,7 @@ class LoadSimulationTest {
     /** A KV cache too small for the batch preempts; every request still gets all its tokens, and the queue law still holds. */
     @Test
     void aSmallCachePreemptsAndEveryRequestStillEnds() {
-        SchedulerKnobs tight = new SchedulerKnobs(null, null, null, null, null, 0.25, null);
+        SchedulerKnobs tight = new SchedulerKnobs(null, null, null, null, null, 0.25, null, null);
         LoadOutcome o = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", ServingEngine.VLLM, Loads.closed(256, 600, 2000, 400, 0), tight));
         assertTrue(o.summary().preemptions() > 0, "preemptions " + o.summary().preemptions() + " with " + o.setup().kvBlocks() + " blocks");
         assertEquals(600, o.summary().completed());

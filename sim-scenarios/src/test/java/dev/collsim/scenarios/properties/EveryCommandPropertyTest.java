@@ -67,7 +67,7 @@ class EveryCommandPropertyTest {
             "meta-llama/Llama-3.1-70B-Instruct", "nvidia/DeepSeek-R1-FP4", "src/test/resources/saved-files/llama-config-with-bom.json")).toList();
     /** Models small enough for serve and compare's searches to stay within seconds. */
     static final List<String> SMALL_MODELS = List.of("llama-3-8b", "llama-3.1-8b", "meta-llama/Meta-Llama-3-8B");
-    static final List<String> ENGINES = List.of("vllm", "vllm-v0", "sglang", "trtllm", "lmdeploy");
+    static final List<String> ENGINES = List.of("vllm", "vllm-v0", "sglang", "trtllm", "trtllm-tensorrt", "lmdeploy");
     static final List<String> FORMATS = List.of("table", "csv", "json", "markdown");
 
     @TempDir
@@ -650,7 +650,8 @@ class EveryCommandPropertyTest {
     /** The flags serve takes only with --deployment: the load run's workload and engine knobs. */
     static final String[] SERVE_LOAD_FLAGS = {"--deployment", "--concurrency", "--burstiness", "--requests", "--warmup", "--seed",
         "--random-range-ratio", "--trace", "--prefix-share", "--max-num-seqs", "--max-num-batched-tokens", "--chunked-prefill-size",
-        "--schedule-policy", "--prefix-caching", "--gpu-memory-utilization", "--block-size", "--router", "--goodput", "--percentiles", "--perfetto"};
+        "--schedule-policy", "--prefix-caching", "--gpu-memory-utilization", "--block-size", "--cuda-graph-padding", "--router", "--goodput",
+        "--percentiles", "--perfetto"};
 
     /** A plan (the M/D/1 search) four times in ten, else one deployment under load with a few dozen requests. */
     static Line serve(G g) {
@@ -702,6 +703,7 @@ class EveryCommandPropertyTest {
         own.put("--chunked-prefill-size", gg -> gg.chance(0.2) ? "0" : gg.tokens(16, 16384));
         own.put("--schedule-policy", gg -> gg.pick("fcfs", "lpm"));
         own.put("--prefix-caching", gg -> gg.pick("on", "off"));
+        own.put("--cuda-graph-padding", gg -> gg.pick("on", "off"));
         own.put("--gpu-memory-utilization", gg -> gg.number(0.3 + gg.r.nextDouble() * 0.7));
         own.put("--block-size", gg -> Integer.toString(gg.count(256)));
         own.put("--router", gg -> gg.pick("round-robin", "least-loaded", "kv-aware"));
@@ -710,8 +712,8 @@ class EveryCommandPropertyTest {
         own.put("--perfetto", gg -> gg.file("run.json"));
         some(g, l, 0.25, own, Set.of(), "--dtype", "--engine", "--kv-dtype", "--kv-transfer", "--network", "--overlap-scheduler", "--warmup",
                 "--seed", "--burstiness", "--random-range-ratio", "--prefix-share", "--max-num-seqs", "--max-num-batched-tokens",
-                "--chunked-prefill-size", "--schedule-policy", "--prefix-caching", "--gpu-memory-utilization", "--block-size", "--router",
-                "--goodput", "--percentiles", "--perfetto");
+                "--chunked-prefill-size", "--schedule-policy", "--prefix-caching", "--gpu-memory-utilization", "--block-size",
+                "--cuda-graph-padding", "--router", "--goodput", "--percentiles", "--perfetto");
         return withWhatIfsAndOutputs(g, l, own);
     }
 

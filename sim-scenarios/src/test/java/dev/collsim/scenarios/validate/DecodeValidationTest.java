@@ -120,7 +120,10 @@ class DecodeValidationTest {
         assertEquals(3, tables.get(0).rows().size(), "all, then trust A and trust B apart");
     }
 
-    /** The framework column names the engine: vLLM from 0.8 is V1 (0.9.1 is not "v0"), a Dynamo row without its backend TensorRT-LLM. */
+    /**
+     * The framework column names the engine: vLLM from 0.8 is V1 (0.9.1 is not "v0"), a Dynamo row without its backend
+     * TensorRT-LLM, TensorRT-LLM's C++ benchmarks its TensorRT backend.
+     */
     @Test
     void frameworksNameTheirEngines() {
         assertEquals(ServingEngine.VLLM, DecodeValidation.engineFor("vLLM v0.9.1"));
@@ -130,6 +133,8 @@ class DecodeValidationTest {
         assertEquals(ServingEngine.SGLANG, DecodeValidation.engineFor("Dynamo (SGLang backend)"));
         assertEquals(ServingEngine.TRTLLM, DecodeValidation.engineFor("NVIDIA Dynamo"));
         assertEquals(ServingEngine.LMDEPLOY, DecodeValidation.engineFor("LMDeploy v0.1.0a1 (TurboMind)"));
+        assertEquals(ServingEngine.TRTLLM_TENSORRT, DecodeValidation.engineFor("TensorRT-LLM 0.9.0 (gptSessionBenchmark)"));
+        assertEquals(ServingEngine.TRTLLM, DecodeValidation.engineFor("TensorRT-LLM v0.21.0rc2 (PyTorch backend, trtllm-serve)"));
         assertNull(DecodeValidation.engineFor("llama.cpp"));
         assertEquals("concurrency", DecodeValidation.loadKind("max_concurrency"));
         assertEquals("qps", DecodeValidation.loadKind("request rate"));
