@@ -6,25 +6,25 @@ import dev.collsim.topologies.catalog.GpuModel;
 /**
  * What one kernel of the decode step takes on a GPU. Every kernel pays a fixed time that no amount
  * of bandwidth shortens (the gap between two kernels of a CUDA graph, its prologue, the fill and
- * drain of its memory pipeline, the tail wave), then the longer of its math and its memory traffic,
- * each at the efficiency its kind of kernel reaches. Without CUDA graphs the host issues every kernel
- * and a kernel shorter than the host's issue time waits for it.
+ * drain of its memory pipeline, the tail wave), then its math and its memory traffic, each at the
+ * efficiency its kind of kernel reaches: an element-wise kernel the traffic alone, a dense GEMM both,
+ * combined as its architecture's GEMMs combine them ({@link GemmConstants}). Without CUDA graphs the
+ * host issues every kernel and a kernel shorter than the host's issue time waits for it.
  *
  * <p>The constants are named by what they mean and sourced in docs/model.md ("Kernel efficiencies");
  * small GEMVs reach a lower share of HBM bandwidth than large ones because the fixed time weighs more
- * against fewer bytes ({@link #FIXED_US} plus bytes at {@link #GEMM_MEMORY}), not through a factor per size.
+ * against fewer bytes, not through a factor per size.
+ *
+ * @param blockScaledFp8 whether the step's FP8 weights carry a scale per 128 x 128 block (the FP8 checkpoints DeepSeek and
+ *                       Qwen publish) rather than one per tensor (FP8 quantised at load); it picks the GEMMs' constants
  */
-public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engine) {
+public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engine, boolean blockScaledFp8) {
     /** Names this set of constants in every output, so results made with another set can be told apart. */
-    public static final String EFFICIENCY_SET = "collsim-kernels-2026-12-aic";
+    public static final String EFFICIENCY_SET = "collsim-kernels-2026-12-aic-gemm";
     /** Launch gap between two kernels replayed from a CUDA graph. */
     public static final double GRAPH_GAP_US = 1.5;
-    /** A kernel's own fixed time: prologue, pipeline fill and drain, tail wave (DeepGEMM's M = 64 GEMMs, the calibration). */
+    /** An element-wise kernel's own fixed time: prologue, pipeline fill and drain, tail wave (DeepGEMM's M = 64 GEMMs, the calibration). */
     public static final double FIXED_US = 2.0;
-    /** Share of HBM bandwidth a weight-streaming GEMM reaches once its fixed time is paid (DeepGEMM, M = 64). */
-    public static final double GEMM_MEMORY = 0.85;
-    /** Share of the dense tensor rate a GEMM reaches with its rows padded to whole MMA tiles (DeepGEMM, cuBLAS at large M). */
-    public static final double GEMM_MATH = 0.70;
     /** Rows of the tensor cores' smallest tile (Hopper's wgmma and Blackwell's UMMA are 64 rows; Ampere's CTA tiles too). */
     public static final int MMA_TILE_ROWS = 64;
     /** Columns of a grouped GEMM's output tile (the 128-wide N tiles of CUTLASS's, DeepGEMM's and Triton's MoE kernels). */
@@ -40,18 +40,17 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
     /** Share of HBM bandwidth an element-wise kernel (norm, rotary, activation, quantisation, copy) reaches. */
     public static final double STREAM_MEMORY = 0.85;
 
-    /** What a kernel does, which sets the efficiency its traffic and math reach. */
+    /** What a kernel does, which sets how its traffic and math are priced. */
     public enum Kind {
-        /** A dense GEMM whose weights stream from HBM; {@code rows} tokens padded to whole tiles. */
-        GEMM(GEMM_MEMORY),
-        /** An element-wise or reduction kernel: bandwidth only. */
-        ELEMENTWISE(STREAM_MEMORY);
+        /** A dense GEMM whose weights stream from HBM; {@code rows} tokens padded to whole tiles ({@link GemmConstants}). */
+        GEMM,
+        /** An element-wise or reduction kernel: bandwidth only, at {@link #STREAM_MEMORY} of HBM. */
+        ELEMENTWISE
+    }
 
-        final double memoryEfficiency;
-
-        Kind(double memoryEfficiency) {
-            this.memoryEfficiency = memoryEfficiency;
-        }
+    /** Without the weights' block scales: FP8 weights are taken as per-tensor scaled. */
+    public KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engine) {
+        this(model, cudaGraphs, engine, false);
     }
 
     /** The time between two kernels on a stream: the graph's gap, or the host's issue time without graphs. */
@@ -60,15 +59,28 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
     }
 
     /**
-     * The kernel's time after its launch: its fixed time, then the longer of its math (already
-     * padded to whole tiles by the caller) at the tensor rate of {@code mathBits}-bit operands and
-     * its memory traffic at its kind's efficiency.
+     * The kernel's time after its launch: its fixed time, then its math (already padded to whole tiles by the caller) at the
+     * tensor rate of {@code mathBits}-bit operands and its memory traffic, as its kind combines them.
      */
     public double workMicros(Kind kind, double flops, double bytes, int mathBits) {
         GpuModel.Roofline gpu = model.roofline();
-        double math = flops / (gpu.tflops(mathBits) * 1e12 * GEMM_MATH);
-        double memory = bytes / (gpu.hbmBytesPerSecond() * kind.memoryEfficiency);
-        return FIXED_US + Math.max(math, memory) * 1e6;
+        if (kind == Kind.ELEMENTWISE) {
+            return FIXED_US + bytes / (gpu.hbmBytesPerSecond() * STREAM_MEMORY) * 1e6;
+        }
+        GemmConstants c = gemm(mathBits);
+        double math = flops / (gpu.tflops(mathBits) * 1e12 * c.math());
+        double memory = bytes / (gpu.hbmBytesPerSecond() * c.memory());
+        return c.fixedUs() + c.combine(math, memory) * 1e6;
+    }
+
+    /** A kernel's fixed time, the floor no bandwidth shortens: a GEMM's its format's, any other kernel's {@link #FIXED_US}. */
+    public double fixedMicros(Kind kind, int mathBits) {
+        return kind == Kind.GEMM ? gemm(mathBits).fixedUs() : FIXED_US;
+    }
+
+    /** The dense GEMMs' constants on this GPU for {@code mathBits}-bit operands in this step's weight format. */
+    public GemmConstants gemm(int mathBits) {
+        return GemmConstants.of(model.arch(), mathBits, blockScaledFp8);
     }
 
     /**
@@ -78,6 +90,48 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
      */
     public double gemmMicros(double rows, double n, double k, double bytesPerParam, int mathBits) {
         return workMicros(Kind.GEMM, 2.0 * paddedRows(rows) * n * k, n * k * bytesPerParam + rows * (n + k) * Precision.ACTIVATION_BYTES, mathBits);
+    }
+
+    /**
+     * How dense GEMMs (cuBLAS, CUTLASS and DeepGEMM as TensorRT-LLM launches them) run on an architecture in one weight
+     * format, fitted by {@code tools/aic/fit_gemm.py} to aiconfigurator's measured TensorRT-LLM GEMM tables (docs/model.md,
+     * "Dense GEMMs"): {@code math}, the share of the format's dense tensor rate; {@code memory}, the share of HBM;
+     * {@code fixedUs}, the kernel's fixed time; {@code ridge}, the exponent p of {@link #combine}: how sharply a GEMM turns
+     * from memory- to compute-bound (the roofline's max as p grows, the sum of the two at p = 1).
+     */
+    public record GemmConstants(double math, double memory, double fixedUs, double ridge) {
+        /** TensorRT-LLM 1.0.0's A100 table; also Volta and Ada (catalogued as Ampere), in any format. */
+        static final GemmConstants AMPERE = new GemmConstants(0.837, 0.896, 3.80, 1.51);
+        /** TensorRT-LLM 1.3.0rc20's H100 and H200 tables together. */
+        static final GemmConstants HOPPER_BF16 = new GemmConstants(0.790, 0.828, 1.86, 3.16);
+        static final GemmConstants HOPPER_FP8 = new GemmConstants(0.693, 0.852, 4.11, 2.03);
+        static final GemmConstants HOPPER_FP8_BLOCK = new GemmConstants(0.562, 0.920, 0.05, 1.36);
+        /** TensorRT-LLM 1.3.0rc20's B200 and GB200 tables together. */
+        static final GemmConstants BLACKWELL_BF16 = new GemmConstants(0.672, 0.750, 1.35, 2.90);
+        static final GemmConstants BLACKWELL_FP8 = new GemmConstants(0.650, 0.850, 6.19, 1.31);
+        static final GemmConstants BLACKWELL_FP8_BLOCK = new GemmConstants(0.649, 0.758, 1.28, 2.13);
+        static final GemmConstants BLACKWELL_FP4 = new GemmConstants(0.463, 0.546, 3.67, 2.05);
+
+        /** The set for {@code bits}-bit operands; 4-bit weights on Hopper (no FP4 rate) take block FP8's, as the grouped GEMMs do. */
+        public static GemmConstants of(NcclArch arch, int bits, boolean blockScaled) {
+            if (arch == NcclArch.HOPPER) {
+                return bits >= 16 ? HOPPER_BF16 : bits <= 4 || blockScaled ? HOPPER_FP8_BLOCK : HOPPER_FP8;
+            }
+            if (arch == NcclArch.BLACKWELL) {
+                return bits >= 16 ? BLACKWELL_BF16 : bits <= 4 ? BLACKWELL_FP4 : blockScaled ? BLACKWELL_FP8_BLOCK : BLACKWELL_FP8;
+            }
+            return AMPERE;
+        }
+
+        /** Math and memory times combined: (math^p + memory^p)^(1/p). */
+        public double combine(double math, double memory) {
+            double longer = Math.max(math, memory);
+            if (longer <= 0) {
+                return 0;
+            }
+            // Scaled by the longer so that the powers stay in range.
+            return longer * Math.pow(Math.pow(math / longer, ridge) + Math.pow(memory / longer, ridge), 1 / ridge);
+        }
     }
 
     /**
@@ -117,8 +171,9 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
      * the kernel's fixed time; {@code rowNs}, each routed row's gather, scales and scatter beyond its bytes.
      */
     public record MoeConstants(double memory, double math, double fillK, double fixedUs, double rowNs) {
-        /** Where no engine's table exists (Ampere): the dense GEMMs' shares. */
-        static final MoeConstants DENSE = new MoeConstants(GEMM_MEMORY, GEMM_MATH, 0, FIXED_US, 0);
+        /** Where no engine's table exists (Ampere): the dense GEMMs' shares and fixed time. */
+        static final MoeConstants DENSE = new MoeConstants(GemmConstants.AMPERE.memory(), GemmConstants.AMPERE.math(), 0,
+                GemmConstants.AMPERE.fixedUs(), 0);
         /** TensorRT-LLM 1.3.0rc20's CUTLASS MoE (DeepGEMM for block FP8 on Blackwell). */
         static final MoeConstants TRTLLM_HOPPER_BF16 = new MoeConstants(0.903, 0.870, 467, 8.4, 3.4);
         static final MoeConstants TRTLLM_HOPPER_FP8 = new MoeConstants(0.875, 0.822, 1006, 8.6, 3.3);

@@ -41,7 +41,7 @@ final class LayerKernels {
         this.cachedBefore = cachedBefore;
         this.spec = spec;
         this.m = spec.model();
-        this.k = new KernelCosts(gpu, spec.cudaGraphs(), spec.engine());
+        this.k = new KernelCosts(gpu, spec.cudaGraphs(), spec.engine(), spec.model().weights() == Precision.FP8);
         this.comm = comm;
         this.noise = noise;
         this.prefill = prefill;
@@ -389,7 +389,7 @@ final class LayerKernels {
     private Op groupedGemm(String name, int l, int b, double tokens, double rows, double groups, double params, double depth, Op after) {
         double bpp = spec.precision().bytesPerParam();
         int bits = mathBits(bpp);
-        boolean blockScaled = m.weights() == Precision.FP8;
+        boolean blockScaled = k.blockScaledFp8();
         weights(params * bpp);
         double bytes = KernelCosts.groupedGemmBytes(rows, groups, params, depth, bpp);
         Op op = timed(name, l, b, k.groupedGemmMicros(tokens, rows, groups, params, depth, bpp, bits, blockScaled),
@@ -424,7 +424,7 @@ final class LayerKernels {
             double micros = whole / FUSED_TILES + (i == 0 ? launch() : 0);
             gemm = add(new Op(name + "[" + i + "]", l, b, KernelKind.COMPUTE, 0, micros, 0, 0, 0).after(gemm));
             if (i == 0) {
-                gemm.floorMicros = launch() + KernelCosts.FIXED_US;
+                gemm.floorMicros = launch() + k.fixedMicros(KernelCosts.Kind.GEMM, bits);
             }
             gemm.launch = i == 0;
             gemm.rooflineMicros = k.rooflineMicros(2.0 * t * params, bytes, bits) / FUSED_TILES;
@@ -460,7 +460,7 @@ final class LayerKernels {
      */
     private Op compute(String name, int layer, int b, KernelCosts.Kind kind, double flops, double bytes, Op after, double usefulFlops,
                        int mathBits) {
-        Op op = timed(name, layer, b, k.workMicros(kind, flops, bytes, mathBits), KernelCosts.FIXED_US, bytes, after);
+        Op op = timed(name, layer, b, k.workMicros(kind, flops, bytes, mathBits), k.fixedMicros(kind, mathBits), bytes, after);
         op.rooflineMicros = k.rooflineMicros(usefulFlops, bytes, mathBits);
         op.flops = usefulFlops;
         return op;

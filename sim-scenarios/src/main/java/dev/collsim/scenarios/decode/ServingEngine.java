@@ -21,7 +21,7 @@ public enum ServingEngine {
     /** vLLM V1 (0.8 and later): torch.compile'd layers, FlashAttention/FlashInfer, custom all-reduce, CUDA graphs. */
     VLLM("vllm", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS), new Host(9.0, 2_000, 10, false)),
     /** vLLM V0 (0.7 and earlier): the same kernels, with a host loop that builds every sequence's metadata each step. */
-    VLLM_V0("vllm-v0", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS), new Host(9.0, 5_000, 200, false)),
+    VLLM_V0("vllm-v0", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS), new Host(9.0, 6_100, 110, false)),
     /**
      * SGLang: FlashInfer/FlashAttention-3 kernels, shared-experts fusion, and the overlap scheduler. Its prefill runs the
      * model's Python modules eagerly (piecewise CUDA graphs, the default from 2026 for some models, are not modelled: SGLang
@@ -49,7 +49,7 @@ public enum ServingEngine {
      * all-reduce, and the first token from a decode step.
      */
     LMDEPLOY("lmdeploy", EnumSet.of(Trait.FUSES_ROPE_AND_CACHE_WRITE, Trait.FUSES_ACTIVATION, Trait.FUSES_QUANTIZE,
-            Trait.FIRST_TOKEN_FROM_DECODE_STEP), new Host(4.0, 2_000, 150, false));
+            Trait.FIRST_TOKEN_FROM_DECODE_STEP), new Host(4.0, 800, 100, false));
 
     /** What an engine does, where engines differ. */
     public enum Trait {

@@ -46,7 +46,7 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         BF16("bfloat16", 2, 16),
         FP8("fp8", 1, 8),
         FP8_BLOCK("fp8_block", 1, 8),
-        /** NVIDIA's FP4 with an FP8 scale per 16 weights; scored in the MoE tables only (the GEMM model has no FP4 path). */
+        /** NVIDIA's FP4 with an FP8 scale per 16 weights. */
         NVFP4("nvfp4", 0.5625, 4);
 
         final String column;
@@ -184,14 +184,15 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         return out;
     }
 
-    /** A GEMM row; one of a format the GPU has no tensor rate for (FP8 on an A100) or the model does not price is left out. */
+    /** A GEMM row; one of a format the GPU has no tensor rate for (FP8 on an A100, FP4 before Blackwell) is left out. */
     private static Outcome gemm(String[] f, Table table) {
         GpuModel gpu = table.gpu();
-        KernelCosts costs = table.costs();
         GemmFormat format = GemmFormat.of(f[0]);
-        if (format == null || format == GemmFormat.NVFP4 || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0)) {
+        if (format == null || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0) || (format.bits <= 4 && gpu.roofline().fp4Tflops() == 0)) {
             return null;
         }
+        // A block-scaled format's GEMMs take their own constants (KernelCosts.GemmConstants).
+        KernelCosts costs = format == GemmFormat.FP8_BLOCK ? new KernelCosts(gpu, true, table.costs().engine(), true) : table.costs();
         int m = Integer.parseInt(f[1]);
         int n = Integer.parseInt(f[2]);
         int k = Integer.parseInt(f[3]);

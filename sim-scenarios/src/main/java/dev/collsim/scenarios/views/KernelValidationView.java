@@ -22,10 +22,11 @@ public final class KernelValidationView {
         t.note("measured: NVIDIA aiconfigurator's kernel tables, one call per row timed in CUDA-graph replays: TensorRT-LLM's on A100,"
                 + " H100, H200, B200 and GB200, vLLM's and SGLang's on H100 and B200 (the versions: tools/aic/README.md, which"
                 + " tools/aic/convert.mjs writes them by); each engine's kernels priced with its own traits");
-        t.note("gemm (shape M x N x K): the launch gap, then the longer of the math (M padded to 64-row tiles, at the dense tensor"
-                + " rate x GEMM_MATH) and the traffic (weights, activations in and out, at HBM x GEMM_MEMORY), plus the fixed time;"
-                + " 8-bit rows add the activation's dynamic quantisation, which the measured call includes: the cast, and before it"
-                + " a pass for the per-tensor scale (fp8; fp8_block's 1 x 128 scales are taken in the cast)");
+        t.note("gemm (shape M x N x K): the launch gap, the fixed time, then the math (M padded to 64-row tiles, at the format's dense"
+                + " tensor rate x its math share) and the traffic (weights, activations in and out, at HBM x its memory share) combined"
+                + " as (math^p + traffic^p)^(1/p), the four constants per architecture and format fitted by tools/aic/fit_gemm.py to the"
+                + " TensorRT-LLM tables; 8- and 4-bit rows add the activation's dynamic quantisation, which the measured call includes:"
+                + " the cast, and before it a pass for the per-tensor scale (fp8; fp8_block's 1 x 128 scales are taken in the cast)");
         t.note("context attention (batch x ISL, query/KV heads per GPU, head size): a CTA per sequence, query head and 128-query tile,"
                 + " causal (tile i runs i + 1 key tiles of 128), each tile at an SM's share of the BF16 rate x the architecture's"
                 + " efficiency; the CTAs' makespan over the SMs (each paying its start), one pass over q, k, v, the output and (fused)"
