@@ -23,7 +23,7 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
     public static final String EFFICIENCY_SET = "collsim-kernels-2026-12-aic-gemm";
     /** Launch gap between two kernels replayed from a CUDA graph. */
     public static final double GRAPH_GAP_US = 1.5;
-    /** An element-wise kernel's own fixed time: prologue, pipeline fill and drain, tail wave (DeepGEMM's M = 64 GEMMs, the calibration). */
+    /** An element-wise kernel's own fixed time: prologue, pipeline fill and drain, tail wave (fitted to calibration rows 1-2). */
     public static final double FIXED_US = 2.0;
     /** Rows of the tensor cores' smallest tile (Hopper's wgmma and Blackwell's UMMA are 64 rows; Ampere's CTA tiles too). */
     public static final int MMA_TILE_ROWS = 64;
