@@ -41,7 +41,8 @@ final class LayerKernels {
         this.cachedBefore = cachedBefore;
         this.spec = spec;
         this.m = spec.model();
-        this.k = new KernelCosts(gpu, spec.cudaGraphs(), spec.engine(), spec.model().weights() == Precision.FP8);
+        // FP8 checkpoints (DeepSeek's, Qwen's) carry block scales; FP8 applied to a BF16 checkpoint scales per tensor.
+        this.k = new KernelCosts(gpu, spec.cudaGraphs(), spec.engine(), m.weights() == Precision.FP8);
         this.comm = comm;
         this.noise = noise;
         this.prefill = prefill;

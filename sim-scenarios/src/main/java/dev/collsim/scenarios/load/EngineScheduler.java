@@ -57,7 +57,7 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
 
     /** The engine's defaults for the OpenAI-compatible server on a data-centre GPU, the user's knobs over them. */
     static EngineScheduler of(ServingEngine engine, SchedulerKnobs knobs, Deployment.Role role) {
-        return of(knobs, role, defaults(engine));
+        return of(engine, knobs, role, defaults(engine));
     }
 
     /** The engine's defaults for the OpenAI-compatible server on a data-centre GPU. */
@@ -87,7 +87,7 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
         };
     }
 
-    private static EngineScheduler of(SchedulerKnobs knobs, Deployment.Role role, EngineScheduler d) {
+    private static EngineScheduler of(ServingEngine engine, SchedulerKnobs knobs, Deployment.Role role, EngineScheduler d) {
         int seqs = knobs.maxNumSeqs() != null ? knobs.maxNumSeqs() : role.maxBatch() > 0 ? role.maxBatch() : d.maxNumSeqs;
         if (role.kind() == Deployment.Kind.PREFILL && role.prompts() > 0) {
             seqs = role.prompts();
@@ -105,8 +105,8 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
         int block = knobs.blockTokens() != null ? knobs.blockTokens() : d.blockTokens;
         double fraction = knobs.memoryFraction() != null ? knobs.memoryFraction() : d.memoryFraction;
         boolean pads = knobs.graphPadding() != null ? knobs.graphPadding() : d.padsToGraph;
-        // TensorRT-LLM captures another set of sizes when it pads (CudaGraphConfig._generate_cuda_graph_batch_sizes).
-        int[] sizes = pads && !d.padsToGraph && d.graphSizes.length > 0 ? trtllmPaddedGraphs(seqs) : d.graphSizes;
+        // TensorRT-LLM captures another set of sizes, up to its max_batch_size, when it pads (CudaGraphConfig).
+        int[] sizes = pads && engine == ServingEngine.TRTLLM ? trtllmPaddedGraphs(seqs) : d.graphSizes;
         int[] graphs = capped(sizes, seqs);
         return new EngineScheduler(seqs, budget, chunk, d.mixed, block, fraction, d.ofFreeMemory, graphs, pads, d.admission, d.newTokenRatio,
                 knobs.policy() != null ? knobs.policy() : d.policy, knobs.prefixCaching() != null ? knobs.prefixCaching() : d.prefixCaching);
