@@ -60,6 +60,11 @@ final class LoadRunOptions {
                     + " on for vLLM and SGLang, off for TensorRT-LLM)")
     String graphPadding;
 
+    @Option(names = "--mixed-chunk", paramLabel = "on|off",
+            description = "prompt chunks run in the decode steps; off: a step is all prefill or all decode, prefill first"
+                    + " (SGLang's --enable-mixed-chunk; default: the engine's: off for SGLang, on for the others)")
+    String mixedChunk;
+
     @Option(names = "--router", paramLabel = "NAME", defaultValue = "round-robin",
             description = "how a request picks an instance and a DP replica: round-robin, least-loaded or kv-aware (Dynamo's)"
                     + " (default: ${DEFAULT-VALUE})")
@@ -100,7 +105,8 @@ final class LoadRunOptions {
         }
         Boolean caching = prefixCaching == null ? null : Flags.onOff("--prefix-caching", prefixCaching);
         Boolean padding = graphPadding == null ? null : Flags.onOff("--cuda-graph-padding", graphPadding);
-        return new SchedulerKnobs(maxNumSeqs, maxNumBatchedTokens, chunkedPrefillSize, policy, caching, memoryFraction, blockSize, padding);
+        Boolean mixed = mixedChunk == null ? null : Flags.onOff("--mixed-chunk", mixedChunk);
+        return new SchedulerKnobs(maxNumSeqs, maxNumBatchedTokens, chunkedPrefillSize, policy, caching, memoryFraction, blockSize, padding, mixed);
     }
 
     Router router() {

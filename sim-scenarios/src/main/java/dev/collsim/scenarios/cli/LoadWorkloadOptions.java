@@ -32,7 +32,8 @@ final class LoadWorkloadOptions {
             description = "requests to send (default: " + WorkloadBuilder.DEFAULT_REQUESTS + ", as vllm bench serve's --num-prompts; with --trace, all of its)")
     Integer requests;
 
-    @Option(names = "--warmup", paramLabel = "N", defaultValue = "0", description = "the first N requests run but are not measured (default: ${DEFAULT-VALUE})")
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "0", description = "the first N requests run but are not measured; in a closed loop they all end before the measured ones are sent,"
+                    + " --concurrency at once, as AIPerf's and vllm bench serve's warm-ups (default: ${DEFAULT-VALUE})")
     int warmup;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "0", description = "seed of the arrivals' and lengths' random streams (default: ${DEFAULT-VALUE})")

@@ -185,8 +185,12 @@ public final class ValidateCommand implements Callable<Integer> {
             `prefill_batch` and `decode_batch` the roles' maximum batch (`1P tp1 dp16 ep16 b1 + 3D tp16 ep16 b2`);
             - workload: a closed loop of `batch_or_concurrency` requests in flight, every prompt ISL and every output \
             OSL tokens, 2 x concurrency requests of warm-up and then 10 x concurrency measured, as aiconfigurator's \
-            benchmark runs them (genai-perf `--warmup-request-count 2C --request-count 10C`), seed 0;
-            - the engine's scheduler defaults; requests routed to instances and DP replicas in turn (Dynamo's frontend \
+            benchmark runs them (AIPerf's `--warmup-request-count 2C --request-count 10C`: the warm-up a phase of its own, \
+            the measured requests sent C at once when its last request has ended), seed 0;
+            - the engine's scheduler as aiconfigurator's generator deploys it (`rule_plugin/<engine>.rule`): CUDA-graph \
+            padding on; a step's tokens ISL + 1,500, and in an aggregated vLLM or TensorRT-LLM instance its batch (the \
+            requests in flight per replica) besides; SGLang's aggregated prompt chunks mixed into its decode steps; the \
+            other settings the engine's defaults; requests routed to instances and DP replicas in turn (Dynamo's frontend \
             and SGLang's DP attention default); a disaggregated request's KV cache sent once its prefill is done \
             (TensorRT-LLM, SGLang and vLLM's NixlConnector).
 

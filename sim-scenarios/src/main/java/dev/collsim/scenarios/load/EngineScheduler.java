@@ -108,7 +108,8 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
         // TensorRT-LLM captures another set of sizes, up to its max_batch_size, when it pads (CudaGraphConfig).
         int[] sizes = pads && engine == ServingEngine.TRTLLM ? trtllmPaddedGraphs(seqs) : d.graphSizes;
         int[] graphs = capped(sizes, seqs);
-        return new EngineScheduler(seqs, budget, chunk, d.mixed, block, fraction, d.ofFreeMemory, graphs, pads, d.admission, d.newTokenRatio,
+        boolean mixed = knobs.mixedChunk() != null ? knobs.mixedChunk() : d.mixed;
+        return new EngineScheduler(seqs, budget, chunk, mixed, block, fraction, d.ofFreeMemory, graphs, pads, d.admission, d.newTokenRatio,
                 knobs.policy() != null ? knobs.policy() : d.policy, knobs.prefixCaching() != null ? knobs.prefixCaching() : d.prefixCaching);
     }
 

@@ -88,6 +88,7 @@ public final class LoadSimulation {
         private final List<LoadOutcome.StepRecord> stepRecords = new ArrayList<>();
         private int nextToSend;
         private int ended;
+        private int warmupEnded;
         private int roundRobin;
         private String schedulerWords = "";
         private int blockTokens;
@@ -111,9 +112,7 @@ public final class LoadSimulation {
                 build(role, cache);
             }
             if (spec.workload().closedLoop()) {
-                for (int k = 0; k < Math.min(spec.workload().concurrency(), live.size()); k++) {
-                    sendNext(0);
-                }
+                sendPhase(0);
             } else {
                 for (Live r : live) {
                     Live request = r;
@@ -191,6 +190,18 @@ public final class LoadSimulation {
 
         private void at(double timeMs, Runnable action) {
             events.add(new Event(timeMs, order++, action));
+        }
+
+        /**
+         * A closed loop's first requests of a phase, as many as are in flight at once. The warm-up is a phase of its own: its
+         * last request ends before the measured ones are sent, all at once, as AIPerf's, genai-perf's and vllm bench serve's
+         * warm-ups run.
+         */
+        private void sendPhase(double now) {
+            int phaseEnd = nextToSend < spec.workload().warmup() ? spec.workload().warmup() : live.size();
+            for (int k = 0; k < spec.workload().concurrency() && nextToSend < phaseEnd; k++) {
+                sendNext(now);
+            }
         }
 
         private void sendNext(double now) {
@@ -384,8 +395,16 @@ public final class LoadSimulation {
             if (ended % Math.max(1, live.size() / 200) == 0 || ended == live.size()) {
                 progress.accept(ended, live.size());
             }
-            if (spec.workload().closedLoop()) {
+            if (!spec.workload().closedLoop()) {
+                return;
+            }
+            if (!r.measured) {
+                warmupEnded++;
+            }
+            if (r.measured || nextToSend < spec.workload().warmup()) {
                 sendNext(now);
+            } else if (warmupEnded == spec.workload().warmup()) {
+                sendPhase(now);
             }
         }
 

@@ -13,10 +13,12 @@ package dev.collsim.scenarios.load;
  * @param blockTokens         tokens per KV-cache block
  * @param graphPadding        whether a decode batch pads up to the next captured CUDA graph (TensorRT-LLM's
  *                            cuda_graph_config.enable_padding; SGLang's --disable-cuda-graph-padding turns it off)
+ * @param mixedChunk          whether prompt chunks run in the decode steps (SGLang's --enable-mixed-chunk; vLLM and
+ *                            TensorRT-LLM always mix) or a step is all prefill or all decode
  */
 public record SchedulerKnobs(Integer maxNumSeqs, Integer maxNumBatchedTokens, Integer chunkSize, Policy policy, Boolean prefixCaching,
-                             Double memoryFraction, Integer blockTokens, Boolean graphPadding) {
-    public static final SchedulerKnobs DEFAULTS = new SchedulerKnobs(null, null, null, null, null, null, null, null);
+                             Double memoryFraction, Integer blockTokens, Boolean graphPadding, Boolean mixedChunk) {
+    public static final SchedulerKnobs DEFAULTS = new SchedulerKnobs(null, null, null, null, null, null, null, null, null);
 
     /** First come first served, or longest prefix match first (SGLang's lpm: the request with most cached blocks). */
     public enum Policy {

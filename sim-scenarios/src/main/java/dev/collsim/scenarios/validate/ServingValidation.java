@@ -61,9 +61,9 @@ import java.util.stream.Collectors;
  * instance of tp, pp, ep, dp; disagg: {@code NP ... + MD ...} from the prefill_* and decode_* columns,
  * each role's batch its maximum batch); the workload a closed loop of the concurrency, fixed ISL and
  * OSL, {@value #WARMUP_PER_USER} x concurrency requests of warm-up and then {@value #MEASURED_PER_USER}
- * x concurrency measured, as aiconfigurator's benchmark runs them (genai-perf {@code --request-count}
- * 10 C, {@code --warmup-request-count} 2 C), seed 0; the engine's scheduler defaults but for CUDA graphs, which pad
- * ({@link #AICONFIGURATOR_KNOBS}), requests routed in turn ({@link #ROUTER}), a disaggregated request's KV cache sent once its prefill is done (as
+ * x concurrency measured, as aiconfigurator's benchmark runs them (AIPerf's {@code --warmup-request-count 2C
+ * --request-count 10C}: the warm-up a phase of its own, the measured requests sent C at once when it has ended), seed 0;
+ * the engine's scheduler as aiconfigurator's generator deploys it ({@link #knobs}), requests routed in turn ({@link #ROUTER}), a disaggregated request's KV cache sent once its prefill is done (as
  * TensorRT-LLM, SGLang and vLLM's NixlConnector do). A run collsim cannot simulate keeps its rows,
  * each listed with the reasons.
  */
@@ -73,12 +73,37 @@ public final class ServingValidation {
     public static final int MEASURED_PER_USER = 10;
     /** Warm-up requests per request in flight, sent first and left out of the figures. */
     public static final int WARMUP_PER_USER = 2;
+    /** Tokens aiconfigurator's generator adds to the ISL for a step's token budget ({@code SlaConfig.isl + 1500}). */
+    public static final int BUDGET_ABOVE_ISL = 1500;
+    /** TensorRT-LLM's tokens per KV-cache block, which its max_num_tokens is a multiple of. */
+    private static final int TRTLLM_BLOCK = 32;
+
     /**
-     * The runs' deployments are aiconfigurator's generator's: it turns CUDA-graph padding on for every TensorRT-LLM decode
-     * and aggregated worker ({@code generator/rule_plugin/trtllm.rule}: {@code cuda_graph_enable_padding = true}), which
-     * TensorRT-LLM's own default leaves off; vLLM and SGLang pad by default.
+     * The scheduler as aiconfigurator's generator deploys a run's engine ({@code generator/rule_plugin/<engine>.rule}):
+     * <ul>
+     * <li>CUDA-graph padding on (TensorRT-LLM's own default leaves it off; vLLM and SGLang pad by default);</li>
+     * <li>a step's tokens the ISL and {@value #BUDGET_ABOVE_ISL} more (vLLM's max_num_batched_tokens, TensorRT-LLM's
+     * max_num_tokens rounded up to its blocks, SGLang's max_prefill_tokens), and an aggregated vLLM or TensorRT-LLM
+     * instance's batch besides (its max_batch_size, the requests in flight per replica as the benchmark sizes it); a
+     * decode worker's its batch, which no run's ISL budget falls short of;</li>
+     * <li>SGLang's aggregated instances mix prompt chunks into the decode steps ({@code enable_mixed_chunk = true}).</li>
+     * </ul>
      */
-    static final SchedulerKnobs AICONFIGURATOR_KNOBS = new SchedulerKnobs(null, null, null, null, null, null, null, true);
+    static SchedulerKnobs knobs(Run run, ServingEngine engine, Deployment deployment, int concurrency) {
+        boolean aggregated = !run.disaggregated();
+        int budget = run.isl() + BUDGET_ABOVE_ISL;
+        if (aggregated && engine != ServingEngine.SGLANG) {
+            Deployment.Role agg = deployment.roles().get(0);
+            budget += (int) Math.ceil((double) concurrency / (agg.instances() * agg.dp()));
+        } else if (!aggregated) {
+            budget = Math.max(budget, run.decode().batch());
+        }
+        if (engine == ServingEngine.TRTLLM) {
+            budget = (budget + TRTLLM_BLOCK - 1) / TRTLLM_BLOCK * TRTLLM_BLOCK;
+        }
+        Boolean mixed = aggregated && engine == ServingEngine.SGLANG ? Boolean.TRUE : null;
+        return new SchedulerKnobs(null, budget, null, null, null, null, null, true, mixed);
+    }
     /**
      * How requests pick an instance and a DP replica: in turn, as Dynamo's frontend and SGLang's DP attention do by
      * default; in a closed loop of equal requests the least-loaded choice spreads them the same way.
@@ -334,7 +359,7 @@ public final class ServingValidation {
         }
         EngineSetup setup = new EngineSetup(engine, null, overlapSchedulerFor(run.framework(), engine, deployment));
         LoadSpec spec = new LoadSpec((ModelConfig) model, DecodeSystem.preset(system), precision, setup, deployment,
-                workload(concurrency, run.isl(), run.osl()), AICONFIGURATOR_KNOBS, ROUTER, KvTransfer.AFTER_PREFILL, null, 0, false);
+                workload(concurrency, run.isl(), run.osl()), knobs(run, engine, deployment, concurrency), ROUTER, KvTransfer.AFTER_PREFILL, null, 0, false);
         return new Mapped(spec, systemLabel, engineLabel, deployment.label(), null);
     }
 

@@ -48,7 +48,10 @@ public final class ServingValidationView {
                 Map.of("command", "validate --serving"));
         t.note("simulated = collsim's request-level simulation of the run: a closed loop of conc requests of ISL and OSL tokens, "
                 + ServingValidation.WARMUP_PER_USER + " x conc warm-up then " + ServingValidation.MEASURED_PER_USER
-                + " x conc measured requests (as aiconfigurator's genai-perf runs), seed 0; latencies in ms, output_tok_s in tokens/s");
+                + " x conc measured requests sent conc at once when the warm-up has ended (as aiconfigurator's AIPerf runs), seed 0; the scheduler"
+                + " as aiconfigurator's generator deploys it (a step's tokens ISL + " + ServingValidation.BUDGET_ABOVE_ISL + ", and the batch in an"
+                + " aggregated vLLM or TensorRT-LLM instance; SGLang's prompt chunks mixed into its decode steps); latencies in ms, output_tok_s in"
+                + " tokens/s");
         for (Outcome o : v.outcomes()) {
             boolean ran = o.skipped() == null;
             t.row(o.row().id(), shortName(o.model()), o.system(), o.engine(), o.mode(), o.deployment(), o.row().run().load(),

@@ -15,7 +15,7 @@ class EngineSchedulerTest {
     private static final Deployment.Role ONE = new Deployment.Role(Deployment.Kind.AGGREGATED, 1, 1, 1, 1, 1, 256, 0, 0, Overlap.NONE);
 
     private static SchedulerKnobs padding(Boolean on) {
-        return new SchedulerKnobs(null, null, null, null, null, null, null, on);
+        return new SchedulerKnobs(null, null, null, null, null, null, null, on, null);
     }
 
     /**

@@ -11,7 +11,7 @@ import umontreal.ssj.randvar.ExponentialGen;
 import umontreal.ssj.rng.MRG32k3a;
 
 class LoadSimulationTest {
-    private static final SchedulerKnobs ONE_AT_A_TIME = new SchedulerKnobs(1, null, null, null, null, null, null, null);
+    private static final SchedulerKnobs ONE_AT_A_TIME = new SchedulerKnobs(1, null, null, null, null, null, null, null, null);
 
     /** One request alone: its time in the server, a prefill of its prompt and its only token. */
     private static double serviceMs(int isl) {
@@ -60,18 +60,65 @@ class LoadSimulationTest {
         assertEquals(lambda * w, o.summary().meanInSystem(), 0.01 * lambda * w, "L = lambda W");
     }
 
+    /**
+     * SGLang runs a prompt's chunk in a step of its own, the decodes waiting, unless --enable-mixed-chunk puts them in one
+     * forward (as aiconfigurator deploys it); vLLM always mixes.
+     */
+    @Test
+    void sglangMixesPromptChunksIntoDecodeStepsOnlyWhenAsked() {
+        for (Boolean mixed : new Boolean[] {null, true}) {
+            SchedulerKnobs knobs = new SchedulerKnobs(null, null, null, null, null, null, null, null, mixed);
+            LoadSpec s = Loads.spec("llama-3-8b", "hgx-h100", "tp1", ServingEngine.SGLANG, Loads.closed(8, 40, 1500, 200, 0), knobs);
+            LoadSpec spec = new LoadSpec(s.model(), s.system(), s.precision(), s.engine(), s.deployment(), s.workload(), knobs, s.router(),
+                    s.kvTransfer(), null, 0, true);
+            long both = Loads.run(spec).steps().stream().filter(x -> x.decodes() > 0 && x.prefillTokens() > 0).count();
+            if (mixed == null) {
+                assertEquals(0, both, "SGLang's default: a step is all prefill or all decode");
+            } else {
+                assertTrue(both >= 5, "steps with decodes and a prompt chunk: " + both);
+            }
+        }
+    }
+
+    /** Within each phase (the warm-up, then the measured requests) exactly N are in flight until the last is sent. */
     @Test
     void aClosedLoopKeepsExactlyNInFlight() {
         for (ServingEngine engine : new ServingEngine[] {ServingEngine.VLLM, ServingEngine.SGLANG, ServingEngine.TRTLLM}) {
             int n = 24;
-            LoadOutcome o = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", engine, Loads.closed(n, 120, 700, 60, 24), SchedulerKnobs.DEFAULTS));
+            LoadOutcome o = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", engine, Loads.closed(n, 120, 700, 60, 48), SchedulerKnobs.DEFAULTS));
+            double lastWarmupSent = o.requests().stream().filter(r -> !r.measured()).mapToDouble(LoadOutcome.RequestRecord::arrivalMs).max().orElseThrow();
+            double measuredFrom = o.requests().stream().filter(LoadOutcome.RequestRecord::measured).mapToDouble(LoadOutcome.RequestRecord::arrivalMs)
+                    .min().orElseThrow();
             double lastSent = o.requests().stream().mapToDouble(LoadOutcome.RequestRecord::arrivalMs).max().orElseThrow();
-            long checked = o.series().stream().filter(x -> x.timeMs() < lastSent).peek(x -> assertEquals(n, x.running() + x.queued(),
-                    engine.label() + " at " + x.timeMs() + " ms")).count();
-            assertTrue(checked > 10, "samples before the last request was sent: " + checked);
-            assertEquals(96, o.summary().completed());
+            long checked = o.series().stream().filter(x -> x.timeMs() < lastWarmupSent || x.timeMs() >= measuredFrom && x.timeMs() < lastSent)
+                    .peek(x -> assertEquals(n, x.running() + x.queued(), engine.label() + " at " + x.timeMs() + " ms")).count();
+            assertTrue(checked > 10, "samples before the last request of a phase was sent: " + checked);
+            assertEquals(72, o.summary().completed());
             littlesLaw(o);
         }
+    }
+
+    /**
+     * The warm-up is a phase of its own, as AIPerf's and vllm bench serve's: the measured requests are sent when its
+     * last request ends, N at once, into an idle engine, so the first of them queue behind each other's prompts.
+     */
+    @Test
+    void theMeasuredRequestsStartTogetherOnceTheWarmupHasEnded() {
+        int n = 16;
+        LoadOutcome o = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", ServingEngine.VLLM, Loads.closed(n, 80, 2000, 50, 32),
+                SchedulerKnobs.DEFAULTS));
+        double warmupEnd = o.requests().stream().filter(r -> !r.measured()).mapToDouble(LoadOutcome.RequestRecord::endMs).max().orElseThrow();
+        List<LoadOutcome.RequestRecord> measured = o.requests().stream().filter(LoadOutcome.RequestRecord::measured)
+                .sorted(Comparator.comparingDouble(LoadOutcome.RequestRecord::arrivalMs).thenComparingInt(LoadOutcome.RequestRecord::id)).toList();
+        for (int i = 0; i < n; i++) {
+            assertEquals(warmupEnd, measured.get(i).arrivalMs(), 1e-9, "measured request " + i + " is sent when the warm-up's last one ends");
+        }
+        assertTrue(measured.get(n).arrivalMs() > warmupEnd, "the next measured request waits for one of the first to end");
+        // Sixteen 2,000-token prompts fill vLLM's steps of 8,192 tokens four at a time: the burst's last first token comes
+        // three prefill steps after its first.
+        double firstTtft = measured.subList(0, n).stream().mapToDouble(LoadOutcome.RequestRecord::ttftMs).min().orElseThrow();
+        double lastTtft = measured.subList(0, n).stream().mapToDouble(LoadOutcome.RequestRecord::ttftMs).max().orElseThrow();
+        assertTrue(lastTtft > 3 * firstTtft, "the burst queues: first TTFT " + firstTtft + " ms, last " + lastTtft + " ms");
     }
 
     @Test
@@ -84,7 +131,7 @@ class LoadSimulationTest {
     /** A KV cache too small for the batch preempts; every request still gets all its tokens, and the queue law still holds. */
     @Test
     void aSmallCachePreemptsAndEveryRequestStillEnds() {
-        SchedulerKnobs tight = new SchedulerKnobs(null, null, null, null, null, 0.25, null, null);
+        SchedulerKnobs tight = new SchedulerKnobs(null, null, null, null, null, 0.25, null, null, null);
         LoadOutcome o = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", ServingEngine.VLLM, Loads.closed(256, 600, 2000, 400, 0), tight));
         assertTrue(o.summary().preemptions() > 0, "preemptions " + o.summary().preemptions() + " with " + o.setup().kvBlocks() + " blocks");
         assertEquals(600, o.summary().completed());

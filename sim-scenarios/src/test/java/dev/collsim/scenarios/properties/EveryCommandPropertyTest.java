@@ -650,8 +650,8 @@ class EveryCommandPropertyTest {
     /** The flags serve takes only with --deployment: the load run's workload and engine knobs. */
     static final String[] SERVE_LOAD_FLAGS = {"--deployment", "--concurrency", "--burstiness", "--requests", "--warmup", "--seed",
         "--random-range-ratio", "--trace", "--prefix-share", "--max-num-seqs", "--max-num-batched-tokens", "--chunked-prefill-size",
-        "--schedule-policy", "--prefix-caching", "--gpu-memory-utilization", "--block-size", "--cuda-graph-padding", "--router", "--goodput",
-        "--percentiles", "--perfetto"};
+        "--schedule-policy", "--prefix-caching", "--gpu-memory-utilization", "--block-size", "--cuda-graph-padding", "--mixed-chunk", "--router",
+        "--goodput", "--percentiles", "--perfetto"};
 
     /** A plan (the M/D/1 search) four times in ten, else one deployment under load with a few dozen requests. */
     static Line serve(G g) {
@@ -704,6 +704,7 @@ class EveryCommandPropertyTest {
         own.put("--schedule-policy", gg -> gg.pick("fcfs", "lpm"));
         own.put("--prefix-caching", gg -> gg.pick("on", "off"));
         own.put("--cuda-graph-padding", gg -> gg.pick("on", "off"));
+        own.put("--mixed-chunk", gg -> gg.pick("on", "off"));
         own.put("--gpu-memory-utilization", gg -> gg.number(0.3 + gg.r.nextDouble() * 0.7));
         own.put("--block-size", gg -> Integer.toString(gg.count(256)));
         own.put("--router", gg -> gg.pick("round-robin", "least-loaded", "kv-aware"));
@@ -713,7 +714,7 @@ class EveryCommandPropertyTest {
         some(g, l, 0.25, own, Set.of(), "--dtype", "--engine", "--kv-dtype", "--kv-transfer", "--network", "--overlap-scheduler", "--warmup",
                 "--seed", "--burstiness", "--random-range-ratio", "--prefix-share", "--max-num-seqs", "--max-num-batched-tokens",
                 "--chunked-prefill-size", "--schedule-policy", "--prefix-caching", "--gpu-memory-utilization", "--block-size",
-                "--cuda-graph-padding", "--router", "--goodput", "--percentiles", "--perfetto");
+                "--cuda-graph-padding", "--mixed-chunk", "--router", "--goodput", "--percentiles", "--perfetto");
         return withWhatIfsAndOutputs(g, l, own);
     }
 
