@@ -163,6 +163,11 @@ public final class DecodeStep {
         return plan.kvBytes() <= 0 ? 0 : (long) Math.floor(free / plan.kvBytes());
     }
 
+    /** One GPU's memory in the layout's system, bytes: what engines size their defaults by. */
+    public static double gpuMemoryBytes(DecodeSpec spec) {
+        return Machine.of(spec).gpu().roofline().hbmBytes();
+    }
+
     /**
      * The linear layers' state of one sequence in tokens of KV cache, rounded up: what a running sequence of a hybrid model
      * holds beside its tokens' KV (vLLM's hybrid KV cache manager gives each sequence's state pages of the attention's

@@ -51,27 +51,35 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
 
     /** The KV-cache room of a layout under {@code engine}'s default memory share, as a load run of it would have. */
     public static KvRoom room(ServingEngine engine) {
-        EngineScheduler d = defaults(engine);
+        EngineScheduler d = defaults(engine, 0, 1);
         return layout -> DecodeStep.kvTokenCapacity(layout, d.memoryFraction, d.ofFreeMemory);
     }
 
-    /** The engine's defaults for the OpenAI-compatible server on a data-centre GPU, the user's knobs over them. */
-    static EngineScheduler of(ServingEngine engine, SchedulerKnobs knobs, Deployment.Role role) {
-        return of(engine, knobs, role, defaults(engine));
+    /**
+     * The engine's defaults for the OpenAI-compatible server on a data-centre GPU of {@code gpuMemoryBytes}, the user's
+     * knobs over them.
+     */
+    static EngineScheduler of(ServingEngine engine, SchedulerKnobs knobs, Deployment.Role role, double gpuMemoryBytes) {
+        return of(engine, knobs, role, defaults(engine, gpuMemoryBytes, role.tp()));
     }
 
-    /** The engine's defaults for the OpenAI-compatible server on a data-centre GPU. */
-    private static EngineScheduler defaults(ServingEngine engine) {
+    /** SGLang's larger defaults start at GPUs of this much memory (server_args: B200, B300, MI300; not H200). */
+    static final double SGLANG_LARGE_GPU_BYTES = 160.0 * (1L << 30);
+
+    /** The engine's defaults for the OpenAI-compatible server on a data-centre GPU of {@code gpuMemoryBytes}, at TP {@code tp}. */
+    private static EngineScheduler defaults(ServingEngine engine, double gpuMemoryBytes, int tp) {
+        boolean largeGpu = gpuMemoryBytes >= SGLANG_LARGE_GPU_BYTES;
         return switch (engine) {
             // vLLM V1 arg_utils: 1,024 sequences and 8,192 tokens for the API server on GPUs of 70 GiB or more; blocks of 16;
             // gpu_memory_utilization 0.9 (0.10, 0.11); CUDA graphs (0.11) for 1, 2, 4, by 8 to 256, by 16 to 512; prefix caching on.
             case VLLM, VLLM_V0 -> new EngineScheduler(1024, 8192, Integer.MAX_VALUE, true, 16, 0.9, false, vllmGraphs(512), true,
                     Admission.PREEMPT_ON_OVERFLOW, 0, SchedulerKnobs.Policy.FCFS, true);
-            // SGLang server_args: max_prefill_tokens 16,384, chunked_prefill_size 8,192 on H100 and H200, pages of one token,
-            // mem_fraction_static about 0.85, CUDA graphs (0.5) 1, 2, 4, 8, 12, by 8 to 256, radix cache on; new_token_ratio
-            // starts at 0.7 (it decays towards 0.1 as decoding goes well: held at its start here).
-            case SGLANG -> new EngineScheduler(4096, 16384, 8192, false, 1, 0.85, false, sglangGraphs(256), true, Admission.RESERVE_RATIO, 0.7,
-                    SchedulerKnobs.Policy.FCFS, true);
+            // SGLang server_args: max_prefill_tokens 16,384; chunked_prefill_size and cuda_graph_max_bs by GPU memory (8,192
+            // and 256, or 512 at TP 4 and more, below 160 GiB: H100, H200; 16,384 and 512 from it: B200, B300); pages of one
+            // token, mem_fraction_static about 0.85, CUDA graphs 1, 2, 4, 8, 12, by 8 to 256, by 16 to 512, radix cache on;
+            // new_token_ratio starts at 0.7 (it decays towards 0.1 as decoding goes well: held at its start here).
+            case SGLANG -> new EngineScheduler(4096, 16384, largeGpu ? 16384 : 8192, false, 1, 0.85, false,
+                    sglangGraphs(largeGpu || tp >= 4 ? 512 : 256), true, Admission.RESERVE_RATIO, 0.7, SchedulerKnobs.Policy.FCFS, true);
             // TensorRT-LLM (PyTorch backend, LLM API args): max_batch_size 2,048, max_num_tokens 8,192, chunked context off,
             // 32 tokens a block, free_gpu_memory_fraction 0.9 (of what the weights leave), CUDA graphs of 1 to 31, 32, 64 and
             // 128 sequences without padding (another batch runs eagerly), GUARANTEED_NO_EVICT.
@@ -129,10 +137,13 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
         return out.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** SGLang 0.5's: 1, 2, 4, 8, 12, then every multiple of 8 from 16 up to {@code max}. */
+    /** SGLang 0.5's: 1, 2, 4, 8, 12, every multiple of 8 from 16 to 256, then every multiple of 16 up to {@code max}. */
     static int[] sglangGraphs(int max) {
         List<Integer> out = new ArrayList<>(List.of(1, 2, 4, 8, 12));
-        for (int b = 16; b <= max; b += 8) {
+        for (int b = 16; b <= Math.min(256, max); b += 8) {
+            out.add(b);
+        }
+        for (int b = 272; b <= max; b += 16) {
             out.add(b);
         }
         return out.stream().mapToInt(Integer::intValue).toArray();

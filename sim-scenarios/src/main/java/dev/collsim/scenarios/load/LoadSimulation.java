@@ -150,7 +150,7 @@ public final class LoadSimulation {
             } catch (InputException e) {
                 throw new InputException("--deployment '" + role.label() + "': " + e.getMessage());
             }
-            EngineScheduler config = EngineScheduler.of(spec.engine().engine(), spec.scheduler(), role);
+            EngineScheduler config = EngineScheduler.of(spec.engine().engine(), spec.scheduler(), role, DecodeStep.gpuMemoryBytes(layout));
             long tokens = DecodeStep.kvTokenCapacity(layout, config.memoryFraction(), config.ofFreeMemory());
             if (tokens < config.blockTokens()) {
                 throw new InputException(String.format(Locale.ROOT, "--deployment '%s': %s in %s leaves no room for a KV cache on %s at"
