@@ -129,7 +129,7 @@ final class LayerKernels {
         double qPerRank = (double) m.heads() / spec.tp();
         double kvPerRank = Math.max(1.0, (double) m.kvHeads() / spec.tp());
         double qkvOut = (qPerRank * (m.attentionGate() ? 2 : 1) + 2 * kvPerRank) * m.headDim();
-        op = quantize(l, b, t, m.hidden(), op);
+        op = quantizeAfterElementwise(l, b, t, m.hidden(), op);
         op = gemm("qkv_proj", l, b, t, m.hidden() * qkvOut, spec.precision().denseBytesPerParam(), m.hidden() + qkvOut, op);
         if (m.qkNorm()) {
             op = compute("qk_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * (qPerRank + kvPerRank) * m.headDim() * Precision.ACTIVATION_BYTES, op);
@@ -158,12 +158,12 @@ final class LayerKernels {
         double latent = a.kvLoraRank() + a.ropeHeadDim();
         double qHead = a.nopeHeadDim() + a.ropeHeadDim();
         Op op = attentionNorm(l, b, t, after);
-        op = quantize(l, b, t, m.hidden(), op);
+        op = quantizeAfterElementwise(l, b, t, m.hidden(), op);
         if (a.qLoraRank() > 0) {
             op = gemm("qkv_a_proj", l, b, t, (double) m.hidden() * (a.qLoraRank() + latent), bpp, m.hidden() + a.qLoraRank() + latent, op);
             op = compute("q_a_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * a.qLoraRank() * Precision.ACTIVATION_BYTES, op);
             op = compute("kv_a_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * a.kvLoraRank() * Precision.ACTIVATION_BYTES, op);
-            op = quantize(l, b, t, a.qLoraRank(), op);
+            op = quantizeAfterElementwise(l, b, t, a.qLoraRank(), op);
             op = gemm("q_b_proj", l, b, t, a.qLoraRank() * q * qHead, bpp, a.qLoraRank() + q * qHead, op);
         } else {
             op = gemm("q_proj", l, b, t, m.hidden() * q * qHead, bpp, m.hidden() + q * qHead, op);
@@ -209,7 +209,7 @@ final class LayerKernels {
         double stateBytes = heads * a.keyDim() * a.valueDim() * a.stateBytes();
         double act = Precision.ACTIVATION_BYTES;
         Op op = attentionNorm(l, b, t, after);
-        op = quantize(l, b, t, m.hidden(), op);
+        op = quantizeAfterElementwise(l, b, t, m.hidden(), op);
         op = gemm("in_proj_qkvz", l, b, t, m.hidden() * (convolved + values), spec.precision().denseBytesPerParam(), m.hidden() + convolved + values, op);
         op = gemm("in_proj_ba", l, b, t, m.hidden() * 2.0 * heads, act, m.hidden() + 2 * heads, op);
         double window = (a.convKernel() - 1) * convolved * act;
@@ -225,7 +225,7 @@ final class LayerKernels {
             op = compute("recurrent_gated_delta_rule", l, b, KernelCosts.Kind.ELEMENTWISE, 0, io + t * 2 * stateBytes, op);
         }
         op = compute("gated_rms_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 3.0 * t * values * act, op);
-        op = quantize(l, b, t, values, op);
+        op = quantizeAfterElementwise(l, b, t, values, op);
         return gemmThenReduce("out_proj", l, b, t, values * m.hidden(), values + m.hidden(), op);
     }
 
@@ -279,10 +279,10 @@ final class LayerKernels {
 
     private Op mlp(int l, int b, int t, Op after) {
         double inner = (double) m.intermediate() / spec.tp();
-        Op op = quantize(l, b, t, m.hidden(), after);
+        Op op = quantizeAfterElementwise(l, b, t, m.hidden(), after);
         op = gemm("gate_up_proj", l, b, t, 2 * m.hidden() * inner, spec.precision().denseBytesPerParam(), m.hidden() + 2 * inner, op);
         op = activation(l, b, t, inner, op);
-        op = quantize(l, b, t, inner, op);
+        op = quantizeAfterElementwise(l, b, t, inner, op);
         Op down = gemmThenReduce("down_proj", l, b, t, inner * m.hidden(), inner + m.hidden(), op);
         return tpReduce("mlp_all_reduce", l, b, t, down);
     }
@@ -368,6 +368,11 @@ final class LayerKernels {
             return after;
         }
         return compute("quantize", l, b, KernelCosts.Kind.ELEMENTWISE, 0, KernelCosts.quantizeBytes(rows, width), after);
+    }
+
+    /** {@link #quantize} of an RMSNorm's or a gated activation's output, which a compiling engine fuses into that kernel. */
+    private Op quantizeAfterElementwise(int l, int b, double rows, double width, Op after) {
+        return k.engine().compilesQuantizeIntoElementwise() ? after : quantize(l, b, rows, width, after);
     }
 
     /** An RMSNorm with the residual add fused in, as every engine runs it: reads and writes the hidden state and the residual. */

@@ -19,7 +19,8 @@ import java.util.stream.Collectors;
  */
 public enum ServingEngine {
     /** vLLM V1 (0.8 and later): torch.compile'd layers, FlashAttention/FlashInfer, custom all-reduce, CUDA graphs. */
-    VLLM("vllm", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS), new Host(9.0, 2_000, 10, false)),
+    VLLM("vllm", EnumSet.of(Trait.COMPILES_QUANTIZE_INTO_ELEMENTWISE, Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS),
+            new Host(9.0, 2_000, 10, false)),
     /** vLLM V0 (0.7 and earlier): the same kernels, with a host loop that builds every sequence's metadata each step. */
     VLLM_V0("vllm-v0", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS), new Host(9.0, 6_100, 110, false)),
     /**
@@ -61,6 +62,12 @@ public enum ServingEngine {
         FUSES_ACTIVATION,
         /** FP8/FP4 activations are quantised in the kernel before the GEMM (norm, activation, all-reduce), not by one of their own. */
         FUSES_QUANTIZE,
+        /**
+         * torch.compile's Inductor generates the RMSNorms and gated activations with the FP8/FP4 quantisation of their output
+         * in the same kernel (vLLM V1, whose default compilation leaves them to Inductor); after attention, and in the fused
+         * MoE's own kernels, the quantisation stays a kernel of its own.
+         */
+        COMPILES_QUANTIZE_INTO_ELEMENTWISE,
         /** Shared experts run as extra experts inside the routed experts' grouped GEMM (SGLang's shared-experts fusion). */
         FUSES_SHARED_EXPERTS,
         /**
@@ -101,6 +108,7 @@ public enum ServingEngine {
     final boolean fusesNormIntoAllReduce;
     final boolean fusesActivation;
     final boolean fusesQuantize;
+    private final boolean compilesQuantizeIntoElementwise;
     final boolean fusesSharedExperts;
     final boolean splitsKv;
     final boolean customAllReduce;
@@ -118,6 +126,7 @@ public enum ServingEngine {
         this.fusesNormIntoAllReduce = traits.contains(Trait.FUSES_NORM_INTO_ALL_REDUCE);
         this.fusesActivation = traits.contains(Trait.FUSES_ACTIVATION);
         this.fusesQuantize = traits.contains(Trait.FUSES_QUANTIZE);
+        this.compilesQuantizeIntoElementwise = traits.contains(Trait.COMPILES_QUANTIZE_INTO_ELEMENTWISE);
         this.fusesSharedExperts = traits.contains(Trait.FUSES_SHARED_EXPERTS);
         this.splitsKv = traits.contains(Trait.SPLIT_KV_ATTENTION);
         this.customAllReduce = traits.contains(Trait.CUSTOM_ALL_REDUCE);
@@ -154,6 +163,11 @@ public enum ServingEngine {
     /** Whether activations are quantised inside the kernel before rather than by a kernel of their own. */
     public boolean fusesQuantize() {
         return fusesQuantize;
+    }
+
+    /** Whether an RMSNorm's or a gated activation's output is quantised in that kernel ({@link Trait#COMPILES_QUANTIZE_INTO_ELEMENTWISE}). */
+    public boolean compilesQuantizeIntoElementwise() {
+        return compilesQuantizeIntoElementwise;
     }
 
     /** The host's time between two steps of {@code batch} sequences, in us. */
