@@ -262,6 +262,11 @@ class DecodeStepTest {
                 "o_proj", "attn_all_reduce", "mlp_norm", "gate_up_proj", "act", "down_proj", "mlp_all_reduce")), vllmLayer.toString());
         assertFalse(trtLayer.contains("rope") || trtLayer.contains("kv_cache_write") || trtLayer.contains("mlp_norm")
                 || trtLayer.contains("act") || trtLayer.contains("quantize"), trtLayer.toString());
+        // vLLM V1's compiled norms and activation write FP8 themselves: only the attention's output is quantised apart;
+        // V0, not compiled, quantises before each of the four GEMMs.
+        assertEquals(1, java.util.Collections.frequency(vllmLayer, "quantize"), vllmLayer.toString());
+        var v0Layer = names(DecodeStep.run(withEngine(llama, "hgx-h100", 8, 1, Precision.FP8, ServingEngine.VLLM_V0)).layers().get(1));
+        assertEquals(4, java.util.Collections.frequency(v0Layer, "quantize"), v0Layer.toString());
         assertTrue(trt.timing().kernels() < 0.6 * vllm.timing().kernels(), trt.timing().kernels() + " vs " + vllm.timing().kernels());
         assertTrue(trt.timing().kernelFloor().ms() < vllm.timing().kernelFloor().ms());
         assertEquals(Precision.FP8, trt.layout().kvDtype(), "TensorRT-LLM's FP8 checkpoints keep an FP8 cache");
