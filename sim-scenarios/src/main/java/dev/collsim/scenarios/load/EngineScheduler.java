@@ -4,9 +4,9 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.ServingEngine;
 import dev.collsim.scenarios.serve.KvRoom;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * An engine's scheduler as it runs by default, with the user's knobs applied: how many sequences a
@@ -49,9 +49,14 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
         GUARANTEED_NO_EVICT
     }
 
+    /** Tokens a TensorRT-LLM KV-cache block holds (tokens_per_block), which its max_num_tokens is a multiple of. */
+    public static final int TRTLLM_BLOCK_TOKENS = 32;
+    /** SGLang's larger defaults start at GPUs of this much memory (server_args: B200, B300, MI300; not H200). */
+    static final double SGLANG_LARGE_GPU_BYTES = 160.0 * (1L << 30);
+
     /** The KV-cache room of a layout under {@code engine}'s default memory share, as a load run of it would have. */
     public static KvRoom room(ServingEngine engine) {
-        EngineScheduler d = defaults(engine, 0, 1);
+        EngineScheduler d = defaults(engine, 0, 1); // the memory share is the same on every GPU and TP
         return layout -> DecodeStep.kvTokenCapacity(layout, d.memoryFraction, d.ofFreeMemory);
     }
 
@@ -62,9 +67,6 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
     static EngineScheduler of(ServingEngine engine, SchedulerKnobs knobs, Deployment.Role role, double gpuMemoryBytes) {
         return of(engine, knobs, role, defaults(engine, gpuMemoryBytes, role.tp()));
     }
-
-    /** SGLang's larger defaults start at GPUs of this much memory (server_args: B200, B300, MI300; not H200). */
-    static final double SGLANG_LARGE_GPU_BYTES = 160.0 * (1L << 30);
 
     /** The engine's defaults for the OpenAI-compatible server on a data-centre GPU of {@code gpuMemoryBytes}, at TP {@code tp}. */
     private static EngineScheduler defaults(ServingEngine engine, double gpuMemoryBytes, int tp) {
@@ -83,11 +85,11 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
             // TensorRT-LLM (PyTorch backend, LLM API args): max_batch_size 2,048, max_num_tokens 8,192, chunked context off,
             // 32 tokens a block, free_gpu_memory_fraction 0.9 (of what the weights leave), CUDA graphs of 1 to 31, 32, 64 and
             // 128 sequences without padding (another batch runs eagerly), GUARANTEED_NO_EVICT.
-            case TRTLLM -> new EngineScheduler(2048, 8192, Integer.MAX_VALUE, true, 32, 0.9, true, trtllmGraphs(), false,
+            case TRTLLM -> new EngineScheduler(2048, 8192, Integer.MAX_VALUE, true, TRTLLM_BLOCK_TOKENS, 0.9, true, trtllmGraphs(), false,
                     Admission.GUARANTEED_NO_EVICT, 0, SchedulerKnobs.Policy.FCFS, true);
             // TensorRT-LLM's TensorRT backend (executor API, gptManagerBenchmark): in-flight batching as the PyTorch backend's
             // limits have it, no CUDA graphs (cuda_graph_mode off by default), KV cache reuse off (enable_kv_cache_reuse).
-            case TRTLLM_TENSORRT -> new EngineScheduler(2048, 8192, Integer.MAX_VALUE, true, 32, 0.9, true, new int[0], false,
+            case TRTLLM_TENSORRT -> new EngineScheduler(2048, 8192, Integer.MAX_VALUE, true, TRTLLM_BLOCK_TOKENS, 0.9, true, new int[0], false,
                     Admission.GUARANTEED_NO_EVICT, 0, SchedulerKnobs.Policy.FCFS, false);
             // TurboMind: no CUDA graphs; its batch and blocks as vLLM's for want of published defaults of its own.
             case LMDEPLOY -> new EngineScheduler(256, 8192, Integer.MAX_VALUE, true, 64, 0.8, false, new int[0], true, Admission.PREEMPT_ON_OVERFLOW,
@@ -127,48 +129,31 @@ public record EngineScheduler(int maxNumSeqs, int maxNumBatchedTokens, int chunk
 
     /** vLLM 0.11's capture sizes: 1, 2, 4, every multiple of 8 below 256, then every multiple of 16 up to {@code max}. */
     static int[] vllmGraphs(int max) {
-        List<Integer> out = new ArrayList<>(List.of(1, 2, 4));
-        for (int b = 8; b < 256 && b <= max; b += 8) {
-            out.add(b);
-        }
-        for (int b = 256; b <= max; b += 16) {
-            out.add(b);
-        }
-        return out.stream().mapToInt(Integer::intValue).toArray();
+        return join(IntStream.of(1, 2, 4), every(8, 8, Math.min(248, max)), every(256, 16, max));
     }
 
     /** SGLang 0.5's: 1, 2, 4, 8, 12, every multiple of 8 from 16 to 256, then every multiple of 16 up to {@code max}. */
     static int[] sglangGraphs(int max) {
-        List<Integer> out = new ArrayList<>(List.of(1, 2, 4, 8, 12));
-        for (int b = 16; b <= Math.min(256, max); b += 8) {
-            out.add(b);
-        }
-        for (int b = 272; b <= max; b += 16) {
-            out.add(b);
-        }
-        return out.stream().mapToInt(Integer::intValue).toArray();
+        return join(IntStream.of(1, 2, 4, 8, 12), every(16, 8, Math.min(256, max)), every(272, 16, max));
     }
 
     /** TensorRT-LLM's: 1 to 31, 32, 64 and 128. A batch it did not capture runs eagerly (no padding by default). */
     static int[] trtllmGraphs() {
-        List<Integer> out = new ArrayList<>();
-        for (int b = 1; b <= 32; b++) {
-            out.add(b);
-        }
-        out.addAll(List.of(64, 128));
-        return out.stream().mapToInt(Integer::intValue).toArray();
+        return join(every(1, 1, 32), IntStream.of(64, 128));
     }
 
     /** TensorRT-LLM's with enable_padding: 1, 2, 4, every multiple of 8 to 128, then every 64 more up to {@code max}. */
     static int[] trtllmPaddedGraphs(int max) {
-        List<Integer> out = new ArrayList<>(List.of(1, 2, 4));
-        for (int b = 8; b <= 128; b += 8) {
-            out.add(b);
-        }
-        for (int b = 192; b <= max; b += 64) {
-            out.add(b);
-        }
-        return out.stream().mapToInt(Integer::intValue).toArray();
+        return join(IntStream.of(1, 2, 4), every(8, 8, 128), every(192, 64, max));
+    }
+
+    /** {@code from}, then every {@code step} more while at most {@code to}. */
+    private static IntStream every(int from, int step, int to) {
+        return IntStream.iterate(from, b -> b <= to, b -> b + step);
+    }
+
+    private static int[] join(IntStream... parts) {
+        return Stream.of(parts).flatMapToInt(p -> p).toArray();
     }
 
     /** The captured sizes a replica of at most {@code seqs} sequences can use. */

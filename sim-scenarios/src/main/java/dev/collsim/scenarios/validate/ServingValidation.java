@@ -13,6 +13,7 @@ import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.ServingEngine;
 import dev.collsim.scenarios.load.Deployment;
 import dev.collsim.scenarios.load.Distribution;
+import dev.collsim.scenarios.load.EngineScheduler;
 import dev.collsim.scenarios.load.LoadOutcome;
 import dev.collsim.scenarios.load.LoadSimulation;
 import dev.collsim.scenarios.load.LoadSpec;
@@ -75,8 +76,6 @@ public final class ServingValidation {
     public static final int WARMUP_PER_USER = 2;
     /** Tokens aiconfigurator's generator adds to the ISL for a step's token budget ({@code SlaConfig.isl + 1500}). */
     public static final int BUDGET_ABOVE_ISL = 1500;
-    /** TensorRT-LLM's tokens per KV-cache block, which its max_num_tokens is a multiple of. */
-    private static final int TRTLLM_BLOCK = 32;
 
     /**
      * The scheduler as aiconfigurator's generator deploys a run's engine ({@code generator/rule_plugin/<engine>.rule}):
@@ -99,11 +98,13 @@ public final class ServingValidation {
             budget = Math.max(budget, run.decode().batch());
         }
         if (engine == ServingEngine.TRTLLM) {
-            budget = (budget + TRTLLM_BLOCK - 1) / TRTLLM_BLOCK * TRTLLM_BLOCK;
+            int block = EngineScheduler.TRTLLM_BLOCK_TOKENS;
+            budget = (budget + block - 1) / block * block;
         }
         Boolean mixed = aggregated && engine == ServingEngine.SGLANG ? Boolean.TRUE : null;
         return new SchedulerKnobs(null, budget, null, null, null, null, null, true, mixed);
     }
+
     /**
      * How requests pick an instance and a DP replica: in turn, as Dynamo's frontend and SGLang's DP attention do by
      * default; in a closed loop of equal requests the least-loaded choice spreads them the same way.
