@@ -20,7 +20,7 @@ import dev.collsim.topologies.catalog.GpuModel;
  */
 public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engine, boolean blockScaledFp8) {
     /** Names this set of constants in every output, so results made with another set can be told apart. */
-    public static final String EFFICIENCY_SET = "collsim-kernels-2026-12-aic-gemm";
+    public static final String EFFICIENCY_SET = "collsim-kernels-2026-12-aic-gemm-tiles";
     /** Launch gap between two kernels replayed from a CUDA graph. */
     public static final double GRAPH_GAP_US = 1.5;
     /** An element-wise kernel's own fixed time: prologue, pipeline fill and drain, tail wave (fitted to calibration rows 1-2). */
@@ -60,7 +60,8 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
 
     /**
      * The kernel's time after its launch: its fixed time, then its math (already padded to whole tiles by the caller) at the
-     * tensor rate of {@code mathBits}-bit operands and its memory traffic, as its kind combines them.
+     * tensor rate of {@code mathBits}-bit operands and its memory traffic, as its kind combines them. A GEMM whose shape is
+     * known takes {@link #gemmMicros(double, double, double, double, double, int)}, which also bounds it by its tiles.
      */
     public double workMicros(Kind kind, double flops, double bytes, int mathBits) {
         GpuModel.Roofline gpu = model.roofline();
@@ -68,9 +69,7 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
             return FIXED_US + bytes / (gpu.hbmBytesPerSecond() * STREAM_MEMORY) * 1e6;
         }
         GemmConstants c = gemm(mathBits);
-        double math = flops / (gpu.tflops(mathBits) * 1e12 * c.math());
-        double memory = bytes / (gpu.hbmBytesPerSecond() * c.memory());
-        return c.fixedUs() + c.combine(math, memory) * 1e6;
+        return c.fixedUs() + c.combine(math(flops, mathBits, c), memory(bytes, c), 0) * 1e6;
     }
 
     /** A kernel's fixed time, the floor no bandwidth shortens: a GEMM's its format's, any other kernel's {@link #FIXED_US}. */
@@ -78,18 +77,38 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
         return kind == Kind.GEMM ? gemm(mathBits).fixedUs() : FIXED_US;
     }
 
-    /** The dense GEMMs' constants on this GPU for {@code mathBits}-bit operands in this step's weight format. */
+    /** The dense GEMMs' constants on this GPU for {@code mathBits}-bit operands in this step's weight format and engine. */
     public GemmConstants gemm(int mathBits) {
-        return GemmConstants.of(model.arch(), mathBits, blockScaledFp8);
+        return GemmConstants.of(model.arch(), mathBits, blockScaledFp8, engine);
     }
 
     /**
-     * A dense GEMM of {@code rows} tokens through an {@code n} x {@code k} weight, as a step prices it ({@code
-     * LayerKernels}' GEMMs): rows padded to whole tiles, the weight read at {@code bytesPerParam}, activations in and
-     * out at BF16, its math at the rate of {@code mathBits}-bit operands; launch not included.
+     * A dense GEMM of {@code rows} tokens through an {@code n} x {@code k} weight, the weight read at {@code bytesPerParam},
+     * activations in and out at BF16 ({@link #gemmMicros(double, double, double, double, double, int)}).
      */
     public double gemmMicros(double rows, double n, double k, double bytesPerParam, int mathBits) {
-        return workMicros(Kind.GEMM, 2.0 * paddedRows(rows) * n * k, n * k * bytesPerParam + rows * (n + k) * Precision.ACTIVATION_BYTES, mathBits);
+        return gemmMicros(rows, n, k, 1, n * k * bytesPerParam + rows * (n + k) * Precision.ACTIVATION_BYTES, mathBits);
+    }
+
+    /**
+     * {@code batches} GEMMs (a batched GEMM's heads; 1 for a linear layer) of {@code rows} tokens through an {@code n} x
+     * {@code k} weight moving {@code bytes}, as a step prices them ({@code LayerKernels}' GEMMs), launch not included: its
+     * fixed time, then its math (rows padded to whole tiles) at the rate of {@code mathBits}-bit operands, its traffic, and
+     * where the kernel gives each output tile's whole K loop to one CTA, the waves of those CTAs over the SMs
+     * ({@link GemmConstants#tileMicros}), combined as the architecture's GEMMs combine them.
+     */
+    public double gemmMicros(double rows, double n, double k, double batches, double bytes, int mathBits) {
+        GemmConstants c = gemm(mathBits);
+        double math = math(2.0 * paddedRows(rows) * n * k * batches, mathBits, c);
+        return c.fixedUs() + c.combine(math, memory(bytes, c), c.tileMicros(rows, n, k, batches, model.roofline(), mathBits) * 1e-6) * 1e6;
+    }
+
+    private double math(double flops, int mathBits, GemmConstants c) {
+        return flops / (model.roofline().tflops(mathBits) * 1e12 * c.math());
+    }
+
+    private double memory(double bytes, GemmConstants c) {
+        return bytes / (model.roofline().hbmBytesPerSecond() * c.memory());
     }
 
     /**
@@ -97,40 +116,70 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
      * format, fitted by {@code tools/aic/fit_gemm.py} to aiconfigurator's measured TensorRT-LLM GEMM tables (docs/model.md,
      * "Dense GEMMs"): {@code math}, the share of the format's dense tensor rate; {@code memory}, the share of HBM;
      * {@code fixedUs}, the kernel's fixed time; {@code ridge}, the exponent p of {@link #combine}: how sharply a GEMM turns
-     * from memory- to compute-bound (the roofline's max as p grows, the sum of the two at p = 1).
+     * from one bound to another (the roofline's max as p grows, the sum at p = 1). A kernel that runs each {@code tileRows}
+     * x {@code tileColumns} output tile's whole K loop in one CTA (block-scaled FP8 and NVFP4: they do not split K over idle
+     * SMs as cuBLAS does) is also bound by those CTAs' waves over the SMs, each tile at {@code tileShare} of an SM's rate;
+     * {@code tileShare} 0: the kernel splits K, no such bound.
      */
-    public record GemmConstants(double math, double memory, double fixedUs, double ridge) {
+    public record GemmConstants(double math, double memory, double fixedUs, double ridge, int tileRows, int tileColumns,
+                                double tileShare) {
         /** TensorRT-LLM 1.0.0's A100 table; also Volta and Ada (catalogued as Ampere), in any format. */
-        static final GemmConstants AMPERE = new GemmConstants(0.837, 0.896, 3.80, 1.51);
+        static final GemmConstants AMPERE = splitsK(0.847, 0.920, 3.75, 1.42);
         /** TensorRT-LLM 1.3.0rc20's H100 and H200 tables together. */
-        static final GemmConstants HOPPER_BF16 = new GemmConstants(0.790, 0.828, 1.86, 3.16);
-        static final GemmConstants HOPPER_FP8 = new GemmConstants(0.693, 0.852, 4.11, 2.03);
-        static final GemmConstants HOPPER_FP8_BLOCK = new GemmConstants(0.562, 0.920, 0.05, 1.36);
+        static final GemmConstants HOPPER_BF16 = splitsK(0.790, 0.828, 1.86, 3.16);
+        static final GemmConstants HOPPER_FP8 = splitsK(0.693, 0.852, 4.11, 2.03);
+        static final GemmConstants HOPPER_FP8_BLOCK = new GemmConstants(0.557, 0.750, 0.00, 3.23, 64, 128, 1.000);
         /** TensorRT-LLM 1.3.0rc20's B200 and GB200 tables together. */
-        static final GemmConstants BLACKWELL_BF16 = new GemmConstants(0.672, 0.750, 1.35, 2.90);
-        static final GemmConstants BLACKWELL_FP8 = new GemmConstants(0.650, 0.850, 6.19, 1.31);
-        static final GemmConstants BLACKWELL_FP8_BLOCK = new GemmConstants(0.649, 0.758, 1.28, 2.13);
-        static final GemmConstants BLACKWELL_FP4 = new GemmConstants(0.463, 0.546, 3.67, 2.05);
+        static final GemmConstants BLACKWELL_BF16 = splitsK(0.672, 0.750, 1.35, 2.90);
+        static final GemmConstants BLACKWELL_FP8 = splitsK(0.650, 0.850, 6.19, 1.31);
+        static final GemmConstants BLACKWELL_FP8_BLOCK = new GemmConstants(0.920, 0.777, 0.67, 2.71, 64, 128, 0.738);
+        static final GemmConstants BLACKWELL_FP4 = new GemmConstants(0.593, 0.588, 1.24, 2.50, 128, 256, 0.585);
+        /** vLLM 0.24.0's and SGLang 0.5.14's B200 NVFP4 tables together: the CUTLASS FP4 GEMM they run (FlashInfer's, vLLM's own). */
+        static final GemmConstants BLACKWELL_FP4_FLASHINFER = new GemmConstants(0.490, 0.727, 1.16, 3.16, 128, 128, 0.897);
 
-        /** The set for {@code bits}-bit operands; 4-bit weights on Hopper (no FP4 rate) take block FP8's, as the grouped GEMMs do. */
-        public static GemmConstants of(NcclArch arch, int bits, boolean blockScaled) {
+        private static GemmConstants splitsK(double math, double memory, double fixedUs, double ridge) {
+            return new GemmConstants(math, memory, fixedUs, ridge, 0, 0, 0);
+        }
+
+        /**
+         * The set for {@code bits}-bit operands under {@code engine}; 4-bit weights on Hopper (no FP4 rate) take block FP8's,
+         * as the grouped GEMMs do, and NVFP4 on Blackwell the engine's own FP4 GEMM's.
+         */
+        public static GemmConstants of(NcclArch arch, int bits, boolean blockScaled, ServingEngine engine) {
             if (arch == NcclArch.HOPPER) {
                 return bits >= 16 ? HOPPER_BF16 : bits <= 4 || blockScaled ? HOPPER_FP8_BLOCK : HOPPER_FP8;
             }
             if (arch == NcclArch.BLACKWELL) {
-                return bits >= 16 ? BLACKWELL_BF16 : bits <= 4 ? BLACKWELL_FP4 : blockScaled ? BLACKWELL_FP8_BLOCK : BLACKWELL_FP8;
+                return bits >= 16 ? BLACKWELL_BF16
+                        : bits <= 4 ? (engine.flashInferFp4Gemm() ? BLACKWELL_FP4_FLASHINFER : BLACKWELL_FP4)
+                        : blockScaled ? BLACKWELL_FP8_BLOCK : BLACKWELL_FP8;
             }
             return AMPERE;
         }
 
-        /** Math and memory times combined: (math^p + memory^p)^(1/p). */
-        public double combine(double math, double memory) {
-            double longer = Math.max(math, memory);
-            if (longer <= 0) {
+        /**
+         * The bound of a kernel that gives each output tile's K loop to one CTA: waves of {@code batches} x rows/tileRows x
+         * n/tileColumns CTAs over the SMs, each tile's 2 x tileRows x tileColumns x k FLOPs at {@code tileShare} of one SM's
+         * rate; 0 for a kernel that splits K.
+         */
+        public double tileMicros(double rows, double n, double k, double batches, GpuModel.Roofline gpu, int mathBits) {
+            if (tileShare <= 0) {
                 return 0;
             }
-            // Scaled by the longer so that the powers stay in range.
-            return longer * Math.pow(Math.pow(math / longer, ridge) + Math.pow(memory / longer, ridge), 1 / ridge);
+            double tiles = batches * Math.ceil(rows / tileRows) * Math.ceil(n / tileColumns);
+            double smRate = gpu.tflops(mathBits) * 1e12 / gpu.sms() * tileShare;
+            return Math.ceil(tiles / gpu.sms()) * 2.0 * tileRows * tileColumns * k / smRate * 1e6;
+        }
+
+        /** The math, memory and tile bounds combined: (math^p + memory^p + tiles^p)^(1/p). */
+        public double combine(double math, double memory, double tiles) {
+            double longest = Math.max(Math.max(math, memory), tiles);
+            if (longest <= 0) {
+                return 0;
+            }
+            // Scaled by the longest so that the powers stay in range.
+            return longest * Math.pow(Math.pow(math / longest, ridge) + Math.pow(memory / longest, ridge) + Math.pow(tiles / longest, ridge),
+                    1 / ridge);
         }
     }
 

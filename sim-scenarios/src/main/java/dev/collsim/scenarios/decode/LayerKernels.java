@@ -91,8 +91,7 @@ final class LayerKernels {
             int t = prefill ? 1 : tokens[b];
             last[b] = norm("final_norm", m.layers(), b, t, last[b]);
             // The LM head stays in BF16 in FP8 and FP4 checkpoints.
-            double head = (double) m.vocab() * m.hidden() / spec.tp();
-            last[b] = gemm("lm_head", m.layers(), b, t, head, Precision.ACTIVATION_BYTES, m.hidden() + (double) m.vocab() / spec.tp(), last[b]);
+            last[b] = gemm("lm_head", m.layers(), b, t, m.hidden(), (double) m.vocab() / spec.tp(), Precision.ACTIVATION_BYTES, last[b]);
             if (spec.tp() > 1) {
                 long shard = (long) t * m.vocab() / spec.tp() * Precision.ACTIVATION_BYTES;
                 last[b] = collective("logits_gather", m.layers(), b, comm.gatherToFirst(layout, spec.tp(), shard), last[b]);
@@ -130,7 +129,7 @@ final class LayerKernels {
         double kvPerRank = Math.max(1.0, (double) m.kvHeads() / spec.tp());
         double qkvOut = (qPerRank * (m.attentionGate() ? 2 : 1) + 2 * kvPerRank) * m.headDim();
         op = quantizeAfterElementwise(l, b, t, m.hidden(), op);
-        op = gemm("qkv_proj", l, b, t, m.hidden() * qkvOut, spec.precision().denseBytesPerParam(), m.hidden() + qkvOut, op);
+        op = gemm("qkv_proj", l, b, t, m.hidden(), qkvOut, spec.precision().denseBytesPerParam(), op);
         if (m.qkNorm()) {
             op = compute("qk_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * (qPerRank + kvPerRank) * m.headDim() * Precision.ACTIVATION_BYTES, op);
         }
@@ -142,7 +141,7 @@ final class LayerKernels {
             op = compute("attn_gate", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 3.0 * t * qPerRank * m.headDim() * Precision.ACTIVATION_BYTES, op);
         }
         op = quantize(l, b, t, qPerRank * m.headDim(), op);
-        return gemmThenReduce("o_proj", l, b, t, m.outParamsPerRank(spec.tp()), qPerRank * m.headDim() + m.hidden(), op);
+        return gemmThenReduce("o_proj", l, b, t, qPerRank * m.headDim(), op);
     }
 
     /**
@@ -160,31 +159,30 @@ final class LayerKernels {
         Op op = attentionNorm(l, b, t, after);
         op = quantizeAfterElementwise(l, b, t, m.hidden(), op);
         if (a.qLoraRank() > 0) {
-            op = gemm("qkv_a_proj", l, b, t, (double) m.hidden() * (a.qLoraRank() + latent), bpp, m.hidden() + a.qLoraRank() + latent, op);
+            op = gemm("qkv_a_proj", l, b, t, m.hidden(), a.qLoraRank() + latent, bpp, op);
             op = compute("q_a_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * a.qLoraRank() * Precision.ACTIVATION_BYTES, op);
             op = compute("kv_a_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * a.kvLoraRank() * Precision.ACTIVATION_BYTES, op);
             op = quantizeAfterElementwise(l, b, t, a.qLoraRank(), op);
-            op = gemm("q_b_proj", l, b, t, a.qLoraRank() * q * qHead, bpp, a.qLoraRank() + q * qHead, op);
+            op = gemm("q_b_proj", l, b, t, a.qLoraRank(), q * qHead, bpp, op);
         } else {
-            op = gemm("q_proj", l, b, t, m.hidden() * q * qHead, bpp, m.hidden() + q * qHead, op);
-            op = gemm("kv_a_proj", l, b, t, (double) m.hidden() * latent, bpp, m.hidden() + latent, op);
+            op = gemm("q_proj", l, b, t, m.hidden(), q * qHead, bpp, op);
+            op = gemm("kv_a_proj", l, b, t, m.hidden(), latent, bpp, op);
             op = compute("kv_a_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * a.kvLoraRank() * Precision.ACTIVATION_BYTES, op);
         }
         if (prefill) {
             // A prompt runs MLA uncompressed: the latent projected up to every head's keys and values, then ordinary attention.
             op = ropeAndCacheWrite(l, b, t, (q + 1) * a.ropeHeadDim(), latent, op);
-            op = gemm("kv_b_proj", l, b, t, a.kvLoraRank() * q * (a.nopeHeadDim() + a.vHeadDim()), Precision.ACTIVATION_BYTES,
-                    a.kvLoraRank() + q * (a.nopeHeadDim() + a.vHeadDim()), op);
+            op = gemm("kv_b_proj", l, b, t, a.kvLoraRank(), q * (a.nopeHeadDim() + a.vHeadDim()), Precision.ACTIVATION_BYTES, op);
             op = attentionKernel(l, b, shape(l, t, q, q, qHead, a.vHeadDim(), Precision.ACTIVATION_BYTES, false), op);
         } else {
             // The absorbed projections are batched GEMMs over the rank's heads, kept in BF16.
-            op = gemm("q_absorb", l, b, t, q * a.nopeHeadDim() * a.kvLoraRank(), Precision.ACTIVATION_BYTES, q * (a.nopeHeadDim() + a.kvLoraRank()), op);
+            op = batchedGemm("q_absorb", l, b, t, q, a.nopeHeadDim(), a.kvLoraRank(), Precision.ACTIVATION_BYTES, op);
             op = ropeAndCacheWrite(l, b, t, (q + 1) * a.ropeHeadDim(), latent, op);
             op = attentionKernel(l, b, shape(l, t, q, 1, latent, a.kvLoraRank(), spec.kvBytes(), true), op);
-            op = gemm("v_absorb", l, b, t, q * a.kvLoraRank() * a.vHeadDim(), Precision.ACTIVATION_BYTES, q * (a.kvLoraRank() + a.vHeadDim()), op);
+            op = batchedGemm("v_absorb", l, b, t, q, a.kvLoraRank(), a.vHeadDim(), Precision.ACTIVATION_BYTES, op);
         }
         op = quantize(l, b, t, q * a.vHeadDim(), op);
-        return gemmThenReduce("o_proj", l, b, t, m.outParamsPerRank(spec.tp()), q * a.vHeadDim() + m.hidden(), op);
+        return gemmThenReduce("o_proj", l, b, t, q * a.vHeadDim(), op);
     }
 
     /**
@@ -210,8 +208,8 @@ final class LayerKernels {
         double act = Precision.ACTIVATION_BYTES;
         Op op = attentionNorm(l, b, t, after);
         op = quantizeAfterElementwise(l, b, t, m.hidden(), op);
-        op = gemm("in_proj_qkvz", l, b, t, m.hidden() * (convolved + values), spec.precision().denseBytesPerParam(), m.hidden() + convolved + values, op);
-        op = gemm("in_proj_ba", l, b, t, m.hidden() * 2.0 * heads, act, m.hidden() + 2 * heads, op);
+        op = gemm("in_proj_qkvz", l, b, t, m.hidden(), convolved + values, spec.precision().denseBytesPerParam(), op);
+        op = gemm("in_proj_ba", l, b, t, m.hidden(), 2 * heads, act, op);
         double window = (a.convKernel() - 1) * convolved * act;
         op = compute("causal_conv1d", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * convolved * act + sequences * 2 * window, op);
         op = compute("gdn_gating", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 4.0 * t * heads * act, op);
@@ -226,7 +224,7 @@ final class LayerKernels {
         }
         op = compute("gated_rms_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 3.0 * t * values * act, op);
         op = quantizeAfterElementwise(l, b, t, values, op);
-        return gemmThenReduce("out_proj", l, b, t, values * m.hidden(), values + m.hidden(), op);
+        return gemmThenReduce("out_proj", l, b, t, values, op);
     }
 
     /**
@@ -280,10 +278,10 @@ final class LayerKernels {
     private Op mlp(int l, int b, int t, Op after) {
         double inner = (double) m.intermediate() / spec.tp();
         Op op = quantizeAfterElementwise(l, b, t, m.hidden(), after);
-        op = gemm("gate_up_proj", l, b, t, 2 * m.hidden() * inner, spec.precision().denseBytesPerParam(), m.hidden() + 2 * inner, op);
+        op = gemm("gate_up_proj", l, b, t, m.hidden(), 2 * inner, spec.precision().denseBytesPerParam(), op);
         op = activation(l, b, t, inner, op);
         op = quantizeAfterElementwise(l, b, t, inner, op);
-        Op down = gemmThenReduce("down_proj", l, b, t, inner * m.hidden(), inner + m.hidden(), op);
+        Op down = gemmThenReduce("down_proj", l, b, t, inner, op);
         return tpReduce("mlp_all_reduce", l, b, t, down);
     }
 
@@ -300,7 +298,7 @@ final class LayerKernels {
         int e = m.experts();
         int k0 = m.expertsPerToken();
         // The router's weights stay in BF16 in FP8 checkpoints.
-        Op op = gemm("router", l, b, t, (double) m.hidden() * e, Precision.ACTIVATION_BYTES, m.hidden() + e, after);
+        Op op = gemm("router", l, b, t, m.hidden(), e, Precision.ACTIVATION_BYTES, after);
         op = compute("topk", l, b, KernelCosts.Kind.ELEMENTWISE, 0, (double) t * e * 4, op);
         boolean dispatched = spec.expertsAllToAll();
         double tokensIn;
@@ -337,10 +335,10 @@ final class LayerKernels {
         op = compute("moe_sum", l, b, KernelCosts.Kind.ELEMENTWISE, 0, (tokensIn + local) * m.hidden() * Precision.ACTIVATION_BYTES, op);
         if (m.sharedExperts() > 0 && !sharedInGroup) {
             op = quantize(l, b, local, m.hidden(), op);
-            op = gemm("shared_gate_up", l, b, local, 2 * m.hidden() * sharedInner, bpp, m.hidden() + 2 * sharedInner, op);
+            op = gemm("shared_gate_up", l, b, local, m.hidden(), 2 * sharedInner, bpp, op);
             op = activation(l, b, local, sharedInner, op);
             op = quantize(l, b, local, sharedInner, op);
-            op = gemm("shared_down", l, b, local, sharedInner * m.hidden(), bpp, sharedInner + m.hidden(), op);
+            op = gemm("shared_down", l, b, local, sharedInner, m.hidden(), bpp, op);
         }
         if (!dispatched) {
             return tpReduce("moe_all_reduce", l, b, t, op);
@@ -380,11 +378,24 @@ final class LayerKernels {
         return compute(name, l, b, KernelCosts.Kind.ELEMENTWISE, 0, 4.0 * t * m.hidden() * Precision.ACTIVATION_BYTES, after);
     }
 
-    /** A dense GEMM of {@code params} weights at {@code bytesPerParam}, {@code rows} tokens padded to whole tiles, {@code io} activations in and out per token. */
-    private Op gemm(String name, int l, int b, double rows, double params, double bytesPerParam, double io, Op after) {
-        double bytes = weights(params * bytesPerParam) + rows * io * Precision.ACTIVATION_BYTES;
-        return compute(name, l, b, KernelCosts.Kind.GEMM, 2.0 * KernelCosts.paddedRows(rows) * params, bytes, after, 2.0 * rows * params,
-                mathBits(bytesPerParam));
+    /** A dense GEMM of {@code rows} tokens through a {@code depth} (K) x {@code width} (N) weight at {@code bytesPerParam}. */
+    private Op gemm(String name, int l, int b, double rows, double depth, double width, double bytesPerParam, Op after) {
+        return batchedGemm(name, l, b, rows, 1, depth, width, bytesPerParam, after);
+    }
+
+    /**
+     * {@code batches} GEMMs in one kernel (a batched GEMM over heads), each {@code rows} tokens through a {@code depth} x
+     * {@code width} weight at {@code bytesPerParam}, activations in and out at BF16, priced by {@link KernelCosts#gemmMicros}.
+     */
+    private Op batchedGemm(String name, int l, int b, double rows, double batches, double depth, double width, double bytesPerParam,
+                           Op after) {
+        double params = batches * depth * width;
+        double bytes = weights(params * bytesPerParam) + rows * batches * (depth + width) * Precision.ACTIVATION_BYTES;
+        int bits = mathBits(bytesPerParam);
+        Op op = timed(name, l, b, k.gemmMicros(rows, width, depth, batches, bytes, bits), k.fixedMicros(KernelCosts.Kind.GEMM, bits), bytes, after);
+        op.rooflineMicros = k.rooflineMicros(2.0 * rows * params, bytes, bits);
+        op.flops = 2.0 * rows * params;
+        return op;
     }
 
     /**
@@ -407,18 +418,19 @@ final class LayerKernels {
     }
 
     /**
-     * A GEMM whose output the TP group then reduces. With {@code --overlap fused} it runs in tiles in
+     * A GEMM of {@code depth} (K) into the hidden size whose output the TP group then reduces. With {@code --overlap fused} it runs in tiles in
      * one kernel, each tile's share of the reduction leaving as the tile ends (its bandwidth share of
      * the collective); the collective's fixed latency is paid once, after the last tile, as the fused
      * kernel's final barrier.
      */
-    private Op gemmThenReduce(String name, int l, int b, int t, double params, double io, Op after) {
+    private Op gemmThenReduce(String name, int l, int b, int t, double depth, Op after) {
         if (spec.overlap() != Overlap.FUSED || spec.tp() == 1) {
-            return gemm(name, l, b, t, params, spec.precision().denseBytesPerParam(), io, after);
+            return gemm(name, l, b, t, depth, m.hidden(), spec.precision().denseBytesPerParam(), after);
         }
-        double bytes = weights(params * spec.precision().denseBytesPerParam()) + t * io * Precision.ACTIVATION_BYTES;
+        double params = depth * m.hidden();
+        double bytes = weights(params * spec.precision().denseBytesPerParam()) + t * (depth + m.hidden()) * Precision.ACTIVATION_BYTES;
         int bits = mathBits(spec.precision().denseBytesPerParam());
-        double whole = k.workMicros(KernelCosts.Kind.GEMM, 2.0 * KernelCosts.paddedRows(t) * params, bytes, bits) * slowdown(l);
+        double whole = k.gemmMicros(t, m.hidden(), depth, 1, bytes, bits) * slowdown(l);
         long message = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
         CommModel.Cost full = comm.allReduce(layout, spec.tp(), message);
         CommModel.Cost tile = comm.allReduceSlice(layout, spec.tp(), Math.max(16, message / FUSED_TILES), full);

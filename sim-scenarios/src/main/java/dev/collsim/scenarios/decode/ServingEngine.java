@@ -19,17 +19,18 @@ import java.util.stream.Collectors;
  */
 public enum ServingEngine {
     /** vLLM V1 (0.8 and later): torch.compile'd layers, FlashAttention/FlashInfer, custom all-reduce, CUDA graphs. */
-    VLLM("vllm", EnumSet.of(Trait.COMPILES_QUANTIZE_INTO_ELEMENTWISE, Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS),
-            new Host(9.0, 2_000, 10, false)),
+    VLLM("vllm", EnumSet.of(Trait.COMPILES_QUANTIZE_INTO_ELEMENTWISE, Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS,
+            Trait.FLASHINFER_FP4_GEMM), new Host(9.0, 2_000, 10, false)),
     /** vLLM V0 (0.7 and earlier): the same kernels, with a host loop that builds every sequence's metadata each step. */
-    VLLM_V0("vllm-v0", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS), new Host(9.0, 6_100, 110, false)),
+    VLLM_V0("vllm-v0", EnumSet.of(Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS, Trait.FLASHINFER_FP4_GEMM),
+            new Host(9.0, 6_100, 110, false)),
     /**
      * SGLang: FlashInfer/FlashAttention-3 kernels, shared-experts fusion, and the overlap scheduler. Its prefill runs the
      * model's Python modules eagerly (piecewise CUDA graphs, the default from 2026 for some models, are not modelled: SGLang
      * turns them off for DP attention, expert parallelism, multimodal and hybrid models and disaggregated prefill).
      */
-    SGLANG("sglang", EnumSet.of(Trait.FUSES_SHARED_EXPERTS, Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS),
-            new Host(50.0, 1_500, 10, true)),
+    SGLANG("sglang", EnumSet.of(Trait.FUSES_SHARED_EXPERTS, Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.CUDA_GRAPHS,
+            Trait.FLASHINFER_FP4_GEMM), new Host(50.0, 1_500, 10, true)),
     /**
      * TensorRT-LLM's PyTorch backend (the default from 1.0, trtllm-serve's {@code --backend pytorch}): fused attention
      * preprocessing, all-reduce + norm fusion, overlap scheduler; Python modules issue the kernels of a context phase.
@@ -83,6 +84,12 @@ public enum ServingEngine {
         /** Decode steps are replayed from CUDA graphs. */
         CUDA_GRAPHS,
         /**
+         * NVFP4 linear layers run the CUTLASS FP4 GEMM of FlashInfer (or vLLM's own, cutlass_scaled_fp4_mm) in 128 x 128 tiles,
+         * not TensorRT-LLM's, whose 128 x 256 tiles run a K loop at a third of the rate at decode's few tokens (aiconfigurator's
+         * B200 tables: 1 x 2048 x 16384 takes 17 us under vLLM and SGLang, 37 us under TensorRT-LLM).
+         */
+        FLASHINFER_FP4_GEMM,
+        /**
          * The prompt but its last token is prefilled, and the last token goes through the decoder with the running batch,
          * in the same iteration: that decode step makes the first token (FasterTransformer's design, as TurboMind v0.1
          * ran it: LlamaBatch::ContextDecode leaves the last input token out, "will process with decoder later").
@@ -119,6 +126,7 @@ public enum ServingEngine {
     final boolean fp8CacheWithFp8Weights;
     final boolean cudaGraphsByDefault;
     private final boolean firstTokenFromDecodeStep;
+    private final boolean flashInferFp4Gemm;
 
     ServingEngine(String label, Set<Trait> traits, Host host) {
         this.label = label;
@@ -133,6 +141,7 @@ public enum ServingEngine {
         this.fp8CacheWithFp8Weights = traits.contains(Trait.FP8_CACHE_WITH_FP8_WEIGHTS);
         this.cudaGraphsByDefault = traits.contains(Trait.CUDA_GRAPHS);
         this.firstTokenFromDecodeStep = traits.contains(Trait.FIRST_TOKEN_FROM_DECODE_STEP);
+        this.flashInferFp4Gemm = traits.contains(Trait.FLASHINFER_FP4_GEMM);
         this.eagerLaunchUs = host.eagerLaunchUs();
         this.hostStepUs = host.stepUs();
         this.hostPerSequenceUs = host.perSequenceUs();
@@ -168,6 +177,11 @@ public enum ServingEngine {
     /** Whether an RMSNorm's or a gated activation's output is quantised in that kernel ({@link Trait#COMPILES_QUANTIZE_INTO_ELEMENTWISE}). */
     public boolean compilesQuantizeIntoElementwise() {
         return compilesQuantizeIntoElementwise;
+    }
+
+    /** Whether NVFP4 linear layers run FlashInfer's CUTLASS FP4 GEMM rather than TensorRT-LLM's ({@link Trait#FLASHINFER_FP4_GEMM}). */
+    public boolean flashInferFp4Gemm() {
+        return flashInferFp4Gemm;
     }
 
     /** The host's time between two steps of {@code batch} sequences, in us. */
