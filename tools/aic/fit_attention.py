@@ -21,7 +21,11 @@ context_mla, DeepSeek-V3's 192-wide keys and 128-wide values uncompressed, a KV 
 Decode attention (generation_attention, same filters; generation_mla over the 576-wide latent cache,
 a CTA per sequence and 64 query heads):
   kernel = fixed + waves x wave_us + max(cache bytes / (HBM x memory), QK and PV FLOPs / (tensor rate x math)),
-  waves = ceil(sequences x KV heads (MLA: 64-head blocks) / SMs), the tensor rate of the cache's type.
+  waves = ceil(sequences x KV heads (MLA: 64-head blocks) / SMs), the tensor rate of the cache's type;
+  grouped-query decode is fitted apart for each kernel the engines dispatch: grouped heads (GQA, MQA) or one query
+  head per KV head (MHA; TensorRT-LLM runs its masked-MHA kernel there, XQA only for groups), over a BF16 or an FP8
+  cache (an FP8 cache runs other kernels: TensorRT-LLM's Hopper XQA in GMMA, FlashInfer's and FlashAttention-3's FP8
+  paths); where a table has no FP8-cache rows (A100) the BF16 set stands for it.
 """
 import csv
 import math
@@ -94,6 +98,15 @@ def decode_model(x, p):
     return LAUNCH_US + fixed + x[:, 2] * wave_us + np.maximum(x[:, 0] / memory, x[:, 1] / math_eff)
 
 
+# The decode kernels fitted apart: (name, rows it takes).
+DECODE_KERNELS = (
+    ('gqa bf16', lambda r: r['num_heads'] != r['num_key_value_heads'] and r['kv_cache_dtype'] == 'bfloat16'),
+    ('gqa fp8', lambda r: r['num_heads'] != r['num_key_value_heads'] and r['kv_cache_dtype'] == 'fp8'),
+    ('mha bf16', lambda r: r['num_heads'] == r['num_key_value_heads'] and r['kv_cache_dtype'] == 'bfloat16'),
+    ('mha fp8', lambda r: r['num_heads'] == r['num_key_value_heads'] and r['kv_cache_dtype'] == 'fp8'),
+)
+
+
 def fit(data, model, starts, bounds):
     def objective(p):
         if any(v < lo or v > hi for v, (lo, hi) in zip(p, bounds)):
@@ -119,16 +132,19 @@ def main():
             for arch, gpus in ARCHES.items():
                 if name == 'decode_mla' and arch == 'ampere':
                     continue  # TensorRT-LLM has no absorbed MLA decode kernel on Ampere; its table times another path
-                data = {(g, t): np.array([features(g, r, 'mla' in t, engine in WRITES_CACHE) for r in rows(folder, g, t)]) for g in gpus for t in tables}
-                data = {k: v for k, v in data.items() if len(v)}
-                if not data:
-                    continue
-                p = fit(list(data.values()), model, starts, bounds)
-                print(f'{engine} {name} {arch}: ' + ', '.join(f'{l} {v:.3f}' for l, v in zip(labels.split(), p)))
-                for (g, t), x in data.items():
-                    logs = np.log(model(x, p) / x[:, -1])
-                    print(f'  {t:21} {g:9} {len(x):5} rows  geomean {100 * (math.exp(np.mean(np.abs(logs))) - 1):5.1f} %'
-                          f'  bias {100 * (math.exp(np.mean(logs)) - 1):+5.1f} %')
+                kernels = DECODE_KERNELS if name == 'decode' else (('', lambda r: True),)
+                for kernel, takes in kernels:
+                    data = {(g, t): np.array([features(g, r, 'mla' in t, engine in WRITES_CACHE) for r in rows(folder, g, t) if takes(r)])
+                            for g in gpus for t in tables}
+                    data = {k: v for k, v in data.items() if len(v)}
+                    if not data:
+                        continue
+                    p = fit(list(data.values()), model, starts, bounds)
+                    print(f'{engine} {name} {kernel} {arch}: '.replace('  ', ' ') + ', '.join(f'{l} {v:.3f}' for l, v in zip(labels.split(), p)))
+                    for (g, t), x in data.items():
+                        logs = np.log(model(x, p) / x[:, -1])
+                        print(f'  {t:21} {g:9} {len(x):5} rows  geomean {100 * (math.exp(np.mean(np.abs(logs))) - 1):5.1f} %'
+                              f'  bias {100 * (math.exp(np.mean(logs)) - 1):+5.1f} %')
 
 
 if __name__ == '__main__':

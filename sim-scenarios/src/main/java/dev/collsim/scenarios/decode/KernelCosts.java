@@ -328,9 +328,9 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
      * in docs/model.md: {@code promptMath}, the share of an SM's dense BF16 rate a prompt's 128 x 128 tile reaches; {@code
      * ctaStartUs}, what each prompt CTA pays to start (its query tile's load, the softmax state's set-up); {@code
      * promptFixedUs}, the op's fixed time (its kernels' prologues and tails); the decode kernels' constants for grouped-query
-     * and latent (MLA) attention.
+     * ({@link DecodeKernels}) and latent (MLA) attention.
      */
-    public record AttentionConstants(double promptMath, double ctaStartUs, double promptFixedUs, Decode grouped, Decode latent) {
+    public record AttentionConstants(double promptMath, double ctaStartUs, double promptFixedUs, DecodeKernels grouped, Decode latent) {
         /**
          * A decode-attention kernel: {@code memory}, the share of HBM it reaches streaming the cache; {@code waveUs}, what a
          * wave of its CTAs (a sequence's KV head each, or 64 of its query heads under MLA) costs beyond its reads; {@code
@@ -339,23 +339,50 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
         public record Decode(double memory, double waveUs, double math, double fixedUs) {
         }
 
-        /** TensorRT-LLM's FMHA and XQA, and its MLA kernels. */
+        /**
+         * The grouped-query decode kernels an engine dispatches, each fitted apart: for grouped heads (GQA, MQA) and for one
+         * query head per KV head (MHA: TensorRT-LLM runs its masked-MHA kernel there, XQA only for groups), each over a BF16
+         * and an FP8 cache (other kernels again: TensorRT-LLM's Hopper XQA in GMMA, FlashInfer's and FlashAttention-3's FP8
+         * paths). Where a table has no FP8-cache rows (A100) the BF16 kernel stands for it.
+         */
+        public record DecodeKernels(Decode gqa, Decode gqaFp8, Decode mha, Decode mhaFp8) {
+            /** The kernel for {@code s}: MHA where each KV head serves one query head, the FP8 one where the cache is FP8. */
+            public Decode of(AttentionShape s) {
+                boolean fp8 = s.kvBytes() == 1;
+                if (s.heads() <= s.kvHeads()) {
+                    return fp8 ? mhaFp8 : mha;
+                }
+                return fp8 ? gqaFp8 : gqa;
+            }
+        }
+
+        /** TensorRT-LLM's FMHA, XQA and masked MHA, and its MLA kernels. */
         static final AttentionConstants TRTLLM_AMPERE = new AttentionConstants(0.539, 0.0, 6.9,
-                new Decode(0.95, 4.93, 0.54, 6.7), new Decode(0.858, 7.97, 0.378, 4.8));
+                bf16Only(new Decode(0.950, 5.98, 0.085, 5.4), new Decode(0.828, 1.47, 0.024, 9.1)), new Decode(0.858, 7.97, 0.378, 4.8));
         static final AttentionConstants TRTLLM_HOPPER = new AttentionConstants(0.617, 3.12, 10.8,
-                new Decode(0.759, 1.33, 0.031, 6.2), new Decode(0.858, 7.97, 0.378, 4.8));
+                new DecodeKernels(new Decode(0.765, 4.39, 0.039, 4.4), new Decode(0.822, 1.06, 0.026, 5.0),
+                        new Decode(0.879, 1.10, 0.032, 6.3), new Decode(0.604, 1.14, 0.037, 6.9)), new Decode(0.858, 7.97, 0.378, 4.8));
         static final AttentionConstants TRTLLM_BLACKWELL = new AttentionConstants(0.525, 3.60, 10.5,
-                new Decode(0.939, 1.27, 0.046, 8.6), new Decode(0.729, 5.49, 0.546, 4.0));
+                new DecodeKernels(new Decode(0.941, 1.56, 0.049, 8.2), new Decode(0.912, 1.27, 0.043, 8.7),
+                        new Decode(0.950, 1.29, 0.026, 8.5), new Decode(0.940, 1.13, 0.063, 8.7)), new Decode(0.729, 5.49, 0.546, 4.0));
         /** vLLM's attention backends as its tables time them; its MLA (no table) as TensorRT-LLM's. */
         static final AttentionConstants VLLM_HOPPER = new AttentionConstants(0.544, 1.29, 9.6,
-                new Decode(0.844, 3.28, 0.042, 8.3), TRTLLM_HOPPER.latent());
+                new DecodeKernels(new Decode(0.910, 3.28, 0.048, 7.5), new Decode(0.705, 3.25, 0.086, 9.4),
+                        new Decode(0.919, 3.00, 0.011, 7.8), new Decode(0.731, 3.04, 0.010, 9.6)), TRTLLM_HOPPER.latent());
         static final AttentionConstants VLLM_BLACKWELL = new AttentionConstants(0.385, 2.44, 7.1,
-                new Decode(0.912, 1.28, 0.045, 7.0), TRTLLM_BLACKWELL.latent());
+                new DecodeKernels(new Decode(0.923, 1.36, 0.047, 6.3), new Decode(0.885, 1.22, 0.042, 7.6),
+                        new Decode(0.933, 1.33, 0.029, 6.3), new Decode(0.885, 1.18, 0.031, 7.3)), TRTLLM_BLACKWELL.latent());
         /** SGLang's (FlashInfer, FlashAttention 3) as its tables time them; its MLA as TensorRT-LLM's. */
         static final AttentionConstants SGLANG_HOPPER = new AttentionConstants(0.623, 0.0, 8.1,
-                new Decode(0.838, 3.31, 0.042, 8.2), TRTLLM_HOPPER.latent());
+                new DecodeKernels(new Decode(0.892, 3.20, 0.051, 6.3), new Decode(0.649, 3.39, 0.097, 10.0),
+                        new Decode(0.908, 2.86, 0.023, 6.8), new Decode(0.677, 2.83, 0.002, 10.7)), TRTLLM_HOPPER.latent());
         static final AttentionConstants SGLANG_BLACKWELL = new AttentionConstants(0.422, 1.84, 7.0,
-                new Decode(0.950, 1.30, 0.047, 11.8), TRTLLM_BLACKWELL.latent());
+                new DecodeKernels(new Decode(0.950, 1.36, 0.052, 7.5), new Decode(0.906, 1.24, 0.044, 13.9),
+                        new Decode(0.950, 1.50, 0.030, 7.3), new Decode(0.936, 1.21, 0.004, 13.8)), TRTLLM_BLACKWELL.latent());
+
+        private static DecodeKernels bf16Only(Decode gqa, Decode mha) {
+            return new DecodeKernels(gqa, gqa, mha, mha);
+        }
 
         /**
          * The fitted set of the engine on the GPU's architecture. Where the engine has no table (Ampere for vLLM and SGLang;
@@ -439,9 +466,9 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
         return prompt ? attention().promptFixedUs() : decodeConstants(s).fixedUs();
     }
 
-    /** The decode kernel's constants: the latent (MLA) kernel's or the grouped-query one's. */
+    /** The decode kernel's constants: the latent (MLA) kernel's, or the grouped-query kernel the shape dispatches. */
     private AttentionConstants.Decode decodeConstants(AttentionShape s) {
-        return s.latent() ? attention().latent() : attention().grouped();
+        return s.latent() ? attention().latent() : attention().grouped().of(s);
     }
 
     /** The HBM traffic of quantising {@code rows} x {@code width} BF16 activations to 8 bits: read them, write the bytes. */

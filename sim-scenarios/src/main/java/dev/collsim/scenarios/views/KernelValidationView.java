@@ -23,16 +23,18 @@ public final class KernelValidationView {
                 + " H100, H200, B200 and GB200, vLLM's and SGLang's on H100 and B200 (the versions: tools/aic/README.md, which"
                 + " tools/aic/convert.mjs writes them by); each engine's kernels priced with its own traits");
         t.note("gemm (shape M x N x K): the launch gap, the fixed time, then the math (M padded to 64-row tiles, at the format's dense"
-                + " tensor rate x its math share) and the traffic (weights, activations in and out, at HBM x its memory share) combined"
-                + " as (math^p + traffic^p)^(1/p), the four constants per architecture and format fitted by tools/aic/fit_gemm.py to the"
-                + " TensorRT-LLM tables; 8- and 4-bit rows add the activation's dynamic quantisation, which the measured call includes:"
+                + " tensor rate x its math share), the traffic (weights, activations in and out, at HBM x its memory share) and, where the"
+                + " kernel runs each output tile's whole K loop in one CTA (fp8_block, nvfp4), the CTAs' waves over the SMs (each tile at"
+                + " its share of an SM's rate) combined as (math^p + traffic^p + tiles^p)^(1/p), the constants per architecture and format"
+                + " fitted by tools/aic/fit_gemm.py to the TensorRT-LLM tables (vLLM's and SGLang's nvfp4 to theirs); 8- and 4-bit rows add the activation's dynamic quantisation, which the measured call includes:"
                 + " the cast, and before it a pass for the per-tensor scale (fp8; fp8_block's 1 x 128 scales are taken in the cast)");
         t.note("context attention (batch x ISL, query/KV heads per GPU, head size): a CTA per sequence, query head and 128-query tile,"
                 + " causal (tile i runs i + 1 key tiles of 128), each tile at an SM's share of the BF16 rate x the architecture's"
                 + " efficiency; the CTAs' makespan over the SMs (each paying its start), one pass over q, k, v, the output and (fused)"
                 + " the cache write, the op's fixed time; generation attention (batch x cached tokens): the kernel's fixed time, a cost"
                 + " per wave of (sequence, KV head) CTAs, then the longer of the cache read (HBM x its share) and the math (the tensor"
-                + " rate x its share); the constants per engine and architecture, fitted by tools/aic/fit_attention.py; sliding windows, and"
+                + " rate x its share); the constants per engine, architecture and kernel (grouped heads or one a KV head, a BF16 or an"
+                + " FP8 cache), fitted by tools/aic/fit_attention.py; sliding windows, and"
                 + " groups of more than " + KernelValidation.MAX_GROUP + " query heads per KV head (no served model's), left out");
         t.note("moe (tokens on the rank, experts, top-k, hidden/inter, the rank's TP and EP): one rank's fused MoE routed as the table"
                 + " routed it (aiconfigurator's 'balanced': each token's picks spread evenly over the experts, the rank holding the first"

@@ -69,14 +69,33 @@ class AttentionKernelsTest {
     void aDecodeKernelPaysPerWaveOfItsCtas() {
         double oneWave = H100.decodeAttentionMicros(decode(132, 1, 8, 1));
         double twoWaves = H100.decodeAttentionMicros(decode(133, 1, 8, 1));
-        assertEquals(KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch(), ServingEngine.TRTLLM).grouped().waveUs(), twoWaves - oneWave, 0.01);
+        assertEquals(KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch(), ServingEngine.TRTLLM).grouped().gqa().waveUs(), twoWaves - oneWave, 0.01);
+    }
+
+    /**
+     * Each decode kernel the engine dispatches has its own constants: on H100 TensorRT-LLM's BF16 XQA pays about four times
+     * its FP8 variant's time a wave (aiconfigurator's table: 1,024 sequences of one token, 64 query heads over 8 KV heads,
+     * 269 us over a BF16 cache and 77 us over an FP8 one), and one query head a KV head (MHA) runs another kernel again.
+     */
+    @Test
+    void theDecodeKernelIsTheOneTheShapeDispatches() {
+        KernelCosts.AttentionShape bf16 = new KernelCosts.AttentionShape(1024, 1, 1, 64, 8, 128, 128, 2, false);
+        KernelCosts.AttentionShape fp8 = new KernelCosts.AttentionShape(1024, 1, 1, 64, 8, 128, 128, 1, false);
+        double overBf16 = H100.decodeAttentionMicros(bf16);
+        double overFp8 = H100.decodeAttentionMicros(fp8);
+        assertTrue(overBf16 > 2.5 * overFp8, overBf16 + " us over a BF16 cache, " + overFp8 + " over FP8");
+        assertTrue(overBf16 > 200 && overBf16 < 340 && overFp8 > 55 && overFp8 < 100, overBf16 + " and " + overFp8 + " us");
+        KernelCosts.AttentionConstants.DecodeKernels kernels = KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch(), ServingEngine.TRTLLM).grouped();
+        assertEquals(kernels.mha(), kernels.of(decode(64, 2048, 32, 32)));
+        assertEquals(kernels.gqa(), kernels.of(decode(64, 2048, 32, 8)));
+        assertEquals(kernels.gqaFp8(), kernels.of(fp8));
     }
 
     /** A long context streams the cache at Hopper's fitted share of HBM: Llama-3-70B's 8 KV heads, 64 sequences of 32K, BF16. */
     @Test
     void aLongContextStreamsTheCacheAtItsShareOfHbm() {
         KernelCosts.AttentionShape s = decode(64, 32768, 64, 8);
-        KernelCosts.AttentionConstants.Decode c = KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch(), ServingEngine.TRTLLM).grouped();
+        KernelCosts.AttentionConstants.Decode c = KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch(), ServingEngine.TRTLLM).grouped().gqa();
         double read = s.cacheBytes() / (GpuModel.H100_SXM.roofline().hbmBytesPerSecond() * c.memory()) * 1e6;
         double micros = H100.decodeAttentionMicros(s);
         assertTrue(micros > read && micros < read * 1.05 + c.fixedUs() + 4 * c.waveUs(), micros + " us against a read of " + read);

@@ -30,7 +30,7 @@ class DecodeStepTest {
         int kernels = r.layers().stream().mapToInt(l -> l.spans().size()).sum() + r.timeline().beforeLayers().size() + r.timeline().afterLayers().size();
         assertEquals(kernels, r.timing().kernels());
         // Every kernel's floor is the graph's gap and its fixed time; an attention kernel's and a GEMM's fixed time are their own.
-        KernelCosts.AttentionConstants.Decode attention = KernelCosts.AttentionConstants.of(NcclArch.HOPPER, r.setup().engine()).grouped();
+        KernelCosts.AttentionConstants.Decode attention = KernelCosts.AttentionConstants.of(NcclArch.HOPPER, r.setup().engine()).grouped().gqa();
         KernelCosts.GemmConstants gemm = KernelCosts.GemmConstants.of(NcclArch.HOPPER, 16, false, ServingEngine.VLLM);
         int layers = r.layers().size();
         java.util.Set<String> gemms = java.util.Set.of("qkv_proj", "o_proj", "gate_up_proj", "down_proj", "lm_head");
