@@ -68,8 +68,7 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
         if (kind == Kind.ELEMENTWISE) {
             return FIXED_US + bytes / (gpu.hbmBytesPerSecond() * STREAM_MEMORY) * 1e6;
         }
-        GemmConstants c = gemm(mathBits);
-        return c.fixedUs() + c.combine(math(flops, mathBits, c), memory(bytes, c), 0) * 1e6;
+        return gemmWorkMicros(flops, bytes, 0, mathBits);
     }
 
     /** A kernel's fixed time, the floor no bandwidth shortens: a GEMM's its format's, any other kernel's {@link #FIXED_US}. */
@@ -98,17 +97,17 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
      * ({@link GemmConstants#tileMicros}), combined as the architecture's GEMMs combine them.
      */
     public double gemmMicros(double rows, double n, double k, double batches, double bytes, int mathBits) {
+        double tiles = gemm(mathBits).tileMicros(rows, n, k, batches, model.roofline(), mathBits);
+        return gemmWorkMicros(2.0 * paddedRows(rows) * n * k * batches, bytes, tiles, mathBits);
+    }
+
+    /** The GEMM form: the fixed time, then the math, the traffic and the tiles' bound ({@code tilesMicros}) combined. */
+    private double gemmWorkMicros(double flops, double bytes, double tilesMicros, int mathBits) {
         GemmConstants c = gemm(mathBits);
-        double math = math(2.0 * paddedRows(rows) * n * k * batches, mathBits, c);
-        return c.fixedUs() + c.combine(math, memory(bytes, c), c.tileMicros(rows, n, k, batches, model.roofline(), mathBits) * 1e-6) * 1e6;
-    }
-
-    private double math(double flops, int mathBits, GemmConstants c) {
-        return flops / (model.roofline().tflops(mathBits) * 1e12 * c.math());
-    }
-
-    private double memory(double bytes, GemmConstants c) {
-        return bytes / (model.roofline().hbmBytesPerSecond() * c.memory());
+        GpuModel.Roofline gpu = model.roofline();
+        double math = flops / (gpu.tflops(mathBits) * 1e12 * c.math());
+        double memory = bytes / (gpu.hbmBytesPerSecond() * c.memory());
+        return c.fixedUs() + c.combine(math, memory, tilesMicros * 1e-6) * 1e6;
     }
 
     /**

@@ -389,13 +389,15 @@ final class LayerKernels {
      */
     private Op batchedGemm(String name, int l, int b, double rows, double batches, double depth, double width, double bytesPerParam,
                            Op after) {
-        double params = batches * depth * width;
-        double bytes = weights(params * bytesPerParam) + rows * batches * (depth + width) * Precision.ACTIVATION_BYTES;
+        double bytes = gemmBytes(rows, batches, depth, width, bytesPerParam);
         int bits = mathBits(bytesPerParam);
-        Op op = timed(name, l, b, k.gemmMicros(rows, width, depth, batches, bytes, bits), k.fixedMicros(KernelCosts.Kind.GEMM, bits), bytes, after);
-        op.rooflineMicros = k.rooflineMicros(2.0 * rows * params, bytes, bits);
-        op.flops = 2.0 * rows * params;
-        return op;
+        return kernel(name, l, b, k.gemmMicros(rows, width, depth, batches, bytes, bits), k.fixedMicros(KernelCosts.Kind.GEMM, bits), bytes,
+                2.0 * rows * batches * depth * width, bits, after);
+    }
+
+    /** What a GEMM moves, its weights counted among those the step reads: the weights once, every row's BF16 input and output. */
+    private double gemmBytes(double rows, double batches, double depth, double width, double bytesPerParam) {
+        return weights(batches * depth * width * bytesPerParam) + rows * batches * (depth + width) * Precision.ACTIVATION_BYTES;
     }
 
     /**
@@ -409,12 +411,8 @@ final class LayerKernels {
         boolean blockScaled = k.blockScaledFp8();
         weights(params * bpp);
         double bytes = KernelCosts.groupedGemmBytes(rows, groups, params, depth, bpp);
-        Op op = timed(name, l, b, k.groupedGemmMicros(tokens, rows, groups, params, depth, bpp, bits, blockScaled),
-                k.moe(bits, blockScaled).fixedUs(), bytes, after);
-        double useful = 2.0 * rows * params / Math.max(groups, 1);
-        op.rooflineMicros = k.rooflineMicros(useful, bytes, bits);
-        op.flops = useful;
-        return op;
+        return kernel(name, l, b, k.groupedGemmMicros(tokens, rows, groups, params, depth, bpp, bits, blockScaled),
+                k.moe(bits, blockScaled).fixedUs(), bytes, 2.0 * rows * params / Math.max(groups, 1), bits, after);
     }
 
     /**
@@ -428,7 +426,7 @@ final class LayerKernels {
             return gemm(name, l, b, t, depth, m.hidden(), spec.precision().denseBytesPerParam(), after);
         }
         double params = depth * m.hidden();
-        double bytes = weights(params * spec.precision().denseBytesPerParam()) + t * (depth + m.hidden()) * Precision.ACTIVATION_BYTES;
+        double bytes = gemmBytes(t, 1, depth, m.hidden(), spec.precision().denseBytesPerParam());
         int bits = mathBits(spec.precision().denseBytesPerParam());
         double whole = k.gemmMicros(t, m.hidden(), depth, 1, bytes, bits) * slowdown(l);
         long message = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
@@ -478,7 +476,14 @@ final class LayerKernels {
      */
     private Op compute(String name, int layer, int b, KernelCosts.Kind kind, double flops, double bytes, Op after, double usefulFlops,
                        int mathBits) {
-        Op op = timed(name, layer, b, k.workMicros(kind, flops, bytes, mathBits), k.fixedMicros(kind, mathBits), bytes, after);
+        return kernel(name, layer, b, k.workMicros(kind, flops, bytes, mathBits), k.fixedMicros(kind, mathBits), bytes, usefulFlops, mathBits,
+                after);
+    }
+
+    /** A compute kernel {@link #timed} at {@code workMicros}, with the roofline's bound of its {@code usefulFlops} and bytes. */
+    private Op kernel(String name, int layer, int b, double workMicros, double fixedMicros, double bytes, double usefulFlops, int mathBits,
+                      Op after) {
+        Op op = timed(name, layer, b, workMicros, fixedMicros, bytes, after);
         op.rooflineMicros = k.rooflineMicros(usefulFlops, bytes, mathBits);
         op.flops = usefulFlops;
         return op;
