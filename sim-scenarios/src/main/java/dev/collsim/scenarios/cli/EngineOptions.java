@@ -8,6 +8,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code --engine}, {@code --kv-dtype} and {@code --overlap-scheduler}, shared by decode, prefill,
  * serve and compare: whose kernels and host loop a step follows, and the choices a user makes of it.
+ * The commands that report a time to first token add {@link RequestOverheadFlag} to {@link #setup()}.
  */
 final class EngineOptions {
     @Mixin
@@ -23,7 +24,7 @@ final class EngineOptions {
     String overlapScheduler;
 
     EngineSetup setup() {
-        return new EngineSetup(engine.orDefault(), kvCache(), overlapScheduler());
+        return new EngineSetup(engine.orDefault(), kvCache(), overlapScheduler(), null);
     }
 
     /** Whether the host overlaps the GPU's step, or null for the engine's default. */

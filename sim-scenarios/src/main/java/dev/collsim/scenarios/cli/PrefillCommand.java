@@ -56,6 +56,9 @@ public final class PrefillCommand implements Callable<Integer> {
     EngineOptions engineOptions;
 
     @Mixin
+    RequestOverheadFlag requestOverhead;
+
+    @Mixin
     WhatIfOptions whatIf;
 
     @OutputFile
@@ -69,7 +72,7 @@ public final class PrefillCommand implements Callable<Integer> {
     public Integer call() {
         String systemName = system.name();
         Require.atLeastOne("--isl", isl);
-        EngineSetup engine = engineOptions.setup();
+        EngineSetup engine = engineOptions.setup().withRequestOverhead(requestOverhead.orEngines());
         DecodeSystem where = new DecodeSystem.Preset(SystemPreset.byName(systemName),
                 network.preset(), OptionalInt.empty(), whatIf.toWhatIf());
         int tp = layout.tp;
@@ -85,10 +88,11 @@ public final class PrefillCommand implements Callable<Integer> {
         }
         output.writeReport(() -> {
             HtmlReport report = new HtmlReport("collsim prefill " + result.setup().model());
-            PrefillHtml.add(report, result);
+            PrefillHtml.add(report, result, engine.requestMs());
             return report;
         });
-        output.emitResult(() -> PrefillJson.of(result), PrefillReport.table(result), spec.commandLine().getOut());
+        output.emitResult(() -> PrefillJson.of(result, engine.requestMs()), PrefillReport.table(result, engine.requestMs()),
+                spec.commandLine().getOut());
         return 0;
     }
 }

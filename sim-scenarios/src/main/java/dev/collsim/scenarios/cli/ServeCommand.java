@@ -92,6 +92,9 @@ public final class ServeCommand implements Callable<Integer> {
     EngineOptions engineOptions;
 
     @Mixin
+    RequestOverheadFlag requestOverhead;
+
+    @Mixin
     WhatIfOptions whatIf;
 
     @Option(names = "--threads", paramLabel = "T", description = "a plan's steps and load runs simulated at once (default: the cores); a --deployment run is one event after another")
@@ -128,7 +131,7 @@ public final class ServeCommand implements Callable<Integer> {
                 .toList();
         new WorkloadBuilder().rate(workload.rate); // the same bounds as a load run's rate
         ServingSpec serving = new ServingSpec(model.config(), where, gpus, isl, osl, Slo.parse("--ttft-slo", ttftSlo), Slo.parse("--itl-slo", itlSlo),
-                workload.rate, model.weights(), engineOptions.setup(), KvTransfer.byName(kvTransfer));
+                workload.rate, model.weights(), engineOptions.setup().withRequestOverhead(requestOverhead.orEngines()), KvTransfer.byName(kvTransfer));
         BiConsumer<Integer, Integer> steps = ProgressBar.onTerminal(spec.commandLine().getErr(), "serve: decode steps");
         ServingPlan plan = serving.atPercentiles()
                 ? PercentileSearch.run(serving, Flags.threads(threads), steps, ProgressBar.onTerminal(spec.commandLine().getErr(), "serve: load runs"))
@@ -166,7 +169,7 @@ public final class ServeCommand implements Callable<Integer> {
             }
         }
         double[] percentiles = load.percentiles();
-        LoadSpec loadSpec = new LoadSpec(config, where, model.weights(), engineOptions.setup(), deployment,
+        LoadSpec loadSpec = new LoadSpec(config, where, model.weights(), engineOptions.setup().withRequestOverhead(requestOverhead.orEngines()), deployment,
                 workload.build(config.maxContext() > 0 ? config.maxContext() : Lengths.MAX_TOKENS), load.knobs(), load.router(),
                 KvTransfer.byName(kvTransfer), load.goodput(), workload.seed, load.perfetto != null);
         LoadOutcome outcome = LoadSimulation.run(loadSpec,

@@ -3,9 +3,9 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
 import dev.collsim.reports.ReportFormat;
-import dev.collsim.scenarios.decode.ServingEngine;
 import dev.collsim.scenarios.validate.DatasetSetup;
 import dev.collsim.scenarios.validate.DecodeValidation;
+import dev.collsim.scenarios.validate.EngineChoice;
 import dev.collsim.scenarios.validate.KernelValidation;
 import dev.collsim.scenarios.validate.ServingValidation;
 import dev.collsim.scenarios.validate.Validation;
@@ -82,6 +82,9 @@ public final class ValidateCommand implements Callable<Integer> {
     EngineFlag engine;
 
     @Mixin
+    RequestOverheadFlag requestOverhead;
+
+    @Mixin
     LoggedRunOptions run;
 
     @Mixin
@@ -96,6 +99,9 @@ public final class ValidateCommand implements Callable<Integer> {
         }
         if (threads != null && !serving) {
             throw new InputException("--threads goes with --serving");
+        }
+        if (requestOverhead.given() && !decode && !serving) {
+            throw new InputException("--request-overhead goes with --decode or --serving, whose client-side runs it is part of");
         }
         if (decode) {
             return decode();
@@ -133,12 +139,16 @@ public final class ValidateCommand implements Callable<Integer> {
         return 0;
     }
 
+    private EngineChoice engines() {
+        return new EngineChoice(engine.forced(), requestOverhead.orEngines());
+    }
+
     private Integer decode() {
         if (!logs.isEmpty() || calibration != null) {
             throw new InputException("--decode validates a measured decode CSV (--measured); leave out nccl-tests logs and --calibration");
         }
-        ServingEngine forced = engine.forced();
-        DecodeValidation v = measured == null ? DecodeValidation.bundled(forced) : DecodeValidation.file(measured, forced);
+        EngineChoice engines = engines();
+        DecodeValidation v = measured == null ? DecodeValidation.bundled(engines) : DecodeValidation.file(measured, engines);
         String source = measured == null ? "decode calibration" : measured.getFileName().toString();
         if (v.simulated().isEmpty() && v.simulatedTtft().isEmpty()) {
             // An error over no rows would print as 0.0 %: say that nothing was validated, and why the first row was not.
@@ -230,11 +240,11 @@ public final class ValidateCommand implements Callable<Integer> {
         if (!logs.isEmpty() || calibration != null) {
             throw new InputException("--serving validates a measured serving CSV (--measured); leave out nccl-tests logs and --calibration");
         }
-        ServingEngine forced = engine.forced();
+        EngineChoice engines = engines();
         int t = Flags.threads(threads);
         BiConsumer<Integer, Integer> progress = ProgressBar.onTerminal(spec.commandLine().getErr(), "validate --serving");
-        ServingValidation v = measured == null ? ServingValidation.bundled(forced, t, progress)
-                : ServingValidation.file(measured, forced, t, progress);
+        ServingValidation v = measured == null ? ServingValidation.bundled(engines, t, progress)
+                : ServingValidation.file(measured, engines, t, progress);
         String source = measured == null ? "serving calibration" : measured.getFileName().toString();
         if (v.simulated().isEmpty()) {
             ServingValidation.Outcome first = v.outcomes().get(0);

@@ -8,12 +8,23 @@ import java.util.OptionalInt;
  *
  * @param kvCache          the KV cache's element type, or null for the engine's default
  * @param overlapScheduler whether the host overlaps the GPU's step, or null for the engine's default
+ * @param requestOverhead  the server's time per request beyond the forwards (ms), or null for the engine's
  */
-public record EngineSetup(ServingEngine engine, Precision kvCache, Boolean overlapScheduler) {
-    public static final EngineSetup DEFAULT = new EngineSetup(ServingEngine.DEFAULT, null, null);
+public record EngineSetup(ServingEngine engine, Precision kvCache, Boolean overlapScheduler, Double requestOverhead) {
+    public static final EngineSetup DEFAULT = new EngineSetup(ServingEngine.DEFAULT, null, null, null);
 
     public EngineSetup {
         Objects.requireNonNull(engine, "engine");
+    }
+
+    /** This setup with its request overhead set (null: the engine's). */
+    public EngineSetup withRequestOverhead(Double ms) {
+        return new EngineSetup(engine, kvCache, overlapScheduler, ms);
+    }
+
+    /** The time a client's TTFT holds beyond the forwards (ms): the one set, or the engine's ({@link ServingEngine#requestMs()}). */
+    public double requestMs() {
+        return requestOverhead != null ? requestOverhead : engine.requestMs();
     }
 
     /**

@@ -18,6 +18,8 @@ public record LoadOutcome(Setup setup, Summary summary, List<RequestRecord> requ
      * @param system      the system's name
      * @param deployment  the deployment as serve prints it
      * @param engine      the engine's label
+     * @param requestMs   the server's time per request beyond the forwards: every request reaches the scheduler that long
+     *                    after the client sent it
      * @param scheduler   the scheduler's settings in force, in words (max_num_seqs=256, max_num_batched_tokens=8192, ...)
      * @param workload    the workload in words
      * @param gpus        GPUs of the deployment
@@ -25,7 +27,7 @@ public record LoadOutcome(Setup setup, Summary summary, List<RequestRecord> requ
      * @param blockTokens tokens per KV-cache block
      * @param seed        the random streams' seed
      */
-    public record Setup(String model, String system, String deployment, String engine, String scheduler, String workload, int gpus,
+    public record Setup(String model, String system, String deployment, String engine, double requestMs, String scheduler, String workload, int gpus,
                         List<Integer> kvBlocks, int blockTokens, long seed) {}
 
     /**
@@ -36,7 +38,8 @@ public record LoadOutcome(Setup setup, Summary summary, List<RequestRecord> requ
      * @param tpot    time per output token after the first: (e2el - ttft) / (osl - 1), requests of one output token left out
      * @param itl     every gap between two successive tokens of a request
      * @param meanInSystem requests in the deployment on average over the whole run (warm-up included), as its queues held
-     *                     them: by Little's law the whole run's throughput times its mean end-to-end latency
+     *                     them from the scheduler's first sight: by Little's law the whole run's throughput times its mean
+     *                     end-to-end latency less the server's time per request (Setup's requestMs)
      */
     public record Summary(int completed, int failed, double durationS, long inputTokens, long outputTokens, double requestThroughput,
                           Double goodput, double outputThroughput, double totalTokenThroughput, int gpus, Distribution ttft,

@@ -112,11 +112,17 @@ public final class LoadSimulation {
                 build(role, cache);
             }
             if (spec.workload().closedLoop()) {
-                sendPhase(0);
+                // The first requests are sent at 0 and reach the scheduler the server's time per request later.
+                double requestMs = spec.engine().requestMs();
+                at(requestMs, () -> sendPhase(requestMs));
             } else {
+                // An open loop's request reaches the scheduler the server's time per request after the client sent it.
+                double requestMs = spec.engine().requestMs();
                 for (Live r : live) {
-                    Live request = r;
-                    at(r.spec.arrivalMs(), () -> arrive(request, request.spec.arrivalMs()));
+                    at(r.spec.arrivalMs() + requestMs, () -> {
+                        r.arrivalMs = r.spec.arrivalMs();
+                        arrive(r, r.spec.arrivalMs() + requestMs);
+                    });
                 }
                 nextToSend = live.size();
             }
@@ -206,13 +212,21 @@ public final class LoadSimulation {
 
         private void sendNext(double now) {
             if (nextToSend < live.size()) {
-                Live r = live.get(nextToSend++);
-                arrive(r, now);
+                send(live.get(nextToSend++), now);
             }
         }
 
+        /**
+         * A closed loop's next request: the scheduler has it at {@code now}, as the last one ends, and the client sent it the
+         * server's time per request before. The front end's time is no gap between two requests of a loop: the deterministic
+         * loop locks onto any gap and bunches its requests' prompts, which the measured runs do not show (docs/model.md).
+         */
+        private void send(Live r, double now) {
+            r.arrivalMs = now - spec.engine().requestMs();
+            arrive(r, now);
+        }
+
         private void arrive(Live r, double now) {
-            r.arrivalMs = now;
             Instance instance = route(front, r);
             Replica replica = chosenReplica;
             if (instance.kind == Deployment.Kind.PREFILL) {
@@ -450,7 +464,7 @@ public final class LoadSimulation {
             LoadOutcome.Summary summary = Summaries.of(records, gaps.distribution(), spec.deployment().gpus(), preemptions, spec.goodput(),
                     inSystem.mean());
             LoadOutcome.Setup setup = new LoadOutcome.Setup(spec.model().name(), spec.system().name(), spec.deployment().label(),
-                    spec.engine().engine().label(), schedulerWords, spec.workload().describe(), spec.deployment().gpus(), List.copyOf(kvBlocks),
+                    spec.engine().engine().label(), spec.engine().requestMs(), schedulerWords, spec.workload().describe(), spec.deployment().gpus(), List.copyOf(kvBlocks),
                     blockTokens, spec.seed());
             return new LoadOutcome(setup, summary, records, series.samples(), List.copyOf(stepRecords));
         }

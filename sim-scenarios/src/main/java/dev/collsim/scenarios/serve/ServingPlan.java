@@ -11,15 +11,16 @@ import java.util.Locale;
  * deployment that meets both targets, or what fell short.
  *
  * @param rate      requests/s the deployments are sized for; null when not asked
+ * @param requestMs the server's time per request beyond the forwards, which every TTFT holds
  * @param simulated the load runs a plan at percentile targets was decided on; null for a plan at mean targets (estimates only)
  */
 public record ServingPlan(String model, int isl, int osl, Slo ttftSlo, Slo itlSlo, Double rate, int gpus, Precision dtype,
-                          ServingEngine engine, KvTransfer kvTransfer, List<SystemPlan> systems, Simulated simulated) {
+                          ServingEngine engine, double requestMs, KvTransfer kvTransfer, List<SystemPlan> systems, Simulated simulated) {
 
     /** The plan of {@code spec}'s question from each system's answers. */
     public static ServingPlan of(ServingSpec spec, List<SystemPlan> systems, Simulated simulated) {
         return new ServingPlan(spec.model().name(), spec.isl(), spec.osl(), spec.ttftSlo(), spec.itlSlo(), spec.rate(), spec.gpus(),
-                spec.precision(), spec.engine().engine(), spec.kvTransfer(), systems, simulated);
+                spec.precision(), spec.engine().engine(), spec.engine().requestMs(), spec.kvTransfer(), systems, simulated);
     }
 
     /**
@@ -63,7 +64,7 @@ public record ServingPlan(String model, int isl, int osl, Slo ttftSlo, Slo itlSl
             ITL,
             /** Among the deployments within the ITL target, the best mean TTFT is above its target. */
             TTFT_WITHIN_ITL,
-            /** Even unloaded, prefill, KV move and a decode step take longer than the TTFT target. */
+            /** Even unloaded, the server, prefill, KV move and a decode step take longer than the TTFT target. */
             TTFT_UNLOADED,
             /** No path between two instances for the KV cache. */
             NO_KV_PATH,

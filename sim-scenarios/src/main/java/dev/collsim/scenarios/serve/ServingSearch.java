@@ -325,7 +325,7 @@ public final class ServingSearch {
             return null;
         }
         double queue = PrefillQueue.waitMs(utilization, prompt);
-        double ttft = tpot / 2 + queue + prompt;
+        double ttft = spec.engine().requestMs() + tpot / 2 + queue + prompt;
         double requests = perReplica * d.at().dp();
         String prefills = chunk >= spec.isl() ? "whole prompts" : "chunks of " + chunk;
         return new ServingPlan.Deployment(ServingPlan.Mode.AGGREGATED, d.at().label() + " b" + batch + overlap(d) + ", " + prefills,
@@ -396,7 +396,7 @@ public final class ServingSearch {
                     continue;
                 }
                 ServingPlan.Deployment x = pair(spec, p, d);
-                double unloaded = p.serviceMs() + p.kvMs() + d.itlMs();
+                double unloaded = spec.engine().requestMs() + p.serviceMs() + p.kvMs() + d.itlMs();
                 bestTtft = Math.min(bestTtft, unloaded);
                 if (x != null && better(x, best)) {
                     best = x;
@@ -418,7 +418,7 @@ public final class ServingSearch {
      * target leaves the prefill no slack or the pair does not fit.
      */
     static ServingPlan.Deployment pair(ServingSpec spec, PrefillPoint p, DecodePoint d) {
-        double fixed = p.serviceMs() + p.kvMs() + d.itlMs();
+        double fixed = spec.engine().requestMs() + p.serviceMs() + p.kvMs() + d.itlMs();
         // A pipeline takes the next forward once its first stage is free: its queue turns over at a stage's share of the prefill.
         double turn = p.serviceMs() / p.at().pp();
         double rho = PrefillQueue.maxUtilization(turn, spec.ttftSloMs() - fixed);

@@ -54,6 +54,8 @@ public final class DecodeValidation {
     public static final String BUNDLED = "/calibration/decode_measured_calibration.csv";
     /** Measured times to first token, in the same columns (metric ttft_ms). */
     public static final String BUNDLED_TTFT = "/calibration/ttft_measured_calibration.csv";
+    /** The trust of a TTFT measured at a client (HTTP, tokeniser and server in it); A is in-process. */
+    static final String CLIENT_SIDE = "B";
     private static final String BUNDLED_MODELS = "/calibration/models/";
 
     /** One measured decode run, the columns the mapping reads. */
@@ -87,11 +89,11 @@ public final class DecodeValidation {
         return outcomes;
     }
 
-    /** The bundled calibration file; {@code engine}, if not null, runs every row instead of the framework column's engine. */
-    public static DecodeValidation bundled(ServingEngine engine) {
+    /** The bundled calibration file, each row under the engine {@code engines} picks. */
+    public static DecodeValidation bundled(EngineChoice engines) {
         List<Row> rows = new ArrayList<>(bundledRows(BUNDLED));
         rows.addAll(bundledRows(BUNDLED_TTFT));
-        return run(rows, null, engine, "ttft calibration");
+        return run(rows, null, engines, "ttft calibration");
     }
 
     private static List<Row> bundledRows(String resource) {
@@ -103,17 +105,17 @@ public final class DecodeValidation {
     }
 
     /** A measured decode CSV; models outside the catalogue are looked up in {@code models/} beside it. */
-    public static DecodeValidation file(Path csv, ServingEngine engine) {
+    public static DecodeValidation file(Path csv, EngineChoice engines) {
         String text = TextFile.read(csv, csv.toString());
         Path models = csv.toAbsolutePath().getParent().resolve("models");
-        return run(read(new StringReader(text), csv.toString()), models, engine, null);
+        return run(read(new StringReader(text), csv.toString()), models, engines, null);
     }
 
-    private static DecodeValidation run(List<Row> rows, Path models, ServingEngine engine, String ttftSource) {
+    private static DecodeValidation run(List<Row> rows, Path models, EngineChoice engines, String ttftSource) {
         List<Outcome> out = new ArrayList<>();
         CommModel.Cache cache = new CommModel.Cache();
         for (Row r : rows) {
-            out.add(simulate(r, models, cache, engine));
+            out.add(simulate(r, models, cache, engines));
         }
         return new DecodeValidation(out, ttftSource);
     }
@@ -146,11 +148,11 @@ public final class DecodeValidation {
         return rows;
     }
 
-    private static Outcome simulate(Row given, Path models, CommModel.Cache cache, ServingEngine forced) {
+    private static Outcome simulate(Row given, Path models, CommModel.Cache cache, EngineChoice engines) {
         Row r = asRun(given);
         String layout = "tp" + r.tp + (r.pp > 1 ? " pp" + r.pp : "") + (r.ep > 1 ? " ep" + r.ep : "") + (r.dp > 1 ? " dp" + r.dp : "");
         String system = systemFor(r.gpu);
-        ServingEngine engine = forced != null ? forced : engineFor(r.framework);
+        ServingEngine engine = engines.engineFor(r.framework);
         String engineLabel = engine == null ? "?" : engine.label();
         int context = firstInt(r.isl) + firstInt(r.osl) / 2;
         String skip = null;
@@ -178,7 +180,7 @@ public final class DecodeValidation {
             return new Outcome(r.id, r.model, system == null ? "-" : system, engineLabel, layout, 0, context, Double.NaN, Double.NaN, 0, skip);
         }
         if (isTtft(r.metric)) {
-            return timeToFirstToken(r, model, system, precision, engine, layout);
+            return timeToFirstToken(r, model, system, precision, engine, layout, engines.requestMs(engine));
         }
         boolean graphs = r.cudaGraphs == null || r.cudaGraphs.toLowerCase(Locale.ROOT).startsWith("n/a") ? engine.cudaGraphsByDefault()
                 : !r.cudaGraphs.toLowerCase(Locale.ROOT).matches("(off|no|false|disabled).*");
@@ -251,10 +253,13 @@ public final class DecodeValidation {
     /**
      * A measured time to first token as the prefill of the row's prompts: a static batch of B, or
      * one request at a time (concurrency 1), each of ISL tokens in one forward on the row's layout,
-     * with the engine's host step. Under more load a first token also waits behind other requests'
-     * prefills and steps, which a row does not say enough about to simulate: such rows are skipped.
+     * with the engine's host step; a TTFT measured at a client (trust B) adds the server's time per
+     * request beyond the forwards, {@code requestMs}. Under more load a first token also waits behind
+     * other requests' prefills and steps, which a row does not say enough about to simulate: such rows
+     * are skipped.
      */
-    private static Outcome timeToFirstToken(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine, String layout) {
+    private static Outcome timeToFirstToken(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine, String layout,
+                                            double requestMs) {
         String kind = loadKind(r.loadKind);
         int isl = firstInt(r.isl);
         int prompts = Math.max(1, (int) Math.ceil(r.load / r.dp));
@@ -272,7 +277,9 @@ public final class DecodeValidation {
         }
         try {
             PrefillResult p = Prefill.run(spec(r, model, system, precision, engine, false, 1, isl), isl, prompts, 0);
-            return new Outcome(r.id, r.model, system, engine.label(), layout, prompts, isl, measured, p.ttft().ms(), p.ttft().ms(), null, true, r.trust);
+            // A prefill rate is the forwards' throughput, timed without the server; a TTFT at a client holds it.
+            double atClient = p.ttft().ms() + (CLIENT_SIDE.equalsIgnoreCase(r.trust) && !isPrefillRate(r.metric) ? requestMs : 0);
+            return new Outcome(r.id, r.model, system, engine.label(), layout, prompts, isl, measured, atClient, p.ttft().ms(), null, true, r.trust);
         } catch (InputException e) {
             return new Outcome(r.id, r.model, system, engine.label(), layout, prompts, isl, Double.NaN, Double.NaN, 0, e.getMessage(), true, r.trust);
         }

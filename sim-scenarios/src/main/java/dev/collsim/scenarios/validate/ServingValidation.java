@@ -204,29 +204,29 @@ public final class ServingValidation {
         return outcomes.stream().filter(o -> o.skipped() == null).toList();
     }
 
-    /** The calibration file the project ships; {@code engine}, if not null, runs every row instead of its framework's engine. */
-    public static ServingValidation bundled(ServingEngine engine, int threads, BiConsumer<Integer, Integer> progress) {
+    /** The calibration file the project ships, each run under the engine {@code engines} picks. */
+    public static ServingValidation bundled(EngineChoice engines, int threads, BiConsumer<Integer, Integer> progress) {
         String text;
         try (InputStream in = ServingValidation.class.getResourceAsStream(BUNDLED)) {
             text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new IllegalStateException("the bundled calibration " + BUNDLED + " cannot be read", e);
         }
-        return run(read(new StringReader(text), BUNDLED.substring(BUNDLED.lastIndexOf('/') + 1)), null, engine, ServingValidation::simulate,
+        return run(read(new StringReader(text), BUNDLED.substring(BUNDLED.lastIndexOf('/') + 1)), null, engines, ServingValidation::simulate,
                 threads, progress);
     }
 
     /** A measured serving CSV; models outside the catalogue are looked up in {@code models/} beside it. */
-    public static ServingValidation file(Path csv, ServingEngine engine, int threads, BiConsumer<Integer, Integer> progress) {
-        return file(csv, engine, ServingValidation::simulate, threads, progress);
+    public static ServingValidation file(Path csv, EngineChoice engines, int threads, BiConsumer<Integer, Integer> progress) {
+        return file(csv, engines, ServingValidation::simulate, threads, progress);
     }
 
-    /** As {@link #file(Path, ServingEngine, int, BiConsumer)}, each load run by {@code runner}. */
-    static ServingValidation file(Path csv, ServingEngine engine, Function<LoadSpec, LoadOutcome> runner, int threads,
+    /** As {@link #file(Path, EngineChoice, int, BiConsumer)}, each load run by {@code runner}. */
+    static ServingValidation file(Path csv, EngineChoice engines, Function<LoadSpec, LoadOutcome> runner, int threads,
                                   BiConsumer<Integer, Integer> progress) {
         String text = TextFile.read(csv, csv.toString());
         Path models = csv.toAbsolutePath().getParent().resolve("models");
-        return run(read(new StringReader(text), csv.toString()), models, engine, runner, threads, progress);
+        return run(read(new StringReader(text), csv.toString()), models, engines, runner, threads, progress);
     }
 
     private static LoadOutcome simulate(LoadSpec spec) {
@@ -237,13 +237,13 @@ public final class ServingValidation {
      * Simulates each run once, {@code threads} at a time, and scores every row against its run's
      * figures; {@code progress} hears (runs done, runs to simulate).
      */
-    static ServingValidation run(List<ServingRow> rows, Path models, ServingEngine forced, Function<LoadSpec, LoadOutcome> runner, int threads,
+    static ServingValidation run(List<ServingRow> rows, Path models, EngineChoice engines, Function<LoadSpec, LoadOutcome> runner, int threads,
                                  BiConsumer<Integer, Integer> progress) {
         Map<Run, List<ServingRow>> byRun = new LinkedHashMap<>();
         rows.forEach(r -> byRun.computeIfAbsent(r.run(), k -> new ArrayList<>()).add(r));
         Map<String, Object> modelCache = new HashMap<>();
         Map<Run, Mapped> mapped = new LinkedHashMap<>();
-        byRun.forEach((run, itsRows) -> mapped.put(run, map(run, models, forced, modelCache)));
+        byRun.forEach((run, itsRows) -> mapped.put(run, map(run, models, engines, modelCache)));
         List<Run> toSimulate = byRun.entrySet().stream()
                 .filter(e -> mapped.get(e.getKey()).spec() != null && e.getValue().stream().anyMatch(r -> rowProblem(r) == null))
                 .map(Map.Entry::getKey).toList();
@@ -322,13 +322,13 @@ public final class ServingValidation {
     record Mapped(LoadSpec spec, String system, String engine, String deployment, String skipped) {}
 
     /** The load a run describes, or every reason it cannot be simulated. */
-    static Mapped map(Run run, Path models, ServingEngine forced, Map<String, Object> modelCache) {
+    static Mapped map(Run run, Path models, EngineChoice engines, Map<String, Object> modelCache) {
         List<String> why = new ArrayList<>();
         String system = DecodeValidation.systemFor((run.system() + " " + run.gpu()).trim());
         if (system == null) {
             why.add("GPU '" + run.gpu() + "' has no preset system");
         }
-        ServingEngine engine = forced != null ? forced : DecodeValidation.engineFor(run.framework());
+        ServingEngine engine = engines.engineFor(run.framework());
         if (engine == null) {
             why.add("framework '" + run.framework() + "' is not one of the engines (" + ServingEngine.names() + ")");
         }
@@ -358,7 +358,7 @@ public final class ServingValidation {
         if (!why.isEmpty()) {
             return new Mapped(null, systemLabel, engineLabel, deployment.label(), String.join("; ", why));
         }
-        EngineSetup setup = new EngineSetup(engine, null, overlapSchedulerFor(run.framework(), engine, deployment));
+        EngineSetup setup = new EngineSetup(engine, null, overlapSchedulerFor(run.framework(), engine, deployment), engines.requestOverhead());
         LoadSpec spec = new LoadSpec((ModelConfig) model, DecodeSystem.preset(system), precision, setup, deployment,
                 workload(concurrency, run.isl(), run.osl()), knobs(run, engine, deployment, concurrency), ROUTER, KvTransfer.AFTER_PREFILL, null, 0, false);
         return new Mapped(spec, systemLabel, engineLabel, deployment.label(), null);

@@ -58,14 +58,16 @@ public final class DecodeValidationView {
                     Column.text("model", "model", 24), Column.text("system", "system", 12), Column.text("engine", "engine", 9),
                     Column.text("layout", "layout", 14), Column.number("prompts", "prompts", "", 8, 0), Column.number("isl", "ISL", "", 6, 0),
                     Column.number("measured_ms", "measured", "(ms)", 10, 2), Column.number("simulated_ms", "simulated", "(ms)", 10, 2),
-                    Column.number("error_pct", "error", "(%)", 8, 1)), Map.of("command", "validate --decode"));
+                    Column.number("server_ms", "of it server", "(ms)", 13, 1), Column.number("error_pct", "error", "(%)", 8, 1)),
+                    Map.of("command", "validate --decode"));
             rows.note("simulated = the prefill of the row's prompts in one forward on its layout, launched without CUDA graphs, with the"
-                    + " engine's host step (collsim prefill); a prefill rate (prefill_tok_s, prefill_tok_s_per_gpu) is measured as the time of"
-                    + " the forward it implies: every replica's prompts over the rate");
+                    + " engine's host step (collsim prefill); a TTFT measured at a client (trust B) also holds the server's time per request"
+                    + " beyond the forwards (the engine's request overhead, --request-overhead); a prefill rate (prefill_tok_s,"
+                    + " prefill_tok_s_per_gpu) is measured as the time of the forward it implies: every replica's prompts over the rate");
             for (Outcome o : ttft) {
                 if (o.skipped() == null) {
                     rows.row(o.id(), shortName(o.model()), o.system(), o.engine(), o.layout(), o.batch(), o.context(), o.measuredMs(),
-                            o.simulatedMs(), 100 * (o.ratio() - 1));
+                            o.simulatedMs(), o.simulatedMs() - o.prefillMs(), 100 * (o.ratio() - 1));
                 } else {
                     rows.note("skipped row " + o.id() + " (" + shortName(o.model()) + "): " + o.skipped());
                 }

@@ -74,7 +74,7 @@ public final class LoadTrace {
             requests.sort(Comparator.comparingInt(RequestRecord::id));
             trace.processName(REQUESTS, "requests");
             for (RequestRecord r : requests) {
-                request(trace, r);
+                request(trace, r, o.setup().requestMs());
             }
         }
     }
@@ -86,7 +86,7 @@ public final class LoadTrace {
         return "step " + index + decode + (!decode.isEmpty() && !prefill.isEmpty() ? " +" : "") + prefill;
     }
 
-    private static void request(TraceStream trace, RequestRecord r) {
+    private static void request(TraceStream trace, RequestRecord r, double requestMs) {
         int tid = r.id();
         trace.threadName(REQUESTS, tid, "request " + r.id() + (r.measured() ? "" : " (warm-up)") + (r.failed() ? " (failed)" : ""));
         if (r.failed()) {
@@ -96,7 +96,11 @@ public final class LoadTrace {
             }
             return;
         }
-        slice(trace, "queue", "request", REQUESTS, tid, r.arrivalMs(), r.scheduledMs());
+        double admitted = r.arrivalMs() + requestMs;
+        if (requestMs > 0) {
+            slice(trace, "server", "request", REQUESTS, tid, r.arrivalMs(), admitted);
+        }
+        slice(trace, "queue", "request", REQUESTS, tid, admitted, r.scheduledMs());
         slice(trace, "prefill", "request", REQUESTS, tid, r.scheduledMs(), r.prefillEndMs()).put("isl", r.isl())
                 .put("cached_tokens", r.cachedTokens()).put("instance", r.prefillInstance() >= 0 ? r.prefillInstance() : r.instance());
         slice(trace, "kv move", "request", REQUESTS, tid, r.prefillEndMs(), r.kvArrivedMs()).put("from", r.prefillInstance())

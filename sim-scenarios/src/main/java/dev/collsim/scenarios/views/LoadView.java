@@ -87,6 +87,7 @@ public final class LoadView {
         u.put("system", setup.system());
         u.put("deployment", setup.deployment());
         u.put("engine", setup.engine());
+        u.put("request_overhead_ms", setup.requestMs());
         u.put("scheduler", setup.scheduler());
         u.put("workload", setup.workload());
         u.put("gpus", setup.gpus());
@@ -128,6 +129,8 @@ public final class LoadView {
         t.note("workload: " + setup.workload());
         t.note(String.format(Locale.ROOT, "KV cache: %s blocks of %d tokens per replica; seed %d",
                 setup.kvBlocks().stream().map(String::valueOf).collect(Collectors.joining(" / ")), setup.blockTokens(), setup.seed()));
+        t.note(String.format(Locale.ROOT, "the server's time per request before the scheduler (HTTP, tokenisation, the engine's IPC;"
+                + " --request-overhead): %.1f ms, in every TTFT and E2EL", setup.requestMs()));
         t.row(section(" Serving Benchmark Result ", '='), "");
         t.row("Successful requests:", s.completed());
         t.row("Failed requests:", s.failed());

@@ -14,7 +14,8 @@ import java.util.Locale;
 public final class PrefillHtml {
     private PrefillHtml() {}
 
-    public static void add(HtmlReport report, PrefillResult r) {
+    /** {@code requestMs}: the server's time per request beyond the forwards, which a client's TTFT adds. */
+    public static void add(HtmlReport report, PrefillResult r, double requestMs) {
         PrefillResult.Prompts p = r.prompts();
         PrefillResult.Time time = r.time();
         report.heading("prefill of " + r.setup().model() + " on " + r.setup().system());
@@ -27,7 +28,7 @@ public final class PrefillHtml {
         report.chart(ttft(r), 320);
         report.chart(DecodeHtml.timeline(r.lastForward()), 260);
         report.chart(DecodeHtml.layers(r.lastForward()), 360);
-        report.table(PrefillReport.table(r));
+        report.table(PrefillReport.table(r, requestMs));
     }
 
     /** The time to first token as a stacked bar, and beside it the KV cache's move over each link: after the prefill, and layer by layer. */

@@ -9,7 +9,8 @@ import dev.collsim.scenarios.metrics.PrefillMetrics;
 public final class PrefillJson {
     private PrefillJson() {}
 
-    public static ObjectNode of(PrefillResult r) {
+    /** {@code requestMs}: the server's time per request beyond the forwards, which a client's TTFT adds. */
+    public static ObjectNode of(PrefillResult r, double requestMs) {
         ObjectNode j = DecodeJson.head(r.setup());
         j.put("tp", r.layout().tp());
         j.put("pp", r.layout().pp());
@@ -21,6 +22,8 @@ public final class PrefillJson {
         j.put("kv_dtype", r.layout().kvDtype().label());
         j.put("engine", r.setup().engine().label());
         Json.put(j, PrefillMetrics.ALL, r);
+        j.put("request_overhead_ms", requestMs);
+        j.put("client_ttft_ms", r.time().ttft().ms() + requestMs);
         ArrayNode moves = j.putArray("kv_transfer");
         for (PrefillResult.KvTransfer x : r.kv().transfers()) {
             ObjectNode o = moves.addObject();

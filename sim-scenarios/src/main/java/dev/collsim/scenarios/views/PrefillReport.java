@@ -12,7 +12,8 @@ import java.util.Map;
 public final class PrefillReport {
     private PrefillReport() {}
 
-    public static Table table(PrefillResult r) {
+    /** {@code requestMs}: the server's time per request beyond the forwards, which a client's TTFT adds. */
+    public static Table table(PrefillResult r, double requestMs) {
         DecodeResult.Setup s = r.setup();
         DecodeResult.Layout l = r.layout();
         PrefillResult.Prompts p = r.prompts();
@@ -37,6 +38,8 @@ public final class PrefillReport {
         t.footnote(String.format(Locale.ROOT, "time to first token %.3f ms: compute %.3f ms, communication %.3f ms (%.3f ms of it exposed),"
                 + " host %.3f ms (%d forward(s))", time.ttft().ms(), time.compute().ms(), time.comm().ms(), time.exposedComm().ms(), time.host().ms(),
                 r.forwards().size()));
+        t.footnote(String.format(Locale.ROOT, "at a client %.3f ms, with the server's %.1f ms a request before the forwards (HTTP,"
+                + " tokenisation, the engine's IPC; --request-overhead)", time.ttft().ms() + requestMs, requestMs));
         t.footnote(String.format(Locale.ROOT, "KV cache: %.1f KiB a token, %.2f GiB a request, %.2f GiB on each GPU for the batch",
                 kv.bytesPerToken() / 1024, kv.bytesPerRequest() / (1L << 30), kv.bytesPerGpu() / (double) (1L << 30)));
         for (PrefillResult.KvTransfer x : kv.transfers()) {

@@ -111,8 +111,10 @@ public final class ServeView {
                 Column.number("queue_ms", "queue", "(ms)", 8, 1), Column.number("kv_ms", "KV move", "(ms)", 8, 2),
                 Column.text("kv_over", "KV over", 12), Column.number("decode_step_ms", "decode step", "(ms)", 12, 2),
                 Column.number("step_with_chunk_ms", "with a chunk", "(ms)", 13, 2)), Map.of("command", "serve", "model", p.model()));
-        parts.note("TTFT = queue + prefill + KV move (+ one decode step, disaggregated; + half a step, aggregated); the queue is M/D/1 at the"
-                + " load the targets allow" + (p.simulated() == null ? "" : "; these parts are the estimate's, the times above the load runs'"));
+        parts.note(String.format(Locale.ROOT, "TTFT = %.1f ms at the server (%s's time per request beyond the forwards: HTTP, tokenisation,"
+                + " IPC; --request-overhead) + queue + prefill + KV move (+ one decode step, disaggregated; + half a step, aggregated); the"
+                + " queue is M/D/1 at the load the targets allow", p.requestMs(), p.engine().label())
+                + (p.simulated() == null ? "" : "; these parts are the estimate's, the times above the load runs'"));
         for (SystemPlan s : p.systems()) {
             add(p, plans, parts, s.system(), s.aggregated(), s.aggregatedShortfall(), "aggregated");
             add(p, plans, parts, s.system(), s.disaggregated(), s.disaggregatedShortfall(), "disaggregated");
@@ -170,6 +172,7 @@ public final class ServeView {
         j.put("gpus", p.gpus());
         j.put("dtype", p.dtype().label());
         j.put("engine", p.engine().label());
+        j.put("request_overhead_ms", p.requestMs());
         j.put("kv_transfer", p.kvTransfer().label());
         ArrayNode systems = j.putArray("systems");
         for (SystemPlan s : p.systems()) {

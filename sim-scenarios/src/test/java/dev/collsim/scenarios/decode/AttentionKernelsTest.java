@@ -108,7 +108,7 @@ class AttentionKernelsTest {
      */
     @Test
     void aPromptsForwardPricesItsAttentionByThePromptsShape() {
-        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null).layout(ModelConfig.load("llama-3-8b"), DecodeSystem.preset("hgx-h100"),
+        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null, null).layout(ModelConfig.load("llama-3-8b"), DecodeSystem.preset("hgx-h100"),
                 1, 1, 1, 1, 4096, 4096, Precision.BF16, Overlap.NONE);
         DecodeResult forward = DecodeStep.prefillForward(spec, 0, new CommModel.Cache(), false);
         double span = forward.layers().get(0).spans().stream().filter(x -> x.name().equals("attention")).findFirst().orElseThrow().length().ms() * 1000;

@@ -3,7 +3,9 @@ package dev.collsim.scenarios.load;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ServingEngine;
+import dev.collsim.scenarios.load.workload.Workload;
 import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -51,12 +53,15 @@ class LoadSimulationTest {
         }
     }
 
-    /** Little's law: the mean number in the deployment (from its queues) is the throughput times the mean time in it. */
+    /**
+     * Little's law: the mean number in the deployment (from its queues) is the throughput times the mean time in it, from
+     * the scheduler's first sight of a request (the server's time per request before it is not in the queues).
+     */
     static void littlesLaw(LoadOutcome o) {
         List<LoadOutcome.RequestRecord> done = o.requests().stream().filter(r -> !r.failed()).toList();
         double span = done.stream().mapToDouble(LoadOutcome.RequestRecord::endMs).max().orElseThrow();
         double lambda = done.size() / span;
-        double w = done.stream().mapToDouble(LoadOutcome.RequestRecord::e2elMs).average().orElseThrow();
+        double w = done.stream().mapToDouble(LoadOutcome.RequestRecord::e2elMs).average().orElseThrow() - o.setup().requestMs();
         assertEquals(lambda * w, o.summary().meanInSystem(), 0.01 * lambda * w, "L = lambda W");
     }
 
@@ -119,6 +124,33 @@ class LoadSimulationTest {
         double firstTtft = measured.subList(0, n).stream().mapToDouble(LoadOutcome.RequestRecord::ttftMs).min().orElseThrow();
         double lastTtft = measured.subList(0, n).stream().mapToDouble(LoadOutcome.RequestRecord::ttftMs).max().orElseThrow();
         assertTrue(lastTtft > 3 * firstTtft, "the burst queues: first TTFT " + firstTtft + " ms, last " + lastTtft + " ms");
+    }
+
+    /**
+     * The server's time per request (HTTP, tokenisation, IPC) comes before the scheduler sees a request: every TTFT and
+     * end-to-end latency grows by exactly that time and the engine's schedule does not move, in a closed loop (the next
+     * request reaches the scheduler as the last one ends) and in an open one (each reaches it that time after it is sent);
+     * the engine's default is its own constant.
+     */
+    @Test
+    void theServersTimePerRequestComesBeforeTheScheduler() {
+        double overhead = 25;
+        for (Workload w : List.of(Loads.closed(3, 12, 512, 8, 0), Loads.open(new double[] {0, 5, 40, 41, 90, 300}, 512, 8, 0))) {
+            LoadOutcome without = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", ServingEngine.SGLANG, w, SchedulerKnobs.DEFAULTS));
+            LoadOutcome with = Loads.run(Loads.spec("llama-3-8b", "hgx-h100", "tp1", new EngineSetup(ServingEngine.SGLANG, null, null, overhead),
+                    w, SchedulerKnobs.DEFAULTS));
+            for (int i = 0; i < w.requests().size(); i++) {
+                LoadOutcome.RequestRecord a = without.requests().get(i);
+                LoadOutcome.RequestRecord b = with.requests().get(i);
+                assertEquals(a.ttftMs() + overhead, b.ttftMs(), 1e-6, w.describe() + ": request " + i + "'s TTFT");
+                assertEquals(a.e2elMs() + overhead, b.e2elMs(), 1e-6, w.describe() + ": request " + i + "'s end-to-end latency");
+                assertEquals(a.scheduledMs() - a.arrivalMs() + overhead, b.scheduledMs() - b.arrivalMs(), 1e-6, w.describe() + ": request " + i);
+            }
+            assertEquals(without.summary().tpot().mean(), with.summary().tpot().mean(), 1e-9, w.describe() + ": TPOT");
+            littlesLaw(with);
+        }
+        assertEquals(ServingEngine.SGLANG.requestMs(), new EngineSetup(ServingEngine.SGLANG, null, null, null).requestMs());
+        assertTrue(ServingEngine.SGLANG.requestMs() > ServingEngine.VLLM.requestMs(), "fitted: SGLang's client-side TTFTs hold more");
     }
 
     @Test

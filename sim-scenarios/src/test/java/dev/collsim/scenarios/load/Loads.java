@@ -30,10 +30,15 @@ final class Loads {
         return new Workload(0, out, warmup, "open loop");
     }
 
+    /** The engine's scheduler and forwards alone: the server's time per request is 0, so a request arrives where it is sent. */
     static LoadSpec spec(String model, String system, String deployment, ServingEngine engine, Workload w, SchedulerKnobs knobs) {
+        return spec(model, system, deployment, new EngineSetup(engine, null, null, 0.0), w, knobs);
+    }
+
+    static LoadSpec spec(String model, String system, String deployment, EngineSetup engine, Workload w, SchedulerKnobs knobs) {
         ModelConfig m = ModelConfig.load(model);
-        return new LoadSpec(m, DecodeSystem.preset(system), m.weights(), new EngineSetup(engine, null, null), Deployment.parse(deployment), w,
-                knobs, Router.LEAST_LOADED, KvTransfer.AFTER_PREFILL, null, 0, false);
+        return new LoadSpec(m, DecodeSystem.preset(system), m.weights(), engine, Deployment.parse(deployment), w, knobs, Router.LEAST_LOADED,
+                KvTransfer.AFTER_PREFILL, null, 0, false);
     }
 
     static LoadOutcome run(LoadSpec spec) {

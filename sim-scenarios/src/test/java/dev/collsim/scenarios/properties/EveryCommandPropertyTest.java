@@ -259,6 +259,7 @@ class EveryCommandPropertyTest {
         COMMON.put("--kv-dtype", g -> g.pick("bf16", "fp8", "auto"));
         COMMON.put("--engine", g -> g.pick(ENGINES));
         COMMON.put("--overlap-scheduler", g -> g.pick("auto", "on", "off"));
+        COMMON.put("--request-overhead", g -> g.chance(0.2) ? "0" : g.number(g.r.nextDouble() * 100));
         COMMON.put("--tp", g -> Integer.toString(g.count(16)));
         COMMON.put("--pp", g -> Integer.toString(g.count(4)));
         COMMON.put("--ep", g -> Integer.toString(g.count(64)));
@@ -632,7 +633,7 @@ class EveryCommandPropertyTest {
                 "--system", gg -> gg.pick(SYSTEMS),
                 "--trace", gg -> gg.file("trace.json"));
         some(g, l, 0.3, own, Set.of(), "--batch", "--chunk", "--dtype", "--engine", "--moe-ep", "--moe-tp", "--kv-dtype", "--network", "--overlap-scheduler",
-                "--pp", "--tp", "--system", "--trace");
+                "--pp", "--tp", "--system", "--trace", "--request-overhead");
         systemFabric(g, l);
         return withWhatIfsAndOutputs(g, l, own);
     }
@@ -674,7 +675,7 @@ class EveryCommandPropertyTest {
             l.add("--osl", g.tokens(16, 4096));
             l.add("--gpus", Integer.toString(g.pick(List.of(8, 16, 72))));
             some(g, l, 0.3, own, Set.of(), "--dtype", "--engine", "--itl-slo", "--ttft-slo", "--kv-dtype", "--kv-transfer", "--network",
-                    "--overlap-scheduler", "--rate");
+                    "--overlap-scheduler", "--rate", "--request-overhead");
             return withWhatIfsAndOutputs(g, l, own);
         }
         l.add("--deployment", g.pick(SMALL_DEPLOYMENTS));
@@ -714,7 +715,7 @@ class EveryCommandPropertyTest {
         some(g, l, 0.25, own, Set.of(), "--dtype", "--engine", "--kv-dtype", "--kv-transfer", "--network", "--overlap-scheduler", "--warmup",
                 "--seed", "--burstiness", "--random-range-ratio", "--prefix-share", "--max-num-seqs", "--max-num-batched-tokens",
                 "--chunked-prefill-size", "--schedule-policy", "--prefix-caching", "--gpu-memory-utilization", "--block-size",
-                "--cuda-graph-padding", "--mixed-chunk", "--router", "--goodput", "--percentiles", "--perfetto");
+                "--cuda-graph-padding", "--mixed-chunk", "--router", "--goodput", "--percentiles", "--perfetto", "--request-overhead");
         return withWhatIfsAndOutputs(g, l, own);
     }
 
@@ -1019,7 +1020,7 @@ class EveryCommandPropertyTest {
         Line l = line("validate");
         if (g.chance(0.15)) {
             l.add("--decode", null);
-            some(g, l, 0.4, Map.of(), Set.of("--detail"), "--engine", "--detail", "--format");
+            some(g, l, 0.4, Map.of(), Set.of("--detail"), "--engine", "--detail", "--format", "--request-overhead");
             return l;
         }
         if (g.chance(0.1)) {
@@ -1039,7 +1040,8 @@ class EveryCommandPropertyTest {
             }
             write(csv, rows.toString());
             l.add("--measured", csv.toString());
-            some(g, l, 0.4, Map.of("--threads", gg -> Integer.toString(gg.between(1, 2))), Set.of(), "--threads", "--engine", "--format", "--output");
+            some(g, l, 0.4, Map.of("--threads", gg -> Integer.toString(gg.between(1, 2))), Set.of(), "--threads", "--engine", "--format", "--output",
+                    "--request-overhead");
             return l;
         }
         // a few rows of the calibration set, not all of it (35 s)
@@ -1069,9 +1071,11 @@ class EveryCommandPropertyTest {
         GENERATORS.put("bench", generator(80, flags(SYSTEM_FLAGS, BENCH_OWN, WHAT_IFS, STOCHASTIC, OUTPUT), EveryCommandPropertyTest::bench));
         GENERATORS.put("decode", generator(60, flags(DECODE_OWN, WHAT_IFS, STOCHASTIC, OUTPUT), EveryCommandPropertyTest::decode));
         GENERATORS.put("prefill", generator(40, flags(new String[] {"--model", "--isl", "--batch", "--chunk", "--dtype", "--engine", "--moe-ep", "--moe-tp",
-            "--kv-dtype", "--network", "--overlap-scheduler", "--pp", "--tp", "--system", "--trace"}, WHAT_IFS, OUTPUT), EveryCommandPropertyTest::prefill));
+            "--kv-dtype", "--network", "--overlap-scheduler", "--pp", "--tp", "--system", "--trace", "--request-overhead"}, WHAT_IFS, OUTPUT),
+                EveryCommandPropertyTest::prefill));
         GENERATORS.put("serve", generator(24, flags(new String[] {"--model", "--system", "--isl", "--osl", "--gpus", "--threads", "--dtype", "--engine",
-            "--itl-slo", "--ttft-slo", "--kv-dtype", "--kv-transfer", "--network", "--overlap-scheduler", "--rate"}, SERVE_LOAD_FLAGS, WHAT_IFS,
+            "--itl-slo", "--ttft-slo", "--kv-dtype", "--kv-transfer", "--network", "--overlap-scheduler", "--rate", "--request-overhead"}, SERVE_LOAD_FLAGS,
+            WHAT_IFS,
             OUTPUT), EveryCommandPropertyTest::serve));
         GENERATORS.put("compare", generator(12, flags(new String[] {"--model", "--system", "--topology", "--gpus", "--threads", "--context", "--dtype",
             "--engine", "--itl-slo", "--kv-dtype", "--network", "--overlap-scheduler", "--gpus-per-node", "--nodes"}, WHAT_IFS, OUTPUT),
@@ -1092,7 +1096,8 @@ class EveryCommandPropertyTest {
         GENERATORS.put("topo validate", generator(20, flags(), EveryCommandPropertyTest::topoValidate));
         GENERATORS.put("demo", generator(1, flags(), g -> line("demo")));
         GENERATORS.put("validate", generator(25, flags(new String[] {"--decode", "--detail", "--engine", "--calibration", "--algo", "--ngpus",
-            "--gpus-per-node", "--network", "--nodes", "--op", "--system", "--measured", "--format", "--output", "--serving", "--threads", "--kernels", "--report"}),
+            "--gpus-per-node", "--network", "--nodes", "--op", "--system", "--measured", "--format", "--output", "--serving", "--threads", "--kernels", "--report",
+            "--request-overhead"}),
                 EveryCommandPropertyTest::validate));
     }
 

@@ -20,7 +20,7 @@ class DecodeValidationTest {
     /** The acceptance on the calibration file: geomean |error| at most 10 %, no row beyond 30 %, bias within 5 %. */
     @Test
     void theCalibrationRunsAreWithinTheirTargets() {
-        DecodeValidation v = DecodeValidation.bundled(null);
+        DecodeValidation v = DecodeValidation.bundled(EngineChoice.AS_MEASURED);
         assertEquals(18, v.simulated().size(), "every calibration row is simulated");
         assertTrue(v.geomeanAbsError() <= 0.10, "geomean |error| " + v.geomeanAbsError());
         assertTrue(Math.abs(v.bias()) <= 0.05, "bias " + v.bias());
@@ -32,7 +32,7 @@ class DecodeValidationTest {
     /** Scores are symmetric in log space and keep the sign apart: 2x slow and 2x fast cancel in the bias, not in the error. */
     @Test
     void aBiasCannotHideInTheError() {
-        DecodeValidation v = DecodeValidation.bundled(null);
+        DecodeValidation v = DecodeValidation.bundled(EngineChoice.AS_MEASURED);
         double logSum = v.simulated().stream().mapToDouble(o -> Math.log(o.ratio())).sum();
         double absSum = v.simulated().stream().mapToDouble(o -> Math.abs(Math.log(o.ratio()))).sum();
         int n = v.simulated().size();
@@ -57,7 +57,7 @@ class DecodeValidationTest {
                 + "6,s,2026,vLLM 0.6.3,A100 SXM,dgx,8,1,NVLink,Llama-3.1-8B,bf16,1,1,1,1,32,batch,1,200,on,none,tok_s_total,mean,1000,A,\n"
                 + "7,s,2026,SGLang,H200 SXM,hgx,8,1,NVLink,DeepSeek-R1,fp8,8,1,8,8,256,concurrency,1024,1024,on,none,tpot_ms,median,40,A,\n"
                 + "8,s,2026,SGLang,H200 SXM,hgx,4,1,NVLink,Llama-3.1-70B,fp8,8,1,1,1,8,concurrency,1024,1024,on,none,tpot_ms,median,9,A,\n");
-        List<DecodeValidation.Outcome> out = DecodeValidation.file(csv, null).outcomes();
+        List<DecodeValidation.Outcome> out = DecodeValidation.file(csv, EngineChoice.AS_MEASURED).outcomes();
         assertEquals(8, out.size());
         DecodeValidation.Outcome ds = out.get(0);
         assertNull(ds.skipped());
@@ -95,11 +95,12 @@ class DecodeValidationTest {
                 + "t2,s,2024,TensorRT-LLM 0.9.0,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,1,batch,2048,1,n/a,none,ttft_s,mean,0.085,A,\n"
                 + "t3,s,2024,SGLang,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,4,concurrency,2048,1024,on,none,ttft_ms,median,90,B,\n"
                 + "t4,s,2024,TensorRT-LLM 0.9.0,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,4,batch,2048,1,n/a,none,ttft_ms,mean,300,A,\n"
-                + "t5,s,2024,SGLang,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,4,batch,2048,1,n/a,none,prefill_tok_s_per_gpu,mean,4096,B,\n");
-        DecodeValidation v = DecodeValidation.file(csv, null);
+                + "t5,s,2024,SGLang,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,4,batch,2048,1,n/a,none,prefill_tok_s_per_gpu,mean,4096,B,\n"
+                + "t6,s,2024,TensorRT-LLM 0.9.0,H100 SXM,hgx,8,1,NVLink,Llama-3-70B,fp8,8,1,1,1,1,batch,2048,1,n/a,none,ttft_ms,mean,85,B,\n");
+        DecodeValidation v = DecodeValidation.file(csv, EngineChoice.AS_MEASURED);
         List<DecodeValidation.Outcome> out = v.outcomes();
         assertTrue(v.simulated().isEmpty(), "no decode rows");
-        assertEquals(4, v.simulatedTtft().size());
+        assertEquals(5, v.simulatedTtft().size());
         DecodeValidation.Outcome one = out.get(0);
         assertTrue(one.ttft());
         dev.collsim.scenarios.decode.DecodeSpec layout = new dev.collsim.scenarios.decode.DecodeSpec(
@@ -115,6 +116,12 @@ class DecodeValidationTest {
         // 4 prompts of 2,048 tokens at 4,096 tokens/s on each of 8 GPUs: a forward of 250 ms.
         assertEquals(4 * 2048 / (4096.0 * 8) * 1000, out.get(4).measuredMs(), 1e-9);
         assertEquals("sglang", out.get(4).engine());
+        assertEquals(out.get(4).prefillMs(), out.get(4).simulatedMs(), 0, "a prefill rate is the forwards' alone, even measured at a client");
+        // Measured at a client (trust B), a TTFT also holds the server's time per request beyond the forwards.
+        assertEquals(one.simulatedMs() + ServingEngine.TRTLLM.requestMs(), out.get(5).simulatedMs(), 1e-9);
+        assertEquals(one.simulatedMs(), out.get(5).prefillMs(), 1e-9);
+        DecodeValidation zero = DecodeValidation.file(csv, new EngineChoice(null, 0.0));
+        assertEquals(one.simulatedMs(), zero.outcomes().get(5).simulatedMs(), 1e-9, "--request-overhead 0 leaves it out");
         List<dev.collsim.reports.Table> tables = dev.collsim.scenarios.views.DecodeValidationView.tables(v, "ttft.csv");
         assertEquals(2, tables.size(), "no decode tables without decode rows");
         assertEquals(3, tables.get(0).rows().size(), "all, then trust A and trust B apart");
@@ -142,7 +149,7 @@ class DecodeValidationTest {
 
     @Test
     void forcingAnEngineRunsEveryRowUnderIt() {
-        DecodeValidation v = DecodeValidation.bundled(ServingEngine.TRTLLM);
+        DecodeValidation v = DecodeValidation.bundled(new EngineChoice(ServingEngine.TRTLLM, null));
         assertTrue(v.simulated().stream().allMatch(o -> o.engine().equals("trtllm")));
     }
 
@@ -151,10 +158,10 @@ class DecodeValidationTest {
         Path csv = dir.resolve("bad.csv");
         Files.writeString(csv, HEADER
                 + "1,s,2026,SGLang,H200,hgx,8,1,NVLink,DeepSeek-R1,fp8,eight,1,1,1,16,concurrency,1024,8192,on,none,tpot_ms,median,15,A,\n");
-        InputException e = assertThrows(InputException.class, () -> DecodeValidation.file(csv, null));
+        InputException e = assertThrows(InputException.class, () -> DecodeValidation.file(csv, EngineChoice.AS_MEASURED));
         assertTrue(e.getMessage().startsWith(csv + ": line 2: tp 'eight': expected a positive number"), e.getMessage());
         Files.writeString(csv, "row_id,model\n");
-        e = assertThrows(InputException.class, () -> DecodeValidation.file(csv, null));
+        e = assertThrows(InputException.class, () -> DecodeValidation.file(csv, EngineChoice.AS_MEASURED));
         assertTrue(e.getMessage().contains("no rows"), e.getMessage());
     }
 }

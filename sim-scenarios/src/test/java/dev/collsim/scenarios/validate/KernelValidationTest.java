@@ -189,7 +189,7 @@ class KernelValidationTest {
 
     /** The first layer's kernel {@code name} in a TensorRT-LLM decode step of batch 8, microseconds. */
     private static double firstLayersSpan(String model, String system, int tp, int context, Precision weights, String name) {
-        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null).layout(ModelConfig.load(model), DecodeSystem.preset(system),
+        DecodeSpec spec = new EngineSetup(ServingEngine.TRTLLM, null, null, null).layout(ModelConfig.load(model), DecodeSystem.preset(system),
                 tp, 1, 1, 1, 8, context, weights, Overlap.NONE);
         DecodeResult step = DecodeStep.run(spec);
         return step.timeline().layers().get(0).spans().stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow().length().ms() * 1000;

@@ -72,7 +72,7 @@ class ServingValidationTest {
     private static ServingValidation validate(Path dir, String rows, Function<LoadSpec, LoadOutcome> runner, int threads) throws Exception {
         Path csv = dir.resolve("runs.csv");
         Files.writeString(csv, HEADER + rows);
-        return ServingValidation.file(csv, null, runner, threads, (done, total) -> { });
+        return ServingValidation.file(csv, EngineChoice.AS_MEASURED, runner, threads, (done, total) -> { });
     }
 
     /**

@@ -33,7 +33,7 @@ public final class LoadSamples {
                 new StepRecord(0, Deployment.Kind.PREFILL, 100, 150, 0, 768, 0), new StepRecord(1, Deployment.Kind.DECODE, 52, 60, 1, 0, 1));
         List<Sample> series = List.of(new Sample(0, 1, 3, 0.1, 0), new Sample(50, 2, 2, 0.25, 0), new Sample(100, 2, 1, 0.5, 1),
                 new Sample(150, 1, 0, 0.375, 1));
-        LoadOutcome.Setup setup = new LoadOutcome.Setup("llama-3-70b", "hgx-h100", "1P tp4 + 1D tp4 b64", "vllm",
+        LoadOutcome.Setup setup = new LoadOutcome.Setup("llama-3-70b", "hgx-h100", "1P tp4 + 1D tp4 b64", "vllm", 0,
                 "max_num_seqs=256, max_num_batched_tokens=8192", "concurrency 2, ISL 1024, OSL 4, 3 requests after 1 warm-up", 8,
                 List.of(4000, 8000), 16, 7);
         return new LoadOutcome(setup, summary(requests, 8, 5.5), requests, series, steps);
@@ -56,7 +56,7 @@ public final class LoadSamples {
             steps.add(new StepRecord(0, Deployment.Kind.AGGREGATED, first, first + 9, 1, 0, 1));
             series.add(new Sample(arrival, 1, i % 3, (i % 10) / 10.0, 0));
         }
-        LoadOutcome.Setup setup = new LoadOutcome.Setup("llama-3-8b", "hgx-h100", "tp1 b64", "vllm", "max_num_seqs=256", "rate 50/s", 1,
+        LoadOutcome.Setup setup = new LoadOutcome.Setup("llama-3-8b", "hgx-h100", "tp1 b64", "vllm", 2.0, "max_num_seqs=256", "rate 50/s", 1,
                 List.of(10_000), 16, 1);
         return new LoadOutcome(setup, summary(requests, 1, null), requests, series, steps);
     }

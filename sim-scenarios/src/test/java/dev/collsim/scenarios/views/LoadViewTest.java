@@ -42,7 +42,8 @@ class LoadViewTest {
         // vLLM's p_word: str(int(p)) for a whole p, str(p) else: p99.9_ttft_ms, never p99.0_ttft_ms.
         assertEquals(vllmKeys("50", "90", "99", "99.9"), keys(LoadView.json(LoadSamples.disaggregated(), new double[] {50, 90.0, 99, 99.9})));
         ObjectNode j = LoadView.json(LoadSamples.disaggregated());
-        assertEquals(List.of("model", "system", "deployment", "engine", "scheduler", "workload", "gpus", "kv_blocks", "block_tokens", "seed"),
+        assertEquals(List.of("model", "system", "deployment", "engine", "request_overhead_ms", "scheduler", "workload", "gpus", "kv_blocks",
+                        "block_tokens", "seed"),
                 keys(j.get("setup")));
         assertEquals(List.of("time_ms", "running", "queued", "kv_use", "preemptions"), keys(j.get("series")));
     }
@@ -103,7 +104,8 @@ class LoadViewTest {
         assertEquals(2, lines.length);
         List<String> expected = new ArrayList<>(vllmKeys("99"));
         expected.removeAll(List.of("setup", "series"));
-        expected.addAll(List.of("model", "system", "deployment", "engine", "scheduler", "workload", "gpus", "block_tokens", "seed"));
+        expected.addAll(List.of("model", "system", "deployment", "engine", "request_overhead_ms", "scheduler", "workload", "gpus", "block_tokens",
+                "seed"));
         assertEquals(expected, List.of(lines[0].split(",")));
         assertTrue(lines[1].startsWith("0.18,2,1,2048,8,11.1111,5.5,"), lines[1]);
         List<String> noGoodput = List.of(ReportFormat.CSV.render(Json.row("serve", LoadView.json(LoadSamples.aggregated(10)))).split("\n")[0].split(","));
@@ -138,7 +140,9 @@ class LoadViewTest {
         assertTrue(text.contains("\n Prefix cache hit rate (%):                               12.50\n"), text);
         assertTrue(text.startsWith("# llama-3-70b on hgx-h100: 1P tp4 + 1D tp4 b64, 8 GPUs; vllm (max_num_seqs=256, max_num_batched_tokens=8192)\n"
                 + "# workload: concurrency 2, ISL 1024, OSL 4, 3 requests after 1 warm-up\n"
-                + "# KV cache: 4000 / 8000 blocks of 16 tokens per replica; seed 7\n"), text);
+                + "# KV cache: 4000 / 8000 blocks of 16 tokens per replica; seed 7\n"
+                + "# the server's time per request before the scheduler (HTTP, tokenisation, the engine's IPC; --request-overhead): 0.0 ms,"
+                + " in every TTFT and E2EL\n"), text);
         String md = ReportFormat.MARKDOWN.render(LoadView.table(LoadSamples.disaggregated()));
         assertTrue(md.contains("| Mean TTFT (ms): | 120.00 |"), md);
     }

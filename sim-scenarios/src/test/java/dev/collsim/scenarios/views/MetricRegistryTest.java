@@ -47,7 +47,7 @@ class MetricRegistryTest {
     @Test
     void prefillJsonWritesEveryRegisteredMetricInOrderWithItsValue() {
         PrefillResult r = Prefill.run(llama8b(2, 1), 1024, 1, 0);
-        ObjectNode json = PrefillJson.of(r);
+        ObjectNode json = PrefillJson.of(r, 0);
         assertKeysInOrder(json, PrefillMetrics.ALL.stream().map(Metric::key).toList());
         for (Metric<PrefillResult> m : PrefillMetrics.ALL) {
             assertEquals(m.value(r), json.get(m.key()).asDouble(), 0, m.key());
