@@ -6,7 +6,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --request-overhead}: the server's time per request beyond the forwards, which a client's
- * time to first token holds (prefill, serve, compare and validate take it).
+ * time to first token holds (prefill, serve and validate take it).
  */
 final class RequestOverheadFlag {
     @Option(names = "--request-overhead", paramLabel = "MS",

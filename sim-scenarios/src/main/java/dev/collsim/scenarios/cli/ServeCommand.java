@@ -4,6 +4,7 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.reports.HtmlReport;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.decode.DecodeSystem;
+import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.load.Deployment;
 import dev.collsim.scenarios.load.EngineScheduler;
@@ -131,7 +132,7 @@ public final class ServeCommand implements Callable<Integer> {
                 .toList();
         new WorkloadBuilder().rate(workload.rate); // the same bounds as a load run's rate
         ServingSpec serving = new ServingSpec(model.config(), where, gpus, isl, osl, Slo.parse("--ttft-slo", ttftSlo), Slo.parse("--itl-slo", itlSlo),
-                workload.rate, model.weights(), engineOptions.setup().withRequestOverhead(requestOverhead.orEngines()), KvTransfer.byName(kvTransfer));
+                workload.rate, model.weights(), engine(), KvTransfer.byName(kvTransfer));
         BiConsumer<Integer, Integer> steps = ProgressBar.onTerminal(spec.commandLine().getErr(), "serve: decode steps");
         ServingPlan plan = serving.atPercentiles()
                 ? PercentileSearch.run(serving, Flags.threads(threads), steps, ProgressBar.onTerminal(spec.commandLine().getErr(), "serve: load runs"))
@@ -169,7 +170,7 @@ public final class ServeCommand implements Callable<Integer> {
             }
         }
         double[] percentiles = load.percentiles();
-        LoadSpec loadSpec = new LoadSpec(config, where, model.weights(), engineOptions.setup().withRequestOverhead(requestOverhead.orEngines()), deployment,
+        LoadSpec loadSpec = new LoadSpec(config, where, model.weights(), engine(), deployment,
                 workload.build(config.maxContext() > 0 ? config.maxContext() : Lengths.MAX_TOKENS), load.knobs(), load.router(),
                 KvTransfer.byName(kvTransfer), load.goodput(), workload.seed, load.perfetto != null);
         LoadOutcome outcome = LoadSimulation.run(loadSpec,
@@ -187,6 +188,11 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /** The flags of a load run that a plan does not take. */
+    /** The engine as set, with the server's time per request given or its own. */
+    private EngineSetup engine() {
+        return engineOptions.setup().withRequestOverhead(requestOverhead.orEngines());
+    }
+
     private List<String> loadOnlyFlags() {
         return spec.mixins().entrySet().stream().filter(m -> m.getKey().equals("workload") || m.getKey().equals("load"))
                 .flatMap(m -> m.getValue().options().stream()).map(OptionSpec::longestName).filter(f -> !SHARED.contains(f)).toList();
