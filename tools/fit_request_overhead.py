@@ -61,11 +61,11 @@ def main(serving_csv, decode_csv):
     for r in ttft_table(decode_csv):
         if trust.get(r["row"]) == "B" and int(r["isl"]) <= MAX_ISL:
             gaps[r["engine"]].append((float(r["measured_ms"]) - float(r["simulated_ms"]), r["row"]))
-    print(f"engine  runs  request overhead (ms, median)  quartiles (ms)  runs used")
+    print("engine  runs  request overhead (ms, median)  spread (ms: quartiles, or the runs' range below 4)  runs used")
     for engine in sorted(gaps):
         values = sorted(g for g, _ in gaps[engine])
-        q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
-        print(f"{engine:7} {len(values):5}  {statistics.median(values):8.1f}  {q[0]:7.1f} .. {q[2]:7.1f}  "
+        low, high = (statistics.quantiles(values, n=4)[0::2] if len(values) >= 4 else (values[0], values[-1]))
+        print(f"{engine:7} {len(values):5}  {statistics.median(values):8.1f}  {low:7.1f} .. {high:7.1f}  "
               + " ".join(row for _, row in sorted(gaps[engine], key=lambda x: x[1])))
 
 
