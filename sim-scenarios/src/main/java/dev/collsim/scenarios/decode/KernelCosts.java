@@ -37,6 +37,11 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
     public static final int ATTENTION_TILE = 128;
     /** Query heads one CTA of an absorbed-MLA decode kernel serves (FlashMLA's and TensorRT-LLM's 64-row blocks). */
     public static final int MLA_HEADS_PER_CTA = 64;
+    /** Tokens of context per XQA block and the waves XQA's multi-block count is cut back to (kMinHistoryTokensPerBlock, kTargetWaveFactor). */
+    static final double XQA_TOKENS_PER_BLOCK = 128;
+    static final double XQA_TARGET_WAVES = 8;
+    /** Cached tokens a decode kernel's CTA takes per step of its loop (trtllm-gen's and FlashAttention's 128-token KV tile). */
+    static final double KV_STEP = 128;
     /** Share of HBM bandwidth an element-wise kernel (norm, rotary, activation, quantisation, copy) reaches. */
     public static final double STREAM_MEMORY = 0.85;
 
@@ -307,7 +312,12 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
 
         /** The cache's bytes a decode step reads: each sequence's keys and values (or latent) once, its window's where it slides. */
         public double cacheBytes() {
-            return sequences * (window > 0 ? Math.min(cached, window) : cached) * cacheWidth() * kvBytes;
+            return sequences * context() * cacheWidth() * kvBytes;
+        }
+
+        /** The cached tokens each sequence's new tokens attend to: all of them, or its window's where it slides. */
+        double context() {
+            return window > 0 ? Math.min(cached, window) : cached;
         }
 
         /** Elements one token adds to the cache on this GPU. */
@@ -333,9 +343,14 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
         /**
          * A decode-attention kernel: {@code memory}, the share of HBM it reaches streaming the cache; {@code waveUs}, what a
          * wave of its CTAs (a sequence's KV head each, or 64 of its query heads under MLA) costs beyond its reads; {@code
-         * math}, the share of the tensor rate its few query rows per KV head reach; {@code fixedUs}, its fixed time.
+         * math}, the share of the tensor rate its few query rows per KV head reach; {@code fixedUs}, its fixed time; {@code
+         * tokenUs}, what one CTA's loop spends on each cached token of its split of the context, the bound when few CTAs
+         * share HBM (0 where the tables show no such bound: FlashAttention's and FlashInfer's, and the MLA kernels').
          */
-        public record Decode(double memory, double waveUs, double math, double fixedUs) {
+        public record Decode(double memory, double waveUs, double math, double fixedUs, double tokenUs) {
+            Decode(double memory, double waveUs, double math, double fixedUs) {
+                this(memory, waveUs, math, fixedUs, 0);
+            }
         }
 
         /**
@@ -355,29 +370,32 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
             }
         }
 
-        /** TensorRT-LLM's FMHA, XQA and masked MHA, and its MLA kernels. */
+        /** TensorRT-LLM's FMHA, XQA and masked MHA (trtllm-gen's on Blackwell), and its MLA kernels. */
         static final AttentionConstants TRTLLM_AMPERE = new AttentionConstants(0.539, 0.0, 6.9,
-                bf16Only(new Decode(0.950, 5.98, 0.085, 5.4), new Decode(0.828, 1.47, 0.024, 9.1)), new Decode(0.858, 7.97, 0.378, 4.8));
+                bf16Only(new Decode(0.942, 6.22, 0.086, 4.2, 0.018), new Decode(0.849, 1.50, 0.011, 8.4, 0.024)),
+                new Decode(0.858, 7.97, 0.378, 4.8));
         static final AttentionConstants TRTLLM_HOPPER = new AttentionConstants(0.617, 3.12, 10.8,
-                new DecodeKernels(new Decode(0.765, 4.39, 0.039, 4.4), new Decode(0.822, 1.06, 0.026, 5.0),
-                        new Decode(0.879, 1.10, 0.032, 6.3), new Decode(0.604, 1.14, 0.037, 6.9)), new Decode(0.858, 7.97, 0.378, 4.8));
+                new DecodeKernels(new Decode(0.765, 4.39, 0.039, 4.4, 0), new Decode(0.823, 1.21, 0.027, 3.7, 0.020),
+                        new Decode(0.918, 1.11, 0.031, 6.1, 0.017), new Decode(0.673, 1.20, 0.034, 6.4, 0.017)),
+                new Decode(0.858, 7.97, 0.378, 4.8));
         static final AttentionConstants TRTLLM_BLACKWELL = new AttentionConstants(0.525, 3.60, 10.5,
-                new DecodeKernels(new Decode(0.941, 1.56, 0.049, 8.2), new Decode(0.912, 1.27, 0.043, 8.7),
-                        new Decode(0.950, 1.29, 0.026, 8.5), new Decode(0.940, 1.13, 0.063, 8.7)), new Decode(0.729, 5.49, 0.546, 4.0));
+                new DecodeKernels(new Decode(0.944, 1.57, 0.047, 8.1, 0.005), new Decode(0.923, 1.28, 0.044, 8.6, 0.003),
+                        new Decode(0.950, 1.29, 0.049, 8.5, 0.002), new Decode(0.948, 1.13, 0.043, 8.6, 0.003)),
+                new Decode(0.729, 5.49, 0.546, 4.0));
         /** vLLM's attention backends as its tables time them; its MLA (no table) as TensorRT-LLM's. */
         static final AttentionConstants VLLM_HOPPER = new AttentionConstants(0.544, 1.29, 9.6,
                 new DecodeKernels(new Decode(0.910, 3.28, 0.048, 7.5), new Decode(0.705, 3.25, 0.086, 9.4),
-                        new Decode(0.919, 3.00, 0.011, 7.8), new Decode(0.731, 3.04, 0.010, 9.6)), TRTLLM_HOPPER.latent());
+                        new Decode(0.919, 3.00, 0.012, 7.8), new Decode(0.731, 3.04, 0.030, 9.6)), TRTLLM_HOPPER.latent());
         static final AttentionConstants VLLM_BLACKWELL = new AttentionConstants(0.385, 2.44, 7.1,
                 new DecodeKernels(new Decode(0.923, 1.36, 0.047, 6.3), new Decode(0.885, 1.22, 0.042, 7.6),
                         new Decode(0.933, 1.33, 0.029, 6.3), new Decode(0.885, 1.18, 0.031, 7.3)), TRTLLM_BLACKWELL.latent());
         /** SGLang's (FlashInfer, FlashAttention 3) as its tables time them; its MLA as TensorRT-LLM's. */
         static final AttentionConstants SGLANG_HOPPER = new AttentionConstants(0.623, 0.0, 8.1,
-                new DecodeKernels(new Decode(0.892, 3.20, 0.051, 6.3), new Decode(0.649, 3.39, 0.097, 10.0),
-                        new Decode(0.908, 2.86, 0.023, 6.8), new Decode(0.677, 2.83, 0.002, 10.7)), TRTLLM_HOPPER.latent());
+                new DecodeKernels(new Decode(0.892, 3.20, 0.051, 6.3), new Decode(0.649, 3.39, 0.066, 10.0),
+                        new Decode(0.908, 2.86, 0.023, 6.8), new Decode(0.677, 2.83, 0.010, 10.7)), TRTLLM_HOPPER.latent());
         static final AttentionConstants SGLANG_BLACKWELL = new AttentionConstants(0.422, 1.84, 7.0,
-                new DecodeKernels(new Decode(0.950, 1.36, 0.052, 7.5), new Decode(0.906, 1.24, 0.044, 13.9),
-                        new Decode(0.950, 1.50, 0.030, 7.3), new Decode(0.936, 1.21, 0.004, 13.8)), TRTLLM_BLACKWELL.latent());
+                new DecodeKernels(new Decode(0.950, 1.36, 0.052, 7.5), new Decode(0.897, 1.23, 0.064, 13.9),
+                        new Decode(0.950, 1.50, 0.030, 7.3), new Decode(0.936, 1.21, 0.015, 13.8)), TRTLLM_BLACKWELL.latent());
 
         private static DecodeKernels bf16Only(Decode gqa, Decode mha) {
             return new DecodeKernels(gqa, gqa, mha, mha);
@@ -446,18 +464,42 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
 
     /**
      * A decode step's attention over a paged cache, launch not included: the kernel's fixed time, a cost per wave of its
-     * CTAs over the SMs, then the longer of the cache's read and the scores' and values' math at the tensor rate of the
-     * cache's type. An engine that splits the context over CTAs streams the cache with every SM at any batch; one that
-     * gives each sequence and query head one CTA streams it with only that many SMs when the batch is small.
+     * CTAs over the SMs, then the longest of the cache's read, the scores' and values' math at the tensor rate of the
+     * cache's type, and one CTA's loop over its split of the context. An engine that splits the context over CTAs
+     * streams the cache with every SM at any batch, bound at a small batch by how far it splits ({@link #kvSplits}); one
+     * that gives each sequence and query head one CTA streams it with only that many SMs when the batch is small.
      */
     public double decodeAttentionMicros(AttentionShape s) {
         GpuModel.Roofline gpu = model.roofline();
         AttentionConstants.Decode c = decodeConstants(s);
         double ctas = s.sequences() * (s.latent() ? Math.ceil(s.heads() / MLA_HEADS_PER_CTA) : s.kvHeads());
         double fill = engine.splitsKv ? 1 : Math.min(1, s.sequences() * s.heads() / gpu.sms());
-        double read = s.cacheBytes() / (gpu.hbmBytesPerSecond() * c.memory() * fill);
-        double math = s.flops() / (gpu.tflops(s.mathBits()) * 1e12 * c.math());
-        return c.fixedUs() + Math.ceil(ctas / gpu.sms()) * c.waveUs() + Math.max(read, math) * 1e6;
+        double read = s.cacheBytes() / (gpu.hbmBytesPerSecond() * c.memory() * fill) * 1e6;
+        double math = s.flops() / (gpu.tflops(s.mathBits()) * 1e12 * c.math()) * 1e6;
+        double loop = engine.splitsKv ? s.context() / kvSplits(s, ctas) * c.tokenUs() : 0;
+        return c.fixedUs() + Math.ceil(ctas / gpu.sms()) * c.waveUs() + Math.max(Math.max(read, math), loop);
+    }
+
+    /**
+     * The CTAs a split-KV decode kernel gives each of its {@code ctas} (sequence, KV head) pairs. TensorRT-LLM's XQA
+     * (grouped heads before Blackwell) takes computeMultiBlockCount's rule (decoderXQAImplCommon.h): a block per {@link
+     * #XQA_TOKENS_PER_BLOCK} tokens, at most round(sqrt(8 x blocks)), cut back where the CTAs pass {@link
+     * #XQA_TARGET_WAVES} waves of the SMs. The others (trtllm-gen's and the masked-MHA kernel's multi-CTA modes,
+     * FlashAttention's and FlashInfer's splits) split to fill the SMs, each split at least two {@link #KV_STEP}-token
+     * steps of the CTA's loop (trtllm-gen's fmhaKernels.h: "the reduction overhead does not outweigh the benefits").
+     */
+    int kvSplits(AttentionShape s, double ctas) {
+        int sms = model.roofline().sms();
+        if (engine.xqaDecode && model.arch() != NcclArch.BLACKWELL && s.heads() > s.kvHeads() && !s.latent()) {
+            double blocks = Math.floor(s.context() / XQA_TOKENS_PER_BLOCK);
+            blocks = Math.max(1, Math.min(blocks, Math.round(Math.sqrt(blocks * 8))));
+            double waves = ctas * blocks / sms;
+            if (waves > XQA_TARGET_WAVES) {
+                blocks = Math.floor(blocks / (waves / XQA_TARGET_WAVES));
+            }
+            return (int) Math.max(1, blocks);
+        }
+        return (int) Math.max(1, Math.min(Math.floor(sms / ctas), Math.ceil(s.context() / (2.0 * KV_STEP))));
     }
 
     /** The fixed time of the attention op {@link #promptAttentionMicros} ({@code prompt}) or {@link #decodeAttentionMicros} prices: its floor. */

@@ -36,8 +36,8 @@ public enum ServingEngine {
      * preprocessing, all-reduce + norm fusion, overlap scheduler; Python modules issue the kernels of a context phase.
      */
     TRTLLM("trtllm", EnumSet.of(Trait.FUSES_ROPE_AND_CACHE_WRITE, Trait.FUSES_NORM_INTO_ALL_REDUCE, Trait.FUSES_ACTIVATION,
-            Trait.FUSES_QUANTIZE, Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.FP8_CACHE_WITH_FP8_WEIGHTS, Trait.CUDA_GRAPHS),
-            new Host(35.0, 1_000, 5, true), 46.9),
+            Trait.FUSES_QUANTIZE, Trait.SPLIT_KV_ATTENTION, Trait.XQA_DECODE_ATTENTION, Trait.CUSTOM_ALL_REDUCE,
+            Trait.FP8_CACHE_WITH_FP8_WEIGHTS, Trait.CUDA_GRAPHS), new Host(35.0, 1_000, 5, true), 46.9),
     /**
      * TensorRT-LLM's TensorRT backend (engines built by trtllm-build and run by its C++ runtime, the only backend before
      * 0.17; {@code --backend tensorrt}): the plugins' fused attention preprocessing, gated activation and quantisation, its
@@ -45,7 +45,8 @@ public enum ServingEngine {
      * came with 0.12).
      */
     TRTLLM_TENSORRT("trtllm-tensorrt", EnumSet.of(Trait.FUSES_ROPE_AND_CACHE_WRITE, Trait.FUSES_ACTIVATION, Trait.FUSES_QUANTIZE,
-            Trait.SPLIT_KV_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.FP8_CACHE_WITH_FP8_WEIGHTS), new Host(4.0, 1_000, 5, false),
+            Trait.SPLIT_KV_ATTENTION, Trait.XQA_DECODE_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.FP8_CACHE_WITH_FP8_WEIGHTS),
+            new Host(4.0, 1_000, 5, false),
             46.9),
     /**
      * LMDeploy's TurboMind (2023): FasterTransformer-style fused kernels launched from C++, without CUDA graphs, NCCL's
@@ -78,6 +79,12 @@ public enum ServingEngine {
          * sequence and query head streams the whole context.
          */
         SPLIT_KV_ATTENTION,
+        /**
+         * Grouped-query decode before Blackwell runs TensorRT-LLM's XQA kernel, whose multi-block mode splits a context
+         * into far fewer CTAs than would fill the GPU: one per 128 tokens, at most the square root of 8 x that many
+         * (decoderXQAImplCommon.h, computeMultiBlockCount: "otherwise the final reduction may dominate").
+         */
+        XQA_DECODE_ATTENTION,
         /** The engine's own one-shot/two-shot all-reduce inside an NVLink domain (vLLM's rule, {@code --allreduce auto}); else NCCL's. */
         CUSTOM_ALL_REDUCE,
         /** With FP8 or FP4 weights the KV cache is FP8 by default (the quantised checkpoints TensorRT-LLM serves); else BF16. */
@@ -131,6 +138,7 @@ public enum ServingEngine {
     private final boolean compilesQuantizeIntoElementwise;
     final boolean fusesSharedExperts;
     final boolean splitsKv;
+    final boolean xqaDecode;
     final boolean customAllReduce;
     final double eagerLaunchUs;
     final double hostStepUs;
@@ -151,6 +159,7 @@ public enum ServingEngine {
         this.compilesQuantizeIntoElementwise = traits.contains(Trait.COMPILES_QUANTIZE_INTO_ELEMENTWISE);
         this.fusesSharedExperts = traits.contains(Trait.FUSES_SHARED_EXPERTS);
         this.splitsKv = traits.contains(Trait.SPLIT_KV_ATTENTION);
+        this.xqaDecode = traits.contains(Trait.XQA_DECODE_ATTENTION);
         this.customAllReduce = traits.contains(Trait.CUSTOM_ALL_REDUCE);
         this.fp8CacheWithFp8Weights = traits.contains(Trait.FP8_CACHE_WITH_FP8_WEIGHTS);
         this.cudaGraphsByDefault = traits.contains(Trait.CUDA_GRAPHS);

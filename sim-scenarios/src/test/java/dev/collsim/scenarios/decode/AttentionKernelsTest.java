@@ -102,6 +102,53 @@ class AttentionKernelsTest {
     }
 
     /**
+     * TensorRT-LLM's XQA splits a context as computeMultiBlockCount does: 131,071 tokens are 1,023 blocks of 128, cut to
+     * round(sqrt(8 x 1,023)) = 90; 16 sequences of it would be 10.9 waves of 132 SMs, so 90 / (10.9 / 8) floors to 66;
+     * 100 tokens are one block. trtllm-gen on Blackwell and FlashAttention split to fill the SMs, each split two 128-token
+     * steps at least: 148 splits of one sequence on a B200, 8 of a 2,047-token context, 9 each for 16 sequences.
+     */
+    @Test
+    void eachKernelSplitsTheContextByItsOwnRule() {
+        assertEquals(90, H100.kvSplits(fp8Decode(1, 131071, 8, 1), 1));
+        assertEquals(66, H100.kvSplits(fp8Decode(16, 131071, 8, 1), 16));
+        assertEquals(1, H100.kvSplits(fp8Decode(1, 100, 8, 1), 1));
+        assertEquals(132, H100.kvSplits(fp8Decode(1, 131071, 8, 8), 1), "MHA's one head per KV head runs the masked-MHA kernel, no XQA");
+        KernelCosts b200 = new KernelCosts(GpuModel.B200, true, ServingEngine.TRTLLM);
+        assertEquals(148, b200.kvSplits(fp8Decode(1, 131071, 8, 1), 1));
+        assertEquals(8, b200.kvSplits(fp8Decode(1, 2047, 8, 1), 1));
+        assertEquals(9, b200.kvSplits(fp8Decode(16, 131071, 8, 1), 16));
+        assertEquals(132, new KernelCosts(GpuModel.H100_SXM, true, ServingEngine.VLLM).kvSplits(fp8Decode(1, 131071, 8, 1), 1));
+    }
+
+    /**
+     * One sequence of a long context on one KV head leaves HBM idle: XQA's 90 CTAs each loop over 1,456 tokens, and that
+     * loop, not the 16.8 MB read, sets the time (aiconfigurator's H100 table: 31.8 us at 131,071 tokens, 20.0 us at 32,767,
+     * FP8 cache, 2 query heads of 64). A quarter of the context splits in half as many blocks, so it takes about half the
+     * loop; where the batch fills the SMs the read binds again.
+     */
+    @Test
+    void aFewSequencesOfALongContextAreBoundByEachCtasLoop() {
+        KernelCosts.AttentionShape one = new KernelCosts.AttentionShape(1, 1, 131071, 2, 1, 64, 64, 1, false);
+        KernelCosts.AttentionShape quarter = new KernelCosts.AttentionShape(1, 1, 32767, 2, 1, 64, 64, 1, false);
+        KernelCosts.AttentionConstants.Decode c = KernelCosts.AttentionConstants.of(GpuModel.H100_SXM.arch(), ServingEngine.TRTLLM).grouped().gqaFp8();
+        double read = one.cacheBytes() / (GpuModel.H100_SXM.roofline().hbmBytesPerSecond() * c.memory()) * 1e6;
+        double loop = 131071.0 / 90 * c.tokenUs();
+        assertTrue(loop > 2 * read, loop + " us of loop against " + read + " us of read");
+        assertEquals(c.fixedUs() + c.waveUs() + loop, H100.decodeAttentionMicros(one), 1e-9);
+        double measured = 31.8 - 1.5;  // the table's time less the graph's launch gap
+        assertEquals(measured, H100.decodeAttentionMicros(one), 0.2 * measured);
+        double loops = (H100.decodeAttentionMicros(one) - c.fixedUs() - c.waveUs()) / (H100.decodeAttentionMicros(quarter) - c.fixedUs() - c.waveUs());
+        assertEquals(131071.0 / 90 / (32767.0 / 45), loops, 1e-9);
+        KernelCosts.AttentionShape full = new KernelCosts.AttentionShape(256, 1, 131071, 2, 1, 64, 64, 1, false);
+        double fullRead = full.cacheBytes() / (GpuModel.H100_SXM.roofline().hbmBytesPerSecond() * c.memory()) * 1e6;
+        assertEquals(c.fixedUs() + 2 * c.waveUs() + fullRead, H100.decodeAttentionMicros(full), 1e-6);
+    }
+
+    private static KernelCosts.AttentionShape fp8Decode(double sequences, double context, double heads, double kvHeads) {
+        return new KernelCosts.AttentionShape(sequences, 1, context, heads, kvHeads, 128, 128, 1, false);
+    }
+
+    /**
      * A prompt's forward prices its attention by the prompt's shape: Llama-3-8B's 4,096 tokens on one H100 under
      * TensorRT-LLM, launched eagerly, spend on the first layer's attention the issue gap and {@link
      * KernelCosts#promptAttentionMicros} of one sequence of 4,096 tokens, 32 query and 8 KV heads of 128.

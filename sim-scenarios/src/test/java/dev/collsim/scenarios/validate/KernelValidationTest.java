@@ -85,12 +85,13 @@ class KernelValidationTest {
     /**
      * Where the attention model stands against TensorRT-LLM's tables, as docs/validation.md shows it (the constants fitted
      * per engine and architecture by tools/aic/fit_attention.py): every GPU's prompt attention and MLA within 26 % geomean
-     * and 20 % bias, its decode attention within 33 % and 16 %; vLLM's and SGLang's within 40 % and 20 %; losing the fitted
-     * mechanisms (tiles, waves) or an engine's own constants fails here.
+     * and 20 % bias, its decode attention within 21 % and 16 %; vLLM's and SGLang's within 40 % and 20 %; losing the fitted
+     * mechanisms (tiles, waves, a CTA's loop over its split of the context: H200's FP8 cache 21.6 % without it) or an
+     * engine's own constants fails here.
      */
     @Test
     void attentionKernelsStayWithinTheirScore() {
-        Map<String, Double> limit = Map.of("context attention", 0.26, "context mla", 0.26, "generation attention", 0.33,
+        Map<String, Double> limit = Map.of("context attention", 0.26, "context mla", 0.26, "generation attention", 0.21,
                 "generation mla", 0.26);
         List<KernelValidation.Group> trtllm = scored(g -> limit.containsKey(g.kind()) && g.engine().equals("trtllm")
                 && !g.gpu().equals(GpuModel.A100_SXM.label()));
