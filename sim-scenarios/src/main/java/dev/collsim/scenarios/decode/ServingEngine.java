@@ -46,8 +46,7 @@ public enum ServingEngine {
      */
     TRTLLM_TENSORRT("trtllm-tensorrt", EnumSet.of(Trait.FUSES_ROPE_AND_CACHE_WRITE, Trait.FUSES_ACTIVATION, Trait.FUSES_QUANTIZE,
             Trait.SPLIT_KV_ATTENTION, Trait.XQA_DECODE_ATTENTION, Trait.CUSTOM_ALL_REDUCE, Trait.FP8_CACHE_WITH_FP8_WEIGHTS),
-            new Host(4.0, 1_000, 5, false),
-            46.9),
+            new Host(4.0, 1_000, 5, false), 46.9),
     /**
      * LMDeploy's TurboMind (2023): FasterTransformer-style fused kernels launched from C++, without CUDA graphs, NCCL's
      * all-reduce, and the first token from a decode step.
