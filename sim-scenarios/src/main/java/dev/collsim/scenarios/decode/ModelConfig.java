@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.TextFile;
 import java.io.IOException;
@@ -12,6 +14,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -32,8 +35,9 @@ import java.util.TreeSet;
  * @param maxContext       the longest sequence (prompt and output) it takes: {@code max_position_embeddings}, 0 where the file does not say
  * @param sliding          the layers that attend to a window of the latest tokens only ({@code layer_types}' sliding_attention,
  *                         gpt-oss's every other layer), or null where every layer attends to the whole context
- * @param linear           the layers of Gated DeltaNet linear attention ({@code layer_types}' linear_attention: Qwen3-Next's and
- *                         Qwen3.5's three of four), or null where every layer is softmax attention
+ * @param linear           the layers of Gated DeltaNet linear attention ({@code layer_types}' linear_attention, or all but
+ *                         every {@code full_attention_interval}-th: Qwen3-Next's and Qwen3.5's three of four), or null where
+ *                         every layer is softmax attention
  * @param attentionGate    a sigmoid gate on the attention's output, its logits a second half of the query projection
  *                         ({@code attn_output_gate}: Qwen3-Next's and Qwen3.5's gated attention)
  */
@@ -86,6 +90,20 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
 
     /** The {@code layer_types} collsim models: every token attends to all before it, or to a window of them, or a linear layer's state. */
     static final List<String> LAYER_TYPES = List.of("full_attention", "sliding_attention", "linear_attention");
+
+    /**
+     * The {@code architectures} whose layers collsim models from their config's fields: decoders of grouped-query or latent
+     * (MLA) attention, full, sliding or Gated DeltaNet linear, over a dense or a MoE MLP, and the multimodal wrappers that
+     * keep such a decoder under {@code text_config}. DeepSeek-V3.2's and GLM-5's sparse attention is read as dense MLA (its
+     * indexer and top-k are not modelled). A config that names none of them is refused rather than simulated as
+     * something else (Llama 4's interleaved MoE and chunked attention, MiniMax-M1's lightning attention, Mamba hybrids).
+     */
+    static final List<String> ARCHITECTURES = List.of("LlamaForCausalLM", "MistralForCausalLM", "MixtralForCausalLM",
+            "Qwen2ForCausalLM", "Qwen2MoeForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "Qwen3NextForCausalLM",
+            "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", "Qwen3VLForConditionalGeneration",
+            "Qwen3VLMoeForConditionalGeneration", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
+            "KimiK25ForConditionalGeneration", "GptOssForCausalLM", "MiniMaxM2ForCausalLM", "Glm4MoeForCausalLM",
+            "Glm4MoeLiteForCausalLM", "GlmMoeDsaForCausalLM");
 
     /** Multi-head latent attention's ranks: queries and keys/values pass through low-rank projections; the cache holds the latent. */
     public record Mla(int qLoraRank, int kvLoraRank, int ropeHeadDim, int nopeHeadDim, int vHeadDim) {}
@@ -147,6 +165,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
             root = root.get("text_config");
         }
         Fields f = new Fields(root, text, file);
+        checkArchitecture(wrapper, root, f);
         // A layer of a kind collsim does not model (Qwen3.5's linear attention) says so before any size is missed.
         for (int l = 0; l < root.path("layer_types").size(); l++) {
             JsonNode type = root.path("layer_types").get(l);
@@ -197,12 +216,46 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         }
         String name = Path.of(file).getFileName().toString().replaceFirst("\\.json$", "");
         int moeIntermediate = experts > 0 ? f.optionalPositive("moe_intermediate_size", intermediate) : 0;
+        JsonNode types = layerTypes(root, f, layers);
+        // Qwen3-Next's attention is gated though its config does not say so (vLLM's Qwen3NextAttention: attn_output_gate defaults to true).
+        boolean qwen3Next = root.path("model_type").asText("").equals("qwen3_next");
         return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optionalPositive("head_dim", hidden / heads), intermediate,
                 f.required("vocab_size"), experts, perToken, moeIntermediate, sharedExperts(f, moeIntermediate),
                 experts > 0 ? firstDense : layers, mla,
                 root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root.has("quantization_config") ? root : wrapper, f),
                 f.optional("max_position_embeddings", 0),
-                slidingWindow(root, f, layers), linearAttention(root, f, layers), root.path("attn_output_gate").asBoolean(false));
+                slidingWindow(types, f, layers), linearAttention(types, f), root.path("attn_output_gate").asBoolean(qwen3Next));
+    }
+
+    /**
+     * Refuses a config whose {@code architectures} (its own, or its text_config's under a wrapper) names none that collsim
+     * models; one that names none at all (collsim's catalogue, a hand-written config) is read by its fields.
+     */
+    private static void checkArchitecture(JsonNode wrapper, JsonNode root, Fields f) {
+        List<String> named = new ArrayList<>();
+        for (JsonNode config : wrapper == root ? List.of(root) : List.of(wrapper, root)) {
+            config.path("architectures").forEach(a -> named.add(a.asText("")));
+        }
+        if (!named.isEmpty() && named.stream().noneMatch(ARCHITECTURES::contains)) {
+            throw f.error("architectures", String.join(", ", named) + " is not a family collsim models; it models "
+                    + String.join(", ", ARCHITECTURES));
+        }
+    }
+
+    /**
+     * The config's {@code layer_types}, or where it gives none, the list transformers derives from {@code
+     * full_attention_interval} (Qwen3-Next's config: every interval-th layer full attention, the others linear).
+     */
+    private static JsonNode layerTypes(JsonNode root, Fields f, int layers) {
+        if (root.has("layer_types") || !root.has("full_attention_interval")) {
+            return root.path("layer_types");
+        }
+        int interval = f.required("full_attention_interval");
+        ArrayNode types = JsonNodeFactory.instance.arrayNode();
+        for (int l = 0; l < layers; l++) {
+            types.add((l + 1) % interval == 0 ? "full_attention" : "linear_attention");
+        }
+        return types;
     }
 
     /**
@@ -231,9 +284,10 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         return layers;
     }
 
-    /** The layers {@code layer_types} names linear_attention, with the linear_* sizes; null if none is. */
-    private static LinearAttention linearAttention(JsonNode root, Fields f, int layers) {
-        Set<Integer> linear = layersOfType(root.path("layer_types"), "linear_attention");
+    /** The layers {@code types} names linear_attention, with the linear_* sizes; null if none is. */
+    private static LinearAttention linearAttention(JsonNode types, Fields f) {
+        JsonNode root = f.root();
+        Set<Integer> linear = layersOfType(types, "linear_attention");
         if (linear.isEmpty()) {
             return null;
         }
@@ -252,9 +306,8 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
                 f.required("linear_conv_kernel_dim"), stateBytes, linear);
     }
 
-    /** The sliding layers {@code layer_types} names (one type a layer), with {@code sliding_window}'s width; null if none slides. */
-    private static SlidingWindow slidingWindow(JsonNode root, Fields f, int layers) {
-        JsonNode types = root.path("layer_types");
+    /** The sliding layers {@code types} names (one type a layer), with {@code sliding_window}'s width; null if none slides. */
+    private static SlidingWindow slidingWindow(JsonNode types, Fields f, int layers) {
         if (types.isMissingNode() || types.isNull()) {
             return null;
         }

@@ -127,6 +127,23 @@ class ModelConfigTest {
     }
 
     /**
+     * Qwen3-Next-80B-A3B's config (aiconfigurator's model_configs copy of the Hugging Face file) gives no layer_types, only
+     * full_attention_interval 4: as transformers derives them, layers 3, 7, ..., 47 are gated full attention and the other
+     * 36 Gated DeltaNet; its attention is gated though the config does not say so. About 80 billion parameters, as
+     * published (Qwen's model card: 80B in total, 3B activated).
+     */
+    @Test
+    void qwen3NextDerivesItsLayersFromTheFullAttentionInterval() {
+        ModelConfig q = ModelConfig.load("src/test/resources/models/qwen3-next-80b-a3b.json");
+        assertEquals(36, q.linear().layers().size());
+        assertTrue(q.isLinear(0) && q.isLinear(2) && !q.isLinear(3) && !q.isLinear(47), "three linear layers, then a full one");
+        assertEquals(12, q.cachedLayers());
+        assertTrue(q.attentionGate());
+        assertEquals(2048.0 * (16 * 256 * 2 + 2 * 2 * 256) + 16 * 256 * 2048, q.attentionParamsPerRank(3, 1), 0);
+        assertEquals(80e9, q.totalParams(), 80e9 * 0.03, q.totalParams() / 1e9 + " billion");
+    }
+
+    /**
      * Kimi-K2.5's compressed-tensors config keeps its routed experts in INT4 (groups of 32 with a BF16 scale each) and the
      * rest in BF16; the INT4 checkpoints of this architecture are about 594 GB (moonshotai/Kimi-K2-Thinking's safetensors on
      * Hugging Face; K2.5's adds a vision tower of under 1 GB).
@@ -148,7 +165,7 @@ class ModelConfigTest {
     @Test
     void aWrappersTextConfigIsTheModel(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("config.json");
-        Files.writeString(file, "{\"architectures\": [\"SomeVLForConditionalGeneration\"], \"vision_config\": {\"hidden_size\": 1152},\n"
+        Files.writeString(file, "{\"architectures\": [\"Qwen3VLMoeForConditionalGeneration\"], \"vision_config\": {\"hidden_size\": 1152},\n"
                 + " \"text_config\": {\"hidden_size\": 4096, \"num_hidden_layers\": 32, \"num_attention_heads\": 32,"
                 + " \"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 32000, \"num_local_experts\": 8,"
                 + " \"num_experts_per_tok\": 2}}\n");
@@ -179,6 +196,8 @@ class ModelConfigTest {
                     + " \"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\":"
                     + " {\"weights\": {\"num_bits\": 3, \"type\": \"int\"}}}}}", "quantization_config: 3-bit integer weights"},
             {"[1, 2]", ":1: expected a JSON object"},
+            {"{\"hidden_size\": 64,\n\"architectures\": [\"Llama4ForConditionalGeneration\"]}",
+                ":2: architectures: Llama4ForConditionalGeneration is not a family collsim models; it models LlamaForCausalLM,"},
         };
         for (String[] c : cases) {
             Path file = dir.resolve("bad.json");
