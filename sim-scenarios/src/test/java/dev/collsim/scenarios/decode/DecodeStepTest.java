@@ -200,11 +200,37 @@ class DecodeStepTest {
         assertTrue(prompt.ttft().ms() > 0);
     }
 
-    /** Every model config of the calibration set loads and runs a decode step and a prompt's forward in its checkpoint's format. */
+    /**
+     * gpt-oss-120b on TP 8 launches the same kernels on its sliding and its full layers, but a sliding layer's attention
+     * reads its window only: 16 sequences x 128 tokens x one KV head's keys and values (2 x 64) in BF16 is 524,288 bytes,
+     * against 16 x 4,096 tokens, 16,777,216 bytes, on the full layer.
+     */
+    @Test
+    void slidingLayersReadTheirWindowOfTheCache() {
+        ModelConfig oss = ModelConfig.load("src/main/resources/calibration/models/gpt-oss-120b.json");
+        DecodeResult r = DecodeStep.run(new DecodeSpec(oss, DecodeSystem.preset("hgx-h100"), OptionalInt.empty(), 8, 1, 1, 1, 16, 4096,
+                oss.weights(), AllReduceKind.AUTO, Overlap.NONE, true));
+        assertEquals(java.util.List.of("attn_norm", "qkv_proj", "rope", "kv_cache_write", "attention", "quantize", "o_proj", "attn_all_reduce",
+                "mlp_norm", "router", "topk", "moe_align", "quantize", "experts_gate_up", "act", "quantize", "experts_down", "moe_sum",
+                "moe_all_reduce"), names(r.layers().get(0)));
+        assertEquals(names(r.layers().get(0)), names(r.layers().get(1)));
+        assertEquals(16L * 128 * 2 * 64 * 2, attentionBytes(r.layers().get(0)));
+        assertEquals(16L * 4096 * 2 * 64 * 2, attentionBytes(r.layers().get(1)));
+    }
+
+    private static long attentionBytes(DecodeResult.Layer layer) {
+        return layer.spans().stream().filter(s -> s.name().equals("attention")).findFirst().orElseThrow().bytes();
+    }
+
+    /**
+     * Every model config of the calibration set, and the test resources' (Qwen3-Next), loads and runs a decode step and a
+     * prompt's forward in its checkpoint's format.
+     */
     @Test
     void everyCalibrationModelRunsDecodeAndPrefill() throws Exception {
-        try (var files = java.nio.file.Files.list(Path.of("src/main/resources/calibration/models"))) {
-            for (Path file : files.sorted().toList()) {
+        try (var calibration = java.nio.file.Files.list(Path.of("src/main/resources/calibration/models"));
+             var resources = java.nio.file.Files.list(Path.of("src/test/resources/models"))) {
+            for (Path file : java.util.stream.Stream.concat(calibration, resources).sorted().toList()) {
                 ModelConfig m = ModelConfig.load(file.toString());
                 DecodeSpec spec = new DecodeSpec(m, DecodeSystem.preset("hgx-b300"), OptionalInt.empty(), 8, 1, 1, 1, 4, 1024, m.weights(),
                         AllReduceKind.AUTO, Overlap.NONE, true);
