@@ -27,14 +27,17 @@ import java.util.TreeSet;
  *
  * @param experts          routed experts per MoE layer; 0 for a dense model
  * @param moeIntermediate  one expert's intermediate size (Mixtral's is its {@code intermediate_size})
- * @param firstDenseLayers layers before the first MoE layer ({@code first_k_dense_replace})
+ * @param denseLayers      the layers of a MoE model whose MLP is dense: before {@code first_k_dense_replace}, off the MoE
+ *                         step ({@code interleave_moe_layer_step}, {@code decoder_sparse_step}: Llama 4 Maverick's every
+ *                         other layer) or in {@code mlp_only_layers}
  * @param mla              DeepSeek's multi-head latent attention, or null for grouped-query attention
  * @param qkNorm           an RMSNorm on each head's queries and keys before rotary (Qwen3's {@code model_type}s)
  * @param weights          the precision the checkpoint is published in: its {@code quantization_config}'s method
  *                         (DeepSeek-V3's block-scaled FP8, gpt-oss's MXFP4), else BF16; what runs when no --dtype is given
  * @param maxContext       the longest sequence (prompt and output) it takes: {@code max_position_embeddings}, 0 where the file does not say
  * @param sliding          the layers that attend to a window of the latest tokens only ({@code layer_types}' sliding_attention,
- *                         gpt-oss's every other layer), or null where every layer attends to the whole context
+ *                         gpt-oss's every other layer; Llama 4's chunked layers, at their chunk's width), or null where every
+ *                         layer attends to the whole context
  * @param linear           the layers of Gated DeltaNet linear attention ({@code layer_types}' linear_attention, or all but
  *                         every {@code full_attention_interval}-th: Qwen3-Next's and Qwen3.5's three of four), or null where
  *                         every layer is softmax attention
@@ -42,7 +45,7 @@ import java.util.TreeSet;
  *                         ({@code attn_output_gate}: Qwen3-Next's and Qwen3.5's gated attention)
  */
 public record ModelConfig(String name, int hidden, int layers, int heads, int kvHeads, int headDim, int intermediate, int vocab,
-                          int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, int firstDenseLayers, Mla mla,
+                          int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, Set<Integer> denseLayers, Mla mla,
                           boolean qkNorm, Precision weights, int maxContext, SlidingWindow sliding, LinearAttention linear,
                           boolean attentionGate) {
 
@@ -96,14 +99,14 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
      * (MLA) attention, full, sliding or Gated DeltaNet linear, over a dense or a MoE MLP, and the multimodal wrappers that
      * keep such a decoder under {@code text_config}. DeepSeek-V3.2's and GLM-5's sparse attention is read as dense MLA (its
      * indexer and top-k are not modelled). A config that names none of them is refused rather than simulated as
-     * something else (Llama 4's interleaved MoE and chunked attention, MiniMax-M1's lightning attention, Mamba hybrids).
+     * something else (MiniMax-M1's lightning attention, Mamba hybrids, Nemotron's per-layer shapes).
      */
     static final List<String> ARCHITECTURES = List.of("LlamaForCausalLM", "MistralForCausalLM", "MixtralForCausalLM",
             "Qwen2ForCausalLM", "Qwen2MoeForCausalLM", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "Qwen3NextForCausalLM",
             "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", "Qwen3VLForConditionalGeneration",
             "Qwen3VLMoeForConditionalGeneration", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
             "KimiK25ForConditionalGeneration", "GptOssForCausalLM", "MiniMaxM2ForCausalLM", "Glm4MoeForCausalLM",
-            "Glm4MoeLiteForCausalLM", "GlmMoeDsaForCausalLM");
+            "Glm4MoeLiteForCausalLM", "GlmMoeDsaForCausalLM", "Llama4ForConditionalGeneration", "Llama4ForCausalLM");
 
     /** Multi-head latent attention's ranks: queries and keys/values pass through low-rank projections; the cache holds the latent. */
     public record Mla(int qLoraRank, int kvLoraRank, int ropeHeadDim, int nopeHeadDim, int vHeadDim) {}
@@ -191,7 +194,10 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
             throw f.error("num_experts_per_tok", "given without an expert count (num_local_experts, n_routed_experts or num_experts)");
         }
         // A model whose every layer is MoE (Qwen3.5) may give no dense intermediate_size: its experts' stands in, never used.
-        int intermediate = experts > 0 && !root.has("intermediate_size") && f.optional("first_k_dense_replace", 0) == 0
+        // Llama 4's dense layers are intermediate_size_mlp wide, its experts and shared expert intermediate_size.
+        boolean llama4 = root.has("intermediate_size_mlp");
+        int intermediate = llama4 ? f.required("intermediate_size_mlp")
+                : experts > 0 && !root.has("intermediate_size") && f.optional("first_k_dense_replace", 0) == 0
                 ? f.required("moe_intermediate_size") : f.required("intermediate_size");
         Mla mla = root.has("kv_lora_rank") ? new Mla(f.optional("q_lora_rank", 0), f.required("kv_lora_rank"),
                 f.required("qk_rope_head_dim"), f.required("qk_nope_head_dim"), f.required("v_head_dim")) : null;
@@ -215,16 +221,68 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
             throw f.error("first_k_dense_replace", "expected at most num_hidden_layers " + layers);
         }
         String name = Path.of(file).getFileName().toString().replaceFirst("\\.json$", "");
-        int moeIntermediate = experts > 0 ? f.optionalPositive("moe_intermediate_size", intermediate) : 0;
+        int moeIntermediate = experts == 0 ? 0 : llama4 ? f.required("intermediate_size") : f.optionalPositive("moe_intermediate_size", intermediate);
         JsonNode types = layerTypes(root, f, layers);
         // Qwen3-Next's attention is gated though its config does not say so (vLLM's Qwen3NextAttention: attn_output_gate defaults to true).
         boolean qwen3Next = root.path("model_type").asText("").equals("qwen3_next");
         return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optionalPositive("head_dim", hidden / heads), intermediate,
-                f.required("vocab_size"), experts, perToken, moeIntermediate, sharedExperts(f, moeIntermediate),
-                experts > 0 ? firstDense : layers, mla,
+                f.required("vocab_size"), experts, perToken, moeIntermediate, llama4 && experts > 0 ? 1 : sharedExperts(f, moeIntermediate),
+                experts > 0 ? denseLayers(root, f, layers, firstDense) : Set.of(), mla,
                 root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root.has("quantization_config") ? root : wrapper, f),
                 f.optional("max_position_embeddings", 0),
-                slidingWindow(types, f, layers), linearAttention(types, f), root.path("attn_output_gate").asBoolean(qwen3Next));
+                llama4 ? chunkedAttention(root, f, layers) : slidingWindow(types, f, layers), linearAttention(types, f),
+                root.path("attn_output_gate").asBoolean(qwen3Next));
+    }
+
+    /**
+     * A MoE model's dense layers: the first {@code first_k_dense_replace}, those in {@code mlp_only_layers}, and those off the
+     * MoE step, as transformers places them: Llama 4's {@code moe_layers} (by default every {@code
+     * interleave_moe_layer_step}-th layer from step - 1), Qwen-MoE's every {@code decoder_sparse_step}-th.
+     */
+    private static Set<Integer> denseLayers(JsonNode root, Fields f, int layers, int firstDense) {
+        int step = f.optionalPositive("interleave_moe_layer_step", f.optionalPositive("decoder_sparse_step", 1));
+        Set<Integer> moe = new TreeSet<>();
+        if (root.path("moe_layers").isArray() && !root.path("moe_layers").isEmpty()) {
+            root.path("moe_layers").forEach(l -> moe.add(l.asInt(-1)));
+        } else {
+            for (int l = step - 1; l < layers; l += step) {
+                moe.add(l);
+            }
+        }
+        Set<Integer> dense = new TreeSet<>();
+        for (int l = 0; l < layers; l++) {
+            if (l < firstDense || !moe.contains(l)) {
+                dense.add(l);
+            }
+        }
+        root.path("mlp_only_layers").forEach(l -> dense.add(l.asInt(-1)));
+        return Set.copyOf(dense);
+    }
+
+    /**
+     * Llama 4's chunked attention: the layers with rotary embeddings ({@code no_rope_layers} 1; by default all but every
+     * fourth) attend within their {@code attention_chunk_size}-token chunk, the others to the whole context. Read as a
+     * window of the chunk's width: exact up to one chunk of context, beyond it an upper bound (a chunked layer's query
+     * reads the tokens since its chunk began, a window's the last chunk's worth), as vLLM keeps a chunk's blocks.
+     */
+    private static SlidingWindow chunkedAttention(JsonNode root, Fields f, int layers) {
+        if (!root.has("attention_chunk_size") || root.get("attention_chunk_size").isNull()) {
+            return null;
+        }
+        int chunk = f.required("attention_chunk_size");
+        JsonNode noRope = root.path("no_rope_layers");
+        if (noRope.isArray() && !noRope.isEmpty() && noRope.size() != layers) {
+            throw f.error("no_rope_layers", "expected a list of " + layers + " flags, one a layer (num_hidden_layers)");
+        }
+        int interval = f.optionalPositive("no_rope_layer_interval", 4);
+        Set<Integer> chunked = new TreeSet<>();
+        for (int l = 0; l < layers; l++) {
+            boolean rope = noRope.isArray() && !noRope.isEmpty() ? noRope.get(l).asInt(1) != 0 : (l + 1) % interval != 0;
+            if (rope) {
+                chunked.add(l);
+            }
+        }
+        return chunked.isEmpty() ? null : new SlidingWindow(chunk, chunked);
     }
 
     /**
@@ -355,13 +413,13 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     /** This model in a checkpoint of another precision (a Hugging Face id's -FP8 or -FP4). */
     public ModelConfig withWeights(Precision checkpoint) {
         return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
-                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, checkpoint, maxContext, sliding, linear, attentionGate);
+                moeIntermediate, sharedExperts, denseLayers, mla, qkNorm, checkpoint, maxContext, sliding, linear, attentionGate);
     }
 
     /** This model with another context window (Llama 3.1's 128K on Llama 3's shapes). */
     public ModelConfig withMaxContext(int tokens) {
         return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
-                moeIntermediate, sharedExperts, firstDenseLayers, mla, qkNorm, weights, tokens, sliding, linear, attentionGate);
+                moeIntermediate, sharedExperts, denseLayers, mla, qkNorm, weights, tokens, sliding, linear, attentionGate);
     }
 
     /** Whether layer {@code layer} is a Gated DeltaNet linear-attention layer. */
@@ -380,7 +438,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     }
 
     public boolean isMoe(int layer) {
-        return experts > 0 && layer >= firstDenseLayers;
+        return experts > 0 && !denseLayers.contains(layer);
     }
 
     /** Parameters of layer {@code layer}'s attention on one of {@code tp} ranks: the projections in and out, or the linear layer's. */

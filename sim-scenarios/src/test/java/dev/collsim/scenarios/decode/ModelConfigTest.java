@@ -144,6 +144,36 @@ class ModelConfigTest {
     }
 
     /**
+     * Llama 4 Maverick's text model (the published config.json's text_config, as TensorRT-LLM's test copies it with its 48
+     * layers): MoE on every other layer (interleave_moe_layer_step 2: layers 1, 3, ..., 47), each with 128 experts of
+     * intermediate_size 8,192 and a shared expert of the same, the 24 dense layers intermediate_size_mlp 16,384 wide; three
+     * layers of four attend within 8,192-token chunks, every fourth (no rotary) to the whole context. About 400 billion
+     * parameters, as published (Meta: 400B in total, 17B active); Scout (16 experts on every layer) within 3 % of its
+     * published 109 billion, which count the vision encoder this text model leaves out.
+     */
+    @Test
+    void llama4InterleavesMoeAndChunksAttention(@TempDir Path dir) throws Exception {
+        ModelConfig maverick = ModelConfig.load("src/test/resources/models/llama-4-maverick.json");
+        assertTrue(!maverick.isMoe(0) && maverick.isMoe(1) && !maverick.isMoe(46) && maverick.isMoe(47));
+        assertEquals(1, maverick.sharedExperts());
+        assertEquals(8192, maverick.moeIntermediate());
+        assertEquals(16384, maverick.intermediate());
+        assertEquals(8192, maverick.window(0));
+        assertEquals(0, maverick.window(3), "every fourth layer has no rotary and attends to everything");
+        assertEquals(36, maverick.sliding().layers().size());
+        double attention = 5120.0 * (40 + 2 * 8) * 128 + 40 * 128 * 5120;
+        double expected = 2.0 * 202048 * 5120 + 48 * attention + 24 * 3.0 * 5120 * 16384 + 24 * ((128 + 1) * 3.0 * 5120 * 8192 + 5120.0 * 128);
+        assertEquals(expected, maverick.totalParams(), 1);
+        assertEquals(400e9, maverick.totalParams(), 400e9 * 0.03, maverick.totalParams() / 1e9 + " billion");
+        Path scout = dir.resolve("scout.json");
+        Files.writeString(scout, Files.readString(Path.of("src/test/resources/models/llama-4-maverick.json"))
+                .replace("\"interleave_moe_layer_step\": 2", "\"interleave_moe_layer_step\": 1").replace("\"num_local_experts\": 128", "\"num_local_experts\": 16"));
+        ModelConfig s = ModelConfig.load(scout.toString());
+        assertTrue(s.isMoe(0) && s.isMoe(47));
+        assertEquals(109e9, s.totalParams(), 109e9 * 0.03, s.totalParams() / 1e9 + " billion");
+    }
+
+    /**
      * Kimi-K2.5's compressed-tensors config keeps its routed experts in INT4 (groups of 32 with a BF16 scale each) and the
      * rest in BF16; the INT4 checkpoints of this architecture are about 594 GB (moonshotai/Kimi-K2-Thinking's safetensors on
      * Hugging Face; K2.5's adds a vision tower of under 1 GB).
@@ -196,8 +226,8 @@ class ModelConfigTest {
                     + " \"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\":"
                     + " {\"weights\": {\"num_bits\": 3, \"type\": \"int\"}}}}}", "quantization_config: 3-bit integer weights"},
             {"[1, 2]", ":1: expected a JSON object"},
-            {"{\"hidden_size\": 64,\n\"architectures\": [\"Llama4ForConditionalGeneration\"]}",
-                ":2: architectures: Llama4ForConditionalGeneration is not a family collsim models; it models LlamaForCausalLM,"},
+            {"{\"hidden_size\": 64,\n\"architectures\": [\"NemotronHForCausalLM\"]}",
+                ":2: architectures: NemotronHForCausalLM is not a family collsim models; it models LlamaForCausalLM,"},
         };
         for (String[] c : cases) {
             Path file = dir.resolve("bad.json");
