@@ -222,7 +222,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         }
         String name = Path.of(file).getFileName().toString().replaceFirst("\\.json$", "");
         int moeIntermediate = experts == 0 ? 0 : llama4 ? f.required("intermediate_size") : f.optionalPositive("moe_intermediate_size", intermediate);
-        JsonNode types = layerTypes(root, f, layers);
+        JsonNode types = layerTypes(root, f, layers, llama4);
         // Qwen3-Next's attention is gated though its config does not say so (vLLM's Qwen3NextAttention: attn_output_gate defaults to true).
         boolean qwen3Next = root.path("model_type").asText("").equals("qwen3_next");
         return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optionalPositive("head_dim", hidden / heads), intermediate,
@@ -230,7 +230,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
                 experts > 0 ? denseLayers(root, f, layers, firstDense) : Set.of(), mla,
                 root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root.has("quantization_config") ? root : wrapper, f),
                 f.optional("max_position_embeddings", 0),
-                llama4 ? chunkedAttention(root, f, layers) : slidingWindow(types, f, layers), linearAttention(types, f),
+                slidingWindow(types, f, layers, llama4 ? "attention_chunk_size" : "sliding_window"), linearAttention(types, f),
                 root.path("attn_output_gate").asBoolean(qwen3Next));
     }
 
@@ -260,32 +260,6 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     }
 
     /**
-     * Llama 4's chunked attention: the layers with rotary embeddings ({@code no_rope_layers} 1; by default all but every
-     * fourth) attend within their {@code attention_chunk_size}-token chunk, the others to the whole context. Read as a
-     * window of the chunk's width: exact up to one chunk of context, beyond it an upper bound (a chunked layer's query
-     * reads the tokens since its chunk began, a window's the last chunk's worth), as vLLM keeps a chunk's blocks.
-     */
-    private static SlidingWindow chunkedAttention(JsonNode root, Fields f, int layers) {
-        if (!root.has("attention_chunk_size") || root.get("attention_chunk_size").isNull()) {
-            return null;
-        }
-        int chunk = f.required("attention_chunk_size");
-        JsonNode noRope = root.path("no_rope_layers");
-        if (noRope.isArray() && !noRope.isEmpty() && noRope.size() != layers) {
-            throw f.error("no_rope_layers", "expected a list of " + layers + " flags, one a layer (num_hidden_layers)");
-        }
-        int interval = f.optionalPositive("no_rope_layer_interval", 4);
-        Set<Integer> chunked = new TreeSet<>();
-        for (int l = 0; l < layers; l++) {
-            boolean rope = noRope.isArray() && !noRope.isEmpty() ? noRope.get(l).asInt(1) != 0 : (l + 1) % interval != 0;
-            if (rope) {
-                chunked.add(l);
-            }
-        }
-        return chunked.isEmpty() ? null : new SlidingWindow(chunk, chunked);
-    }
-
-    /**
      * Refuses a config whose {@code architectures} (its own, or its text_config's under a wrapper) names none that collsim
      * models; one that names none at all (collsim's catalogue, a hand-written config) is read by its fields.
      */
@@ -301,17 +275,28 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     }
 
     /**
-     * The config's {@code layer_types}, or where it gives none, the list transformers derives from {@code
-     * full_attention_interval} (Qwen3-Next's config: every interval-th layer full attention, the others linear).
+     * The config's {@code layer_types}, or where it gives none, the list transformers derives: from {@code
+     * full_attention_interval} (Qwen3-Next: every interval-th layer full attention, the others linear), or for Llama 4
+     * with an {@code attention_chunk_size} from {@code no_rope_layers} (by default all but every {@code
+     * no_rope_layer_interval}-th, 4: the rotary layers attend within their chunk, read as a window of the chunk's width:
+     * exact up to one chunk of context, beyond it an upper bound, a chunked query reading the tokens since its chunk began).
      */
-    private static JsonNode layerTypes(JsonNode root, Fields f, int layers) {
-        if (root.has("layer_types") || !root.has("full_attention_interval")) {
+    private static JsonNode layerTypes(JsonNode root, Fields f, int layers, boolean llama4) {
+        boolean chunked = llama4 && root.hasNonNull("attention_chunk_size");
+        if (root.has("layer_types") || !(root.has("full_attention_interval") || chunked)) {
             return root.path("layer_types");
         }
-        int interval = f.required("full_attention_interval");
+        JsonNode noRope = root.path("no_rope_layers");
+        boolean listed = noRope.isArray() && !noRope.isEmpty();
+        if (chunked && listed && noRope.size() != layers) {
+            throw f.error("no_rope_layers", "expected a list of " + layers + " flags, one a layer (num_hidden_layers)");
+        }
+        int interval = chunked ? f.optionalPositive("no_rope_layer_interval", 4) : f.required("full_attention_interval");
+        String other = chunked ? "sliding_attention" : "linear_attention";
         ArrayNode types = JsonNodeFactory.instance.arrayNode();
         for (int l = 0; l < layers; l++) {
-            types.add((l + 1) % interval == 0 ? "full_attention" : "linear_attention");
+            boolean full = chunked && listed ? noRope.get(l).asInt(1) == 0 : (l + 1) % interval == 0;
+            types.add(full ? "full_attention" : other);
         }
         return types;
     }
@@ -364,8 +349,8 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
                 f.required("linear_conv_kernel_dim"), stateBytes, linear);
     }
 
-    /** The sliding layers {@code types} names (one type a layer), with {@code sliding_window}'s width; null if none slides. */
-    private static SlidingWindow slidingWindow(JsonNode types, Fields f, int layers) {
+    /** The sliding layers {@code types} names (one type a layer), with {@code widthKey}'s width; null if none slides. */
+    private static SlidingWindow slidingWindow(JsonNode types, Fields f, int layers, String widthKey) {
         if (types.isMissingNode() || types.isNull()) {
             return null;
         }
@@ -373,7 +358,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
             throw f.error("layer_types", "expected a list of " + layers + " layer types, one a layer (num_hidden_layers)");
         }
         Set<Integer> sliding = layersOfType(types, "sliding_attention");
-        return sliding.isEmpty() ? null : new SlidingWindow(f.required("sliding_window"), sliding);
+        return sliding.isEmpty() ? null : new SlidingWindow(f.required(widthKey), sliding);
     }
 
     /**
