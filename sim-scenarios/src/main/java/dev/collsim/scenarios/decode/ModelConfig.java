@@ -241,10 +241,8 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
      */
     private static Set<Integer> denseLayers(JsonNode root, Fields f, int layers, int firstDense) {
         int step = f.optionalPositive("interleave_moe_layer_step", f.optionalPositive("decoder_sparse_step", 1));
-        Set<Integer> moe = new TreeSet<>();
-        if (root.path("moe_layers").isArray() && !root.path("moe_layers").isEmpty()) {
-            root.path("moe_layers").forEach(l -> moe.add(l.asInt(-1)));
-        } else {
+        Set<Integer> moe = layerList(root, f, "moe_layers", layers);
+        if (moe.isEmpty()) {
             for (int l = step - 1; l < layers; l += step) {
                 moe.add(l);
             }
@@ -255,8 +253,27 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
                 dense.add(l);
             }
         }
-        root.path("mlp_only_layers").forEach(l -> dense.add(l.asInt(-1)));
+        dense.addAll(layerList(root, f, "mlp_only_layers", layers));
         return Set.copyOf(dense);
+    }
+
+    /** A list of layer indices under {@code key}, each checked to be one of the model's layers; empty where the key is absent. */
+    private static Set<Integer> layerList(JsonNode root, Fields f, String key, int layers) {
+        JsonNode list = root.path(key);
+        Set<Integer> out = new TreeSet<>();
+        if (list.isMissingNode() || list.isNull()) {
+            return out;
+        }
+        if (!list.isArray()) {
+            throw f.error(key, "expected a list of layer indices, got " + list);
+        }
+        for (JsonNode l : list) {
+            if (!l.canConvertToInt() || !l.isIntegralNumber() || l.intValue() < 0 || l.intValue() >= layers) {
+                throw f.error(key, "expected layer indices from 0 to " + (layers - 1) + " (num_hidden_layers " + layers + "), got " + l);
+            }
+            out.add(l.intValue());
+        }
+        return out;
     }
 
     /**

@@ -226,6 +226,12 @@ class ModelConfigTest {
                     + " \"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\":"
                     + " {\"weights\": {\"num_bits\": 3, \"type\": \"int\"}}}}}", "quantization_config: 3-bit integer weights"},
             {"[1, 2]", ":1: expected a JSON object"},
+            {"{\"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 4,"
+                    + " \"num_experts\": 4, \"num_experts_per_tok\": 1,\n\"mlp_only_layers\": [0, 4]}",
+                ":2: mlp_only_layers: expected layer indices from 0 to 3 (num_hidden_layers 4), got 4"},
+            {"{\"hidden_size\": 64, \"num_attention_heads\": 8, \"intermediate_size\": 1, \"vocab_size\": 10, \"num_hidden_layers\": 4,"
+                    + " \"num_experts\": 4, \"num_experts_per_tok\": 1,\n\"moe_layers\": \"odd\"}",
+                ":2: moe_layers: expected a list of layer indices, got \"odd\""},
             {"{\"hidden_size\": 64,\n\"architectures\": [\"NemotronHForCausalLM\"]}",
                 ":2: architectures: NemotronHForCausalLM is not a family collsim models; it models LlamaForCausalLM,"},
         };
