@@ -2,12 +2,13 @@ package dev.collsim.scenarios.cli;
 
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.Precision;
+import dev.collsim.scenarios.decode.Speculation;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code --engine}, {@code --kv-dtype} and {@code --overlap-scheduler}, shared by decode, prefill,
- * serve and compare: whose kernels and host loop a step follows, and the choices a user makes of it.
+ * {@code --engine}, {@code --kv-dtype}, {@code --overlap-scheduler} and speculative decoding ({@code --spec}, {@code
+ * --accept}), shared by decode, prefill, serve and compare: whose kernels and host loop a step follows, and the choices a user makes of it.
  * The commands that report a time to first token add {@link RequestOverheadFlag} to {@link #setup()}.
  */
 final class EngineOptions {
@@ -23,8 +24,24 @@ final class EngineOptions {
                     + " scheduler, vLLM's --async-scheduling); auto: as the engine does by default (default: ${DEFAULT-VALUE})")
     String overlapScheduler;
 
+    @Option(names = "--spec", paramLabel = "METHOD:K", defaultValue = "none",
+            description = "speculative decoding: mtp:K drafts K tokens a step with the checkpoint's multi-token-prediction layer"
+                    + " (DeepSeek, GLM, Qwen3.5, MiniMax-M2), eagle:K with an EAGLE-3 head; each step verifies K + 1 tokens a"
+                    + " sequence (default: ${DEFAULT-VALUE})")
+    String spec;
+
+    @Option(names = "--accept", paramLabel = "TOKENS",
+            description = "with --spec: the tokens a step keeps on average, 1 to K + 1 (the verified token and the accepted drafts;"
+                    + " SGLang's and vLLM's accept length)")
+    Double accept;
+
     EngineSetup setup() {
-        return new EngineSetup(engine.orDefault(), kvCache(), overlapScheduler(), null);
+        return new EngineSetup(engine.orDefault(), kvCache(), overlapScheduler(), null, speculation());
+    }
+
+    /** The speculative decoding asked for, or {@link Speculation#NONE}. */
+    Speculation speculation() {
+        return Speculation.parse(spec, accept);
     }
 
     /** Whether the host overlaps the GPU's step, or null for the engine's default. */

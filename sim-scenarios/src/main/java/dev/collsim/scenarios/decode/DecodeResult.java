@@ -28,9 +28,12 @@ public record DecodeResult(Setup setup, Layout layout, MemoryPlan memory, Timing
     public record Setup(String model, String system, String gpu, String whatIfs, String tpPath, String contention, ServingEngine engine,
                         String efficiencySet) {}
 
-    /** The layout and its step's shape: {@code tp x pp x dp} GPUs, {@code batch} sequences per replica. */
+    /**
+     * The layout and its step's shape: {@code tp x pp x dp} GPUs, {@code batch} sequences per replica, each keeping {@code
+     * speculation}'s acceptance of tokens a step (1 without speculative decoding).
+     */
     public record Layout(int tp, int pp, int ep, int dp, int batch, int microBatch, int context, Precision dtype, Precision kvDtype,
-                         AllReduceKind allreduce, Overlap overlap, boolean cudaGraphs) {
+                         AllReduceKind allreduce, Overlap overlap, boolean cudaGraphs, Speculation speculation) {
         public int gpus() {
             return tp * pp * dp;
         }
@@ -39,7 +42,8 @@ public record DecodeResult(Setup setup, Layout layout, MemoryPlan memory, Timing
     /**
      * The step's time as users see it and what it is made of.
      *
-     * @param itl         the inter-token latency: the GPU's step, then the host time it does not hide
+     * @param step        the decode step: the GPU's work, then the host time it does not hide (a speculative step's
+     *                    verification and drafts, its tokens those it keeps)
      * @param gpuPath     one micro-batch's path through every stage's kernels
      * @param bubble      what the slowest pipeline stage adds beyond that path (0 without PP)
      * @param host        the engine's host time between steps
@@ -51,11 +55,11 @@ public record DecodeResult(Setup setup, Layout layout, MemoryPlan memory, Timing
      * @param kernelFloor their per-kernel floors summed: launch gaps and fixed times
      * @param roofline    the compute kernels' work at peak rates: what the roofline alone would give
      */
-    public record Timing(Duration itl, Duration gpuPath, Duration bubble, Duration host, Duration hostExposed, Duration compute,
+    public record Timing(Duration step, Duration gpuPath, Duration bubble, Duration host, Duration hostExposed, Duration compute,
                          Duration weightsRead, int kernels, Duration kernelFloor, Duration roofline) {
-        /** The GPU's part of the step: the inter-token latency less the host time it does not hide (a forward's time on the GPU). */
+        /** The GPU's part of the step: the step less the host time it does not hide (a forward's time on the GPU). */
         public Duration gpu() {
-            return itl.minus(hostExposed);
+            return step.minus(hostExposed);
         }
     }
 
@@ -107,26 +111,39 @@ public record DecodeResult(Setup setup, Layout layout, MemoryPlan memory, Timing
      */
     public record LinkLoad(String link, List<double[]> steps) {}
 
+    /** The inter-token latency a sequence sees on average: the step over the tokens it keeps a step (TPOT under speculation). */
     public Duration itl() {
-        return timing.itl();
+        return Duration.ofMillis(timing.step().ms() / layout.speculation().acceptance());
+    }
+
+    /** The decode step's time, whatever tokens it keeps. */
+    public Duration step() {
+        return timing.step();
+    }
+
+    /** The draft layer's passes, from the first draft kernel's start to the last's end (0 without speculative decoding). */
+    public Duration draftTime() {
+        List<Span> drafts = timeline.afterLayers().stream().filter(s -> s.name().startsWith("draft_")).toList();
+        return drafts.isEmpty() ? Duration.ZERO : Duration.ofMillis(drafts.stream().mapToDouble(s -> s.end().ms()).max().orElseThrow()
+                - drafts.stream().mapToDouble(s -> s.start().ms()).min().orElseThrow());
     }
 
     public List<Layer> layers() {
         return timeline.layers();
     }
 
-    /** Output tokens per second of the whole layout: every replica's batch, a token each per step. */
+    /** Output tokens per second of the whole layout: every replica's batch, each sequence's tokens kept per step. */
     public double tokensPerS() {
-        return layout.batch() * layout.dp() / (timing.itl().ms() / 1000);
+        return layout.batch() * layout.dp() / (itl().ms() / 1000);
     }
 
     public double tokensPerSPerGpu() {
         return tokensPerS() / layout.gpus();
     }
 
-    /** One sequence's tokens per second: a token a step. */
+    /** One sequence's tokens per second. */
     public double tokensPerSPerUser() {
-        return 1000 / timing.itl().ms();
+        return 1000 / itl().ms();
     }
 
     static DecodeResult of(DecodeSpec spec, GpuModel gpu, String tpPath, String contention, MemoryPlan memory, double weightBytesRead,
@@ -170,10 +187,10 @@ public record DecodeResult(Setup setup, Layout layout, MemoryPlan memory, Timing
         double exposed = (covered(commIntervals) - overlap(commIntervals, computeIntervals)) / 1000;
         Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.batch(), spec.microBatch(), spec.context(),
                 spec.precision(), spec.kvBytes() == 1 ? Precision.FP8 : Precision.BF16, spec.allReduceKernel(), spec.overlap(),
-                spec.cudaGraphs());
+                spec.cudaGraphs(), spec.speculation());
         Setup setup = new Setup(m.name(), spec.system().name(), gpu.label(), spec.system().whatIf().describe(), tpPath, contention,
                 spec.engine(), KernelCosts.EFFICIENCY_SET);
-        Timing timing = new Timing(time.itl(), time.gpuPath(), time.bubble(), time.host(), time.hostExposed(), Duration.ofMillis(compute),
+        Timing timing = new Timing(time.step(), time.gpuPath(), time.bubble(), time.host(), time.hostExposed(), Duration.ofMillis(compute),
                 Duration.ofMillis(weightBytesRead / gpu.roofline().hbmBytesPerSecond() * 1000), time.kernels(), time.floor(),
                 time.roofline());
         Communication communication = new Communication(Duration.ofMillis(comm), Duration.ofMillis(exposed),
@@ -183,7 +200,7 @@ public record DecodeResult(Setup setup, Layout layout, MemoryPlan memory, Timing
     }
 
     /** What {@link DecodeStep} works out of the step's kernels: its time and its kernels' floors and bounds. */
-    record StepTime(Duration itl, Duration gpuPath, Duration bubble, Duration host, Duration hostExposed, int kernels, Duration floor,
+    record StepTime(Duration step, Duration gpuPath, Duration bubble, Duration host, Duration hostExposed, int kernels, Duration floor,
                     Duration roofline) {}
 
     /** Total length of the union of intervals. */

@@ -24,10 +24,19 @@ import java.util.OptionalInt;
  * @param overlapScheduler whether the host prepares the next step while the GPU runs this one
  *                (SGLang's and TensorRT-LLM's overlap schedulers, vLLM's async scheduling), or null
  *                for the engine's default
+ * @param speculation the draft tokens each step verifies and keeps ({@link Speculation#NONE}: plain decoding)
  */
 public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp,
                          int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs,
-                         ServingEngine engine, Precision kvCache, Boolean overlapScheduler) {
+                         ServingEngine engine, Precision kvCache, Boolean overlapScheduler, Speculation speculation) {
+    /** A step of plain decoding, one token a sequence. */
+    public DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp, int batch, int context,
+                      Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs, ServingEngine engine,
+                      Precision kvCache, Boolean overlapScheduler) {
+        this(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce, overlap, cudaGraphs, engine, kvCache,
+                overlapScheduler, Speculation.NONE);
+    }
+
     /** A step under the default engine, its KV cache as that engine keeps it. */
     public DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp, int batch, int context,
                       Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs) {
@@ -36,6 +45,11 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
 
     public DecodeSpec {
         Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(speculation, "speculation");
+        if (speculation.method() == Speculation.Method.MTP && model.mtpLayers() == 0) {
+            throw new InputException("--spec mtp:" + speculation.drafts() + ": " + model.name() + "'s checkpoint has no multi-token"
+                    + " prediction layers (num_nextn_predict_layers, mtp_num_hidden_layers); draft with --spec eagle:K instead");
+        }
         if (kvCache == Precision.FP4 || kvCache == Precision.INT4) {
             throw new InputException("--kv-dtype " + kvCache.label() + ": expected auto, bf16 or fp8 (KV caches are kept in BF16 or FP8)");
         }
@@ -89,25 +103,25 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
     /** The same step over {@code stages} pipeline stages, on as many nodes as that needs. */
     public DecodeSpec withPp(int stages) {
         return new DecodeSpec(model, system, OptionalInt.empty(), tp, stages, ep, dp, batch, context, precision, allReduce,
-                overlap, cudaGraphs, engine, kvCache, overlapScheduler);
+                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation);
     }
 
     /** The same layout with {@code batch} sequences (or prompt rows) and a context of {@code context} tokens. */
     public DecodeSpec withTokens(int batch, int context) {
         return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce,
-                overlap, cudaGraphs, engine, kvCache, overlapScheduler);
+                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation);
     }
 
     /** The same step launched with or without CUDA graphs. */
     public DecodeSpec withCudaGraphs(boolean graphs) {
         return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce,
-                overlap, graphs, engine, kvCache, overlapScheduler);
+                overlap, graphs, engine, kvCache, overlapScheduler, speculation);
     }
 
     /** The same step with weights in another format. */
     public DecodeSpec withPrecision(Precision other) {
         return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, other, allReduce,
-                overlap, cudaGraphs, engine, kvCache, overlapScheduler);
+                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation);
     }
 
     /** Bytes per cached element: {@code --kv-dtype}, or what the engine keeps for these weights. */

@@ -199,9 +199,13 @@ public final class DecodeStep {
         // A prompt's forward goes through the stages whole: its first token waits for all of it.
         int inFlight = prefill ? spec.batch() : spec.microBatch();
         int micro = spec.overlap() == Overlap.TWO_BATCH ? 2 : 1;
+        // A speculative step verifies each sequence's last token and its drafts: that many tokens a sequence in every layer.
+        int perSequence = prefill ? 1 : spec.speculation().verified();
+        int[] sequences = new int[micro];
         int[] tokens = new int[micro];
         for (int b = 0; b < micro; b++) {
-            tokens[b] = inFlight / micro + (b < inFlight % micro ? 1 : 0);
+            sequences[b] = inFlight / micro + (b < inFlight % micro ? 1 : 0);
+            tokens[b] = sequences[b] * perSequence;
         }
         Op[] last = new Op[micro];
         kernels.embed(tokens, last);
@@ -213,6 +217,9 @@ public final class DecodeStep {
             kernels.issue();
         }
         kernels.head(tokens, last);
+        if (spec.speculation().speculates()) {
+            kernels.draft(tokens, sequences, last);
+        }
         List<Op> ops = kernels.ops();
         List<DecodeResult.LinkLoad> loads = OneClock.schedule(ops, gpu.roofline().sms(),
                 stochastic || clock == Clock.ALONE ? null : layout, clock == Clock.ONE_CLOCK);

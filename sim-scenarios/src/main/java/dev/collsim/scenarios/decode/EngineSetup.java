@@ -9,17 +9,30 @@ import java.util.OptionalInt;
  * @param kvCache          the KV cache's element type, or null for the engine's default
  * @param overlapScheduler whether the host overlaps the GPU's step, or null for the engine's default
  * @param requestOverhead  the server's time per request beyond the forwards (ms), or null for the engine's
+ * @param speculation      the speculative decoding it runs, or {@link Speculation#NONE}
  */
-public record EngineSetup(ServingEngine engine, Precision kvCache, Boolean overlapScheduler, Double requestOverhead) {
+public record EngineSetup(ServingEngine engine, Precision kvCache, Boolean overlapScheduler, Double requestOverhead,
+                          Speculation speculation) {
     public static final EngineSetup DEFAULT = new EngineSetup(ServingEngine.DEFAULT, null, null, null);
+
+    /** A setup that decodes plainly, one token a step. */
+    public EngineSetup(ServingEngine engine, Precision kvCache, Boolean overlapScheduler, Double requestOverhead) {
+        this(engine, kvCache, overlapScheduler, requestOverhead, Speculation.NONE);
+    }
 
     public EngineSetup {
         Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(speculation, "speculation");
     }
 
     /** This setup with its request overhead set (null: the engine's). */
     public EngineSetup withRequestOverhead(Double ms) {
-        return new EngineSetup(engine, kvCache, overlapScheduler, ms);
+        return new EngineSetup(engine, kvCache, overlapScheduler, ms, speculation);
+    }
+
+    /** This setup drafting and verifying as {@code spec} says. */
+    public EngineSetup withSpeculation(Speculation spec) {
+        return new EngineSetup(engine, kvCache, overlapScheduler, requestOverhead, spec);
     }
 
     /** The time a client's TTFT holds beyond the forwards (ms): the one set, or the engine's ({@link ServingEngine#requestMs()}). */
@@ -35,7 +48,7 @@ public record EngineSetup(ServingEngine engine, Precision kvCache, Boolean overl
     public DecodeSpec layout(ModelConfig model, DecodeSystem system, int tp, int pp, int ep, int dp, int batch, int context,
                              Precision precision, Overlap overlap) {
         return new DecodeSpec(model, system, OptionalInt.empty(), tp, pp, ep, dp, batch, context, precision, AllReduceKind.AUTO,
-                overlap, engine.cudaGraphsByDefault(), engine, kvCache, overlapScheduler);
+                overlap, engine.cudaGraphsByDefault(), engine, kvCache, overlapScheduler, speculation);
     }
 
     /** The KV cache's type as a label, given the weights' format. */

@@ -35,6 +35,10 @@ final class LayerKernels {
     private final List<List<Op>> pending = new ArrayList<>();
     /** The weights the step's kernels read, every micro-batch and stage: what HBM must deliver at least. */
     private double weightBytesRead;
+    /** In a decode step, the query tokens each sequence puts through the layer being built: the verified ones, or 1 while drafting. */
+    private int queries;
+    /** Whether the kernels being built are the draft layer's ({@link #draft}), named draft_*. */
+    private boolean drafting;
 
     LayerKernels(DecodeSpec spec, GpuModel gpu, CommModel comm, LayoutGroups layout, Variability noise, boolean prefill, int cachedBefore) {
         this.layout = layout;
@@ -46,6 +50,7 @@ final class LayerKernels {
         this.comm = comm;
         this.noise = noise;
         this.prefill = prefill;
+        this.queries = spec.speculation().verified();
         // The step follows replica 0, whose stage s holds GPUs s*tp .. s*tp+tp-1: a straggler there slows that stage.
         int straggler = noise == null ? -1 : noise.straggler(spec.gpus());
         this.stragglerStage = straggler >= 0 && straggler < spec.tp() * spec.pp() ? straggler / spec.tp() : -1;
@@ -84,30 +89,78 @@ final class LayerKernels {
         }
     }
 
-    /** After the last layer: the final norm, the LM head, the logits gathered to the first TP rank, and sampling. */
+    /**
+     * After the last layer: the final norm, the LM head, the logits gathered to the first TP rank, and sampling; a prompt's
+     * forward samples from its last token only, a speculative step's verification from every verified token.
+     */
     void head(int[] tokens, Op[] last) {
         for (int b = 0; b < tokens.length; b++) {
-            // A prompt's forward samples from its last token only.
-            int t = prefill ? 1 : tokens[b];
-            last[b] = norm("final_norm", m.layers(), b, t, last[b]);
-            // The LM head stays in BF16 in FP8 and FP4 checkpoints.
-            last[b] = gemm("lm_head", m.layers(), b, t, m.hidden(), (double) m.vocab() / spec.tp(), Precision.ACTIVATION_BYTES, last[b]);
-            if (spec.tp() > 1) {
-                long shard = (long) t * m.vocab() / spec.tp() * Precision.ACTIVATION_BYTES;
-                last[b] = collective("logits_gather", m.layers(), b, comm.gatherToFirst(layout, spec.tp(), shard), last[b]);
-            }
-            // Logits to FP32 with temperature, softmax, and the top-k/top-p sampling kernel: each reads the logits.
-            for (String kernel : SAMPLING_KERNELS) {
-                last[b] = compute(kernel, m.layers(), b, KernelCosts.Kind.ELEMENTWISE, 0, (double) t * m.vocab() * 4, last[b]);
-            }
+            last[b] = logits(prefill ? 1 : tokens[b], m.vocab(), last[b], b);
         }
         issue();
+    }
+
+    private Op logits(int t, int vocab, Op after, int b) {
+        Op op = norm("final_norm", m.layers(), b, t, after);
+        // The LM head stays in BF16 in FP8 and FP4 checkpoints.
+        op = gemm("lm_head", m.layers(), b, t, m.hidden(), (double) vocab / spec.tp(), Precision.ACTIVATION_BYTES, op);
+        if (spec.tp() > 1) {
+            long shard = (long) t * vocab / spec.tp() * Precision.ACTIVATION_BYTES;
+            op = collective("logits_gather", m.layers(), b, comm.gatherToFirst(layout, spec.tp(), shard), op);
+        }
+        // Logits to FP32 with temperature, softmax, and the top-k/top-p sampling kernel: each reads the logits.
+        for (String kernel : SAMPLING_KERNELS) {
+            op = compute(kernel, m.layers(), b, KernelCosts.Kind.ELEMENTWISE, 0, (double) t * vocab * 4, op);
+        }
+        return op;
+    }
+
+    /**
+     * The draft layer's passes after the verification, as {@link Speculation} runs them: the first over each sequence's
+     * verified tokens ({@code verified[b]} in micro-batch b; a prompt's forward, over its prompt tokens, and only this one),
+     * the others over one token a sequence. Each embeds its tokens, joins them with the target's hidden states (MTP's two
+     * norms and eh_proj of 2 x hidden; EAGLE-3's fc of 3 x hidden, replicated on every TP rank as the engines load them),
+     * runs one decoder layer on the last stage, with a KV cache of its own, and samples a draft token a sequence from its
+     * LM head (the model's, or EAGLE-3's draft vocabulary).
+     */
+    void draft(int[] verified, int[] sequences, Op[] last) {
+        Speculation sp = spec.speculation();
+        boolean mtp = sp.method() == Speculation.Method.MTP;
+        int vocab = mtp ? m.vocab() : Speculation.EAGLE_DRAFT_VOCAB;
+        drafting = true;
+        int passes = prefill ? 1 : sp.drafts();
+        for (int pass = 0; pass < passes; pass++) {
+            queries = pass == 0 ? sp.verified() : 1;
+            int[] tokens = pass == 0 ? verified : sequences;
+            int l = m.layers();
+            for (int b = 0; b < tokens.length; b++) {
+                int t = tokens[b];
+                Op op = compute("embed", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * m.hidden() * Precision.ACTIVATION_BYTES, last[b]);
+                if (mtp) {
+                    op = norm("enorm", l, b, t, op);
+                    op = norm("hnorm", l, b, t, op);
+                }
+                op = gemm(mtp ? "eh_proj" : "fc", l, b, t, (mtp ? 2.0 : 3.0) * m.hidden(), m.hidden(), Precision.ACTIVATION_BYTES, op);
+                last[b] = op;
+            }
+            issue();
+            layer(l, tokens, last);
+            issue();
+            for (int b = 0; b < tokens.length; b++) {
+                last[b] = logits(prefill ? 1 : sequences[b], vocab, last[b], b);
+            }
+            issue();
+        }
+        drafting = false;
+        queries = sp.verified();
     }
 
     /** The layer's kernels for every micro-batch, issued so that one's collective can run under the other's compute. */
     void layer(int l, int[] tokens, Op[] last) {
         int micro = tokens.length;
         Op[] attnOut = new Op[micro];
+        // The draft layer (tagged after the last) attends to the whole context; MTP's is MoE where the model is, EAGLE's dense.
+        boolean moe = drafting ? spec.speculation().method() == Speculation.Method.MTP && m.experts() > 0 : m.isMoe(l);
         for (int b = 0; b < micro; b++) {
             attnOut[b] = m.isLinear(l) ? linearAttention(l, b, tokens[b], last[b])
                     : m.mla() == null ? attention(l, b, tokens[b], last[b]) : latentAttention(l, b, tokens[b], last[b]);
@@ -118,7 +171,7 @@ final class LayerKernels {
         }
         for (int b = 0; b < micro; b++) {
             Op normed = spec.tp() > 1 && k.engine().fusesNormIntoAllReduce ? reduced[b] : norm("mlp_norm", l, b, tokens[b], reduced[b]);
-            last[b] = m.isMoe(l) ? moe(l, b, tokens[b], normed) : mlp(l, b, tokens[b], normed);
+            last[b] = moe ? moe(l, b, tokens[b], normed) : mlp(l, b, tokens[b], normed);
         }
     }
 
@@ -203,7 +256,7 @@ final class LayerKernels {
         double values = a.valueChannels() / tp;
         double heads = (double) a.valueHeads() / tp;
         double convolved = 2 * keys + values;
-        int sequences = prefill ? Math.max(1, (int) Math.round(t / promptQueries(t))) : t;
+        int sequences = prefill ? Math.max(1, (int) Math.round(t / promptQueries(t))) : t / queries;
         double stateBytes = heads * a.keyDim() * a.valueDim() * a.stateBytes();
         double act = Precision.ACTIVATION_BYTES;
         Op op = attentionNorm(l, b, t, after);
@@ -220,7 +273,8 @@ final class LayerKernels {
             op = compute("chunk_gated_delta_rule", l, b, KernelCosts.Kind.GEMM, flops, io + chunkStates + sequences * 2 * stateBytes, op,
                     flops, 16);
         } else {
-            op = compute("recurrent_gated_delta_rule", l, b, KernelCosts.Kind.ELEMENTWISE, 0, io + t * 2 * stateBytes, op);
+            // Each sequence's state read once and written after every query token (a speculative step keeps each draft's state).
+            op = compute("recurrent_gated_delta_rule", l, b, KernelCosts.Kind.ELEMENTWISE, 0, io + (sequences + t) * stateBytes, op);
         }
         op = compute("gated_rms_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 3.0 * t * values * act, op);
         op = quantizeAfterElementwise(l, b, t, values, op);
@@ -228,14 +282,15 @@ final class LayerKernels {
     }
 
     /**
-     * The attention kernel's geometry for {@code t} tokens of the micro-batch: in decode, {@code t} sequences of one new
-     * token after the whole context; in a prompt's forward, sequences of the context's uncached tokens (or fewer, where
+     * The attention kernel's geometry for {@code t} tokens of the micro-batch: in decode, sequences of {@link #queries} new
+     * tokens each (one, or a speculative step's verified ones) after the whole context; in a prompt's forward, sequences of the context's uncached tokens (or fewer, where
      * the micro-batch holds part of one) after the tokens earlier chunks cached; a sliding layer's queries attend to its window.
      */
     private KernelCosts.AttentionShape shape(int l, int t, double heads, double kvHeads, double qkDim, double vDim, int kvBytes, boolean latent) {
         int window = m.window(l);
         if (!prefill) {
-            return new KernelCosts.AttentionShape(t, 1, spec.context(), heads, kvHeads, qkDim, vDim, kvBytes, latent, window);
+            return new KernelCosts.AttentionShape((double) t / queries, queries, spec.context(), heads, kvHeads, qkDim, vDim, kvBytes, latent,
+                    window);
         }
         double queries = promptQueries(t);
         return new KernelCosts.AttentionShape(t / queries, queries, cachedBefore, heads, kvHeads, qkDim, vDim, kvBytes, latent, window);
@@ -262,7 +317,7 @@ final class LayerKernels {
 
     /** The layer's input norm; under TensorRT-LLM's all-reduce fusion the previous layer's all-reduce already applied it. */
     private Op attentionNorm(int l, int b, int t, Op after) {
-        boolean fusedAway = l > 0 && spec.tp() > 1 && k.engine().fusesNormIntoAllReduce && (!m.isMoe(l - 1) || !spec.expertsAllToAll());
+        boolean fusedAway = l > 0 && !drafting && spec.tp() > 1 && k.engine().fusesNormIntoAllReduce && (!m.isMoe(l - 1) || !spec.expertsAllToAll());
         return fusedAway ? after : norm("attn_norm", l, b, t, after);
     }
 
@@ -438,18 +493,18 @@ final class LayerKernels {
         for (int i = 0; i < FUSED_TILES; i++) {
             boolean lastTile = i == FUSED_TILES - 1;
             double micros = whole / FUSED_TILES + (i == 0 ? launch() : 0);
-            gemm = add(new Op(name + "[" + i + "]", l, b, KernelKind.COMPUTE, 0, micros, 0, 0, 0).after(gemm));
+            gemm = add(new Op(named(name) + "[" + i + "]", l, b, KernelKind.COMPUTE, 0, micros, 0, 0, 0).after(gemm));
             if (i == 0) {
                 gemm.floorMicros = launch() + k.fixedMicros(KernelCosts.Kind.GEMM, bits);
             }
             gemm.launch = i == 0;
             gemm.rooflineMicros = k.rooflineMicros(2.0 * t * params, bytes, bits) / FUSED_TILES;
-            reductions[i] = add(new Op(name + "_all_reduce[" + i + "]", l, b, KernelKind.COMM, 1,
+            reductions[i] = add(new Op(named(name) + "_all_reduce[" + i + "]", l, b, KernelKind.COMM, 1,
                     tileBandwidth + (lastTile ? full.latencyMicros() : 0), tile.sms(), tile.bytesSent(),
                     lastTile ? full.latencyMicros() : 0).after(gemm));
             reductions[i].launch = false;
         }
-        return add(new Op(name + "_reduced", l, b, KernelKind.COMPUTE, 0, 0, 0, 0, 0).after(reductions));
+        return add(new Op(named(name) + "_reduced", l, b, KernelKind.COMPUTE, 0, 0, 0, 0, 0).after(reductions));
     }
 
     /** The TP group's all-reduce of the activations, unless fused into the GEMM before it (or there is no TP group). */
@@ -496,18 +551,23 @@ final class LayerKernels {
     private Op timed(String name, int layer, int b, double workMicros, double fixedMicros, double bytes, Op after) {
         double work = workMicros * slowdown(layer);
         double micros = spec.cudaGraphs() ? launch() + work : Math.max(launch(), work + KernelCosts.GRAPH_GAP_US);
-        Op op = add(new Op(name, layer, b, KernelKind.COMPUTE, 0, micros, 0, Math.round(bytes), 0).after(after));
+        Op op = add(new Op(named(name), layer, b, KernelKind.COMPUTE, 0, micros, 0, Math.round(bytes), 0).after(after));
         op.floorMicros = micros - (work - fixedMicros * slowdown(layer));
         return op;
     }
 
     private Op collective(String name, int layer, int b, CommModel.Cost c, Op after) {
         double launch = launch();
-        Op op = add(new Op(name, layer, b, KernelKind.COMM, spec.overlap().commStream(b), c.micros() + launch, c.sms(), c.bytesSent(),
+        Op op = add(new Op(named(name), layer, b, KernelKind.COMM, spec.overlap().commStream(b), c.micros() + launch, c.sms(), c.bytesSent(),
                 c.latencyMicros() + launch).after(after));
         op.floorMicros = launch;
         op.collective = c;
         return op;
+    }
+
+    /** A kernel's name: the draft layer's carry draft_ before it. */
+    private String named(String name) {
+        return drafting ? "draft_" + name : name;
     }
 
     /** Counts a GEMM's weights among those the step reads. */

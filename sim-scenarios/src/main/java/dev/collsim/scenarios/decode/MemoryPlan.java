@@ -41,17 +41,20 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double stateBytes,
             for (int l = stage * m.layers() / spec.pp(); l < (stage + 1) * m.layers() / spec.pp(); l++) {
                 cachedTokens += m.attendedTokens(l, spec.context());
                 stageState += m.isLinear(l) ? m.linear().sequenceBytesPerRank(spec.tp()) : 0;
-                w += m.attentionParamsPerRank(l, spec.tp());
-                if (m.isMoe(l)) {
-                    // Under EP the busiest GPU holds ceil(E / ep) experts (256 on 72 GPUs: 4 on some), each a 1/moeTp slice.
-                    double expert = m.mlpParams(m.moeIntermediate());
-                    experts += spec.ep() > 1 ? expertsOnBusiestRank(m.experts(), spec.ep()) * expert / spec.moeTp()
-                            : m.experts() * expert / spec.tp();
-                    w += m.sharedExperts() * m.mlpParams(m.moeIntermediate()) / (spec.expertsAllToAll() ? 1 : spec.tp());
-                    w += (double) m.hidden() * m.experts();
-                } else {
-                    w += m.mlpParams(m.intermediate()) / spec.tp();
-                }
+                w += m.attentionParamsPerRank(l, spec.tp()) + mlpParams(spec, m.isMoe(l), false);
+                experts += mlpParams(spec, m.isMoe(l), true);
+            }
+            Speculation drafting = spec.speculation();
+            if (stage == spec.pp() - 1 && drafting.speculates()) {
+                // The draft layers, on the last stage: MTP's every module (MoE where the model is) with its eh_proj, or EAGLE-3's
+                // dense layer, fc and draft-vocabulary LM head; each keeps a KV cache of the whole context.
+                boolean mtp = drafting.method() == Speculation.Method.MTP;
+                int layers = mtp ? m.mtpLayers() : 1;
+                boolean moe = mtp && m.experts() > 0;
+                w += layers * (m.qkvParamsPerRank(spec.tp()) + m.outParamsPerRank(spec.tp()) + mlpParams(spec, moe, false)
+                        + (mtp ? 2.0 : 3.0) * m.hidden() * m.hidden()) + (mtp ? 0 : (double) m.hidden() * Speculation.EAGLE_DRAFT_VOCAB / spec.tp());
+                experts += layers * mlpParams(spec, moe, true);
+                cachedTokens += layers * (double) spec.context();
             }
             weights = Math.max(weights, w * dense + experts * routed);
             kv = Math.max(kv, (double) spec.batch() * cachedTokens * m.kvElementsPerTokenPerRank(spec.tp()) * spec.kvBytes());
@@ -60,6 +63,23 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double stateBytes,
         double buffers = spec.tp() > 1 ? tpChannels * 2 * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
         buffers += spec.expertsAllToAll() ? epPeers * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;
         return new MemoryPlan(weights, kv, state, buffers, RESERVE, gpu.roofline().hbmBytes());
+    }
+
+    /**
+     * A layer's MLP weights on the busiest GPU: its routed experts' ({@code routed}) or the rest (a dense MLP's 1/tp, a MoE
+     * layer's shared experts and router). Under EP the busiest GPU holds ceil(E / ep) experts (256 on 72 GPUs: 4 on some),
+     * each a 1/moeTp slice.
+     */
+    private static double mlpParams(DecodeSpec spec, boolean moe, boolean routed) {
+        ModelConfig m = spec.model();
+        if (!moe) {
+            return routed ? 0 : m.mlpParams(m.intermediate()) / spec.tp();
+        }
+        double expert = m.mlpParams(m.moeIntermediate());
+        if (routed) {
+            return spec.ep() > 1 ? expertsOnBusiestRank(m.experts(), spec.ep()) * expert / spec.moeTp() : m.experts() * expert / spec.tp();
+        }
+        return m.sharedExperts() * expert / (spec.expertsAllToAll() ? 1 : spec.tp()) + (double) m.hidden() * m.experts();
     }
 
     public double total() {

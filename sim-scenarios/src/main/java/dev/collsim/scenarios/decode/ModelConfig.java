@@ -43,11 +43,14 @@ import java.util.TreeSet;
  *                         every layer is softmax attention
  * @param attentionGate    a sigmoid gate on the attention's output, its logits a second half of the query projection
  *                         ({@code attn_output_gate}: Qwen3-Next's and Qwen3.5's gated attention)
+ * @param mtpLayers        the checkpoint's multi-token-prediction layers, which {@code --spec mtp} drafts with: DeepSeek's and
+ *                         GLM's {@code num_nextn_predict_layers}, Qwen3.5's {@code mtp_num_hidden_layers}, MiniMax-M2's
+ *                         {@code num_mtp_modules} of {@code mtp_transformer_layers}; 0 where it has none
  */
 public record ModelConfig(String name, int hidden, int layers, int heads, int kvHeads, int headDim, int intermediate, int vocab,
                           int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, Set<Integer> denseLayers, Mla mla,
                           boolean qkNorm, Precision weights, int maxContext, SlidingWindow sliding, LinearAttention linear,
-                          boolean attentionGate) {
+                          boolean attentionGate, int mtpLayers) {
 
     /** Sliding-window attention: {@code layers} attend to the last {@code window} tokens (their own included). */
     public record SlidingWindow(int window, Set<Integer> layers) {
@@ -231,7 +234,15 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
                 root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root.has("quantization_config") ? root : wrapper, f),
                 f.optional("max_position_embeddings", 0),
                 slidingWindow(types, f, layers, llama4 ? "attention_chunk_size" : "sliding_window"), linearAttention(types, f),
-                root.path("attn_output_gate").asBoolean(qwen3Next));
+                root.path("attn_output_gate").asBoolean(qwen3Next), mtpLayers(root, f));
+    }
+
+    /** The multi-token-prediction layers the checkpoint ships, under whichever keys its family names them. */
+    private static int mtpLayers(JsonNode root, Fields f) {
+        if (root.path("use_mtp").asBoolean(false)) {
+            return f.optionalPositive("num_mtp_modules", 1) * f.optionalPositive("mtp_transformer_layers", 1);
+        }
+        return f.optional("num_nextn_predict_layers", f.optional("mtp_num_hidden_layers", 0));
     }
 
     /**
@@ -415,13 +426,13 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     /** This model in a checkpoint of another precision (a Hugging Face id's -FP8 or -FP4). */
     public ModelConfig withWeights(Precision checkpoint) {
         return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
-                moeIntermediate, sharedExperts, denseLayers, mla, qkNorm, checkpoint, maxContext, sliding, linear, attentionGate);
+                moeIntermediate, sharedExperts, denseLayers, mla, qkNorm, checkpoint, maxContext, sliding, linear, attentionGate, mtpLayers);
     }
 
     /** This model with another context window (Llama 3.1's 128K on Llama 3's shapes). */
     public ModelConfig withMaxContext(int tokens) {
         return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
-                moeIntermediate, sharedExperts, denseLayers, mla, qkNorm, weights, tokens, sliding, linear, attentionGate);
+                moeIntermediate, sharedExperts, denseLayers, mla, qkNorm, weights, tokens, sliding, linear, attentionGate, mtpLayers);
     }
 
     /** Whether layer {@code layer} is a Gated DeltaNet linear-attention layer. */

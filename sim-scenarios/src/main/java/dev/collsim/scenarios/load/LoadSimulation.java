@@ -7,8 +7,10 @@ import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Prefill;
 import dev.collsim.scenarios.decode.PrefillResult;
+import dev.collsim.scenarios.decode.Speculation;
 import dev.collsim.scenarios.load.workload.RequestSpec;
 import dev.collsim.scenarios.serve.KvTransfer;
+import dev.collsim.scenarios.stochastic.Mrg32k3aStreams;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -16,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.PriorityQueue;
 import java.util.function.BiConsumer;
+import umontreal.ssj.rng.MRG32k3a;
 
 /**
  * Runs a load: every request through the deployment's router, its instances' schedulers and steps,
@@ -30,6 +33,8 @@ public final class LoadSimulation {
 
     /** Prompt tokens of the move a KV sender is timed on (its time per token is linear above a few thousand). */
     private static final int KV_REFERENCE_TOKENS = 4096;
+    /** The seed's stream the drafts' acceptance is drawn from: after the step noise's (0-3) and the workload's (4-6). */
+    private static final int ACCEPTANCE_STREAM = 7;
 
     /**
      * Simulates {@code spec}, telling {@code progress} (done, total) as requests end. One event after another on one
@@ -95,10 +100,30 @@ public final class LoadSimulation {
         /** Requests in the deployment (queued, running, or their KV cache in flight), integrated over time from its queues. */
         private final InSystem inSystem = new InSystem();
         private int inTransfer;
+        private final Speculation speculation;
+        /** Under speculative decoding, the chance that a draft is accepted after the one before it was, and its stream. */
+        private final double perDraft;
+        private final MRG32k3a acceptance;
 
         Run(LoadSpec spec, BiConsumer<Integer, Integer> progress) {
             this.spec = spec;
             this.progress = progress;
+            this.speculation = spec.engine().speculation();
+            this.perDraft = speculation.perTokenAcceptance();
+            this.acceptance = Mrg32k3aStreams.fromSeed(spec.seed(), ACCEPTANCE_STREAM + 1)[ACCEPTANCE_STREAM];
+        }
+
+        /**
+         * Tokens a sequence keeps from a step: 1 without speculation; under it the verified token and the drafts accepted
+         * before the first rejected one, each accepted with {@link Speculation#perTokenAcceptance}, so that their mean is the
+         * acceptance given.
+         */
+        private int kept() {
+            int kept = 1;
+            while (kept <= speculation.drafts() && acceptance.nextDouble() < perDraft) {
+                kept++;
+            }
+            return kept;
         }
 
         LoadOutcome run() {
@@ -166,7 +191,8 @@ public final class LoadSimulation {
             long stateTokens = DecodeStep.stateTokensPerSequence(layout);
             StepCosts costs = new StepCosts(layout, layout.cudaGraphs() ? config.graphSizes() : new int[0], config.padsToGraph(), cache);
             KvSender kv = role.kind() == Deployment.Kind.PREFILL ? kvSender(layout, cache) : KvSender.NONE;
-            schedulerWords += (schedulerWords.isEmpty() ? "" : "; ") + role.kind().label() + ": " + config.describe();
+            schedulerWords += (schedulerWords.isEmpty() ? "" : "; ") + role.kind().label() + ": " + config.describe()
+                    + (speculation.speculates() && role.kind() != Deployment.Kind.PREFILL ? ", speculative decoding " + speculation.describe() : "");
             blockTokens = config.blockTokens();
             for (int e = 0; e < engines; e++) {
                 Replica[] replicas = new Replica[perEngine];
@@ -333,8 +359,10 @@ public final class LoadSimulation {
                     }
                 }
                 for (Live r : step.decodes) {
-                    r.kvTokens++;
-                    token(replica, r, now);
+                    for (int left = kept(); left > 0 && r.generated < r.spec.osl(); left--) {
+                        r.kvTokens++;
+                        token(replica, r, now);
+                    }
                 }
             }
             if (spec.keepSteps()) {
@@ -390,7 +418,8 @@ public final class LoadSimulation {
             r.generated++;
             if (r.generated == 1) {
                 r.firstTokenMs = now;
-            } else if (r.measured) {
+            } else if (r.measured && now > r.lastTokenMs) {
+                // The tokens one speculative step keeps reach the client together: one gap, as a streaming client times them.
                 gaps.add(now - r.lastTokenMs);
             }
             r.lastTokenMs = now;

@@ -80,7 +80,7 @@ final class StepCosts {
 
     /** A decode step of {@code batch} sequences at a mean context, host time included as the engine exposes it. */
     double decodeMs(int batch, double meanContext) {
-        return interpolateInContext(meanContext, c -> decodeAt(batch, c).itl().ms());
+        return interpolateInContext(meanContext, c -> decodeAt(batch, c).step().ms());
     }
 
     private double weightsReadMs(int batch) {

@@ -88,14 +88,24 @@ public final class ServingSearch {
      * a prefill chunk in the same forward does not pay again). Only these are kept: a search holds
      * thousands.
      */
-    record DecodePoint(Instance at, DecodeSpec spec, double itlMs, double weightsReadMs) {
+    record DecodePoint(Instance at, DecodeSpec spec, double stepMs, double weightsReadMs) {
         DecodePoint(Instance at, DecodeSpec spec, DecodeResult step) {
-            this(at, spec, step.itl().ms(), step.timing().weightsRead().ms());
+            this(at, spec, step.step().ms(), step.timing().weightsRead().ms());
         }
 
-        /** Requests/s the instance finishes: every replica's batch, each sequence OSL steps long. */
+        /** The time per output token: the step over the tokens a sequence keeps a step (one without speculative decoding). */
+        double itlMs() {
+            return stepMs / spec.speculation().acceptance();
+        }
+
+        /** Steps a sequence of {@code osl} output tokens decodes for. */
+        double steps(int osl) {
+            return osl / spec.speculation().acceptance();
+        }
+
+        /** Requests/s the instance finishes: every replica's batch, each sequence OSL tokens long. */
         double requestsPerS(int osl) {
-            return spec.batch() * (double) at.dp() * 1000 / (osl * itlMs);
+            return spec.batch() * (double) at.dp() * 1000 / (osl * itlMs());
         }
     }
 
@@ -308,7 +318,7 @@ public final class ServingSearch {
     /** An aggregated instance at a decode batch and chunk size, or null where its prefills cannot keep up. */
     static ServingPlan.Deployment aggregatedAt(ServingSpec spec, DecodePoint d, int chunk, double[] chunkMs) {
         int batch = d.spec().batch();
-        double step = d.itlMs();
+        double step = d.stepMs();
         double shared = d.weightsReadMs();
         double prompt = 0;
         double worst = step;
@@ -317,15 +327,17 @@ public final class ServingSearch {
             prompt += withChunk;
             worst = Math.max(worst, withChunk);
         }
-        // Each step starts batch / OSL prompts; each of their chunk steps is longer than a plain step by what the chunk adds.
-        double tpot = step + (double) batch / spec.osl() * (prompt - chunkMs.length * step);
-        double perReplica = batch * 1000.0 / (spec.osl() * tpot);
+        // Each step starts batch / steps prompts; each of their chunk steps is longer than a plain step by what the chunk adds.
+        double steps = d.steps(spec.osl());
+        double stepWithChunks = step + batch / steps * (prompt - chunkMs.length * step);
+        double tpot = stepWithChunks / d.spec().speculation().acceptance();
+        double perReplica = batch * 1000.0 / (steps * stepWithChunks);
         double utilization = perReplica * prompt / 1000;
         if (utilization >= 1) {
             return null;
         }
         double queue = PrefillQueue.waitMs(utilization, prompt);
-        double ttft = spec.engine().requestMs() + tpot / 2 + queue + prompt;
+        double ttft = spec.engine().requestMs() + stepWithChunks / 2 + queue + prompt;
         double requests = perReplica * d.at().dp();
         String prefills = chunk >= spec.isl() ? "whole prompts" : "chunks of " + chunk;
         return new ServingPlan.Deployment(ServingPlan.Mode.AGGREGATED, d.at().label() + " b" + batch + overlap(d) + ", " + prefills,
@@ -396,7 +408,7 @@ public final class ServingSearch {
                     continue;
                 }
                 ServingPlan.Deployment x = pair(spec, p, d);
-                double unloaded = spec.engine().requestMs() + p.serviceMs() + p.kvMs() + d.itlMs();
+                double unloaded = spec.engine().requestMs() + p.serviceMs() + p.kvMs() + d.stepMs();
                 bestTtft = Math.min(bestTtft, unloaded);
                 if (x != null && better(x, best)) {
                     best = x;
@@ -418,7 +430,7 @@ public final class ServingSearch {
      * target leaves the prefill no slack or the pair does not fit.
      */
     static ServingPlan.Deployment pair(ServingSpec spec, PrefillPoint p, DecodePoint d) {
-        double fixed = spec.engine().requestMs() + p.serviceMs() + p.kvMs() + d.itlMs();
+        double fixed = spec.engine().requestMs() + p.serviceMs() + p.kvMs() + d.stepMs();
         // A pipeline takes the next forward once its first stage is free: its queue turns over at a stage's share of the prefill.
         double turn = p.serviceMs() / p.at().pp();
         double rho = PrefillQueue.maxUtilization(turn, spec.ttftSloMs() - fixed);
@@ -459,7 +471,7 @@ public final class ServingSearch {
         return new ServingPlan.Deployment(ServingPlan.Mode.DISAGGREGATED, what, gpus,
                 new ServingPlan.Load(Duration.ofMillis(queue + fixed), Duration.ofMillis(d.itlMs()), rate * spec.osl() / gpus, rate),
                 new ServingPlan.Parts(Duration.ofMillis(p.serviceMs()), Duration.ofMillis(queue), Duration.ofMillis(p.kvMs()), p.kvOver(),
-                        Duration.ofMillis(d.itlMs()), Duration.ofMillis(d.itlMs())), forRate);
+                        Duration.ofMillis(d.stepMs()), Duration.ofMillis(d.stepMs())), forRate);
     }
 
 }

@@ -17,6 +17,7 @@ import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.Prefill;
 import dev.collsim.scenarios.decode.PrefillResult;
 import dev.collsim.scenarios.decode.ServingEngine;
+import dev.collsim.scenarios.decode.Speculation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
@@ -166,8 +167,6 @@ public final class DecodeValidation {
             skip = "framework '" + r.framework + "' is not one of the engines (" + ServingEngine.names() + ")";
         } else if (precision == null) {
             skip = "dtype '" + r.dtype + "': collsim runs bf16, fp8 or fp4 weights";
-        } else if (r.specDecode != null && !r.specDecode.isBlank() && !r.specDecode.equalsIgnoreCase("none")) {
-            skip = "speculative decoding (" + r.specDecode + ") is not modelled";
         } else if (firstInt(r.osl) < 1) {
             skip = "no output length in '" + r.osl + "'";
         } else {
@@ -175,6 +174,12 @@ public final class DecodeValidation {
             if (model == null) {
                 skip = "model '" + r.model + "' is neither in the catalogue nor a config.json under models/";
             }
+        }
+        Speculation speculation = Speculation.NONE;
+        try {
+            speculation = speculation(r.specDecode);
+        } catch (InputException e) {
+            skip = skip == null ? e.getMessage() : skip;
         }
         if (skip != null) {
             return new Outcome(r.id, r.model, system == null ? "-" : system, engineLabel, layout, 0, context, Double.NaN, Double.NaN, 0, skip);
@@ -288,7 +293,27 @@ public final class DecodeValidation {
     private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine, boolean graphs, int batch,
                                    int context) {
         return new DecodeSpec(model, DecodeSystem.preset(system), OptionalInt.empty(), r.tp, r.pp, r.ep, r.dp, batch, context, precision, AllReduceKind.AUTO,
-                Overlap.NONE, graphs, engine, null, null);
+                Overlap.NONE, graphs, engine, null, null, speculation(r.specDecode));
+    }
+
+    /** The spec_decode column's form: none (or blank), or the method, its drafts and the acceptance its source states. */
+    private static final Pattern SPEC_DECODE = Pattern.compile("(mtp|eagle3?):(\\d+)\\s*(?:@|,?\\s*accept(?:ance)?(?:\\s*length)?\\s*[=:]?)\\s*([0-9.]+)",
+            Pattern.CASE_INSENSITIVE);
+
+    /**
+     * A row's speculative decoding, as its spec_decode column gives it: none or blank, else {@code METHOD:K accept A} (or {@code
+     * METHOD:K@A}) with the acceptance length the source states; a row that names a method without one cannot be simulated.
+     */
+    static Speculation speculation(String column) {
+        if (column == null || column.isBlank() || column.trim().equalsIgnoreCase("none")) {
+            return Speculation.NONE;
+        }
+        Matcher m = SPEC_DECODE.matcher(column.trim());
+        if (!m.matches()) {
+            throw new InputException("speculative decoding '" + column.trim() + "' without an acceptance length collsim can read; expected"
+                    + " mtp:K accept A or eagle:K accept A");
+        }
+        return Speculation.parse(m.group(1) + ":" + m.group(2), Double.valueOf(m.group(3)));
     }
 
     /** The load column's kind as the README names them: concurrency, batch, or a request rate (qps). */

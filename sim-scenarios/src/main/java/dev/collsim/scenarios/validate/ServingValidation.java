@@ -11,6 +11,7 @@ import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.ServingEngine;
+import dev.collsim.scenarios.decode.Speculation;
 import dev.collsim.scenarios.load.Deployment;
 import dev.collsim.scenarios.load.Distribution;
 import dev.collsim.scenarios.load.EngineScheduler;
@@ -353,12 +354,19 @@ public final class ServingValidation {
         } else if (run.load() > MAX_CONCURRENCY) {
             why.add("concurrency " + concurrency + ": at most " + MAX_CONCURRENCY + " requests in flight are simulated");
         }
+        Speculation speculation = Speculation.NONE;
+        try {
+            speculation = DecodeValidation.speculation(run.specDecode());
+        } catch (InputException e) {
+            why.add(e.getMessage());
+        }
         String systemLabel = system != null ? system : run.gpu();
         String engineLabel = engine != null ? engine.label() : run.framework();
         if (!why.isEmpty()) {
             return new Mapped(null, systemLabel, engineLabel, deployment.label(), String.join("; ", why));
         }
-        EngineSetup setup = new EngineSetup(engine, null, overlapSchedulerFor(run.framework(), engine, deployment), engines.requestOverhead());
+        EngineSetup setup = new EngineSetup(engine, null, overlapSchedulerFor(run.framework(), engine, deployment), engines.requestOverhead(),
+                speculation);
         LoadSpec spec = new LoadSpec((ModelConfig) model, DecodeSystem.preset(system), precision, setup, deployment,
                 workload(concurrency, run.isl(), run.osl()), knobs(run, engine, deployment, concurrency), ROUTER, KvTransfer.AFTER_PREFILL, null, 0, false);
         return new Mapped(spec, systemLabel, engineLabel, deployment.label(), null);
@@ -561,7 +569,8 @@ public final class ServingValidation {
         }
         String system = Objects.requireNonNullElse(f.optional("system"), "").trim();
         Run run = new Run(f.text("framework"), f.text("gpu"), system, f.optionalCount("gpus", 0), f.text("model"), f.text("dtype"), mode, agg,
-                prefill, decode, f.number("batch_or_concurrency"), f.text("batch_kind"), f.whole("isl", "tokens"), f.whole("osl", "tokens"));
+                prefill, decode, f.number("batch_or_concurrency"), f.text("batch_kind"), f.whole("isl", "tokens"), f.whole("osl", "tokens"),
+                f.optional("spec_decode"));
         return new ServingRow(f.text("row_id"), f.line(), run, f.text("metric"), f.text("stat"), f.number("value"));
     }
 

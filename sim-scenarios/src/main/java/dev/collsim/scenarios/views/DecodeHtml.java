@@ -31,6 +31,9 @@ public final class DecodeHtml {
                         + " constants) take %.3f ms and whose work at peak rates (the roofline's bound) takes %.3f ms; the host between steps"
                         + " %.3f ms, %.3f ms of it exposed", r.setup().engine().label(), r.setup().efficiencySet(), r.timing().kernels(), r.timing().kernelFloor().ms(), r.timing().roofline().ms(),
                 r.timing().host().ms(), r.timing().hostExposed().ms()));
+        if (l.speculation().speculates()) {
+            report.text(DecodeReport.speculation(r));
+        }
         report.chart(timeline(r), 260);
         report.chart(layers(r), 360);
         report.chart(breakdown(r), 320);
@@ -143,7 +146,7 @@ public final class DecodeHtml {
         if (r.timing().bubble().ms() > 0) {
             data.addObject().put("name", "pipeline bubble").put("value", ms(r.timing().bubble().ms()));
         }
-        double idle = r.itl().ms() - r.timing().compute().ms() - r.comm().exposed().ms() - r.timing().hostExposed().ms() - r.timing().bubble().ms();
+        double idle = r.step().ms() - r.timing().compute().ms() - r.comm().exposed().ms() - r.timing().hostExposed().ms() - r.timing().bubble().ms();
         if (idle > 1e-9) {
             data.addObject().put("name", "idle").put("value", ms(idle));
         }

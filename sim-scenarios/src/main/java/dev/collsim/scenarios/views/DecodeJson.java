@@ -3,6 +3,7 @@ package dev.collsim.scenarios.views;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.Speculation;
 import dev.collsim.scenarios.metrics.DecodeMetrics;
 import java.util.List;
 
@@ -19,6 +20,10 @@ public final class DecodeJson {
         j.put("engine", s.engine().label());
         j.put("efficiency_set", s.efficiencySet());
         Json.put(j, DecodeMetrics.ALL, r);
+        if (r.layout().speculation().speculates()) {
+            j.put("step_ms", r.step().ms());
+            j.put("draft_ms", r.draftTime().ms());
+        }
         j.set("warnings", Json.strings(r.warnings()));
         j.set("before_layers", spans(r.timeline().beforeLayers()));
         ArrayNode layers = j.putArray("layers");
@@ -61,7 +66,18 @@ public final class DecodeJson {
         o.put("allreduce", l.allreduce().label());
         o.put("overlap", l.overlap().label());
         o.put("cuda_graphs", l.cudaGraphs());
+        putSpeculation(o, l.speculation());
         return o;
+    }
+
+    /** Speculative decoding's method, drafts and tokens a step, under speculative_decoding; nothing without it. */
+    static void putSpeculation(ObjectNode o, Speculation s) {
+        if (s.speculates()) {
+            ObjectNode spec = o.putObject("speculative_decoding");
+            spec.put("method", s.method().label());
+            spec.put("draft_tokens", s.drafts());
+            spec.put("tokens_per_step", s.acceptance());
+        }
     }
 
     private static ArrayNode spans(List<DecodeResult.Span> spans) {

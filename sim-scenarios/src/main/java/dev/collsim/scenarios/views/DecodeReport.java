@@ -3,6 +3,7 @@ package dev.collsim.scenarios.views;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.Speculation;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -41,6 +42,9 @@ public final class DecodeReport {
         }
         t.footnote(String.format(Locale.ROOT, "inter-token latency %.3f ms: %.1f tokens/s, %.1f per GPU, %.1f per user",
                 r.itl().ms(), r.tokensPerS(), r.tokensPerSPerGpu(), r.tokensPerSPerUser()));
+        if (l.speculation().speculates()) {
+            t.footnote(speculation(r));
+        }
         t.footnote(String.format(Locale.ROOT, "compute %.3f ms (the weights it reads take %.3f ms at HBM's peak), communication %.3f ms"
                         + " (bandwidth %.3f, latency %.3f), exposed %.3f ms; %.1f MB sent per GPU", r.timing().compute().ms(), r.timing().weightsRead().ms(),
                 r.comm().busy().ms(), r.comm().bandwidthTerm().ms(), r.comm().latencyTerm().ms(), r.comm().exposed().ms(), r.comm().bytesPerGpu() / 1e6));
@@ -74,6 +78,14 @@ public final class DecodeReport {
                     r.comm().exposed().ms());
         }
         return t;
+    }
+
+    /** What a speculative step is made of, in a line: the step, its drafts' share, the tokens it keeps. */
+    static String speculation(DecodeResult r) {
+        Speculation s = r.layout().speculation();
+        return String.format(Locale.ROOT, "speculative decoding (%s): a step of %.3f ms verifies %d tokens a sequence, then the draft"
+                        + " layer's %s (draft_* kernels) take %.3f ms of it; the inter-token latency is the step over the tokens kept",
+                s.describe(), r.step().ms(), s.verified(), s.drafts() == 1 ? "pass" : s.drafts() + " passes", r.draftTime().ms());
     }
 
     private static double gib(double bytes) {

@@ -29,6 +29,10 @@ public final class PrefillReport {
         if (!s.whatIfs().isEmpty()) {
             t.note("what-ifs: " + s.whatIfs());
         }
+        if (l.speculation().speculates()) {
+            t.note("speculative decoding (" + l.speculation().describe() + "): each forward ends with the draft layer over the prompt's"
+                    + " tokens (draft_* kernels), its KV cache and the first draft token");
+        }
         for (String w : r.warnings()) {
             t.note("warning: " + w);
         }

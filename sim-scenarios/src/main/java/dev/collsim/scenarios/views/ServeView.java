@@ -95,9 +95,10 @@ public final class ServeView {
             columns.add(Column.number("gpus_for_rate", "GPUs for rate", "", 14, 0));
         }
         Table plans = new Table("Serving at both targets", columns, Map.of("command", "serve", "model", p.model()));
-        plans.note(String.format(Locale.ROOT, "%s, ISL %d, OSL %d, %s, %s's kernels: the most output tokens/s per GPU with a %s TTFT of at"
+        plans.note(String.format(Locale.ROOT, "%s, ISL %d, OSL %d, %s, %s's kernels%s: the most output tokens/s per GPU with a %s TTFT of at"
                 + " most %s ms and a %s ITL of at most %s ms, each deployment's unit within %d GPUs%s", p.model(), p.isl(), p.osl(),
-                p.dtype().label(), p.engine().label(), p.ttftSlo().stat(), number(p.ttftSlo().ms()), p.itlSlo().stat(), number(p.itlSlo().ms()),
+                p.dtype().label(), p.engine().label(),
+                p.speculation().speculates() ? " with speculative decoding (" + p.speculation().describe() + ")" : "", p.ttftSlo().stat(), number(p.ttftSlo().ms()), p.itlSlo().stat(), number(p.itlSlo().ms()),
                 p.gpus(), p.rate() == null ? "" : String.format(Locale.ROOT, "; GPUs for %s requests/s", number(p.rate()))));
         if (p.simulated() != null) {
             ServingPlan.Simulated sim = p.simulated();
@@ -173,6 +174,7 @@ public final class ServeView {
         j.put("dtype", p.dtype().label());
         j.put("engine", p.engine().label());
         j.put("request_overhead_ms", p.requestMs());
+        DecodeJson.putSpeculation(j, p.speculation());
         j.put("kv_transfer", p.kvTransfer().label());
         ArrayNode systems = j.putArray("systems");
         for (SystemPlan s : p.systems()) {

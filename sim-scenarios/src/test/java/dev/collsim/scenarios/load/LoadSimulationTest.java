@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.ServingEngine;
+import dev.collsim.scenarios.decode.Speculation;
 import dev.collsim.scenarios.load.workload.Workload;
 import java.util.Comparator;
 import java.util.List;
@@ -230,6 +231,38 @@ class LoadSimulationTest {
             assertTrue(s.ttft().mean() > ttft && s.tpot().mean() > tpot, "c" + c + ": " + s.ttft().mean() + " " + s.tpot().mean());
             ttft = s.ttft().mean();
             tpot = s.tpot().mean();
+        }
+    }
+
+    /**
+     * Under speculative decoding each decoding request keeps 1 to K + 1 tokens a step, drawn i.i.d. as Speculation says, their
+     * mean the acceptance: 8 requests of 400 output tokens decode 8 x 399 tokens after their first, in about 3,192 / 2.5
+     * request-steps. At acceptance 1 every step keeps one token, as plain decoding does: exactly 3,192 request-steps, the
+     * same count, only each step longer (it verifies and drafts).
+     */
+    @Test
+    void speculativeStepsKeepTheAcceptanceOfTokensOnAverage() {
+        double[] plainStepMs = new double[1];
+        long plainSteps = 0;
+        for (Speculation spec : new Speculation[] {Speculation.NONE, Speculation.parse("eagle:3", 1.0), Speculation.parse("eagle:3", 2.5)}) {
+            LoadSpec s = Loads.spec("llama-3-8b", "hgx-h100", "tp1", new EngineSetup(ServingEngine.VLLM, null, null, 0.0, spec),
+                    Loads.closed(8, 8, 256, 400, 0), SchedulerKnobs.DEFAULTS);
+            LoadOutcome o = Loads.run(new LoadSpec(s.model(), s.system(), s.precision(), s.engine(), s.deployment(), s.workload(), s.scheduler(),
+                    s.router(), s.kvTransfer(), null, 0, true));
+            List<LoadOutcome.StepRecord> decodeSteps = o.steps().stream().filter(x -> x.decodes() > 0 && x.prefillTokens() == 0).toList();
+            long requestSteps = o.steps().stream().mapToLong(LoadOutcome.StepRecord::decodes).sum();
+            double stepMs = decodeSteps.stream().mapToDouble(x -> x.endMs() - x.startMs()).max().orElseThrow();
+            assertEquals(8, o.summary().completed());
+            if (!spec.speculates()) {
+                plainSteps = requestSteps;
+                plainStepMs[0] = stepMs;
+                assertEquals(8 * 399, requestSteps);
+            } else if (spec.acceptance() == 1) {
+                assertEquals(plainSteps, requestSteps, "one token a step, as plain decoding");
+                assertTrue(stepMs > plainStepMs[0], stepMs + " vs " + plainStepMs[0]);
+            } else {
+                assertEquals(2.5, 8.0 * 399 / requestSteps, 0.1, requestSteps + " request-steps");
+            }
         }
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.scenarios.decode.ServingEngine;
+import dev.collsim.scenarios.decode.Speculation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -163,5 +164,17 @@ class DecodeValidationTest {
         Files.writeString(csv, "row_id,model\n");
         e = assertThrows(InputException.class, () -> DecodeValidation.file(csv, EngineChoice.AS_MEASURED));
         assertTrue(e.getMessage().contains("no rows"), e.getMessage());
+    }
+
+    /** A row's spec_decode column: none, or a method with the acceptance its source states; a method without one is not simulated. */
+    @Test
+    void speculativeDecodingIsReadWithItsStatedAcceptance() {
+        assertEquals(Speculation.NONE, DecodeValidation.speculation("none"));
+        assertEquals(Speculation.NONE, DecodeValidation.speculation(" "));
+        assertEquals(new Speculation(Speculation.Method.MTP, 3, 2.4), DecodeValidation.speculation("mtp:3 accept 2.4"));
+        assertEquals(new Speculation(Speculation.Method.EAGLE, 4, 3.1), DecodeValidation.speculation("EAGLE3:4 acceptance length=3.1"));
+        assertEquals(new Speculation(Speculation.Method.MTP, 1, 1.9), DecodeValidation.speculation("mtp:1@1.9"));
+        InputException e = assertThrows(InputException.class, () -> DecodeValidation.speculation("mtp:3"));
+        assertTrue(e.getMessage().contains("without an acceptance length"), e.getMessage());
     }
 }
