@@ -216,6 +216,9 @@ final class LayerKernels {
             op = compute("q_a_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * a.qLoraRank() * Precision.ACTIVATION_BYTES, op);
             op = compute("kv_a_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * a.kvLoraRank() * Precision.ACTIVATION_BYTES, op);
             op = quantizeAfterElementwise(l, b, t, a.qLoraRank(), op);
+            if (m.sparse() != null) {
+                op = indexer(l, b, t, op);
+            }
             op = gemm("q_b_proj", l, b, t, a.qLoraRank(), q * qHead, bpp, op);
         } else {
             op = gemm("q_proj", l, b, t, m.hidden(), q * qHead, bpp, op);
@@ -236,6 +239,31 @@ final class LayerKernels {
         }
         op = quantize(l, b, t, q * a.vHeadDim(), op);
         return gemmThenReduce("o_proj", l, b, t, q * a.vHeadDim(), op);
+    }
+
+    /**
+     * DeepSeek Sparse Attention's lightning indexer as vLLM and SGLang run it (their deepseek_v2.py Indexer, DeepGEMM's
+     * fp8_mqa_logits and fp8_paged_mqa_logits): every TP rank runs it whole (its projections are replicated): the index
+     * queries from the query latent (wq_b), the index key and the heads' weights from the hidden state (wk and weights_proj,
+     * kept in BF16), the key's norm and rotary, both quantised to FP8 and the key written to the index cache; then each query's
+     * scores against every key before it, in FP8 on the tensor cores, written as FP32 logits; then the top-k of each row,
+     * which the attention reads ({@link ModelConfig#attended}).
+     */
+    private Op indexer(int l, int b, int t, Op after) {
+        ModelConfig.SparseAttention s = m.sparse();
+        double width = (double) s.indexHeads() * s.indexHeadDim();
+        double act = Precision.ACTIVATION_BYTES;
+        Op op = gemm("indexer_q_proj", l, b, t, m.mla().qLoraRank(), width, spec.precision().denseBytesPerParam(), after);
+        op = gemm("indexer_k_proj", l, b, t, m.hidden(), s.indexHeadDim() + s.indexHeads(), act, op);
+        op = compute("indexer_k_cache", l, b, KernelCosts.Kind.ELEMENTWISE, 0,
+                t * ((width + s.indexHeadDim()) * (act + 1) + s.cacheBytesPerToken()), op);
+        // Every query against the keys before it (causal among a prompt's own tokens), the index cache read once a sequence.
+        KernelCosts.AttentionShape g = shape(l, t, 1, 1, 1, 1, 1, false);
+        double scored = g.sequences() * KernelCosts.cappedSum(g.cached(), g.queries(), Double.POSITIVE_INFINITY);
+        double keys = g.sequences() * (g.cached() + g.queries()) * s.cacheBytesPerToken();
+        double flops = 2.0 * scored * width;
+        op = compute("indexer_logits", l, b, KernelCosts.Kind.GEMM, flops, keys + t * width + scored * 4, op, flops, 8);
+        return compute("indexer_topk", l, b, KernelCosts.Kind.ELEMENTWISE, 0, scored * 4 + (double) t * s.topK() * 4, op);
     }
 
     /**
@@ -287,7 +315,7 @@ final class LayerKernels {
      * the micro-batch holds part of one) after the tokens earlier chunks cached; a sliding layer's queries attend to its window.
      */
     private KernelCosts.AttentionShape shape(int l, int t, double heads, double kvHeads, double qkDim, double vDim, int kvBytes, boolean latent) {
-        int window = m.window(l);
+        int window = m.attended(l);
         if (!prefill) {
             return new KernelCosts.AttentionShape((double) t / queries, queries, spec.context(), heads, kvHeads, qkDim, vDim, kvBytes, latent,
                     window);

@@ -57,7 +57,8 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double stateBytes,
                 cachedTokens += layers * (double) spec.context();
             }
             weights = Math.max(weights, w * dense + experts * routed);
-            kv = Math.max(kv, (double) spec.batch() * cachedTokens * m.kvElementsPerTokenPerRank(spec.tp()) * spec.kvBytes());
+            kv = Math.max(kv, (double) spec.batch() * cachedTokens * m.kvElementsPerTokenPerRank(spec.tp()) * spec.kvBytes()
+                    + (double) spec.batch() * cachedTokens * m.indexCacheBytesPerToken());
             state = Math.max(state, spec.batch() * stageState);
         }
         double buffers = spec.tp() > 1 ? tpChannels * 2 * NCCL_BUFFERS_PER_CHANNEL_PEER : 0;

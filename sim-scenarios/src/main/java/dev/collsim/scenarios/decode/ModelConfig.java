@@ -46,11 +46,13 @@ import java.util.TreeSet;
  * @param mtpLayers        the checkpoint's multi-token-prediction layers, which {@code --spec mtp} drafts with: DeepSeek's and
  *                         GLM's {@code num_nextn_predict_layers}, Qwen3.5's {@code mtp_num_hidden_layers}, MiniMax-M2's
  *                         {@code num_mtp_modules} of {@code mtp_transformer_layers}; 0 where it has none
+ * @param sparse           DeepSeek's sparse attention (DeepSeek-V3.2's and GLM-5's DSA: {@code index_topk}), or null where
+ *                         every query attends to all the tokens before it
  */
 public record ModelConfig(String name, int hidden, int layers, int heads, int kvHeads, int headDim, int intermediate, int vocab,
                           int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, Set<Integer> denseLayers, Mla mla,
                           boolean qkNorm, Precision weights, int maxContext, SlidingWindow sliding, LinearAttention linear,
-                          boolean attentionGate, int mtpLayers) {
+                          boolean attentionGate, int mtpLayers, SparseAttention sparse) {
 
     /** Sliding-window attention: {@code layers} attend to the last {@code window} tokens (their own included). */
     public record SlidingWindow(int window, Set<Integer> layers) {
@@ -100,8 +102,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     /**
      * The {@code architectures} whose layers collsim models from their config's fields: decoders of grouped-query or latent
      * (MLA) attention, full, sliding or Gated DeltaNet linear, over a dense or a MoE MLP, and the multimodal wrappers that
-     * keep such a decoder under {@code text_config}. DeepSeek-V3.2's and GLM-5's sparse attention is read as dense MLA (its
-     * indexer and top-k are not modelled). A config that names none of them is refused rather than simulated as
+     * keep such a decoder under {@code text_config}. A config that names none of them is refused rather than simulated as
      * something else (MiniMax-M1's lightning attention, Mamba hybrids, Nemotron's per-layer shapes).
      */
     static final List<String> ARCHITECTURES = List.of("LlamaForCausalLM", "MistralForCausalLM", "MixtralForCausalLM",
@@ -113,6 +114,24 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
 
     /** Multi-head latent attention's ranks: queries and keys/values pass through low-rank projections; the cache holds the latent. */
     public record Mla(int qLoraRank, int kvLoraRank, int ropeHeadDim, int nopeHeadDim, int vHeadDim) {}
+
+    /**
+     * DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): a lightning indexer scores every cached token for each query with
+     * {@code indexHeads} heads of {@code indexHeadDim} (ReLU of the query-key products, summed under per-head weights) over
+     * a key cache of its own, and the MLA attends to the {@code topK} best only. The indexer's keys are kept in FP8 with a
+     * float scale per 128 ({@link #cacheBytesPerToken}: vLLM's and SGLang's 132-byte layout).
+     */
+    public record SparseAttention(int indexHeads, int indexHeadDim, int topK) {
+        /** The indexer's key cache per token and layer: its FP8 key and a 4-byte scale per 128 elements. */
+        public double cacheBytesPerToken() {
+            return indexHeadDim + 4.0 * Math.ceil(indexHeadDim / 128.0);
+        }
+
+        /** The indexer's projections, replicated on every TP rank: queries from the query latent, the key and the heads' weights from the hidden state. */
+        double params(int hidden, int qLoraRank) {
+            return (double) qLoraRank * indexHeads * indexHeadDim + (double) hidden * (indexHeadDim + indexHeads);
+        }
+    }
 
     public static final List<String> CATALOGUE = List.of("llama-3-8b", "llama-3-70b", "llama-3.1-405b", "mixtral-8x7b",
             "mixtral-8x22b", "deepseek-v3", "qwen3-235b-a22b");
@@ -234,7 +253,19 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
                 root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root.has("quantization_config") ? root : wrapper, f),
                 f.optional("max_position_embeddings", 0),
                 slidingWindow(types, f, layers, llama4 ? "attention_chunk_size" : "sliding_window"), linearAttention(types, f),
-                root.path("attn_output_gate").asBoolean(qwen3Next), mtpLayers(root, f));
+                root.path("attn_output_gate").asBoolean(qwen3Next), mtpLayers(root, f), sparseAttention(root, f, mla));
+    }
+
+    /** DeepSeek's sparse attention where the config gives {@code index_topk}: its indexer reads the query latent, so MLA with a q_lora_rank. */
+    private static SparseAttention sparseAttention(JsonNode root, Fields f, Mla mla) {
+        if (!root.hasNonNull("index_topk")) {
+            return null;
+        }
+        if (mla == null || mla.qLoraRank() == 0) {
+            throw f.error("index_topk", "DeepSeek's sparse attention indexes from the queries' low-rank projection; expected it with"
+                    + " kv_lora_rank and q_lora_rank (MLA)");
+        }
+        return new SparseAttention(f.required("index_n_heads"), f.required("index_head_dim"), f.required("index_topk"));
     }
 
     /** The multi-token-prediction layers the checkpoint ships, under whichever keys its family names them. */
@@ -406,6 +437,19 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         return sliding != null && sliding.layers().contains(layer) ? sliding.window() : 0;
     }
 
+    /**
+     * The most tokens a query of layer {@code layer} attends to: its window, or under sparse attention the indexer's top-k
+     * (of a cache that keeps every token); 0 where it attends to all before it.
+     */
+    public int attended(int layer) {
+        return sparse == null ? window(layer) : window(layer) > 0 ? Math.min(window(layer), sparse.topK()) : sparse.topK();
+    }
+
+    /** The sparse attention's index cache per token and layer (0 without one): replicated on every TP rank. */
+    public double indexCacheBytesPerToken() {
+        return sparse == null ? 0 : sparse.cacheBytesPerToken();
+    }
+
     private static Precision checkpointPrecision(JsonNode root, Fields f) {
         JsonNode quant = root.path("quantization_config");
         String method = quant.path("quant_method").asText("").toLowerCase(Locale.ROOT);
@@ -426,13 +470,13 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
     /** This model in a checkpoint of another precision (a Hugging Face id's -FP8 or -FP4). */
     public ModelConfig withWeights(Precision checkpoint) {
         return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
-                moeIntermediate, sharedExperts, denseLayers, mla, qkNorm, checkpoint, maxContext, sliding, linear, attentionGate, mtpLayers);
+                moeIntermediate, sharedExperts, denseLayers, mla, qkNorm, checkpoint, maxContext, sliding, linear, attentionGate, mtpLayers, sparse);
     }
 
     /** This model with another context window (Llama 3.1's 128K on Llama 3's shapes). */
     public ModelConfig withMaxContext(int tokens) {
         return new ModelConfig(name, hidden, layers, heads, kvHeads, headDim, intermediate, vocab, experts, expertsPerToken,
-                moeIntermediate, sharedExperts, denseLayers, mla, qkNorm, weights, tokens, sliding, linear, attentionGate, mtpLayers);
+                moeIntermediate, sharedExperts, denseLayers, mla, qkNorm, weights, tokens, sliding, linear, attentionGate, mtpLayers, sparse);
     }
 
     /** Whether layer {@code layer} is a Gated DeltaNet linear-attention layer. */
@@ -472,7 +516,8 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         double qPath = mla.qLoraRank() > 0
                 ? (double) hidden * mla.qLoraRank() + mla.qLoraRank() * q * (mla.nopeHeadDim() + mla.ropeHeadDim())
                 : hidden * q * (mla.nopeHeadDim() + mla.ropeHeadDim());
-        return qPath + (double) hidden * (mla.kvLoraRank() + mla.ropeHeadDim()) + mla.kvLoraRank() * q * (mla.nopeHeadDim() + mla.vHeadDim());
+        return qPath + (double) hidden * (mla.kvLoraRank() + mla.ropeHeadDim()) + mla.kvLoraRank() * q * (mla.nopeHeadDim() + mla.vHeadDim())
+                + (sparse == null ? 0 : sparse.params(hidden, mla.qLoraRank()));
     }
 
     /** The output projection one of {@code tp} ranks holds. */

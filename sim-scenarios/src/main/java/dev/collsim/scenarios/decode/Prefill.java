@@ -56,10 +56,10 @@ public final class Prefill {
             layers.add(new PrefillResult.LayerTime(l, layout.model().isMoe(l), Duration.ofMillis(f.layerMs[l])));
         }
         ModelConfig m = layout.model();
-        double kvPerToken = (double) m.cachedLayers() * m.kvElementsPerToken() * layout.kvBytes();
-        // A hybrid model's prompt leaves its linear layers' states too.
+        // A sparse attention's index cache is every layer's too; a hybrid model's prompt leaves its linear layers' states.
+        double kvPerToken = (double) m.cachedLayers() * m.kvElementsPerToken() * layout.kvBytes() + m.cachedLayers() * m.indexCacheBytesPerToken();
         long perGpu = Math.round((double) isl * requests * m.cachedLayers() * m.kvElementsPerTokenPerRank(layout.tp()) * layout.kvBytes()
-                + requests * m.linearStateBytesPerRank(layout.tp()));
+                + requests * m.linearStateBytesPerRank(layout.tp()) + (double) isl * requests * m.cachedLayers() * m.indexCacheBytesPerToken());
         Machine machine = Machine.of(layout);
         List<PrefillResult.KvTransfer> transfers = new ArrayList<>();
         transfers.add(transfer(PrefillResult.KvTransfer.NETWORK, machine, layout, perGpu, f.layerEnds, f.forwards, isl, f.ttft, false));

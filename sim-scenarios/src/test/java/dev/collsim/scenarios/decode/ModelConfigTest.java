@@ -26,6 +26,21 @@ class ModelConfigTest {
         }
     }
 
+    /**
+     * The calibration set's configs at their model cards' sizes, within 3 %: GLM-5 "744B parameters (40B active)" with its
+     * sparse attention's indexer (32 heads of 128) and one MTP layer, Qwen3-32B's "Number of Parameters: 32.8B".
+     */
+    @Test
+    void calibrationConfigsHaveTheirPublishedSizes() {
+        ModelConfig glm = ModelConfig.load("src/main/resources/calibration/models/glm-5.json");
+        assertEquals(744e9, glm.totalParams(), 744e9 * 0.03, glm.totalParams() / 1e9 + " billion");
+        assertEquals(1, glm.mtpLayers());
+        assertEquals(new ModelConfig.SparseAttention(32, 128, 2048), glm.sparse());
+        ModelConfig qwen = ModelConfig.load("src/main/resources/calibration/models/qwen3-32b.json");
+        assertEquals(32.8e9, qwen.totalParams(), 32.8e9 * 0.03, qwen.totalParams() / 1e9 + " billion");
+        assertTrue(qwen.qkNorm());
+    }
+
     /** The docs' names and Hugging Face ids reach the catalogue model of their architecture, under the name given. */
     @Test
     void otherNamesOfACatalogueArchitectureLoadIt() {
