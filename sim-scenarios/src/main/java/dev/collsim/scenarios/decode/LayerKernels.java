@@ -183,8 +183,14 @@ final class LayerKernels {
         double qkvOut = (qPerRank * (m.attentionGate() ? 2 : 1) + 2 * kvPerRank) * m.headDim();
         op = quantizeAfterElementwise(l, b, t, m.hidden(), op);
         op = gemm("qkv_proj", l, b, t, m.hidden(), qkvOut, spec.precision().denseBytesPerParam(), op);
-        if (m.qkNorm()) {
-            op = compute("qk_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * t * (qPerRank + kvPerRank) * m.headDim() * Precision.ACTIVATION_BYTES, op);
+        double qk = t * (qPerRank + kvPerRank) * m.headDim() * Precision.ACTIVATION_BYTES;
+        if (m.qkNorm() == ModelConfig.QkNorm.ACROSS_HEADS && spec.tp() > 1) {
+            // Each rank's sums of squares of its queries and keys (two FP32 a token), all-reduced over the TP group.
+            op = compute("qk_variance", l, b, KernelCosts.Kind.ELEMENTWISE, 0, qk + t * 8.0, op);
+            op = collective("qk_norm_all_reduce", l, b, comm.allReduce(layout, spec.tp(), t * 8L), op);
+        }
+        if (m.qkNorm() != ModelConfig.QkNorm.NONE) {
+            op = compute("qk_norm", l, b, KernelCosts.Kind.ELEMENTWISE, 0, 2.0 * qk, op);
         }
         double cacheElements = m.kvElementsPerTokenPerRank(spec.tp());
         op = ropeAndCacheWrite(l, b, t, (qPerRank + kvPerRank) * m.headDim(), cacheElements, op);

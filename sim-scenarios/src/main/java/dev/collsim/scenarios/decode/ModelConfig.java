@@ -31,7 +31,8 @@ import java.util.TreeSet;
  *                         step ({@code interleave_moe_layer_step}, {@code decoder_sparse_step}: Llama 4 Maverick's every
  *                         other layer) or in {@code mlp_only_layers}
  * @param mla              DeepSeek's multi-head latent attention, or null for grouped-query attention
- * @param qkNorm           an RMSNorm on each head's queries and keys before rotary (Qwen3's {@code model_type}s)
+ * @param qkNorm           an RMSNorm of the queries and keys before rotary: each head's (Qwen3's {@code model_type}s), or
+ *                         all heads' together (MiniMax-M2's {@code qk_norm_type} per_layer)
  * @param weights          the precision the checkpoint is published in: its {@code quantization_config}'s method
  *                         (DeepSeek-V3's block-scaled FP8, gpt-oss's MXFP4), else BF16; what runs when no --dtype is given
  * @param maxContext       the longest sequence (prompt and output) it takes: {@code max_position_embeddings}, 0 where the file does not say
@@ -51,7 +52,7 @@ import java.util.TreeSet;
  */
 public record ModelConfig(String name, int hidden, int layers, int heads, int kvHeads, int headDim, int intermediate, int vocab,
                           int experts, int expertsPerToken, int moeIntermediate, int sharedExperts, Set<Integer> denseLayers, Mla mla,
-                          boolean qkNorm, Precision weights, int maxContext, SlidingWindow sliding, LinearAttention linear,
+                          QkNorm qkNorm, Precision weights, int maxContext, SlidingWindow sliding, LinearAttention linear,
                           boolean attentionGate, int mtpLayers, SparseAttention sparse) {
 
     /** Sliding-window attention: {@code layers} attend to the last {@code window} tokens (their own included). */
@@ -111,6 +112,19 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
             "Qwen3VLMoeForConditionalGeneration", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
             "KimiK25ForConditionalGeneration", "GptOssForCausalLM", "MiniMaxM2ForCausalLM", "Glm4MoeForCausalLM",
             "Glm4MoeLiteForCausalLM", "GlmMoeDsaForCausalLM", "Llama4ForConditionalGeneration", "Llama4ForCausalLM");
+
+    /** Where queries and keys are RMS-normalised before rotary. */
+    public enum QkNorm {
+        NONE,
+        /** Each head's own (Qwen3's q_norm and k_norm of head_dim). */
+        PER_HEAD,
+        /**
+         * All heads' together, one RMS over the layer's queries and one over its keys (MiniMax-M2's per_layer): under TP each
+         * rank holds some heads, so the ranks all-reduce their sums of squares before normalising (vLLM's and SGLang's
+         * MiniMaxText01RMSNormTP).
+         */
+        ACROSS_HEADS
+    }
 
     /** Multi-head latent attention's ranks: queries and keys/values pass through low-rank projections; the cache holds the latent. */
     public record Mla(int qLoraRank, int kvLoraRank, int ropeHeadDim, int nopeHeadDim, int vHeadDim) {}
@@ -250,7 +264,7 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
         return new ModelConfig(name, hidden, layers, heads, kvHeads, f.optionalPositive("head_dim", hidden / heads), intermediate,
                 f.required("vocab_size"), experts, perToken, moeIntermediate, llama4 && experts > 0 ? 1 : sharedExperts(f, moeIntermediate),
                 experts > 0 ? denseLayers(root, f, layers, firstDense) : Set.of(), mla,
-                root.path("model_type").asText("").startsWith("qwen3"), checkpointPrecision(root.has("quantization_config") ? root : wrapper, f),
+                qkNorm(root, f), checkpointPrecision(root.has("quantization_config") ? root : wrapper, f),
                 f.optional("max_position_embeddings", 0),
                 slidingWindow(types, f, layers, llama4 ? "attention_chunk_size" : "sliding_window"), linearAttention(types, f),
                 root.path("attn_output_gate").asBoolean(qwen3Next), mtpLayers(root, f), sparseAttention(root, f, mla));
@@ -266,6 +280,19 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
                     + " kv_lora_rank and q_lora_rank (MLA)");
         }
         return new SparseAttention(f.required("index_n_heads"), f.required("index_head_dim"), f.required("index_topk"));
+    }
+
+    /** The config's query and key norm: Qwen3's per head; MiniMax-M2's use_qk_norm with its qk_norm_type. */
+    private static QkNorm qkNorm(JsonNode root, Fields f) {
+        if (root.path("use_qk_norm").asBoolean(false)) {
+            String type = root.path("qk_norm_type").asText("per_head");
+            return switch (type) {
+                case "per_layer" -> QkNorm.ACROSS_HEADS;
+                case "per_head" -> QkNorm.PER_HEAD;
+                default -> throw f.error("qk_norm_type", "'" + type + "': expected per_layer (one norm over all heads) or per_head");
+            };
+        }
+        return root.path("model_type").asText("").startsWith("qwen3") ? QkNorm.PER_HEAD : QkNorm.NONE;
     }
 
     /** The multi-token-prediction layers the checkpoint ships, under whichever keys its family names them. */

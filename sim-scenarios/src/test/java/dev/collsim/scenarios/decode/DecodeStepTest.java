@@ -218,6 +218,28 @@ class DecodeStepTest {
         assertEquals(16L * 4096 * 2 * 64 * 2, attentionBytes(r.layers().get(1)));
     }
 
+    /**
+     * MiniMax-M2.5 normalises all of a layer's queries (and keys) together (qk_norm_type per_layer): on TP 4 each rank sums the
+     * squares of its 12 query and 2 KV heads of 128 for its 8 tokens, (12 + 2) x 128 x 2 bytes a token read and two FP32
+     * written, 8 x 3,584 + 8 x 8 = 28,736 bytes, and the group all-reduces those 64 bytes before the norm; on one GPU the
+     * norm alone.
+     */
+    @Test
+    void perLayerQkNormAllReducesItsVarianceOverTp() {
+        ModelConfig m = ModelConfig.load("src/main/resources/calibration/models/minimax-m2.5.json");
+        assertEquals(ModelConfig.QkNorm.ACROSS_HEADS, m.qkNorm());
+        DecodeResult tp4 = DecodeStep.run(new DecodeSpec(m, DecodeSystem.preset("hgx-b300"), OptionalInt.empty(), 4, 1, 1, 1, 8, 4096, Precision.FP8,
+                AllReduceKind.AUTO, Overlap.NONE, true));
+        java.util.List<String> names = names(tp4.layers().get(0));
+        assertEquals(java.util.List.of("qkv_proj", "qk_variance", "qk_norm_all_reduce", "qk_norm"),
+                names.subList(names.indexOf("qkv_proj"), names.indexOf("qk_norm") + 1));
+        assertEquals(8L * 14 * 128 * 2 + 8 * 8, tp4.layers().get(0).spans().stream().filter(s -> s.name().equals("qk_variance")).findFirst()
+                .orElseThrow().bytes());
+        DecodeResult tp1 = DecodeStep.run(new DecodeSpec(m, DecodeSystem.preset("hgx-b300"), OptionalInt.empty(), 1, 1, 1, 1, 8, 4096, Precision.FP8,
+                AllReduceKind.AUTO, Overlap.NONE, true));
+        assertTrue(names(tp1.layers().get(0)).contains("qk_norm") && !names(tp1.layers().get(0)).contains("qk_norm_all_reduce"));
+    }
+
     private static long attentionBytes(DecodeResult.Layer layer) {
         return layer.spans().stream().filter(s -> s.name().equals("attention")).findFirst().orElseThrow().bytes();
     }

@@ -38,7 +38,7 @@ class ModelConfigTest {
         assertEquals(new ModelConfig.SparseAttention(32, 128, 2048), glm.sparse());
         ModelConfig qwen = ModelConfig.load("src/main/resources/calibration/models/qwen3-32b.json");
         assertEquals(32.8e9, qwen.totalParams(), 32.8e9 * 0.03, qwen.totalParams() / 1e9 + " billion");
-        assertTrue(qwen.qkNorm());
+        assertEquals(ModelConfig.QkNorm.PER_HEAD, qwen.qkNorm());
     }
 
     /** The docs' names and Hugging Face ids reach the catalogue model of their architecture, under the name given. */
