@@ -11,8 +11,9 @@ final class ModelOptions {
     String name;
 
     @Option(names = "--dtype", paramLabel = "TYPE",
-            description = "bf16, fp8, fp4 or int4 (INT4 routed experts, the rest BF16) weights (default: the checkpoint's own: fp8 for"
-                    + " DeepSeek-V3 and R1, as its config.json's quantization_config says; bf16 for the others)")
+            description = "bf16, fp8, fp4 (NVFP4), mxfp4 or int4 (MXFP4 or INT4 routed experts, the rest BF16) weights (default: the"
+                    + " checkpoint's own, as its config.json's quantization_config says: fp8 for DeepSeek-V3 and R1, mxfp4 for gpt-oss;"
+                    + " bf16 for the others)")
     String dtype;
 
     /** The model, loaded when a command asks, so its errors come where they did. */

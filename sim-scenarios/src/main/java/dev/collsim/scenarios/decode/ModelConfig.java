@@ -488,10 +488,12 @@ public record ModelConfig(String name, int hidden, int layers, int heads, int kv
                     return Precision.INT4;
                 }
                 throw f.error("quantization_config", weights.path("num_bits").asInt() + "-bit integer weights (" + method
-                        + "): not modelled; collsim runs BF16, FP8, FP4 (MXFP4, NVFP4) and INT4 checkpoints");
+                        + "): not modelled; collsim runs BF16, FP8, NVFP4, MXFP4 and INT4 checkpoints");
             }
         }
-        return method.contains("fp8") ? Precision.FP8 : method.contains("fp4") ? Precision.FP4 : Precision.BF16;
+        // gpt-oss's mxfp4: its experts only; an NVFP4 checkpoint (ModelOpt's modelopt_fp4) quantises every linear layer.
+        return method.equals("mxfp4") ? Precision.MXFP4 : method.contains("fp8") ? Precision.FP8 : method.contains("fp4") ? Precision.FP4
+                : Precision.BF16;
     }
 
     /** This model in a checkpoint of another precision (a Hugging Face id's -FP8 or -FP4). */

@@ -292,8 +292,8 @@ public final class DecodeValidation {
 
     private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine, boolean graphs, int batch,
                                    int context) {
-        return new DecodeSpec(model, DecodeSystem.preset(system), OptionalInt.empty(), r.tp, r.pp, r.ep, r.dp, batch, context, precision, AllReduceKind.AUTO,
-                Overlap.NONE, graphs, engine, null, null, speculation(r.specDecode));
+        return new DecodeSpec(model, DecodeSystem.preset(system), OptionalInt.empty(), r.tp, r.pp, r.ep, r.dp, batch, context, asServed(precision, model),
+                AllReduceKind.AUTO, Overlap.NONE, graphs, engine, null, null, speculation(r.specDecode));
     }
 
     /** The spec_decode column's form: none (or blank), or the method, its drafts and the acceptance its source states. */
@@ -397,12 +397,23 @@ public final class DecodeValidation {
         return v.find() ? Integer.parseInt(v.group(1)) : Integer.MAX_VALUE;
     }
 
+    /**
+     * The weights a row's precision runs as on {@code model}: a row of "fp4" on a checkpoint published in MXFP4 (gpt-oss) is that
+     * checkpoint, its experts MXFP4 and the rest BF16, as the engines serve it, not NVFP4 everywhere.
+     */
+    static Precision asServed(Precision row, ModelConfig model) {
+        return row == Precision.FP4 && model.weights() == Precision.MXFP4 ? Precision.MXFP4 : row;
+    }
+
     static Precision precisionFor(String dtype) {
         String d = dtype.toLowerCase(Locale.ROOT).trim();
         if (d.startsWith("fp8")) {
             return Precision.FP8;
         }
-        if (d.startsWith("fp4") || d.startsWith("nvfp4") || d.startsWith("mxfp4")) {
+        if (d.startsWith("mxfp4")) {
+            return Precision.MXFP4;
+        }
+        if (d.startsWith("fp4") || d.startsWith("nvfp4")) {
             return Precision.FP4;
         }
         return d.startsWith("bf16") || d.startsWith("fp16") ? Precision.BF16 : null;

@@ -47,7 +47,9 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         FP8("fp8", 1, 8),
         FP8_BLOCK("fp8_block", 1, 8),
         /** NVIDIA's FP4 with an FP8 scale per 16 weights. */
-        NVFP4("nvfp4", 0.5625, 4);
+        NVFP4("nvfp4", 0.5625, 4),
+        /** gpt-oss's MXFP4 experts (an E8M0 scale per 32 weights) against BF16 activations: W4A16, math at the BF16 rate. */
+        W4A16_MXFP4("w4a16_mxfp4", 0.53125, 16);
 
         final String column;
         final double bytesPerParam;
@@ -267,15 +269,16 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
      * prices a MoE layer's experts ({@code LayerKernels}' MoE): top-k, the sort by expert, the grouped gate/up and down
      * GEMMs over the experts the rank's tokens reach (each expert's rows padded to whole tiles), the sum of the top-k
      * outputs, and, where the engine does not fuse them, the activation and the 8-bit quantisations before each GEMM
-     * (the rows come in BF16: the table has no dispatch to carry them in FP8). Gated SiLU experts in BF16, 8-bit formats and
-     * NVFP4; ReLU2 experts, MXFP4 weights and TensorRT-LLM's min-latency NVFP4 path (an option, not its default) are left
-     * out; each engine's backends (CUTLASS, Triton, DeepGEMM, FlashInfer's) are scored together.
+     * (the rows come in BF16: the table has no dispatch to carry them in FP8). Gated SiLU experts in BF16, 8-bit formats,
+     * NVFP4 and gpt-oss's MXFP4 weights against BF16 activations; ReLU2 experts, TensorRT-LLM's min-latency NVFP4 path (an
+     * option, not its default) and Marlin's MXFP4 kernels (compressed-tensors checkpoints, not gpt-oss's) are left out; each
+     * engine's backends (CUTLASS, Triton, DeepGEMM, FlashInfer's) are scored together.
      */
     private static Outcome moe(String[] f, Table table) {
         GpuModel gpu = table.gpu();
         KernelCosts costs = table.costs();
         GemmFormat format = GemmFormat.of(f[0]);
-        if (format == null || f[1].contains("nongated") || f[1].contains("min_latency")
+        if (format == null || f[1].contains("nongated") || f[1].contains("min_latency") || format == GemmFormat.W4A16_MXFP4 && f[1].contains("marlin")
                 || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0) || (format.bits < 8 && gpu.roofline().fp4Tflops() == 0)) {
             return null;
         }

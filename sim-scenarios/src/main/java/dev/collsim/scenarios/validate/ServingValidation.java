@@ -367,7 +367,8 @@ public final class ServingValidation {
         }
         EngineSetup setup = new EngineSetup(engine, null, overlapSchedulerFor(run.framework(), engine, deployment), engines.requestOverhead(),
                 speculation);
-        LoadSpec spec = new LoadSpec((ModelConfig) model, DecodeSystem.preset(system), precision, setup, deployment,
+        LoadSpec spec = new LoadSpec((ModelConfig) model, DecodeSystem.preset(system), DecodeValidation.asServed(precision, (ModelConfig) model),
+                setup, deployment,
                 workload(concurrency, run.isl(), run.osl()), knobs(run, engine, deployment, concurrency), ROUTER, KvTransfer.AFTER_PREFILL, null, 0, false);
         return new Mapped(spec, systemLabel, engineLabel, deployment.label(), null);
     }

@@ -41,6 +41,22 @@ class ModelConfigTest {
         assertEquals(ModelConfig.QkNorm.PER_HEAD, qwen.qkNorm());
     }
 
+    /**
+     * gpt-oss-120b as published: MXFP4 experts (4 bits and an E8M0 scale per 32: 4.25 bits), attention, router, embedding
+     * and LM head in BF16; one GPU's weights come to its checkpoint's 60.8 GiB (OpenAI's model card) within 3 %.
+     */
+    @Test
+    void gptOssKeepsItsExpertsInMxfp4() {
+        ModelConfig oss = ModelConfig.load("src/main/resources/calibration/models/gpt-oss-120b.json");
+        assertEquals(Precision.MXFP4, oss.weights());
+        assertEquals(4.25 / 8, Precision.MXFP4.bytesPerParam(), 0);
+        assertEquals(Precision.ACTIVATION_BYTES, Precision.MXFP4.denseBytesPerParam(), 0);
+        DecodeSpec one = new DecodeSpec(oss, DecodeSystem.preset("hgx-h100"), java.util.OptionalInt.empty(), 1, 1, 1, 1, 1, 1, oss.weights(),
+                AllReduceKind.AUTO, Overlap.NONE, true);
+        double gib = MemoryPlan.of(one, dev.collsim.topologies.catalog.GpuModel.H100_SXM, 0, 1).weightsBytes() / (1L << 30);
+        assertEquals(60.8, gib, 60.8 * 0.03, gib + " GiB");
+    }
+
     /** The docs' names and Hugging Face ids reach the catalogue model of their architecture, under the name given. */
     @Test
     void otherNamesOfACatalogueArchitectureLoadIt() {
@@ -65,7 +81,7 @@ class ModelConfigTest {
         Path mxfp4 = Files.writeString(dir.resolve("oss.json"), "{\"hidden_size\": 2880, \"num_attention_heads\": 64,"
                 + " \"num_hidden_layers\": 36, \"intermediate_size\": 2880, \"vocab_size\": 201088,"
                 + " \"quantization_config\": {\"quant_method\": \"mxfp4\"}}");
-        assertEquals(Precision.FP4, ModelConfig.load(mxfp4.toString()).weights());
+        assertEquals(Precision.MXFP4, ModelConfig.load(mxfp4.toString()).weights());
     }
 
     @Test
@@ -106,7 +122,7 @@ class ModelConfigTest {
         assertNull(ModelConfig.load("llama-3-8b").sliding());
         // Half the layers keep 5,000 tokens and half 128: the KV cache of 64 sequences over TP 4 (2 of 8 KV heads of 64 a rank).
         DecodeSpec spec = new DecodeSpec(oss, DecodeSystem.preset("hgx-h100"), java.util.OptionalInt.empty(), 4, 1, 1, 1, 64, 5000,
-                Precision.FP4, AllReduceKind.AUTO, Overlap.NONE, true);
+                oss.weights(), AllReduceKind.AUTO, Overlap.NONE, true);
         MemoryPlan plan = MemoryPlan.of(spec, dev.collsim.topologies.catalog.GpuModel.H100_SXM, 0, 1);
         assertEquals(64.0 * (18 * 5000 + 18 * 128) * 2 * 2 * 64 * 2, plan.kvBytes(), 1);
     }
