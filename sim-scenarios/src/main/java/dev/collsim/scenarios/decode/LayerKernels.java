@@ -95,12 +95,13 @@ final class LayerKernels {
      */
     void head(int[] tokens, Op[] last) {
         for (int b = 0; b < tokens.length; b++) {
-            last[b] = logits(prefill ? 1 : tokens[b], m.vocab(), last[b], b);
+            last[b] = logits(b, prefill ? 1 : tokens[b], m.vocab(), last[b]);
         }
         issue();
     }
 
-    private Op logits(int t, int vocab, Op after, int b) {
+    /** Micro-batch {@code b}'s final norm, LM head over {@code vocab} tokens, gather and sampling, for {@code t} rows. */
+    private Op logits(int b, int t, int vocab, Op after) {
         Op op = norm("final_norm", m.layers(), b, t, after);
         // The LM head stays in BF16 in FP8 and FP4 checkpoints.
         op = gemm("lm_head", m.layers(), b, t, m.hidden(), (double) vocab / spec.tp(), Precision.ACTIVATION_BYTES, op);
@@ -147,7 +148,7 @@ final class LayerKernels {
             layer(l, tokens, last);
             issue();
             for (int b = 0; b < tokens.length; b++) {
-                last[b] = logits(prefill ? 1 : sequences[b], vocab, last[b], b);
+                last[b] = logits(b, prefill ? 1 : sequences[b], vocab, last[b]);
             }
             issue();
         }
@@ -317,8 +318,9 @@ final class LayerKernels {
 
     /**
      * The attention kernel's geometry for {@code t} tokens of the micro-batch: in decode, sequences of {@link #queries} new
-     * tokens each (one, or a speculative step's verified ones) after the whole context; in a prompt's forward, sequences of the context's uncached tokens (or fewer, where
-     * the micro-batch holds part of one) after the tokens earlier chunks cached; a sliding layer's queries attend to its window.
+     * tokens each (one, or a speculative step's verified ones) after the whole context; in a prompt's forward, sequences of
+     * the context's uncached tokens (or fewer, where the micro-batch holds part of one) after the tokens earlier chunks
+     * cached; a sliding layer's queries attend to its window, a sparse one's to its top-k.
      */
     private KernelCosts.AttentionShape shape(int l, int t, double heads, double kvHeads, double qkDim, double vDim, int kvBytes, boolean latent) {
         int window = m.attended(l);
@@ -326,8 +328,8 @@ final class LayerKernels {
             return new KernelCosts.AttentionShape((double) t / queries, queries, spec.context(), heads, kvHeads, qkDim, vDim, kvBytes, latent,
                     window);
         }
-        double queries = promptQueries(t);
-        return new KernelCosts.AttentionShape(t / queries, queries, cachedBefore, heads, kvHeads, qkDim, vDim, kvBytes, latent, window);
+        double perSequence = promptQueries(t);
+        return new KernelCosts.AttentionShape(t / perSequence, perSequence, cachedBefore, heads, kvHeads, qkDim, vDim, kvBytes, latent, window);
     }
 
     /** In a prompt's forward, the tokens of one sequence among the micro-batch's {@code t}: its uncached tokens, or all {@code t}. */
