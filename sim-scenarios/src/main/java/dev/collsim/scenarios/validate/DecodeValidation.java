@@ -61,7 +61,8 @@ public final class DecodeValidation {
 
     /** One measured decode run, the columns the mapping reads. */
     record Row(String id, String framework, String gpu, int gpus, String model, String dtype, int tp, int pp, int ep, int dp, double load,
-               String loadKind, String isl, String osl, String cudaGraphs, String specDecode, String metric, double value, String trust, int line) {}
+               String loadKind, String isl, String osl, String cudaGraphs, String specDecode, String notes, String metric, double value, String trust,
+               int line) {}
 
     /** A row simulated: the measured and simulated step, or why it was not simulated. */
     public record Outcome(String id, String model, String system, String engine, String layout, int batch, int context, double measuredMs,
@@ -133,7 +134,7 @@ public final class DecodeValidation {
                 rows.add(new Row(f.text("row_id"), f.text("framework"), f.text("gpu"), f.optionalCount("gpus", 0), f.text("model"), f.text("dtype"),
                         f.optionalCount("tp", 1), f.optionalCount("pp", 1), f.optionalCount("ep", 1), f.optionalCount("dp", 1),
                         f.number("batch_or_concurrency"), f.text("batch_kind"), f.text("isl"),
-                        f.text("osl"), f.optional("cuda_graphs"), f.optional("spec_decode"), f.text("metric"), f.number("value"),
+                        f.text("osl"), f.optional("cuda_graphs"), f.optional("spec_decode"), f.optional("notes"), f.text("metric"), f.number("value"),
                         f.optional("trust"), line));
             }
         } catch (IOException | RuntimeException e) {
@@ -177,7 +178,7 @@ public final class DecodeValidation {
         }
         Speculation speculation = Speculation.NONE;
         try {
-            speculation = speculation(r.specDecode);
+            speculation = SpecDecodeColumn.read(r.specDecode, r.notes);
         } catch (InputException e) {
             skip = skip == null ? e.getMessage() : skip;
         }
@@ -241,7 +242,7 @@ public final class DecodeValidation {
     static Row asRun(Row r) {
         if (r.gpus > 0 && r.tp * r.pp * r.dp > r.gpus && r.dp > 1 && r.tp % r.dp == 0 && r.tp / r.dp * r.pp * r.dp == r.gpus) {
             return new Row(r.id, r.framework, r.gpu, r.gpus, r.model, r.dtype, r.tp / r.dp, r.pp, r.ep, r.dp, r.load, r.loadKind, r.isl, r.osl,
-                    r.cudaGraphs, r.specDecode, r.metric, r.value, r.trust, r.line);
+                    r.cudaGraphs, r.specDecode, r.notes, r.metric, r.value, r.trust, r.line);
         }
         return r;
     }
@@ -293,28 +294,9 @@ public final class DecodeValidation {
     private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine, boolean graphs, int batch,
                                    int context) {
         return new DecodeSpec(model, DecodeSystem.preset(system), OptionalInt.empty(), r.tp, r.pp, r.ep, r.dp, batch, context, asServed(precision, model),
-                AllReduceKind.AUTO, Overlap.NONE, graphs, engine, null, null, speculation(r.specDecode));
+                AllReduceKind.AUTO, Overlap.NONE, graphs, engine, null, null, SpecDecodeColumn.read(r.specDecode, r.notes));
     }
 
-    /** The spec_decode column's form: none (or blank), or the method, its drafts and the acceptance its source states. */
-    private static final Pattern SPEC_DECODE = Pattern.compile("(mtp|eagle3?):(\\d+)\\s*(?:@|,?\\s*accept(?:ance)?(?:\\s*length)?\\s*[=:]?)\\s*([0-9.]+)",
-            Pattern.CASE_INSENSITIVE);
-
-    /**
-     * A row's speculative decoding, as its spec_decode column gives it: none or blank, else {@code METHOD:K accept A} (or {@code
-     * METHOD:K@A}) with the acceptance length the source states; a row that names a method without one cannot be simulated.
-     */
-    static Speculation speculation(String column) {
-        if (column == null || column.isBlank() || column.trim().equalsIgnoreCase("none")) {
-            return Speculation.NONE;
-        }
-        Matcher m = SPEC_DECODE.matcher(column.trim());
-        if (!m.matches()) {
-            throw new InputException("speculative decoding '" + column.trim() + "' without an acceptance length collsim can read; expected"
-                    + " mtp:K accept A or eagle:K accept A");
-        }
-        return Speculation.parse(m.group(1) + ":" + m.group(2), Double.valueOf(m.group(3)));
-    }
 
     /** The load column's kind as the README names them: concurrency, batch, or a request rate (qps). */
     static String loadKind(String column) {

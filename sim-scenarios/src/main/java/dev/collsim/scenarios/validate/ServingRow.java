@@ -20,7 +20,7 @@ public record ServingRow(String id, int line, Run run, String metric, String sta
      * @param loadKind what load counts, as the README names it: concurrency, batch or qps
      */
     public record Run(String framework, String gpu, String system, int gpus, String model, String dtype, String mode, Role agg, Role prefill,
-                      Role decode, double load, String loadKind, int isl, int osl, String specDecode) {
+                      Role decode, double load, String loadKind, int isl, int osl, String specDecode, String notes) {
         public boolean disaggregated() {
             return agg == null;
         }

@@ -356,7 +356,7 @@ public final class ServingValidation {
         }
         Speculation speculation = Speculation.NONE;
         try {
-            speculation = DecodeValidation.speculation(run.specDecode());
+            speculation = SpecDecodeColumn.read(run.specDecode(), run.notes());
         } catch (InputException e) {
             why.add(e.getMessage());
         }
@@ -571,7 +571,7 @@ public final class ServingValidation {
         String system = Objects.requireNonNullElse(f.optional("system"), "").trim();
         Run run = new Run(f.text("framework"), f.text("gpu"), system, f.optionalCount("gpus", 0), f.text("model"), f.text("dtype"), mode, agg,
                 prefill, decode, f.number("batch_or_concurrency"), f.text("batch_kind"), f.whole("isl", "tokens"), f.whole("osl", "tokens"),
-                f.optional("spec_decode"));
+                f.optional("spec_decode"), f.optional("notes"));
         return new ServingRow(f.text("row_id"), f.line(), run, f.text("metric"), f.text("stat"), f.number("value"));
     }
 

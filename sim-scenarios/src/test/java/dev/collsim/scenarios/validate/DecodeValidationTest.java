@@ -166,15 +166,28 @@ class DecodeValidationTest {
         assertTrue(e.getMessage().contains("no rows"), e.getMessage());
     }
 
-    /** A row's spec_decode column: none, or a method with the acceptance its source states; a method without one is not simulated. */
+    /**
+     * A row's spec_decode column: none, or a method and its drafts with the acceptance its source states, as a length (the
+     * tokens a step keeps) or vLLM's rate (the share of drafts accepted: 81 % of one draft is 1.81 tokens a step), in the
+     * column or else in the notes; a method without an acceptance is not simulated.
+     */
     @Test
     void speculativeDecodingIsReadWithItsStatedAcceptance() {
-        assertEquals(Speculation.NONE, DecodeValidation.speculation("none"));
-        assertEquals(Speculation.NONE, DecodeValidation.speculation(" "));
-        assertEquals(new Speculation(Speculation.Method.MTP, 3, 2.4), DecodeValidation.speculation("mtp:3 accept 2.4"));
-        assertEquals(new Speculation(Speculation.Method.EAGLE, 4, 3.1), DecodeValidation.speculation("EAGLE3:4 acceptance length=3.1"));
-        assertEquals(new Speculation(Speculation.Method.MTP, 1, 1.9), DecodeValidation.speculation("mtp:1@1.9"));
-        InputException e = assertThrows(InputException.class, () -> DecodeValidation.speculation("mtp:3"));
-        assertTrue(e.getMessage().contains("without an acceptance length"), e.getMessage());
+        assertEquals(Speculation.NONE, SpecDecodeColumn.read("none", "accept 2"));
+        assertEquals(Speculation.NONE, SpecDecodeColumn.read(" ", null));
+        assertEquals(new Speculation(Speculation.Method.MTP, 3, 2.4), SpecDecodeColumn.read("mtp:3 accept 2.4", null));
+        assertEquals(new Speculation(Speculation.Method.EAGLE, 4, 3.1), SpecDecodeColumn.read("EAGLE3:4 acceptance length=3.1", null));
+        assertEquals(new Speculation(Speculation.Method.MTP, 1, 1.9), SpecDecodeColumn.read("mtp:1@1.9", null));
+        assertEquals(new Speculation(Speculation.Method.MTP, 1, 1.81), SpecDecodeColumn.read("nextn, num_speculative_tokens=1", "acceptance rate 81%"));
+        assertEquals(new Speculation(Speculation.Method.MTP, 3, 2.2), SpecDecodeColumn.read("MTP-3", "DERIVED; accept_len 2.2"));
+        assertEquals(new Speculation(Speculation.Method.EAGLE, 3, 2.5), SpecDecodeColumn.read("eagle speculative-num-steps 3", "acceptance rate 0.5"));
+        InputException e = assertThrows(InputException.class, () -> SpecDecodeColumn.read("mtp:3", "fp8 weights"));
+        assertTrue(e.getMessage().contains("without an acceptance collsim can read"), e.getMessage());
+        e = assertThrows(InputException.class, () -> SpecDecodeColumn.read("mtp:3 accept 5", null));
+        assertTrue(e.getMessage().startsWith("speculative decoding 'mtp:3 accept 5': --accept 5: expected tokens a step from 1 to"), e.getMessage());
+        e = assertThrows(InputException.class, () -> SpecDecodeColumn.read("eagle3 accept 2.5", null));
+        assertTrue(e.getMessage().contains("and its draft tokens a step"), "eagle3's 3 is no draft count: " + e.getMessage());
+        e = assertThrows(InputException.class, () -> SpecDecodeColumn.read("medusa", null));
+        assertTrue(e.getMessage().contains("expected a method (mtp, nextn, eagle, eagle3)"), e.getMessage());
     }
 }

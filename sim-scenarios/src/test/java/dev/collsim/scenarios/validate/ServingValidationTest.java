@@ -83,13 +83,13 @@ class ServingValidationTest {
     @Test
     void eachRunGetsTheSchedulerAiconfiguratorDeployedItWith() {
         ServingRow.Role tp8 = new ServingRow.Role(1, 8, 1, 1, 1, 0);
-        ServingRow.Run vllm = new ServingRow.Run("vLLM 0.19.0", "H100", "", 8, "m", "fp8", "agg", tp8, null, null, 64, "concurrency", 1024, 1024, null);
+        ServingRow.Run vllm = new ServingRow.Run("vLLM 0.19.0", "H100", "", 8, "m", "fp8", "agg", tp8, null, null, 64, "concurrency", 1024, 1024, null, null);
         var k = ServingValidation.knobs(vllm, ServingEngine.VLLM, ServingValidation.deployment(vllm), 64);
         assertEquals(64 + 1024 + 1500, k.maxNumBatchedTokens());
         assertEquals(Boolean.TRUE, k.graphPadding());
         assertNull(k.mixedChunk(), "vLLM always mixes: its default stands");
         ServingRow.Role dp4 = new ServingRow.Role(1, 4, 1, 4, 4, 0);
-        ServingRow.Run attentionDp = new ServingRow.Run("vLLM", "H100", "", 4, "m", "fp8", "agg", dp4, null, null, 30, "concurrency", 8192, 1024, null);
+        ServingRow.Run attentionDp = new ServingRow.Run("vLLM", "H100", "", 4, "m", "fp8", "agg", dp4, null, null, 30, "concurrency", 8192, 1024, null, null);
         assertEquals(8 + 8192 + 1500, ServingValidation.knobs(attentionDp, ServingEngine.VLLM, ServingValidation.deployment(attentionDp), 30)
                 .maxNumBatchedTokens(), "30 in flight over 4 DP replicas: a batch of 8 each");
         assertEquals(2560 + 32, ServingValidation.knobs(vllm, ServingEngine.TRTLLM, ServingValidation.deployment(vllm), 64).maxNumBatchedTokens(),
@@ -98,7 +98,7 @@ class ServingValidationTest {
         assertEquals(1024 + 1500, sglang.maxNumBatchedTokens(), "SGLang's max_prefill_tokens: no batch in it");
         assertEquals(Boolean.TRUE, sglang.mixedChunk());
         ServingRow.Run disagg = new ServingRow.Run("SGLang", "H100", "", 16, "m", "fp8", "disagg", null, new ServingRow.Role(1, 8, 1, 1, 1, 1),
-                new ServingRow.Role(1, 8, 1, 1, 1, 4096), 64, "concurrency", 1024, 1024, null);
+                new ServingRow.Role(1, 8, 1, 1, 1, 4096), 64, "concurrency", 1024, 1024, null, null);
         var split = ServingValidation.knobs(disagg, ServingEngine.SGLANG, ServingValidation.deployment(disagg), 64);
         assertEquals(4096, split.maxNumBatchedTokens(), "a decode worker takes its whole batch");
         assertNull(split.mixedChunk(), "a disaggregated instance runs one kind of step");
