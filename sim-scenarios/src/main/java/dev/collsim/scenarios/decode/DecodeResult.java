@@ -123,7 +123,7 @@ public record DecodeResult(Setup setup, Layout layout, MemoryPlan memory, Timing
 
     /** The draft layer's passes, from the first draft kernel's start to the last's end (0 without speculative decoding). */
     public Duration draftTime() {
-        List<Span> drafts = timeline.afterLayers().stream().filter(s -> s.name().startsWith("draft_")).toList();
+        List<Span> drafts = timeline.afterLayers().stream().filter(s -> s.name().startsWith(LayerKernels.DRAFT_PREFIX)).toList();
         return drafts.isEmpty() ? Duration.ZERO : Duration.ofMillis(drafts.stream().mapToDouble(s -> s.end().ms()).max().orElseThrow()
                 - drafts.stream().mapToDouble(s -> s.start().ms()).min().orElseThrow());
     }

@@ -50,7 +50,7 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
             throw new InputException("--spec mtp:" + speculation.drafts() + ": " + model.name() + "'s checkpoint has no multi-token"
                     + " prediction layers (num_nextn_predict_layers, mtp_num_hidden_layers); draft with --spec eagle:K instead");
         }
-        if (kvCache == Precision.FP4 || kvCache == Precision.INT4 || kvCache == Precision.MXFP4) {
+        if (kvCache != null && kvCache != Precision.BF16 && kvCache != Precision.FP8) {
             throw new InputException("--kv-dtype " + kvCache.label() + ": expected auto, bf16 or fp8 (KV caches are kept in BF16 or FP8)");
         }
         Require.atLeastOne("--tp", tp);

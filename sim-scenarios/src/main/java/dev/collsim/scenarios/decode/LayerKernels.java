@@ -17,6 +17,8 @@ final class LayerKernels {
     static final int FUSED_TILES = 4;
     /** Kernels that sample the next tokens from the logits (vLLM's and SGLang's samplers; TensorRT-LLM's is alike). */
     static final List<String> SAMPLING_KERNELS = List.of("logits_to_fp32", "softmax", "sample");
+    /** What the draft layer's kernels' names begin with. */
+    static final String DRAFT_PREFIX = "draft_";
     /** Tokens in a chunk of FLA's chunk_gated_delta_rule (its chunk_size, BT = 64). */
     static final int DELTA_RULE_CHUNK = 64;
 
@@ -603,7 +605,7 @@ final class LayerKernels {
 
     /** A kernel's name: the draft layer's carry draft_ before it. */
     private String named(String name) {
-        return drafting ? "draft_" + name : name;
+        return drafting ? DRAFT_PREFIX + name : name;
     }
 
     /** Counts a GEMM's weights among those the step reads. */

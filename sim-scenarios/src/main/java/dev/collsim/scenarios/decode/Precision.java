@@ -66,9 +66,12 @@ public enum Precision {
         return dispatchBytes;
     }
 
-    /** Bytes per parameter of the weights outside the routed experts: INT4 and MXFP4 checkpoints keep them in BF16. */
+    /**
+     * Bytes per parameter of the weights outside the routed experts: a W4A16 format (narrow weights under BF16 math: INT4's
+     * and MXFP4's checkpoints) quantises the experts only and keeps the rest in BF16.
+     */
     public double denseBytesPerParam() {
-        return this == INT4 || this == MXFP4 ? ACTIVATION_BYTES : bytesPerParam;
+        return bits == 16 && bytesPerParam < ACTIVATION_BYTES ? ACTIVATION_BYTES : bytesPerParam;
     }
 
     /** Whether a GEMM's activations are quantised for it (FP8 and FP4 weights take FP8 or FP4 activations; BF16 and W4A16 none). */

@@ -186,7 +186,7 @@ public final class DecodeValidation {
             return new Outcome(r.id, r.model, system == null ? "-" : system, engineLabel, layout, 0, context, Double.NaN, Double.NaN, 0, skip);
         }
         if (isTtft(r.metric)) {
-            return timeToFirstToken(r, model, system, precision, engine, layout, engines.requestMs(engine));
+            return timeToFirstToken(r, model, system, precision, engine, speculation, layout, engines.requestMs(engine));
         }
         boolean graphs = r.cudaGraphs == null || r.cudaGraphs.toLowerCase(Locale.ROOT).startsWith("n/a") ? engine.cudaGraphsByDefault()
                 : !r.cudaGraphs.toLowerCase(Locale.ROOT).matches("(off|no|false|disabled).*");
@@ -198,23 +198,23 @@ public final class DecodeValidation {
             int osl = firstInt(r.osl);
             // One prompt's forward on the same layout, and the share of it each serving step carries.
             double prompt = kind.equals("batch") || isl < 1 ? 0
-                    : DecodeStep.prefillMs(spec(r, model, system, precision, engine, graphs, isl, isl), cache);
+                    : DecodeStep.prefillMs(spec(r, model, system, precision, engine, speculation, graphs, isl, isl), cache);
             switch (kind) {
                 case "concurrency", "batch" -> {
                     batch = Math.max(1, (int) Math.ceil(r.load / r.dp));
-                    step = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache).itl().ms();
+                    step = DecodeStep.run(spec(r, model, system, precision, engine, speculation, graphs, batch, context), cache).itl().ms();
                 }
                 case "qps" -> {
                     // Little's law: sequences in flight = arrival rate x time each spends decoding.
                     batch = 1;
-                    step = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache).itl().ms();
+                    step = DecodeStep.run(spec(r, model, system, precision, engine, speculation, graphs, batch, context), cache).itl().ms();
                     for (int i = 0; i < 8; i++) {
                         int next = Math.max(1, (int) Math.round(r.load / r.dp * osl * (step + prompt / osl) / 1000));
                         if (next == batch) {
                             break;
                         }
                         batch = next;
-                        step = DecodeStep.run(spec(r, model, system, precision, engine, graphs, batch, context), cache).itl().ms();
+                        step = DecodeStep.run(spec(r, model, system, precision, engine, speculation, graphs, batch, context), cache).itl().ms();
                     }
                 }
                 default -> {
@@ -264,8 +264,8 @@ public final class DecodeValidation {
      * other requests' prefills and steps, which a row does not say enough about to simulate: such rows
      * are skipped.
      */
-    private static Outcome timeToFirstToken(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine, String layout,
-                                            double requestMs) {
+    private static Outcome timeToFirstToken(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine,
+                                            Speculation speculation, String layout, double requestMs) {
         String kind = loadKind(r.loadKind);
         int isl = firstInt(r.isl);
         int prompts = Math.max(1, (int) Math.ceil(r.load / r.dp));
@@ -282,7 +282,7 @@ public final class DecodeValidation {
             return new Outcome(r.id, r.model, system, engine.label(), layout, 0, isl, Double.NaN, Double.NaN, 0, skip, true, r.trust);
         }
         try {
-            PrefillResult p = Prefill.run(spec(r, model, system, precision, engine, false, 1, isl), isl, prompts, 0);
+            PrefillResult p = Prefill.run(spec(r, model, system, precision, engine, speculation, false, 1, isl), isl, prompts, 0);
             // A prefill rate is the forwards' throughput, timed without the server; a TTFT at a client holds it.
             double atClient = p.ttft().ms() + (CLIENT_SIDE.equalsIgnoreCase(r.trust) && !isPrefillRate(r.metric) ? requestMs : 0);
             return new Outcome(r.id, r.model, system, engine.label(), layout, prompts, isl, measured, atClient, p.ttft().ms(), null, true, r.trust);
@@ -291,10 +291,10 @@ public final class DecodeValidation {
         }
     }
 
-    private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine, boolean graphs, int batch,
-                                   int context) {
+    private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine, Speculation speculation,
+                                   boolean graphs, int batch, int context) {
         return new DecodeSpec(model, DecodeSystem.preset(system), OptionalInt.empty(), r.tp, r.pp, r.ep, r.dp, batch, context, asServed(precision, model),
-                AllReduceKind.AUTO, Overlap.NONE, graphs, engine, null, null, SpecDecodeColumn.read(r.specDecode, r.notes));
+                AllReduceKind.AUTO, Overlap.NONE, graphs, engine, null, null, speculation);
     }
 
 
