@@ -180,6 +180,6 @@ public final class DecodeCommand implements Callable<Integer>, SweptCommand {
         return new DecodeSpec(config, where, nodes == null ? OptionalInt.empty() : OptionalInt.of(nodes), layout.tp, layout.pp, layout.ep,
                 dp, layout.batch, context.tokens, model.weights(), AllReduceKind.fromName(allReduce), Overlap.fromName(overlap),
                 graphs != null ? graphs : engine.engine().cudaGraphsByDefault(), engine.engine(), engine.kvCache(), engine.overlapScheduler(),
-                engine.speculation());
+                engine.speculation(), engine.experts());
     }
 }

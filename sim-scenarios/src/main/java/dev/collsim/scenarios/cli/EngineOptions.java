@@ -1,14 +1,16 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.scenarios.decode.EngineSetup;
+import dev.collsim.scenarios.decode.ExpertLoad;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.Speculation;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code --engine}, {@code --kv-dtype}, {@code --overlap-scheduler} and speculative decoding ({@code --spec}, {@code
- * --accept}), shared by decode, prefill, serve and compare: whose kernels and host loop a step follows, and the choices a user makes of it.
+ * {@code --engine}, {@code --kv-dtype}, {@code --overlap-scheduler}, speculative decoding ({@code --spec}, {@code
+ * --accept}) and the experts' load ({@code --expert-skew}, {@code --eplb}), shared by decode, prefill, serve and compare:
+ * whose kernels and host loop a step follows, and the choices a user makes of it.
  * The commands that report a time to first token add {@link RequestOverheadFlag} to {@link #setup()}.
  */
 final class EngineOptions {
@@ -35,8 +37,23 @@ final class EngineOptions {
                     + " SGLang's and vLLM's accept length)")
     Double accept;
 
+    @Option(names = "--expert-skew", paramLabel = "S", defaultValue = "0",
+            description = "what-if: a MoE layer's tokens pick its j-th most popular expert in proportion to j^-S (Zipf), so the"
+                    + " busiest EP rank gets more than its share; 0: every expert alike (default: ${DEFAULT-VALUE})")
+    double expertSkew;
+
+    @Option(names = "--eplb", paramLabel = "off|R", defaultValue = "off",
+            description = "DeepSeek's expert-parallel load balancer places the experts, with R redundant ones (SGLang's"
+                    + " --ep-num-redundant-experts; 0: rebalance only); (E + R) must split evenly over --ep (default: ${DEFAULT-VALUE})")
+    String eplb;
+
     EngineSetup setup() {
-        return new EngineSetup(engine.orDefault(), kvCache(), overlapScheduler(), null, speculation());
+        return new EngineSetup(engine.orDefault(), kvCache(), overlapScheduler(), null, speculation(), experts());
+    }
+
+    /** How tokens fall on the experts and the experts on the ranks. */
+    ExpertLoad experts() {
+        return ExpertLoad.parse(expertSkew, eplb);
     }
 
     /** The speculative decoding asked for, or {@link Speculation#NONE}. */

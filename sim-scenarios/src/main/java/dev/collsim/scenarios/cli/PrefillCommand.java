@@ -80,6 +80,7 @@ public final class PrefillCommand implements Callable<Integer> {
         // EP wider than TP spreads the experts over attention DP replicas; narrower, each expert splits over tp / ep ranks.
         int dp = ep > tp ? ep / tp : 1;
         layout.checkMoeTp(dp);
+        engine.experts().check(model.config(), ep);
         DecodeSpec instance = engine.layout(model.config(), where, tp, layout.pp, ep, dp, 1, isl, model.weights(),
                 Overlap.NONE);
         PrefillResult result = Prefill.run(instance, isl, layout.batch, chunk);

@@ -66,7 +66,7 @@ public final class LayoutSearch {
             for (int pp = 1; pp <= gpus / tp && pp <= m.layers(); pp = pp < 4 ? pp + 1 : pp * 2) {
                 for (int dp : replicas(m, perNode, gpus, tp, pp)) {
                     List<Integer> eps = new ArrayList<>(List.of(1));
-                    if (m.experts() > 0 && tp * dp > 1 && tp * dp <= m.experts()) {
+                    if (m.experts() > 0 && tp * dp > 1 && tp * dp <= m.experts() && engine.experts().placesOn(m, tp * dp)) {
                         eps.add(tp * dp);
                     }
                     for (int ep : eps) {

@@ -25,10 +25,20 @@ import java.util.OptionalInt;
  *                (SGLang's and TensorRT-LLM's overlap schedulers, vLLM's async scheduling), or null
  *                for the engine's default
  * @param speculation the draft tokens each step verifies and keeps ({@link Speculation#NONE}: plain decoding)
+ * @param experts how tokens fall on the experts and the experts on the EP ranks ({@link ExpertLoad#UNIFORM}: alike, by id)
  */
 public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp,
                          int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs,
-                         ServingEngine engine, Precision kvCache, Boolean overlapScheduler, Speculation speculation) {
+                         ServingEngine engine, Precision kvCache, Boolean overlapScheduler, Speculation speculation,
+                         ExpertLoad experts) {
+    /** A step whose tokens fall on every expert alike. */
+    public DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp, int batch, int context,
+                      Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs, ServingEngine engine,
+                      Precision kvCache, Boolean overlapScheduler, Speculation speculation) {
+        this(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce, overlap, cudaGraphs, engine, kvCache,
+                overlapScheduler, speculation, ExpertLoad.UNIFORM);
+    }
+
     /** A step of plain decoding, one token a sequence. */
     public DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp, int batch, int context,
                       Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs, ServingEngine engine,
@@ -46,6 +56,7 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
     public DecodeSpec {
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(speculation, "speculation");
+        Objects.requireNonNull(experts, "experts");
         if (speculation.method() == Speculation.Method.MTP && model.mtpLayers() == 0) {
             throw new InputException("--spec mtp:" + speculation.drafts() + ": " + model.name() + "'s checkpoint has no multi-token"
                     + " prediction layers (num_nextn_predict_layers, mtp_num_hidden_layers); draft with --spec eagle:K instead");
@@ -81,6 +92,10 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         if (ep > model.experts() && model.experts() > 0) {
             throw new InputException("--ep " + ep + ": " + model.name() + " has only " + model.experts() + " experts");
         }
+        if (!experts.equals(ExpertLoad.UNIFORM) && model.experts() == 0) {
+            throw new InputException("--expert-skew and --eplb: " + model.name() + " is dense; they act on an MoE model's experts");
+        }
+        experts.check(model, ep);
         if (overlap == Overlap.TWO_BATCH && batch < 2) {
             throw new InputException("--overlap two-batch splits the batch in two; --batch " + batch + " cannot be split");
         }
@@ -103,25 +118,25 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
     /** The same step over {@code stages} pipeline stages, on as many nodes as that needs. */
     public DecodeSpec withPp(int stages) {
         return new DecodeSpec(model, system, OptionalInt.empty(), tp, stages, ep, dp, batch, context, precision, allReduce,
-                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation);
+                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation, experts);
     }
 
     /** The same layout with {@code batch} sequences (or prompt rows) and a context of {@code context} tokens. */
     public DecodeSpec withTokens(int batch, int context) {
         return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce,
-                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation);
+                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation, experts);
     }
 
     /** The same step launched with or without CUDA graphs. */
     public DecodeSpec withCudaGraphs(boolean graphs) {
         return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce,
-                overlap, graphs, engine, kvCache, overlapScheduler, speculation);
+                overlap, graphs, engine, kvCache, overlapScheduler, speculation, experts);
     }
 
     /** The same step with weights in another format. */
     public DecodeSpec withPrecision(Precision other) {
         return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, other, allReduce,
-                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation);
+                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation, experts);
     }
 
     /** Bytes per cached element: {@code --kv-dtype}, or what the engine keeps for these weights. */

@@ -384,7 +384,8 @@ final class LayerKernels {
      * all-reduce after, or whole experts spread over the EP ranks (a dispatch and a combine all-to-all).
      * The experts run as the engines' fused MoE: the tokens sorted by expert, a grouped GEMM for
      * gate/up, the activation, a grouped GEMM for down, and the top-k outputs summed.
-     * Routing is uniform: of E experts, those that get at least one of the T x k picks are read.
+     * Routing falls on the experts as {@link ExpertLoad} says (uniform unless asked otherwise), and the busiest rank sets
+     * the step: it runs its slots that get at least one token, on its share of the picks.
      */
     private Op moe(int l, int b, int t, Op after) {
         double bpp = spec.precision().denseBytesPerParam();
@@ -394,23 +395,18 @@ final class LayerKernels {
         Op op = gemm("router", l, b, t, m.hidden(), e, Precision.ACTIVATION_BYTES, after);
         op = compute("topk", l, b, KernelCosts.Kind.ELEMENTWISE, 0, (double) t * e * 4, op);
         boolean dispatched = spec.expertsAllToAll();
-        double tokensIn;
-        double active;
         double local = dispatched ? Math.ceil((double) t / spec.tp()) : t;
-        if (!dispatched) {
-            // Every rank holds the replica's tokens; the busiest holds ceil(E / ep) experts and their share of the picks.
-            double perRank = MemoryPlan.expertsOnBusiestRank(e, spec.ep());
-            active = perRank * (1 - Math.pow(1 - (double) k0 / e, t));
-            tokensIn = (double) t * k0 * perRank / e;
-        } else {
+        // Without the all-to-all every rank holds the replica's tokens; with it the experts see every replica's.
+        double routed = dispatched ? (double) t * spec.dp() : t;
+        ExpertLoad.Rank busiest = spec.experts().busiest(e, k0, spec.ep());
+        double active = busiest.active(routed);
+        double tokensIn = routed * k0 * busiest.share();
+        // The all-to-all waits for the busiest rank's inbound tokens, imbalance x a rank's even share.
+        double imbalance = Math.max(1, busiest.share() * spec.ep());
+        if (dispatched) {
             // Each rank of the replica's TP group takes 1/tp of its tokens to the experts.
-            long dispatch = (long) (local * k0 * m.hidden() * spec.precision().dispatchBytes());
+            long dispatch = (long) (local * k0 * m.hidden() * spec.precision().dispatchBytes() * imbalance);
             op = collective("dispatch", l, b, comm.allToAll(layout, spec.ep(), dispatch), op);
-            // The busiest rank sets the step: it holds ceil(E / ep) experts and gets their share of the picks.
-            double global = (double) t * spec.dp();
-            double perRank = MemoryPlan.expertsOnBusiestRank(e, spec.ep());
-            active = perRank * (1 - Math.pow(1 - (double) k0 / e, global));
-            tokensIn = global * k0 * perRank / e;
         }
         double inner = (double) m.moeIntermediate() / spec.moeTp();
         double sharedInner = m.sharedExperts() * (double) m.moeIntermediate() / (dispatched ? 1 : spec.tp());
@@ -436,7 +432,7 @@ final class LayerKernels {
         if (!dispatched) {
             return tpReduce("moe_all_reduce", l, b, t, op);
         }
-        long combine = (long) (local * k0 * m.hidden() * Precision.ACTIVATION_BYTES);
+        long combine = (long) (local * k0 * m.hidden() * Precision.ACTIVATION_BYTES * imbalance);
         op = collective("combine", l, b, comm.allToAll(layout, spec.ep(), combine), op);
         if (spec.tp() > 1) {
             long gathered = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;

@@ -17,10 +17,6 @@ import java.util.Locale;
 public record MemoryPlan(double weightsBytes, double kvBytes, double stateBytes, double buffersBytes, double reserveBytes,
                          double capacityBytes) {
     /** Routed experts on the GPU that holds the most of them when {@code experts} spread over {@code ep} GPUs. */
-    static int expertsOnBusiestRank(int experts, int ep) {
-        return (experts + ep - 1) / ep;
-    }
-
     static final double NCCL_BUFFERS_PER_CHANNEL_PEER = (4.0 + 4.5 + 0.25) * (1 << 20);
     static final double RESERVE = 1L << 30;
 
@@ -69,7 +65,7 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double stateBytes,
     /**
      * A layer's MLP weights on the busiest GPU: its routed experts' ({@code routed}) or the rest (a dense MLP's 1/tp, a MoE
      * layer's shared experts and router). Under EP the busiest GPU holds ceil(E / ep) experts (256 on 72 GPUs: 4 on some),
-     * each a 1/moeTp slice.
+     * or EPLB's (E + redundant) / ep slots, each a 1/moeTp slice.
      */
     private static double mlpParams(DecodeSpec spec, boolean moe, boolean routed) {
         ModelConfig m = spec.model();
@@ -78,7 +74,7 @@ public record MemoryPlan(double weightsBytes, double kvBytes, double stateBytes,
         }
         double expert = m.mlpParams(m.moeIntermediate());
         if (routed) {
-            return spec.ep() > 1 ? expertsOnBusiestRank(m.experts(), spec.ep()) * expert / spec.moeTp() : m.experts() * expert / spec.tp();
+            return spec.ep() > 1 ? spec.experts().slotsPerRank(m.experts(), spec.ep()) * expert / spec.moeTp() : m.experts() * expert / spec.tp();
         }
         return m.sharedExperts() * expert / (spec.expertsAllToAll() ? 1 : spec.tp()) + (double) m.hidden() * m.experts();
     }

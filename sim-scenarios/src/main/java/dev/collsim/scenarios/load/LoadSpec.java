@@ -24,6 +24,11 @@ public record LoadSpec(ModelConfig model, DecodeSystem system, Precision precisi
         Objects.requireNonNull(deployment);
         Objects.requireNonNull(workload);
         Objects.requireNonNull(scheduler);
+        if (engine != null && engine.experts().eplb()) {
+            // EPLB balances the roles that have EP ranks; a deployment with none has nothing for it to do.
+            int widest = deployment.roles().stream().mapToInt(Deployment.Role::ep).max().orElse(1);
+            deployment.roles().stream().filter(r -> r.ep() > 1 || widest < 2).forEach(r -> engine.experts().check(model, r.ep()));
+        }
     }
 
     /** A request meets the goodput targets when its TTFT, TPOT and end-to-end latency are each at most its target (null: none). */

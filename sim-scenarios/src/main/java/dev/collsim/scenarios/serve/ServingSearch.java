@@ -194,7 +194,8 @@ public final class ServingSearch {
     private static Searched plan(ServingSpec spec, DecodeSystem system, KvRoom room, ExecutorService pool, CommModel.Cache cache,
                                  BiConsumer<Integer, Integer> progress) {
         int perNode = system.gpusPerNodeFor(spec.gpus());
-        List<Instance> instances = instances(spec.model(), perNode, spec.gpus());
+        List<Instance> instances = instances(spec.model(), perNode, spec.gpus()).stream()
+                .filter(i -> spec.engine().experts().placesOn(spec.model(), i.ep())).toList();
         int context = spec.decodeContext();
         // Asked only of layouts whose weights fit: the room does not depend on the batch or the context.
         Map<Instance, Long> rooms = new HashMap<>();

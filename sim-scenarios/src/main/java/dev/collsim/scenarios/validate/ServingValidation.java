@@ -7,6 +7,7 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.TextFile;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
+import dev.collsim.scenarios.decode.ExpertLoad;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
@@ -366,7 +367,7 @@ public final class ServingValidation {
             return new Mapped(null, systemLabel, engineLabel, deployment.label(), String.join("; ", why));
         }
         EngineSetup setup = new EngineSetup(engine, null, overlapSchedulerFor(run.framework(), engine, deployment), engines.requestOverhead(),
-                speculation);
+                speculation, ExpertLoad.UNIFORM);
         LoadSpec spec = new LoadSpec((ModelConfig) model, DecodeSystem.preset(system), DecodeValidation.asServed(precision, (ModelConfig) model),
                 setup, deployment,
                 workload(concurrency, run.isl(), run.osl()), knobs(run, engine, deployment, concurrency), ROUTER, KvTransfer.AFTER_PREFILL, null, 0, false);

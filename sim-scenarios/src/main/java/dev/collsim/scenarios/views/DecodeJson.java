@@ -3,6 +3,7 @@ package dev.collsim.scenarios.views;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.ExpertLoad;
 import dev.collsim.scenarios.decode.Speculation;
 import dev.collsim.scenarios.metrics.DecodeMetrics;
 import java.util.List;
@@ -67,6 +68,12 @@ public final class DecodeJson {
         o.put("overlap", l.overlap().label());
         o.put("cuda_graphs", l.cudaGraphs());
         putSpeculation(o, l.speculation());
+        if (!l.experts().equals(ExpertLoad.UNIFORM)) {
+            ObjectNode load = o.putObject("expert_load");
+            load.put("skew", l.experts().skew());
+            load.put("eplb_redundant_experts", l.experts().eplb() ? l.experts().redundant() : null);
+            load.put("busiest_rank_imbalance", l.expertImbalance());
+        }
         return o;
     }
 

@@ -3,6 +3,7 @@ package dev.collsim.scenarios.views;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.decode.DecodeResult;
+import dev.collsim.scenarios.decode.ExpertLoad;
 import dev.collsim.scenarios.decode.Speculation;
 import java.util.List;
 import java.util.Locale;
@@ -45,6 +46,9 @@ public final class DecodeReport {
         if (l.speculation().speculates()) {
             t.footnote(speculation(r));
         }
+        if (!l.experts().equals(ExpertLoad.UNIFORM)) {
+            t.footnote(expertLoad(l));
+        }
         t.footnote(String.format(Locale.ROOT, "compute %.3f ms (the weights it reads take %.3f ms at HBM's peak), communication %.3f ms"
                         + " (bandwidth %.3f, latency %.3f), exposed %.3f ms; %.1f MB sent per GPU", r.timing().compute().ms(), r.timing().weightsRead().ms(),
                 r.comm().busy().ms(), r.comm().bandwidthTerm().ms(), r.comm().latencyTerm().ms(), r.comm().exposed().ms(), r.comm().bytesPerGpu() / 1e6));
@@ -86,6 +90,12 @@ public final class DecodeReport {
         return String.format(Locale.ROOT, "speculative decoding (%s): a step of %.3f ms verifies %d tokens a sequence, then the draft"
                         + " layer's %s (draft_* kernels) take %.3f ms of it; the inter-token latency is the step over the tokens kept",
                 s.describe(), r.step().ms(), s.verified(), s.drafts() == 1 ? "pass" : s.drafts() + " passes", r.draftTime().ms());
+    }
+
+    /** The experts' load in a line: the routing asked for, and what the busiest EP rank takes. */
+    static String expertLoad(DecodeResult.Layout l) {
+        return String.format(Locale.ROOT, "expert load (%s): the busiest of %d EP ranks takes %.2fx an even share of the routed tokens,"
+                + " and the step waits for it", l.experts().label(), l.ep(), l.expertImbalance());
     }
 
     private static double gib(double bytes) {

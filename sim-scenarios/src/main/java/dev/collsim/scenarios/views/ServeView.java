@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
+import dev.collsim.scenarios.decode.ExpertLoad;
 import dev.collsim.scenarios.metrics.ServeMetrics;
 import dev.collsim.scenarios.serve.ServingPlan.Deployment;
 import dev.collsim.scenarios.serve.ServingPlan.Shortfall;
@@ -98,7 +99,8 @@ public final class ServeView {
         plans.note(String.format(Locale.ROOT, "%s, ISL %d, OSL %d, %s, %s's kernels%s: the most output tokens/s per GPU with a %s TTFT of at"
                 + " most %s ms and a %s ITL of at most %s ms, each deployment's unit within %d GPUs%s", p.model(), p.isl(), p.osl(),
                 p.dtype().label(), p.engine().label(),
-                p.speculation().speculates() ? " with speculative decoding (" + p.speculation().describe() + ")" : "", p.ttftSlo().stat(), number(p.ttftSlo().ms()), p.itlSlo().stat(), number(p.itlSlo().ms()),
+                (p.speculation().speculates() ? " with speculative decoding (" + p.speculation().describe() + ")" : "")
+                        + (p.experts().equals(ExpertLoad.UNIFORM) ? "" : ", expert load " + p.experts().label()), p.ttftSlo().stat(), number(p.ttftSlo().ms()), p.itlSlo().stat(), number(p.itlSlo().ms()),
                 p.gpus(), p.rate() == null ? "" : String.format(Locale.ROOT, "; GPUs for %s requests/s", number(p.rate()))));
         if (p.simulated() != null) {
             ServingPlan.Simulated sim = p.simulated();
@@ -175,6 +177,9 @@ public final class ServeView {
         j.put("engine", p.engine().label());
         j.put("request_overhead_ms", p.requestMs());
         DecodeJson.putSpeculation(j, p.speculation());
+        if (!p.experts().equals(ExpertLoad.UNIFORM)) {
+            j.put("expert_load", p.experts().label());
+        }
         j.put("kv_transfer", p.kvTransfer().label());
         ArrayNode systems = j.putArray("systems");
         for (SystemPlan s : p.systems()) {

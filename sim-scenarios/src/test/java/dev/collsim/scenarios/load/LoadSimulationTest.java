@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.scenarios.decode.EngineSetup;
+import dev.collsim.scenarios.decode.ExpertLoad;
 import dev.collsim.scenarios.decode.ServingEngine;
 import dev.collsim.scenarios.decode.Speculation;
 import dev.collsim.scenarios.load.workload.Workload;
@@ -245,7 +246,7 @@ class LoadSimulationTest {
         double[] plainStepMs = new double[1];
         long plainSteps = 0;
         for (Speculation spec : new Speculation[] {Speculation.NONE, Speculation.parse("eagle:3", 1.0), Speculation.parse("eagle:3", 2.5)}) {
-            LoadSpec s = Loads.spec("llama-3-8b", "hgx-h100", "tp1", new EngineSetup(ServingEngine.VLLM, null, null, 0.0, spec),
+            LoadSpec s = Loads.spec("llama-3-8b", "hgx-h100", "tp1", new EngineSetup(ServingEngine.VLLM, null, null, 0.0, spec, ExpertLoad.UNIFORM),
                     Loads.closed(8, 8, 256, 400, 0), SchedulerKnobs.DEFAULTS);
             LoadOutcome o = Loads.run(new LoadSpec(s.model(), s.system(), s.precision(), s.engine(), s.deployment(), s.workload(), s.scheduler(),
                     s.router(), s.kvTransfer(), null, 0, true));
