@@ -1,7 +1,7 @@
 package dev.collsim.scenarios.cli;
 
 import dev.collsim.scenarios.decode.EngineSetup;
-import dev.collsim.scenarios.decode.ExpertLoad;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.Speculation;
 import picocli.CommandLine.Mixin;
@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --engine}, {@code --kv-dtype}, {@code --overlap-scheduler}, speculative decoding ({@code --spec}, {@code
- * --accept}) and the experts' load ({@code --expert-skew}, {@code --eplb}), shared by decode, prefill, serve and compare:
+ * --accept}) and expert parallelism ({@code --all2all}, {@code --expert-skew}, {@code --eplb}), shared by decode, prefill, serve and compare:
  * whose kernels and host loop a step follows, and the choices a user makes of it.
  * The commands that report a time to first token add {@link RequestOverheadFlag} to {@link #setup()}.
  */
@@ -37,6 +37,13 @@ final class EngineOptions {
                     + " SGLang's and vLLM's accept length)")
     Double accept;
 
+    @Option(names = "--all2all", paramLabel = "KIND", defaultValue = "auto",
+            description = "how a MoE layer's tokens reach experts on other EP ranks: allgather (with attention DP every"
+                    + " replica's tokens gathered to every rank, the outputs reduce-scattered back: the engines' default), alltoall"
+                    + " (each token sent to its top-k experts' ranks, as DeepEP does), or auto: allgather for a layout given, both"
+                    + " tried where serve and compare search (default: ${DEFAULT-VALUE})")
+    String all2all;
+
     @Option(names = "--expert-skew", paramLabel = "S", defaultValue = "0",
             description = "what-if: a MoE layer's tokens pick its j-th most popular expert in proportion to j^-S (Zipf), so the"
                     + " busiest EP rank gets more than its share; 0: every expert alike (default: ${DEFAULT-VALUE})")
@@ -51,9 +58,9 @@ final class EngineOptions {
         return new EngineSetup(engine.orDefault(), kvCache(), overlapScheduler(), null, speculation(), experts());
     }
 
-    /** How tokens fall on the experts and the experts on the ranks. */
-    ExpertLoad experts() {
-        return ExpertLoad.parse(expertSkew, eplb);
+    /** How tokens reach the experts, fall on them, and the experts on the ranks. */
+    ExpertParallel experts() {
+        return ExpertParallel.parse(all2all, expertSkew, eplb);
     }
 
     /** The speculative decoding asked for, or {@link Speculation#NONE}. */

@@ -7,6 +7,7 @@ import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
@@ -45,8 +46,16 @@ public final class LayoutSearch {
     public record Point(DecodeSpec spec, DecodeResult result) {
         String label() {
             return "tp" + spec.tp() + " pp" + spec.pp() + " dp" + spec.dp() + (spec.ep() > 1 ? " ep" + spec.ep() : "")
-                    + (spec.overlap() == Overlap.NONE ? "" : " " + spec.overlap().label());
+                    + (spec.overlap() == Overlap.NONE ? "" : " " + spec.overlap().label()) + (spec.expertsAllToAll() ? " a2a" : "");
         }
+    }
+
+    /**
+     * Whether a search tries a layout's MoE tokens both gathered and sent all-to-all: with attention DP over EP ranks,
+     * where {@code --all2all} is left to auto (a deployment of wide EP enables DeepEP; the engines' default gathers).
+     */
+    public static boolean triesBothExchanges(EngineSetup engine, DecodeSpec spec) {
+        return engine.experts().exchange() == ExpertParallel.Exchange.AUTO && spec.expertsGathered();
     }
 
     /** The layouts to try, in a fixed order. */
@@ -72,7 +81,11 @@ public final class LayoutSearch {
                     for (int ep : eps) {
                         for (int batch : BATCHES) {
                             for (Overlap overlap : ep > 1 && batch > 1 ? List.of(Overlap.NONE, Overlap.TWO_BATCH) : List.of(Overlap.NONE)) {
-                                out.add(engine.layout(m, system, tp, pp, ep, dp, batch, context, precision, overlap));
+                                DecodeSpec spec = engine.layout(m, system, tp, pp, ep, dp, batch, context, precision, overlap);
+                                out.add(spec);
+                                if (triesBothExchanges(engine, spec)) {
+                                    out.add(spec.allToAll());
+                                }
                             }
                         }
                     }

@@ -117,6 +117,11 @@ public final class CommModel {
         return cost(layout, CollectiveOp.ALL_GATHER, n, bytes);
     }
 
+    /** A reduce-scatter of {@code bytes} on each of {@code n} GPUs, each left with its 1/n of the sums. */
+    Cost reduceScatter(LayoutGroups layout, int n, long bytes) {
+        return cost(layout, CollectiveOp.REDUCE_SCATTER, n, bytes);
+    }
+
     /** An expert-parallel dispatch or combine: {@code bytes} leave each of {@code n} GPUs, spread over all of them. */
     Cost allToAll(LayoutGroups layout, int n, long bytes) {
         return cost(layout, CollectiveOp.ALL_TO_ALL, n, bytes);

@@ -34,7 +34,7 @@ public record DecodeResult(Setup setup, Layout layout, MemoryPlan memory, Timing
      * busiest EP rank taking {@code expertImbalance} times an even share of the picks (1 for a dense model).
      */
     public record Layout(int tp, int pp, int ep, int dp, int batch, int microBatch, int context, Precision dtype, Precision kvDtype,
-                         AllReduceKind allreduce, Overlap overlap, boolean cudaGraphs, Speculation speculation, ExpertLoad experts,
+                         AllReduceKind allreduce, Overlap overlap, boolean cudaGraphs, Speculation speculation, ExpertParallel experts,
                          double expertImbalance) {
         public int gpus() {
             return tp * pp * dp;

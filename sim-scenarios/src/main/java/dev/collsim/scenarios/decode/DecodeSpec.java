@@ -25,18 +25,18 @@ import java.util.OptionalInt;
  *                (SGLang's and TensorRT-LLM's overlap schedulers, vLLM's async scheduling), or null
  *                for the engine's default
  * @param speculation the draft tokens each step verifies and keeps ({@link Speculation#NONE}: plain decoding)
- * @param experts how tokens fall on the experts and the experts on the EP ranks ({@link ExpertLoad#UNIFORM}: alike, by id)
+ * @param experts how tokens fall on the experts and the experts on the EP ranks ({@link ExpertParallel#UNIFORM}: alike, by id)
  */
 public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp,
                          int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs,
                          ServingEngine engine, Precision kvCache, Boolean overlapScheduler, Speculation speculation,
-                         ExpertLoad experts) {
+                         ExpertParallel experts) {
     /** A step whose tokens fall on every expert alike. */
     public DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp, int batch, int context,
                       Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs, ServingEngine engine,
                       Precision kvCache, Boolean overlapScheduler, Speculation speculation) {
         this(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce, overlap, cudaGraphs, engine, kvCache,
-                overlapScheduler, speculation, ExpertLoad.UNIFORM);
+                overlapScheduler, speculation, ExpertParallel.DEFAULT);
     }
 
     /** A step of plain decoding, one token a sequence. */
@@ -57,6 +57,9 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(speculation, "speculation");
         Objects.requireNonNull(experts, "experts");
+        if (experts.exchange() == ExpertParallel.Exchange.AUTO) {
+            experts = experts.withExchange(ExpertParallel.Exchange.ALLGATHER);
+        }
         if (speculation.method() == Speculation.Method.MTP && model.mtpLayers() == 0) {
             throw new InputException("--spec mtp:" + speculation.drafts() + ": " + model.name() + "'s checkpoint has no multi-token"
                     + " prediction layers (num_nextn_predict_layers, mtp_num_hidden_layers); draft with --spec eagle:K instead");
@@ -92,7 +95,7 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         if (ep > model.experts() && model.experts() > 0) {
             throw new InputException("--ep " + ep + ": " + model.name() + " has only " + model.experts() + " experts");
         }
-        if (!experts.equals(ExpertLoad.UNIFORM) && model.experts() == 0) {
+        if (!experts.evenLoad() && model.experts() == 0) {
             throw new InputException("--expert-skew and --eplb: " + model.name() + " is dense; they act on an MoE model's experts");
         }
         experts.check(model, ep);
@@ -106,9 +109,14 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         return ep > 1 ? tp * dp / ep : tp;
     }
 
-    /** Whether tokens travel to their experts and back all-to-all: EP with whole experts on every rank. */
+    /** Whether tokens travel to their experts and back all-to-all: EP with whole experts on every rank, sent as DeepEP sends. */
     public boolean expertsAllToAll() {
-        return ep > 1 && moeTp() == 1;
+        return ep > 1 && moeTp() == 1 && experts.exchange() == ExpertParallel.Exchange.ALLTOALL;
+    }
+
+    /** Whether every replica's tokens are gathered to every EP rank and the outputs reduce-scattered back: EP over DP replicas. */
+    public boolean expertsGathered() {
+        return ep > 1 && dp > 1 && experts.exchange() == ExpertParallel.Exchange.ALLGATHER;
     }
 
     public int gpus() {
@@ -131,6 +139,12 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
     public DecodeSpec withCudaGraphs(boolean graphs) {
         return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce,
                 overlap, graphs, engine, kvCache, overlapScheduler, speculation, experts);
+    }
+
+    /** The same layout with each token sent to its experts' ranks all-to-all, as DeepEP sends it. */
+    public DecodeSpec allToAll() {
+        return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce,
+                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation, experts.withExchange(ExpertParallel.Exchange.ALLTOALL));
     }
 
     /** The same step with weights in another format. */

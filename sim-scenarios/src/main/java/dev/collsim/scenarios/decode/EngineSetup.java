@@ -10,15 +10,15 @@ import java.util.OptionalInt;
  * @param overlapScheduler whether the host overlaps the GPU's step, or null for the engine's default
  * @param requestOverhead  the server's time per request beyond the forwards (ms), or null for the engine's
  * @param speculation      the speculative decoding it runs, or {@link Speculation#NONE}
- * @param experts          how tokens fall on the experts and EPLB places them, or {@link ExpertLoad#UNIFORM}
+ * @param experts          how tokens fall on the experts and EPLB places them, or {@link ExpertParallel#UNIFORM}
  */
 public record EngineSetup(ServingEngine engine, Precision kvCache, Boolean overlapScheduler, Double requestOverhead,
-                          Speculation speculation, ExpertLoad experts) {
+                          Speculation speculation, ExpertParallel experts) {
     public static final EngineSetup DEFAULT = new EngineSetup(ServingEngine.DEFAULT, null, null, null);
 
     /** A setup that decodes plainly, one token a step. */
     public EngineSetup(ServingEngine engine, Precision kvCache, Boolean overlapScheduler, Double requestOverhead) {
-        this(engine, kvCache, overlapScheduler, requestOverhead, Speculation.NONE, ExpertLoad.UNIFORM);
+        this(engine, kvCache, overlapScheduler, requestOverhead, Speculation.NONE, ExpertParallel.DEFAULT);
     }
 
     public EngineSetup {

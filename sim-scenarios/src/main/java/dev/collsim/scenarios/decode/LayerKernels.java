@@ -379,13 +379,15 @@ final class LayerKernels {
     }
 
     /**
-     * Router, top-k, then either every rank holds the replica's tokens and a share of the experts (all
-     * of them in 1/tp slices without EP; E / ep of them in 1/moeTp slices under MoE TP inside EP), an
-     * all-reduce after, or whole experts spread over the EP ranks (a dispatch and a combine all-to-all).
+     * Router, top-k, then one of three: every rank holds the replica's tokens and a share of the experts (all of them in
+     * 1/tp slices without EP; E / ep of them, in 1/moeTp slices under MoE TP inside EP), an all-reduce after; or over
+     * attention DP replicas, every replica's tokens all-gathered to every EP rank and the outputs reduce-scattered back
+     * (the engines' default, {@link ExpertParallel.Exchange#ALLGATHER}); or each token sent to its experts' ranks and back
+     * all-to-all ({@link ExpertParallel.Exchange#ALLTOALL}, a dispatch and a combine).
      * The experts run as the engines' fused MoE: the tokens sorted by expert, a grouped GEMM for
      * gate/up, the activation, a grouped GEMM for down, and the top-k outputs summed.
-     * Routing falls on the experts as {@link ExpertLoad} says (uniform unless asked otherwise), and the busiest rank sets
-     * the step: it runs its slots that get at least one token, on its share of the picks.
+     * Routing falls on the experts as {@link ExpertParallel} says (uniform unless asked otherwise), and the busiest rank
+     * sets the step: it runs its slots that get at least one token, on its share of the picks.
      */
     private Op moe(int l, int b, int t, Op after) {
         double bpp = spec.precision().denseBytesPerParam();
@@ -395,18 +397,24 @@ final class LayerKernels {
         Op op = gemm("router", l, b, t, m.hidden(), e, Precision.ACTIVATION_BYTES, after);
         op = compute("topk", l, b, KernelCosts.Kind.ELEMENTWISE, 0, (double) t * e * 4, op);
         boolean dispatched = spec.expertsAllToAll();
+        boolean gathered = spec.expertsGathered();
         double local = dispatched ? Math.ceil((double) t / spec.tp()) : t;
-        // Without the all-to-all every rank holds the replica's tokens; with it the experts see every replica's.
-        double routed = dispatched ? (double) t * spec.dp() : t;
-        ExpertLoad.Rank busiest = spec.experts().busiest(e, k0, spec.ep());
+        // Without an exchange every rank holds the replica's tokens; with one the experts see every replica's.
+        double routed = dispatched || gathered ? (double) t * spec.dp() : t;
+        ExpertParallel.Rank busiest = spec.experts().busiest(e, k0, spec.ep());
         double active = busiest.active(routed);
         double tokensIn = routed * k0 * busiest.share();
         // The all-to-all waits for the busiest rank's inbound tokens, imbalance x a rank's even share.
         double imbalance = Math.max(1, busiest.share() * spec.ep());
+        long everyReplica = (long) routed * m.hidden() * Precision.ACTIVATION_BYTES;
         if (dispatched) {
             // Each rank of the replica's TP group takes 1/tp of its tokens to the experts.
             long dispatch = (long) (local * k0 * m.hidden() * spec.precision().dispatchBytes() * imbalance);
             op = collective("dispatch", l, b, comm.allToAll(layout, spec.ep(), dispatch), op);
+        } else if (gathered) {
+            // vLLM gathers over the DP group, each TP rank alike: the same bytes through each GPU as one all-gather over
+            // the EP ranks of 1/tp of a replica's tokens each, which the step times on the EP group's GPUs.
+            op = collective("dispatch", l, b, comm.allGather(layout, spec.ep(), everyReplica), op);
         }
         double inner = (double) m.moeIntermediate() / spec.moeTp();
         double sharedInner = m.sharedExperts() * (double) m.moeIntermediate() / (dispatched ? 1 : spec.tp());
@@ -429,14 +437,17 @@ final class LayerKernels {
             op = quantize(l, b, local, sharedInner, op);
             op = gemm("shared_down", l, b, local, sharedInner, m.hidden(), bpp, op);
         }
+        if (gathered) {
+            op = collective("combine", l, b, comm.reduceScatter(layout, spec.ep(), everyReplica), op);
+        }
         if (!dispatched) {
             return tpReduce("moe_all_reduce", l, b, t, op);
         }
         long combine = (long) (local * k0 * m.hidden() * Precision.ACTIVATION_BYTES * imbalance);
         op = collective("combine", l, b, comm.allToAll(layout, spec.ep(), combine), op);
         if (spec.tp() > 1) {
-            long gathered = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
-            op = collective("moe_all_gather", l, b, comm.allGather(layout, spec.tp(), gathered), op);
+            long replica = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
+            op = collective("moe_all_gather", l, b, comm.allGather(layout, spec.tp(), replica), op);
         }
         return op;
     }

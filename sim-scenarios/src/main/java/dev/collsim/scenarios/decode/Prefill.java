@@ -188,7 +188,7 @@ public final class Prefill {
      * GPUs' NVLink ports inside an NVLink domain; the NICs where the instance spans nodes), for the prefill {@code
      * prefill} of one prompt in one forward. Both are run together on one fabric, chunk by chunk: the forward's
      * collective of its prompt tokens on the instance's first group (its
-     * TP all-reduce, or its EP dispatch where attention runs without TP), and the KV sends to the decode peers placed as
+     * TP all-reduce, or its EP dispatch where attention runs without TP: an all-gather or an all-to-all), and the KV sends to the decode peers placed as
      * {@link #sendMs} places them, sized to last as long as the collective alone, so that each one's time together over
      * its time alone is its rate while the other runs. Where no link is shared both slowdowns are 1.
      *
@@ -207,9 +207,12 @@ public final class Prefill {
         int offset = insideNode ? group : nodesOf(group, perNode) * perNode;
         Communicator whole = machine.layout(2 * offset);
         Communicator own = machine.group(group).placedAt(whole.placement().subset(IntStream.range(0, group).toArray()));
-        CollectiveOp op = tp > 1 ? CollectiveOp.ALL_REDUCE : CollectiveOp.ALL_TO_ALL;
-        long bytes = tp > 1 ? (long) tokens * m.hidden() * Precision.ACTIVATION_BYTES
-                : (long) tokens * m.expertsPerToken() * m.hidden() * layout.precision().dispatchBytes();
+        CollectiveOp op = tp > 1 ? CollectiveOp.ALL_REDUCE : layout.expertsAllToAll() ? CollectiveOp.ALL_TO_ALL : CollectiveOp.ALL_GATHER;
+        long bytes = switch (op) {
+            case ALL_TO_ALL -> (long) tokens * m.expertsPerToken() * m.hidden() * layout.precision().dispatchBytes();
+            case ALL_GATHER -> (long) tokens * group * m.hidden() * Precision.ACTIVATION_BYTES;
+            default -> (long) tokens * m.hidden() * Precision.ACTIVATION_BYTES;
+        };
         CollectiveRun collective = own.collectiveRun(CommModel.plan(own, op, bytes, EnumSet.allOf(AlgorithmId.class)));
         double collectiveAlone = CollectiveSimulator.runTogether(List.of(collective)).get(0).durationPicos();
         long probe = Math.max(1, Math.round(tokens * m.kvElementsPerTokenPerRank(tp) * layout.kvBytes()));

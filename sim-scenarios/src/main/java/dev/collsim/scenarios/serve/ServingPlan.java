@@ -1,7 +1,7 @@
 package dev.collsim.scenarios.serve;
 
 import dev.collsim.core.units.Duration;
-import dev.collsim.scenarios.decode.ExpertLoad;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.Precision;
 import dev.collsim.scenarios.decode.ServingEngine;
 import dev.collsim.scenarios.decode.Speculation;
@@ -18,7 +18,7 @@ import java.util.Locale;
  * @param simulated the load runs a plan at percentile targets was decided on; null for a plan at mean targets (estimates only)
  */
 public record ServingPlan(String model, int isl, int osl, Slo ttftSlo, Slo itlSlo, Double rate, int gpus, Precision dtype,
-                          ServingEngine engine, double requestMs, Speculation speculation, ExpertLoad experts, KvTransfer kvTransfer,
+                          ServingEngine engine, double requestMs, Speculation speculation, ExpertParallel experts, KvTransfer kvTransfer,
                           List<SystemPlan> systems, Simulated simulated) {
 
     /** The plan of {@code spec}'s question from each system's answers. */

@@ -8,6 +8,7 @@ import dev.collsim.scenarios.decode.DecodeResult;
 import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.DecodeSystem;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Prefill;
@@ -68,8 +69,12 @@ public final class ServingSearch {
 
     private ServingSearch() {}
 
-    /** A layout of one engine instance. */
-    record Instance(int tp, int pp, int ep, int dp) {
+    /** A layout of one engine instance; {@code allToAll}: its MoE tokens sent to their experts' ranks, as DeepEP sends them. */
+    record Instance(int tp, int pp, int ep, int dp, boolean allToAll) {
+        Instance(int tp, int pp, int ep, int dp) {
+            this(tp, pp, ep, dp, false);
+        }
+
         int gpus() {
             return tp * pp * dp;
         }
@@ -78,8 +83,14 @@ public final class ServingSearch {
             return "tp" + tp + (pp > 1 ? " pp" + pp : "") + (dp > 1 ? " dp" + dp : "") + (ep > 1 ? " ep" + ep : "");
         }
 
+        /** The label with the exchange the deployment names (after the batch and the overlap, as --deployment reads it). */
+        String exchangeLabel() {
+            return allToAll ? " a2a" : "";
+        }
+
         DecodeSpec spec(ServingSpec s, DecodeSystem system, int batch, int context, Overlap overlap) {
-            return s.engine().layout(s.model(), system, tp, pp, ep, dp, batch, context, s.precision(), overlap);
+            DecodeSpec spec = s.engine().layout(s.model(), system, tp, pp, ep, dp, batch, context, s.precision(), overlap);
+            return allToAll ? spec.allToAll() : spec;
         }
     }
 
@@ -194,8 +205,16 @@ public final class ServingSearch {
     private static Searched plan(ServingSpec spec, DecodeSystem system, KvRoom room, ExecutorService pool, CommModel.Cache cache,
                                  BiConsumer<Integer, Integer> progress) {
         int perNode = system.gpusPerNodeFor(spec.gpus());
-        List<Instance> instances = instances(spec.model(), perNode, spec.gpus()).stream()
-                .filter(i -> spec.engine().experts().placesOn(spec.model(), i.ep())).toList();
+        List<Instance> instances = new ArrayList<>();
+        for (Instance i : instances(spec.model(), perNode, spec.gpus())) {
+            if (spec.engine().experts().placesOn(spec.model(), i.ep())) {
+                instances.add(i);
+                // With attention DP over the EP ranks a search tries DeepEP's all-to-all beside the engines' all-gather.
+                if (i.dp() > 1 && spec.engine().experts().exchange() == ExpertParallel.Exchange.AUTO) {
+                    instances.add(new Instance(i.tp(), i.pp(), i.ep(), i.dp(), true));
+                }
+            }
+        }
         int context = spec.decodeContext();
         // Asked only of layouts whose weights fit: the room does not depend on the batch or the context.
         Map<Instance, Long> rooms = new HashMap<>();
@@ -211,8 +230,10 @@ public final class ServingSearch {
                 }
             }
         }
-        List<DecodePoint> decode = new ArrayList<>(LayoutSearch.map(pool, decodeSpecs,
-                s -> new DecodePoint(new Instance(s.tp(), s.pp(), s.ep(), s.dp()), s, DecodeStep.estimate(s, cache)), progress));
+        // An instance names a2a only where the search chose it; a --all2all set for every layout is the setup's.
+        boolean searched = spec.engine().experts().exchange() == ExpertParallel.Exchange.AUTO;
+        List<DecodePoint> decode = new ArrayList<>(LayoutSearch.map(pool, decodeSpecs, s -> new DecodePoint(
+                new Instance(s.tp(), s.pp(), s.ep(), s.dp(), searched && s.expertsAllToAll()), s, DecodeStep.estimate(s, cache)), progress));
         decode.removeIf(Objects::isNull);
 
         List<PrefillPoint> prefill = prefillPoints(spec, system, instances, kvTokens, pool, cache);
@@ -341,7 +362,7 @@ public final class ServingSearch {
         double ttft = spec.engine().requestMs() + stepWithChunks / 2 + queue + prompt;
         double requests = perReplica * d.at().dp();
         String prefills = chunk >= spec.isl() ? "whole prompts" : "chunks of " + chunk;
-        return new ServingPlan.Deployment(ServingPlan.Mode.AGGREGATED, d.at().label() + " b" + batch + overlap(d) + ", " + prefills,
+        return new ServingPlan.Deployment(ServingPlan.Mode.AGGREGATED, d.at().label() + " b" + batch + overlap(d) + d.at().exchangeLabel() + ", " + prefills,
                 d.at().gpus(), new ServingPlan.Load(Duration.ofMillis(ttft), Duration.ofMillis(tpot), requests * spec.osl() / d.at().gpus(),
                         requests),
                 new ServingPlan.Parts(Duration.ofMillis(prompt), Duration.ofMillis(queue), Duration.ZERO, "", Duration.ofMillis(step),
@@ -465,8 +486,8 @@ public final class ServingSearch {
         double load = rate / (bestX * full);
         double queue = PrefillQueue.waitMs(load, turn);
         int gpus = bestX * gp + bestY * gd;
-        String what = String.format(Locale.ROOT, "%dP %s x%d + %dD %s b%d%s", bestX, p.at().label(), p.prompts(), bestY, d.at().label(),
-                d.spec().batch(), overlap(d));
+        String what = String.format(Locale.ROOT, "%dP %s x%d%s + %dD %s b%d%s%s", bestX, p.at().label(), p.prompts(), p.at().exchangeLabel(),
+                bestY, d.at().label(), d.spec().batch(), overlap(d), d.at().exchangeLabel());
         Integer forRate = spec.rate() == null ? null
                 : (int) Math.ceil(spec.rate() / cp - 1e-9) * gp + (int) Math.ceil(spec.rate() / cd - 1e-9) * gd;
         return new ServingPlan.Deployment(ServingPlan.Mode.DISAGGREGATED, what, gpus,

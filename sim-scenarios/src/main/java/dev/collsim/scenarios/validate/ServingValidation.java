@@ -7,7 +7,7 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.TextFile;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
-import dev.collsim.scenarios.decode.ExpertLoad;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
@@ -367,7 +367,7 @@ public final class ServingValidation {
             return new Mapped(null, systemLabel, engineLabel, deployment.label(), String.join("; ", why));
         }
         EngineSetup setup = new EngineSetup(engine, null, overlapSchedulerFor(run.framework(), engine, deployment), engines.requestOverhead(),
-                speculation, ExpertLoad.UNIFORM);
+                speculation, ExpertParallel.DEFAULT);
         LoadSpec spec = new LoadSpec((ModelConfig) model, DecodeSystem.preset(system), DecodeValidation.asServed(precision, (ModelConfig) model),
                 setup, deployment,
                 workload(concurrency, run.isl(), run.osl()), knobs(run, engine, deployment, concurrency), ROUTER, KvTransfer.AFTER_PREFILL, null, 0, false);
@@ -413,7 +413,7 @@ public final class ServingValidation {
     }
 
     private static Deployment.Role role(Deployment.Kind kind, Role r) {
-        return new Deployment.Role(kind, r.workers(), r.tp(), r.pp(), r.ep(), r.dp(), r.batch(), 0, 0, Overlap.NONE);
+        return new Deployment.Role(kind, r.workers(), r.tp(), r.pp(), r.ep(), r.dp(), r.batch(), 0, 0, Overlap.NONE, false);
     }
 
     /** A closed loop of {@code concurrency}: warm-up, then the measured requests, every one of ISL and OSL tokens. */

@@ -3,7 +3,7 @@ package dev.collsim.scenarios.views;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.scenarios.decode.DecodeResult;
-import dev.collsim.scenarios.decode.ExpertLoad;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.Speculation;
 import dev.collsim.scenarios.metrics.DecodeMetrics;
 import java.util.List;
@@ -68,7 +68,7 @@ public final class DecodeJson {
         o.put("overlap", l.overlap().label());
         o.put("cuda_graphs", l.cudaGraphs());
         putSpeculation(o, l.speculation());
-        if (!l.experts().equals(ExpertLoad.UNIFORM)) {
+        if (!l.experts().evenLoad()) {
             ObjectNode load = o.putObject("expert_load");
             load.put("skew", l.experts().skew());
             load.put("eplb_redundant_experts", l.experts().eplb() ? l.experts().redundant() : null);

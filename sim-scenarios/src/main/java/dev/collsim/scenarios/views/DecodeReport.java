@@ -3,7 +3,7 @@ package dev.collsim.scenarios.views;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.decode.DecodeResult;
-import dev.collsim.scenarios.decode.ExpertLoad;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.Speculation;
 import java.util.List;
 import java.util.Locale;
@@ -46,7 +46,7 @@ public final class DecodeReport {
         if (l.speculation().speculates()) {
             t.footnote(speculation(r));
         }
-        if (!l.experts().equals(ExpertLoad.UNIFORM)) {
+        if (!l.experts().evenLoad()) {
             t.footnote(expertLoad(l));
         }
         t.footnote(String.format(Locale.ROOT, "compute %.3f ms (the weights it reads take %.3f ms at HBM's peak), communication %.3f ms"
@@ -95,7 +95,7 @@ public final class DecodeReport {
     /** The experts' load in a line: the routing asked for, and what the busiest EP rank takes. */
     static String expertLoad(DecodeResult.Layout l) {
         return String.format(Locale.ROOT, "expert load (%s): the busiest of %d EP ranks takes %.2fx an even share of the routed tokens,"
-                + " and the step waits for it", l.experts().label(), l.ep(), l.expertImbalance());
+                + " and the step waits for it", l.experts().loadLabel(), l.ep(), l.expertImbalance());
     }
 
     private static double gib(double bytes) {

@@ -3,7 +3,7 @@ package dev.collsim.scenarios.views;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.decode.DecodeResult;
-import dev.collsim.scenarios.decode.ExpertLoad;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.PrefillResult;
 import java.util.List;
 import java.util.Locale;
@@ -34,7 +34,7 @@ public final class PrefillReport {
             t.note("speculative decoding (" + l.speculation().describe() + "): each forward ends with the draft layer over the prompt's"
                     + " tokens (draft_* kernels), its KV cache and the first draft token");
         }
-        if (!l.experts().equals(ExpertLoad.UNIFORM)) {
+        if (!l.experts().evenLoad()) {
             t.note(DecodeReport.expertLoad(l));
         }
         for (String w : r.warnings()) {

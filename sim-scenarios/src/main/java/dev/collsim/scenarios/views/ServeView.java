@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
-import dev.collsim.scenarios.decode.ExpertLoad;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.metrics.ServeMetrics;
 import dev.collsim.scenarios.serve.ServingPlan.Deployment;
 import dev.collsim.scenarios.serve.ServingPlan.Shortfall;
@@ -100,7 +100,7 @@ public final class ServeView {
                 + " most %s ms and a %s ITL of at most %s ms, each deployment's unit within %d GPUs%s", p.model(), p.isl(), p.osl(),
                 p.dtype().label(), p.engine().label(),
                 (p.speculation().speculates() ? " with speculative decoding (" + p.speculation().describe() + ")" : "")
-                        + (p.experts().equals(ExpertLoad.UNIFORM) ? "" : ", expert load " + p.experts().label()), p.ttftSlo().stat(), number(p.ttftSlo().ms()), p.itlSlo().stat(), number(p.itlSlo().ms()),
+                        + (p.experts().evenLoad() ? "" : ", expert load " + p.experts().loadLabel()), p.ttftSlo().stat(), number(p.ttftSlo().ms()), p.itlSlo().stat(), number(p.itlSlo().ms()),
                 p.gpus(), p.rate() == null ? "" : String.format(Locale.ROOT, "; GPUs for %s requests/s", number(p.rate()))));
         if (p.simulated() != null) {
             ServingPlan.Simulated sim = p.simulated();
@@ -177,8 +177,8 @@ public final class ServeView {
         j.put("engine", p.engine().label());
         j.put("request_overhead_ms", p.requestMs());
         DecodeJson.putSpeculation(j, p.speculation());
-        if (!p.experts().equals(ExpertLoad.UNIFORM)) {
-            j.put("expert_load", p.experts().label());
+        if (!p.experts().evenLoad()) {
+            j.put("expert_load", p.experts().loadLabel());
         }
         j.put("kv_transfer", p.kvTransfer().label());
         ArrayNode systems = j.putArray("systems");

@@ -59,7 +59,13 @@ class OneClockTest {
         return deepSeek(null, oversubscription, overlap, 64, 4096);
     }
 
+    /** The experts' tokens sent all-to-all, as DeepEP sends them. */
     private static DecodeSpec deepSeek(Rate nic, double oversubscription, Overlap overlap, int batch, int context) {
+        return gathered(nic, oversubscription, overlap, batch, context).allToAll();
+    }
+
+    /** The experts' tokens gathered to every EP rank and reduce-scattered back, the engines' default. */
+    private static DecodeSpec gathered(Rate nic, double oversubscription, Overlap overlap, int batch, int context) {
         WhatIf knobs = new WhatIf(nic, 0, oversubscription, 1, true, java.util.Map.of(), java.util.Map.of(), List.of());
         return new DecodeSpec(ModelConfig.load("deepseek-v3"), new DecodeSystem.Preset(SystemPreset.byName("hgx-h100"), null, OptionalInt.empty(),
                 knobs), OptionalInt.empty(), 8, 1, 16, 2, batch, context, Precision.FP8, AllReduceKind.AUTO, overlap, true);
@@ -92,6 +98,18 @@ class OneClockTest {
         assertTrue(epNarrow > 1.1 * ep, "EP all-to-alls: " + ep + " ms non-blocking, " + epNarrow + " ms at 4:1");
         assertEquals(commMs(open, "attn_all_reduce", "moe_all_reduce"), commMs(narrow, "attn_all_reduce", "moe_all_reduce"), 1e-9);
         assertTrue(narrow.itl().ms() > open.itl().ms());
+    }
+
+    /**
+     * The engines' default exchange gathers and reduce-scatters as NCCL's rings, whose steps between the nodes go NIC to NIC
+     * on one rail: the oversubscribed spine carries none of it, so the exchange takes exactly what it took.
+     */
+    @Test
+    void theGatheredExchangeStaysOnItsRails() {
+        double open = commMs(DecodeStep.run(gathered(null, 1, Overlap.NONE, 64, 4096)), "dispatch", "combine");
+        double narrow = commMs(DecodeStep.run(gathered(null, 4, Overlap.NONE, 64, 4096)), "dispatch", "combine");
+        assertTrue(open > 0);
+        assertEquals(open, narrow, 1e-9);
     }
 
     /**

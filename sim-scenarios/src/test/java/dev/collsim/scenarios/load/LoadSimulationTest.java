@@ -1,10 +1,11 @@
 package dev.collsim.scenarios.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.scenarios.decode.EngineSetup;
-import dev.collsim.scenarios.decode.ExpertLoad;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.ServingEngine;
 import dev.collsim.scenarios.decode.Speculation;
 import dev.collsim.scenarios.load.workload.Workload;
@@ -246,7 +247,7 @@ class LoadSimulationTest {
         double[] plainStepMs = new double[1];
         long plainSteps = 0;
         for (Speculation spec : new Speculation[] {Speculation.NONE, Speculation.parse("eagle:3", 1.0), Speculation.parse("eagle:3", 2.5)}) {
-            LoadSpec s = Loads.spec("llama-3-8b", "hgx-h100", "tp1", new EngineSetup(ServingEngine.VLLM, null, null, 0.0, spec, ExpertLoad.UNIFORM),
+            LoadSpec s = Loads.spec("llama-3-8b", "hgx-h100", "tp1", new EngineSetup(ServingEngine.VLLM, null, null, 0.0, spec, ExpertParallel.DEFAULT),
                     Loads.closed(8, 8, 256, 400, 0), SchedulerKnobs.DEFAULTS);
             LoadOutcome o = Loads.run(new LoadSpec(s.model(), s.system(), s.precision(), s.engine(), s.deployment(), s.workload(), s.scheduler(),
                     s.router(), s.kvTransfer(), null, 0, true));
@@ -265,5 +266,15 @@ class LoadSimulationTest {
                 assertEquals(2.5, 8.0 * 399 / requestSteps, 0.1, requestSteps + " request-steps");
             }
         }
+    }
+
+    /** A role's {@code a2a} (its MoE tokens sent all-to-all, as DeepEP sends them) prints where --deployment reads it back. */
+    @Test
+    void allToAllRolesPasteBack() {
+        Deployment d = Deployment.parse("1P tp1 dp8 ep8 x2 a2a + 1D tp1 dp8 ep8 b32 two-batch a2a");
+        assertTrue(d.roles().get(0).allToAll() && d.roles().get(1).allToAll());
+        assertEquals("1P tp1 dp8 ep8 x2 a2a + 1D tp1 dp8 ep8 b32 two-batch a2a", d.label());
+        assertEquals(d, Deployment.parse(d.label()));
+        assertFalse(Deployment.parse("tp1 dp8 ep8 b32").roles().get(0).allToAll());
     }
 }

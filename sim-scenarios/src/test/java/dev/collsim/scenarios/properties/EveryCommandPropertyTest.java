@@ -261,6 +261,7 @@ class EveryCommandPropertyTest {
         COMMON.put("--overlap-scheduler", g -> g.pick("auto", "on", "off"));
         COMMON.put("--spec", g -> g.pick("none", "mtp:" + g.between(1, 4), "eagle:" + g.between(1, 4)));
         COMMON.put("--accept", g -> g.number(1 + g.r.nextDouble() * 4));
+        COMMON.put("--all2all", g -> g.pick("auto", "allgather", "alltoall"));
         COMMON.put("--expert-skew", g -> g.pick("0", "0.5", "1", g.number(g.r.nextDouble() * 2)));
         COMMON.put("--eplb", g -> g.pick("off", "0", "16", "32", Integer.toString(g.between(0, 64))));
         COMMON.put("--request-overhead", g -> g.chance(0.2) ? "0" : g.number(g.r.nextDouble() * 100));
@@ -556,7 +557,7 @@ class EveryCommandPropertyTest {
     }
 
     static final String[] DECODE_OWN = {"--model", "--dtype", "--tp", "--pp", "--moe-ep", "--moe-tp", "--batch", "--dp", "--context", "--allreduce", "--overlap",
-        "--cuda-graphs", "--engine", "--kv-dtype", "--overlap-scheduler", "--spec", "--accept", "--expert-skew", "--eplb", "--fabrics", "--trace", "--system", "--topology",
+        "--cuda-graphs", "--engine", "--kv-dtype", "--overlap-scheduler", "--spec", "--accept", "--all2all", "--expert-skew", "--eplb", "--fabrics", "--trace", "--system", "--topology",
         "--network", "--nodes", "--gpus-per-node"};
 
     static final Map<String, Function<G, String>> DECODE_VALUES = Map.of(
@@ -596,7 +597,7 @@ class EveryCommandPropertyTest {
         l.add("--model", model);
         layout(g, l, model);
         some(g, l, 0.3, DECODE_VALUES, Set.of(), "--dtype", "--tp", "--pp", "--moe-ep", "--moe-tp", "--batch", "--dp", "--context", "--allreduce", "--overlap",
-                "--cuda-graphs", "--engine", "--kv-dtype", "--overlap-scheduler", "--spec", "--accept", "--expert-skew", "--eplb", "--system", "--network", "--nodes",
+                "--cuda-graphs", "--engine", "--kv-dtype", "--overlap-scheduler", "--spec", "--accept", "--all2all", "--expert-skew", "--eplb", "--system", "--network", "--nodes",
                 "--gpus-per-node");
         some(g, l, 0.08, DECODE_VALUES, Set.of(), "--topology", "--fabrics", "--trace");
         if (l.has("--moe-ep") && g.chance(0.7)) {
@@ -638,7 +639,7 @@ class EveryCommandPropertyTest {
                 "--system", gg -> gg.pick(SYSTEMS),
                 "--trace", gg -> gg.file("trace.json"));
         some(g, l, 0.3, own, Set.of(), "--batch", "--chunk", "--dtype", "--engine", "--moe-ep", "--moe-tp", "--kv-dtype", "--network", "--overlap-scheduler",
-                "--pp", "--tp", "--system", "--trace", "--request-overhead", "--spec", "--accept", "--expert-skew", "--eplb");
+                "--pp", "--tp", "--system", "--trace", "--request-overhead", "--spec", "--accept", "--all2all", "--expert-skew", "--eplb");
         systemFabric(g, l);
         return withWhatIfsAndOutputs(g, l, own);
     }
@@ -680,7 +681,7 @@ class EveryCommandPropertyTest {
             l.add("--osl", g.tokens(16, 4096));
             l.add("--gpus", Integer.toString(g.pick(List.of(8, 16, 72))));
             some(g, l, 0.3, own, Set.of(), "--dtype", "--engine", "--itl-slo", "--ttft-slo", "--kv-dtype", "--kv-transfer", "--network",
-                    "--overlap-scheduler", "--rate", "--request-overhead", "--spec", "--accept", "--expert-skew", "--eplb");
+                    "--overlap-scheduler", "--rate", "--request-overhead", "--spec", "--accept", "--all2all", "--expert-skew", "--eplb");
             return withWhatIfsAndOutputs(g, l, own);
         }
         l.add("--deployment", g.pick(SMALL_DEPLOYMENTS));
@@ -721,7 +722,7 @@ class EveryCommandPropertyTest {
                 "--seed", "--burstiness", "--random-range-ratio", "--prefix-share", "--max-num-seqs", "--max-num-batched-tokens",
                 "--chunked-prefill-size", "--schedule-policy", "--prefix-caching", "--gpu-memory-utilization", "--block-size",
                 "--cuda-graph-padding", "--mixed-chunk", "--router", "--goodput", "--percentiles", "--perfetto", "--request-overhead", "--spec",
-                "--accept", "--expert-skew", "--eplb");
+                "--accept", "--all2all", "--expert-skew", "--eplb");
         return withWhatIfsAndOutputs(g, l, own);
     }
 
@@ -738,7 +739,7 @@ class EveryCommandPropertyTest {
         l.add("--gpus", Integer.toString(g.pick(List.of(8, 16, 32, 72))));
         l.add("--threads", "1");
         some(g, l, 0.3, Map.of("--nodes", gg -> Integer.toString(gg.between(1, 2))), Set.of(), "--context", "--dtype", "--engine", "--itl-slo",
-                "--kv-dtype", "--network", "--overlap-scheduler", "--spec", "--accept", "--expert-skew", "--eplb", "--gpus-per-node", "--nodes");
+                "--kv-dtype", "--network", "--overlap-scheduler", "--spec", "--accept", "--all2all", "--expert-skew", "--eplb", "--gpus-per-node", "--nodes");
         systemFabric(g, l);
         whatIfs(g, l, l.has("--topology") ? Kind.TOPOLOGY : Kind.PRESET, 0.15);
         some(g, l, 0.3, Map.of(), Set.of(), OUTPUT);
@@ -1077,16 +1078,16 @@ class EveryCommandPropertyTest {
         GENERATORS.put("bench", generator(80, flags(SYSTEM_FLAGS, BENCH_OWN, WHAT_IFS, STOCHASTIC, OUTPUT), EveryCommandPropertyTest::bench));
         GENERATORS.put("decode", generator(60, flags(DECODE_OWN, WHAT_IFS, STOCHASTIC, OUTPUT), EveryCommandPropertyTest::decode));
         GENERATORS.put("prefill", generator(40, flags(new String[] {"--model", "--isl", "--batch", "--chunk", "--dtype", "--engine", "--moe-ep", "--moe-tp",
-            "--kv-dtype", "--network", "--overlap-scheduler", "--pp", "--tp", "--system", "--trace", "--request-overhead", "--spec", "--accept", "--expert-skew", "--eplb"},
+            "--kv-dtype", "--network", "--overlap-scheduler", "--pp", "--tp", "--system", "--trace", "--request-overhead", "--spec", "--accept", "--all2all", "--expert-skew", "--eplb"},
             WHAT_IFS, OUTPUT),
                 EveryCommandPropertyTest::prefill));
         GENERATORS.put("serve", generator(24, flags(new String[] {"--model", "--system", "--isl", "--osl", "--gpus", "--threads", "--dtype", "--engine",
             "--itl-slo", "--ttft-slo", "--kv-dtype", "--kv-transfer", "--network", "--overlap-scheduler", "--rate", "--request-overhead", "--spec",
-            "--accept", "--expert-skew", "--eplb"}, SERVE_LOAD_FLAGS,
+            "--accept", "--all2all", "--expert-skew", "--eplb"}, SERVE_LOAD_FLAGS,
             WHAT_IFS,
             OUTPUT), EveryCommandPropertyTest::serve));
         GENERATORS.put("compare", generator(12, flags(new String[] {"--model", "--system", "--topology", "--gpus", "--threads", "--context", "--dtype",
-            "--engine", "--itl-slo", "--kv-dtype", "--network", "--overlap-scheduler", "--spec", "--accept", "--expert-skew", "--eplb", "--gpus-per-node", "--nodes"}, WHAT_IFS,
+            "--engine", "--itl-slo", "--kv-dtype", "--network", "--overlap-scheduler", "--spec", "--accept", "--all2all", "--expert-skew", "--eplb", "--gpus-per-node", "--nodes"}, WHAT_IFS,
             OUTPUT),
                 EveryCommandPropertyTest::compare));
         GENERATORS.put("calibrate", generator(20, flags(new String[] {"--op", "--ngpus", "--algo", "--class", "--system", "--gpus", "--link-bw",

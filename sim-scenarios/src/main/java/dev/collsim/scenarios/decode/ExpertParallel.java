@@ -6,37 +6,81 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import umontreal.ssj.rng.MRG32k3a;
 import umontreal.ssj.rng.RandomPermutation;
 
 /**
- * How a MoE layer's tokens fall on its experts, and how the experts are placed on the EP ranks: a what-if, since a step's
- * time is the busiest rank's. Routing picks expert j (in order of popularity) in proportion to (j + 1)^-skew, Zipf's law
- * ({@code skew} 0: every expert alike, as collsim assumed before). Without EPLB the engines load experts by id, E / ep
- * consecutive ids a rank, and ids say nothing of popularity: the popularity order is laid on the ids by one fixed draw
- * (a shuffle on an MRG32k3a stream of {@link #PLACEMENT_SEED}), so a run is repeatable and every skew shares the draw.
- * With EPLB (DeepSeek's expert-parallel load balancer, SGLang's {@code --enable-eplb}, TensorRT-LLM's online EPLB) the
- * {@code redundant} extra slots go one by one to the expert with the most load a replica, each replica takes an equal part
- * of its expert's load, and the replicas are packed heaviest first onto the rank with the least load that has a slot free
- * ({@code eplb.py}'s replicate_experts and balanced_packing), (E + redundant) / ep slots a rank.
+ * How a MoE layer's tokens reach the experts on other expert-parallel ranks, how they fall on the experts, and how the
+ * experts are placed on the ranks.
  *
+ * <p>The exchange ({@link Exchange}): the engines' default with attention data parallelism gathers every replica's tokens
+ * to every EP rank and reduce-scatters the experts' outputs back; the all-to-all libraries (DeepEP, pplx) send each token
+ * only to the ranks of its top-k experts. With one replica (attention TP as wide as EP) the gather has nothing to do:
+ * every rank holds the replica's tokens, runs its experts on them, and the TP all-reduce sums the outputs.
+ *
+ * <p>The load, a what-if, since a step's time is the busiest rank's. Routing picks expert j (in order of popularity) in
+ * proportion to (j + 1)^-skew, Zipf's law ({@code skew} 0: every expert alike, as collsim assumed before). Without EPLB
+ * the engines load experts by id, E / ep consecutive ids a rank, and ids say nothing of popularity: the popularity order
+ * is laid on the ids by one fixed draw (a shuffle on an MRG32k3a stream of {@link #PLACEMENT_SEED}), so a run is
+ * repeatable and every skew shares the draw. With EPLB (DeepSeek's expert-parallel load balancer, SGLang's {@code
+ * --enable-eplb}, TensorRT-LLM's online EPLB) the {@code redundant} extra slots go one by one to the expert with the most
+ * load a replica, each replica takes an equal part of its expert's load, and the replicas are packed heaviest first onto
+ * the rank with the least load that has a slot free ({@code eplb.py}'s replicate_experts and balanced_packing),
+ * (E + redundant) / ep slots a rank.
+ *
+ * @param exchange  how tokens travel to the experts' ranks and back
  * @param skew      Zipf exponent of the experts' popularity, 0 or more
  * @param eplb      whether EPLB places the experts
  * @param redundant EPLB's redundant experts (SGLang's {@code --ep-num-redundant-experts}), 0 without EPLB
  */
-public record ExpertLoad(double skew, boolean eplb, int redundant) {
-    /** Every expert alike, placed by id. */
-    public static final ExpertLoad UNIFORM = new ExpertLoad(0, false, 0);
+public record ExpertParallel(Exchange exchange, double skew, boolean eplb, int redundant) {
+    /** The engines' exchange (a search tries both), every expert alike, placed by id. */
+    public static final ExpertParallel DEFAULT = new ExpertParallel(Exchange.AUTO, 0, false, 0);
+
+    /** How a MoE layer's tokens travel to the ranks that hold their experts, and the outputs back. */
+    public enum Exchange {
+        /** Unset: a layout given runs the engines' default, {@link #ALLGATHER}; a layout search tries both. */
+        AUTO,
+        /**
+         * An all-gather of every attention replica's tokens over the EP ranks, each rank's experts on all of them, a
+         * reduce-scatter of the outputs (vLLM's default all2all backend, allgather_reducescatter; SGLang's DP attention
+         * without DeepEP; TensorRT-LLM's attention DP without its wide-EP all-to-all), in BF16.
+         */
+        ALLGATHER,
+        /**
+         * Each token to the ranks of its top-k experts and back (DeepEP, pplx, TensorRT-LLM's wide-EP all-to-all): an
+         * all-to-all of top-k copies a token, the dispatch in the weights' activation format (FP8 where DeepEP quantises
+         * before it sends), the combine in BF16; each TP rank takes 1/tp of its replica's tokens, and an all-gather over
+         * TP restores them after.
+         */
+        ALLTOALL;
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static Exchange fromName(String name) {
+            for (Exchange e : values()) {
+                if (e.label().equalsIgnoreCase(name.trim())) {
+                    return e;
+                }
+            }
+            throw new InputException("--all2all " + name + ": expected auto, allgather (all-gather the replicas' tokens, reduce-scatter"
+                    + " back: the engines' default) or alltoall (each token to its experts' ranks, as DeepEP sends it)");
+        }
+    }
 
     /** The seed of the one draw that lays the popularity order on the experts' ids. */
     static final long PLACEMENT_SEED = 0;
 
-    private static final Map<ExpertLoad.Key, Rank> BUSIEST = new ConcurrentHashMap<>();
+    private static final Map<ExpertParallel.Key, Rank> BUSIEST = new ConcurrentHashMap<>();
 
-    private record Key(ExpertLoad load, int experts, int topK, int ep) {}
+    private record Key(ExpertParallel load, int experts, int topK, int ep) {}
 
-    public ExpertLoad {
+    public ExpertParallel {
+        Objects.requireNonNull(exchange, "exchange");
         if (!(skew >= 0 && skew <= 4)) {
             throw new InputException("--expert-skew " + trim(skew) + ": expected a Zipf exponent from 0 (every expert alike) to 4");
         }
@@ -45,13 +89,14 @@ public record ExpertLoad(double skew, boolean eplb, int redundant) {
         }
     }
 
-    /** {@code --expert-skew S} and {@code --eplb off|R}. */
-    public static ExpertLoad parse(double skew, String eplb) {
+    /** {@code --all2all KIND}, {@code --expert-skew S} and {@code --eplb off|R}. */
+    public static ExpertParallel parse(String exchange, double skew, String eplb) {
+        Exchange how = Exchange.fromName(exchange);
         if (eplb == null || eplb.equalsIgnoreCase("off")) {
-            return new ExpertLoad(skew, false, 0);
+            return new ExpertParallel(how, skew, false, 0);
         }
         try {
-            return new ExpertLoad(skew, true, Integer.parseInt(eplb.trim()));
+            return new ExpertParallel(how, skew, true, Integer.parseInt(eplb.trim()));
         } catch (NumberFormatException e) {
             throw new InputException("--eplb " + eplb + ": expected off or a count of redundant experts, 0 or more");
         }
@@ -80,8 +125,8 @@ public record ExpertLoad(double skew, boolean eplb, int redundant) {
     }
 
     /** This load on {@code ep} ranks: without EPLB where there is one rank, whose experts are all its own. */
-    ExpertLoad on(int ep) {
-        return eplb && ep < 2 ? new ExpertLoad(skew, false, 0) : this;
+    ExpertParallel on(int ep) {
+        return eplb && ep < 2 ? new ExpertParallel(exchange, skew, false, 0) : this;
     }
 
     /** Expert slots on the rank that holds most: ceil(E / ep) placed by id, (E + redundant) / ep under EPLB. */
@@ -89,8 +134,18 @@ public record ExpertLoad(double skew, boolean eplb, int redundant) {
         return eplb ? (experts + redundant) / ep : (experts + ep - 1) / ep;
     }
 
-    /** A label for reports: "uniform", "zipf 1.2", "zipf 1.2, eplb +32". */
-    public String label() {
+    /** The same load, its tokens exchanged as {@code how}. */
+    public ExpertParallel withExchange(Exchange how) {
+        return new ExpertParallel(how, skew, eplb, redundant);
+    }
+
+    /** Whether every expert is alike and placed by id. */
+    public boolean evenLoad() {
+        return skew == 0 && !eplb;
+    }
+
+    /** The load as a label for reports: "uniform", "zipf 1.2", "zipf 1.2, eplb +32". */
+    public String loadLabel() {
         String routing = skew == 0 ? "uniform" : "zipf " + trim(skew);
         return eplb ? routing + ", eplb +" + redundant : routing;
     }
