@@ -2,55 +2,54 @@ package dev.collsim.topologies.catalog;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.NcclArch;
-import java.util.Arrays;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
-import java.util.stream.Collectors;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import org.yaml.snakeyaml.Yaml;
 
 /**
- * GPUs of the presets: their generation as NCCL's tuner tells it (its tables index compute
- * capability 7.x as Volta, 8.x as Ampere, 9.0 as Hopper, 10.x as Blackwell) and their NVLinks.
+ * A GPU of the catalogue ({@code catalog/gpus.yaml}, one entry per GPU with a source for every number): its generation
+ * as NCCL's tuner tells it (its tables index compute capability 7.x as Volta, 8.x as Ampere, 9.0 as Hopper, 10.x and
+ * 12.x as Blackwell), its NVLinks, whether its driver allows peer-to-peer over PCIe, and what the roofline needs. One
+ * instance per entry, so models compare by identity; the constants name the ones the presets and the code use.
  */
-public enum GpuModel {
-    A100_SXM("a100", "A100 SXM4 80GB", NcclArch.AMPERE, NvLinkGeneration.NVLINK3, 12,
-            new Roofline(312, 0, 0, 80, 2.039, 108)),
-    H100_SXM("h100", "H100 SXM5 80GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 18,
-            new Roofline(989.4, 1978.9, 0, 80, 3.35, 132)),
-    H200_SXM("h200", "H200 SXM 141GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 18,
-            new Roofline(989.4, 1978.9, 0, 141, 4.8, 132)),
-    B200("b200", "B200 180GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18,
-            new Roofline(2250, 4500, 9000, 180, 7.7, 148)),
-    GB200("gb200", "GB200 186GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18,
-            new Roofline(2500, 5000, 10000, 186, 8.0, 148)),
-    /**
-     * HGX B300 (Blackwell Ultra, 1,100 W): NVIDIA's HGX B300 figures per GPU, sparse halved (BF16 36 and FP8 72 PFLOPS
-     * sparse for eight), dense FP4 108 PFLOPS for eight; 288 GB at 8 TB/s; 160 SMs as GB300's (the same die).
-     */
-    B300("b300", "B300 SXM 288GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18,
-            new Roofline(2250, 4500, 13500, 288, 8.0, 160)),
-    GB300("gb300", "GB300 288GB", NcclArch.BLACKWELL, NvLinkGeneration.NVLINK5, 18,
-            new Roofline(2500, 5000, 15000, 288, 8.0, 160)),
+public final class GpuModel {
+    private static final String RESOURCE = "/catalog/gpus.yaml";
+    private static final Map<String, GpuModel> CATALOGUE = load();
+
+    public static final GpuModel A100_SXM = byName("a100");
+    public static final GpuModel H100_SXM = byName("h100");
+    public static final GpuModel H200_SXM = byName("h200");
+    public static final GpuModel B200 = byName("b200");
+    public static final GpuModel GB200 = byName("gb200");
+    /** HGX B300 (Blackwell Ultra, 1,100 W parts). */
+    public static final GpuModel B300 = byName("b300");
+    public static final GpuModel GB300 = byName("gb300");
     /** H100 PCIe: its 12 NVLink4 links reach only a bridged partner card. */
-    H100_PCIE("h100-pcie", "H100 PCIe 80GB", NcclArch.HOPPER, NvLinkGeneration.NVLINK4, 12,
-            new Roofline(756, 1513, 0, 80, 2.0, 114)),
-    L40S("l40s", "L40S 48GB", NcclArch.AMPERE, null, 0, new Roofline(362, 733, 0, 48, 0.864, 142)),
-    /**
-     * RTX PRO 6000 Blackwell Server Edition (GB202, compute capability 12.0, which NCCL's tuner counts as
-     * Blackwell; no NVLink): aiconfigurator's {@code systems/rtx_pro_6000_server.yaml} (dense BF16 467.8,
-     * FP8 935.6, FP4 1,871.2 TFLOPS at the 2,430 MHz its node reports; 1.792 TB/s of GDDR7), 96 GB
-     * (97,887 MiB in nvidia-smi), 188 SMs per NVIDIA's announcement.
-     */
-    RTX_PRO_6000("rtxpro6000", "RTX PRO 6000 Blackwell Server Edition 96GB", NcclArch.BLACKWELL, null, 0,
-            new Roofline(467.8, 935.6, 1871.2, 96, 1.792, 188)),
-    RTX_4090("rtx4090", "GeForce RTX 4090 24GB", NcclArch.AMPERE, null, 0, new Roofline(165.2, 330.3, 0, 24, 1.008, 128)),
-    RTX_2080TI("rtx2080ti", "GeForce RTX 2080 Ti 11GB", NcclArch.VOLTA, null, 0, new Roofline(53.8, 0, 0, 11, 0.616, 68));
+    public static final GpuModel H100_PCIE = byName("h100-pcie");
+    public static final GpuModel L40S = byName("l40s");
+    /** RTX PRO 6000 Blackwell Server Edition (GB202, compute capability 12.0, which NCCL's tuner counts as Blackwell; no NVLink). */
+    public static final GpuModel RTX_PRO_6000 = byName("rtxpro6000");
+    public static final GpuModel RTX_4090 = byName("rtx4090");
+    public static final GpuModel RTX_2080TI = byName("rtx2080ti");
 
     /**
      * What the roofline needs of a GPU: dense tensor-core rates in TFLOPS (0 where the format has
      * none; FP8 and FP4 fall back to the next wider format), HBM capacity as the datasheet's "GB" and
      * bandwidth in TB/s (10^12 B/s), and SMs. The datasheets' capacities are binary: an "80GB" H100 or
-     * A100 shows 81,559-81,920 MiB in nvidia-smi, so {@link #hbmBytes} reads them as GiB.
-     * Figures from {@code ../shared/reference/nccl-and-decode.md} (Q5), datasheets' sparse numbers
-     * halved; GB300's and the GeForce cards' from their datasheets the same way.
+     * A100 shows 81,559-81,920 MiB in nvidia-smi, so {@link #hbmBytes} reads them as GiB. Each
+     * number's source is beside it in {@code catalog/gpus.yaml}.
      */
     public record Roofline(double bf16Tflops, double fp8Tflops, double fp4Tflops, double hbmGB, double hbmTBps, int sms) {
         /** Dense TFLOPS for a weight format of {@code bits} (16, 8 or 4). */
@@ -75,26 +74,32 @@ public enum GpuModel {
     private final NcclArch arch;
     private final NvLinkGeneration nvlink;
     private final int nvlinks;
+    private final boolean peerToPeer;
     private final Roofline roofline;
 
-    GpuModel(String shortName, String label, NcclArch arch, NvLinkGeneration nvlink, int nvlinks, Roofline roofline) {
-        this.roofline = roofline;
+    private GpuModel(String shortName, String label, NcclArch arch, NvLinkGeneration nvlink, int nvlinks, boolean peerToPeer,
+                     Roofline roofline) {
         this.shortName = shortName;
         this.label = label;
         this.arch = arch;
         this.nvlink = nvlink;
         this.nvlinks = nvlinks;
+        this.peerToPeer = peerToPeer;
+        this.roofline = roofline;
+    }
+
+    /** Every GPU of the catalogue, in its order. */
+    public static Collection<GpuModel> all() {
+        return CATALOGUE.values();
     }
 
     /** The model by its short name as files write it (a100, h100, ..., rtx2080ti). */
     public static GpuModel byName(String name) {
-        for (GpuModel m : values()) {
-            if (m.shortName.equals(name.toLowerCase(Locale.ROOT))) {
-                return m;
-            }
+        GpuModel m = CATALOGUE.get(name.toLowerCase(Locale.ROOT));
+        if (m == null) {
+            throw new InputException("unknown GPU '" + name + "'; expected one of " + String.join(", ", CATALOGUE.keySet()));
         }
-        throw new InputException("unknown GPU '" + name + "'; expected one of "
-                + Arrays.stream(values()).map(GpuModel::shortName).collect(Collectors.joining(", ")));
+        return m;
     }
 
     /**
@@ -102,7 +107,7 @@ public enum GpuModel {
      * turns peer-to-peer off, so NCCL copies through host memory (calibration set AH_2080TI_2G_SHM).
      */
     public boolean peerToPeer() {
-        return this != RTX_4090 && this != RTX_2080TI;
+        return peerToPeer;
     }
 
     /** The name files and options use. */
@@ -129,5 +134,74 @@ public enum GpuModel {
     /** NVLinks per GPU (to NVSwitch chips on HGX/DGX boards); 0 for a card without NVLink, whose {@link #nvlink} is null. */
     public int nvlinks() {
         return nvlinks;
+    }
+
+    @Override
+    public String toString() {
+        return shortName;
+    }
+
+    /** The catalogue, read once; an entry that does not read is a fault in the project's own file, named by entry and field. */
+    private static Map<String, GpuModel> load() {
+        List<Map<String, Object>> entries;
+        try (InputStream in = GpuModel.class.getResourceAsStream(RESOURCE)) {
+            entries = new Yaml().load(new InputStreamReader(Objects.requireNonNull(in, RESOURCE), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(RESOURCE, e);
+        }
+        Map<String, GpuModel> out = new LinkedHashMap<>();
+        for (Map<String, Object> e : entries) {
+            Entry entry = new Entry(e);
+            GpuModel m = entry.model();
+            if (out.put(m.shortName, m) != null) {
+                throw new IllegalStateException(RESOURCE + ": " + m.shortName + " is listed twice");
+            }
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    /** One entry of the file, read strictly: every field known, every number with its source. */
+    record Entry(Map<String, Object> fields) {
+        private static final Set<String> NUMBERS = Set.of("bf16_tflops", "fp8_tflops", "fp4_tflops", "hbm_gb", "hbm_tbps", "sms");
+        private static final Set<String> KNOWN = Set.of("name", "label", "nccl_arch", "nvlink", "peer_to_peer", "bf16_tflops", "fp8_tflops",
+                "fp4_tflops", "hbm_gb", "hbm_tbps", "sms", "sources");
+
+        GpuModel model() {
+            String name = String.valueOf(fields.get("name"));
+            for (String field : fields.keySet()) {
+                if (!KNOWN.contains(field)) {
+                    throw fault(name, field, "unknown field; expected one of " + new TreeSet<>(KNOWN));
+                }
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> sources = (Map<String, Object>) fields.getOrDefault("sources", Map.of());
+            Map<?, ?> link = (Map<?, ?>) fields.get("nvlink");
+            for (String n : NUMBERS) {
+                if (!(fields.get(n) instanceof Number)) {
+                    throw fault(name, n, "expected a number");
+                }
+                if (!(sources.get(n) instanceof String s) || s.isBlank()) {
+                    throw fault(name, "sources." + n, "every number needs its source");
+                }
+            }
+            if (link != null && !(sources.get("nvlink") instanceof String)) {
+                throw fault(name, "sources.nvlink", "every number needs its source");
+            }
+            NvLinkGeneration generation = link == null ? null
+                    : NvLinkGeneration.valueOf(String.valueOf(link.get("generation")).toUpperCase(Locale.ROOT));
+            return new GpuModel(name, String.valueOf(fields.get("label")),
+                    NcclArch.valueOf(String.valueOf(fields.get("nccl_arch")).toUpperCase(Locale.ROOT)), generation,
+                    link == null ? 0 : ((Number) link.get("links")).intValue(), Boolean.TRUE.equals(fields.get("peer_to_peer")),
+                    new Roofline(number("bf16_tflops"), number("fp8_tflops"), number("fp4_tflops"), number("hbm_gb"), number("hbm_tbps"),
+                            (int) number("sms")));
+        }
+
+        private double number(String field) {
+            return ((Number) fields.get(field)).doubleValue();
+        }
+
+        private static IllegalStateException fault(String name, String field, String problem) {
+            return new IllegalStateException(RESOURCE + ": " + name + ": " + field + ": " + problem);
+        }
     }
 }
