@@ -75,9 +75,10 @@ public record ExpertParallel(Exchange exchange, double skew, boolean eplb, int r
     /** The seed of the one draw that lays the popularity order on the experts' ids. */
     static final long PLACEMENT_SEED = 0;
 
-    private static final Map<ExpertParallel.Key, Rank> BUSIEST = new ConcurrentHashMap<>();
+    private static final Map<Key, Rank> BUSIEST = new ConcurrentHashMap<>();
 
-    private record Key(ExpertParallel load, int experts, int topK, int ep) {}
+    /** What sets the busiest rank: the load, not the exchange. */
+    private record Key(double skew, boolean eplb, int redundant, int experts, int topK, int ep) {}
 
     public ExpertParallel {
         Objects.requireNonNull(exchange, "exchange");
@@ -169,7 +170,7 @@ public record ExpertParallel(Exchange exchange, double skew, boolean eplb, int r
 
     /** The busiest of {@code ep} ranks of a layer of {@code experts} experts, each token picking {@code topK}. */
     Rank busiest(int experts, int topK, int ep) {
-        return BUSIEST.computeIfAbsent(new Key(this, experts, topK, ep), k -> place(experts, topK, ep));
+        return BUSIEST.computeIfAbsent(new Key(skew, eplb, redundant, experts, topK, ep), k -> place(experts, topK, ep));
     }
 
     private Rank place(int experts, int topK, int ep) {
@@ -188,9 +189,6 @@ public record ExpertParallel(Exchange exchange, double skew, boolean eplb, int r
      */
     static double[] pickChances(int experts, int topK, double skew) {
         double[] p = new double[experts];
-        for (int j = 0; j < experts; j++) {
-            p[j] = Math.pow(j + 1, -skew);
-        }
         boolean[] capped = new boolean[experts];
         for (boolean changed = true; changed; ) {
             changed = false;
