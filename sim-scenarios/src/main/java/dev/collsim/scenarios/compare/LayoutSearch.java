@@ -7,7 +7,6 @@ import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
-import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
@@ -50,14 +49,6 @@ public final class LayoutSearch {
         }
     }
 
-    /**
-     * Whether a search tries a layout's MoE tokens both gathered and sent all-to-all: with attention DP over EP ranks,
-     * where {@code --all2all} is left to auto (a deployment of wide EP enables DeepEP; the engines' default gathers).
-     */
-    public static boolean triesBothExchanges(EngineSetup engine, DecodeSpec spec) {
-        return engine.experts().exchange() == ExpertParallel.Exchange.AUTO && spec.expertsGathered();
-    }
-
     /** The layouts to try, in a fixed order. */
     static List<DecodeSpec> candidates(ModelConfig m, SystemPreset preset, int gpus, int context, Precision precision, EngineSetup engine) {
         return candidates(m, new DecodeSystem.Preset(preset, null, OptionalInt.empty()), gpus, context, precision, engine);
@@ -83,7 +74,7 @@ public final class LayoutSearch {
                             for (Overlap overlap : ep > 1 && batch > 1 ? List.of(Overlap.NONE, Overlap.TWO_BATCH) : List.of(Overlap.NONE)) {
                                 DecodeSpec spec = engine.layout(m, system, tp, pp, ep, dp, batch, context, precision, overlap);
                                 out.add(spec);
-                                if (triesBothExchanges(engine, spec)) {
+                                if (engine.experts().searchesBothExchanges(ep, dp)) {
                                     out.add(spec.allToAll());
                                 }
                             }

@@ -25,7 +25,9 @@ import java.util.OptionalInt;
  *                (SGLang's and TensorRT-LLM's overlap schedulers, vLLM's async scheduling), or null
  *                for the engine's default
  * @param speculation the draft tokens each step verifies and keeps ({@link Speculation#NONE}: plain decoding)
- * @param experts how tokens fall on the experts and the experts on the EP ranks ({@link ExpertParallel#UNIFORM}: alike, by id)
+ * @param experts how tokens reach the experts on other EP ranks, fall on them, and are placed ({@link ExpertParallel#DEFAULT}:
+ *                the engines' all-gather, every expert alike, placed by id); an exchange left {@code AUTO} runs as the
+ *                engines' default, the all-gather
  */
 public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nodes, int tp, int pp, int ep, int dp,
                          int batch, int context, Precision precision, AllReduceKind allReduce, Overlap overlap, boolean cudaGraphs,

@@ -10,7 +10,7 @@ import java.util.OptionalInt;
  * @param overlapScheduler whether the host overlaps the GPU's step, or null for the engine's default
  * @param requestOverhead  the server's time per request beyond the forwards (ms), or null for the engine's
  * @param speculation      the speculative decoding it runs, or {@link Speculation#NONE}
- * @param experts          how tokens fall on the experts and EPLB places them, or {@link ExpertParallel#UNIFORM}
+ * @param experts          how MoE tokens reach their experts, fall on them, and EPLB places them, or {@link ExpertParallel#DEFAULT}
  */
 public record EngineSetup(ServingEngine engine, Precision kvCache, Boolean overlapScheduler, Double requestOverhead,
                           Speculation speculation, ExpertParallel experts) {
@@ -45,7 +45,7 @@ public record EngineSetup(ServingEngine engine, Precision kvCache, Boolean overl
     /**
      * A layout of {@code model} on {@code system} under this engine: NCCL's or the engine's own
      * all-reduce as it chooses, CUDA graphs as the engine captures them by default, its KV cache and
-     * host overlap as set, its experts' load as set (EPLB only where there are EP ranks to balance).
+     * host overlap as set, its expert parallelism as set (EPLB only where there are EP ranks to balance).
      */
     public DecodeSpec layout(ModelConfig model, DecodeSystem system, int tp, int pp, int ep, int dp, int batch, int context,
                              Precision precision, Overlap overlap) {

@@ -135,6 +135,14 @@ public record ExpertParallel(Exchange exchange, double skew, boolean eplb, int r
         return eplb ? (experts + redundant) / ep : (experts + ep - 1) / ep;
     }
 
+    /**
+     * Whether a layout search tries a layout's tokens both gathered and sent all-to-all: with attention DP over EP ranks,
+     * where the exchange is left to auto (a deployment of wide EP enables DeepEP; the engines' default gathers).
+     */
+    public boolean searchesBothExchanges(int ep, int dp) {
+        return exchange == Exchange.AUTO && ep > 1 && dp > 1;
+    }
+
     /** The same load, its tokens exchanged as {@code how}. */
     public ExpertParallel withExchange(Exchange how) {
         return new ExpertParallel(how, skew, eplb, redundant);

@@ -209,8 +209,7 @@ public final class ServingSearch {
         for (Instance i : instances(spec.model(), perNode, spec.gpus())) {
             if (spec.engine().experts().placesOn(spec.model(), i.ep())) {
                 instances.add(i);
-                // With attention DP over the EP ranks a search tries DeepEP's all-to-all beside the engines' all-gather.
-                if (i.dp() > 1 && spec.engine().experts().exchange() == ExpertParallel.Exchange.AUTO) {
+                if (spec.engine().experts().searchesBothExchanges(i.ep(), i.dp())) {
                     instances.add(new Instance(i.tp(), i.pp(), i.ep(), i.dp(), true));
                 }
             }
@@ -362,7 +361,8 @@ public final class ServingSearch {
         double ttft = spec.engine().requestMs() + stepWithChunks / 2 + queue + prompt;
         double requests = perReplica * d.at().dp();
         String prefills = chunk >= spec.isl() ? "whole prompts" : "chunks of " + chunk;
-        return new ServingPlan.Deployment(ServingPlan.Mode.AGGREGATED, d.at().label() + " b" + batch + overlap(d) + d.at().exchangeLabel() + ", " + prefills,
+        return new ServingPlan.Deployment(ServingPlan.Mode.AGGREGATED, d.at().label() + " b" + batch + overlap(d) + d.at().exchangeLabel()
+                + ", " + prefills,
                 d.at().gpus(), new ServingPlan.Load(Duration.ofMillis(ttft), Duration.ofMillis(tpot), requests * spec.osl() / d.at().gpus(),
                         requests),
                 new ServingPlan.Parts(Duration.ofMillis(prompt), Duration.ofMillis(queue), Duration.ZERO, "", Duration.ofMillis(step),
