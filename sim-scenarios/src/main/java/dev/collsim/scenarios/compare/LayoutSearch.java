@@ -7,6 +7,7 @@ import dev.collsim.scenarios.decode.DecodeSpec;
 import dev.collsim.scenarios.decode.DecodeStep;
 import dev.collsim.scenarios.decode.DecodeSystem;
 import dev.collsim.scenarios.decode.EngineSetup;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.ModelConfig;
 import dev.collsim.scenarios.decode.Overlap;
 import dev.collsim.scenarios.decode.Precision;
@@ -45,7 +46,7 @@ public final class LayoutSearch {
     public record Point(DecodeSpec spec, DecodeResult result) {
         String label() {
             return "tp" + spec.tp() + " pp" + spec.pp() + " dp" + spec.dp() + (spec.ep() > 1 ? " ep" + spec.ep() : "")
-                    + (spec.overlap() == Overlap.NONE ? "" : " " + spec.overlap().label()) + (spec.expertsAllToAll() ? " a2a" : "");
+                    + (spec.overlap() == Overlap.NONE ? "" : " " + spec.overlap().label()) + (spec.expertsAllToAll() ? " " + spec.experts().exchange().deploymentWord() : "");
         }
     }
 
@@ -75,7 +76,7 @@ public final class LayoutSearch {
                                 DecodeSpec spec = engine.layout(m, system, tp, pp, ep, dp, batch, context, precision, overlap);
                                 out.add(spec);
                                 if (engine.experts().searchesBothExchanges(ep, dp)) {
-                                    out.add(spec.allToAll());
+                                    out.add(spec.withExchange(ExpertParallel.Exchange.wideEp(system)));
                                 }
                             }
                         }

@@ -122,6 +122,15 @@ public final class CommModel {
         return cost(layout, CollectiveOp.REDUCE_SCATTER, n, bytes);
     }
 
+    /**
+     * A dispatch or combine by DeepEP's kernels ({@link DeepEp}): {@code bytes} of top-k copies leave each of {@code n}
+     * GPUs. Timed by DeepEP's rates, not simulated on the fabric: its cost names no collective to run on one clock.
+     */
+    double deepEpMicros(int n, long bytes, int topK, boolean lowLatency) {
+        double[] rates = machine.deepEpRatesGBps();
+        return DeepEp.micros(bytes, n, Math.min(n, machine.gpusPerNode()), topK, lowLatency, rates[0], rates[1]);
+    }
+
     /** An expert-parallel dispatch or combine: {@code bytes} leave each of {@code n} GPUs, spread over all of them. */
     Cost allToAll(LayoutGroups layout, int n, long bytes) {
         return cost(layout, CollectiveOp.ALL_TO_ALL, n, bytes);

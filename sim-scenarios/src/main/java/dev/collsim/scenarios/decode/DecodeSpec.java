@@ -111,9 +111,10 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         return ep > 1 ? tp * dp / ep : tp;
     }
 
-    /** Whether tokens travel to their experts and back all-to-all: EP with whole experts on every rank, sent as DeepEP sends. */
+    /** Whether tokens travel to their experts and back all-to-all (NCCL's or DeepEP's): EP with whole experts on every rank. */
     public boolean expertsAllToAll() {
-        return ep > 1 && moeTp() == 1 && experts.exchange() == ExpertParallel.Exchange.ALLTOALL;
+        return ep > 1 && moeTp() == 1 && (experts.exchange() == ExpertParallel.Exchange.ALLTOALL
+                || experts.exchange() == ExpertParallel.Exchange.DEEPEP);
     }
 
     /** Whether every replica's tokens are gathered to every EP rank and the outputs reduce-scattered back: EP over DP replicas. */
@@ -143,10 +144,10 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
                 overlap, graphs, engine, kvCache, overlapScheduler, speculation, experts);
     }
 
-    /** The same layout with each token sent to its experts' ranks all-to-all, as DeepEP sends it. */
-    public DecodeSpec allToAll() {
+    /** The same layout with its MoE tokens exchanged as {@code how}. */
+    public DecodeSpec withExchange(ExpertParallel.Exchange how) {
         return new DecodeSpec(model, system, nodes, tp, pp, ep, dp, batch, context, precision, allReduce,
-                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation, experts.withExchange(ExpertParallel.Exchange.ALLTOALL));
+                overlap, cudaGraphs, engine, kvCache, overlapScheduler, speculation, experts.withExchange(how));
     }
 
     /** The same step with weights in another format. */

@@ -55,10 +55,26 @@ public record ExpertParallel(Exchange exchange, double skew, boolean eplb, int r
          * before it sends), the combine in BF16; each TP rank takes 1/tp of its replica's tokens, and an all-gather over
          * TP restores them after.
          */
-        ALLTOALL;
+        ALLTOALL,
+        /**
+         * {@link #ALLTOALL}'s exchange sent by DeepEP's own kernels ({@link DeepEp}: low-latency ones in decode steps,
+         * normal ones in prefill forwards, as SGLang's {@code --deepep-mode auto} picks), timed by their published rates
+         * rather than as NCCL's all-to-all.
+         */
+        DEEPEP;
 
         public String label() {
             return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** The word a deployment names it by ({@code tp1 dp8 ep8 b64 deepep}): a2a or deepep; null for the others. */
+        public String deploymentWord() {
+            return this == ALLTOALL ? "a2a" : this == DEEPEP ? "deepep" : null;
+        }
+
+        /** The all-to-all a wide-EP deployment runs on {@code system}: DeepEP's kernels where its GPUs have NVLink, else NCCL's. */
+        public static Exchange wideEp(DecodeSystem system) {
+            return system instanceof DecodeSystem.Preset p && p.preset().gpu().nvlink() != null ? DEEPEP : ALLTOALL;
         }
 
         static Exchange fromName(String name) {
@@ -68,7 +84,8 @@ public record ExpertParallel(Exchange exchange, double skew, boolean eplb, int r
                 }
             }
             throw new InputException("--all2all " + name + ": expected auto, allgather (all-gather the replicas' tokens, reduce-scatter"
-                    + " back: the engines' default) or alltoall (each token to its experts' ranks, as DeepEP sends it)");
+                    + " back: the engines' default), alltoall (each token to its experts' ranks by NCCL's all-to-all) or deepep (by"
+                    + " DeepEP's kernels)");
         }
     }
 
@@ -136,8 +153,9 @@ public record ExpertParallel(Exchange exchange, double skew, boolean eplb, int r
     }
 
     /**
-     * Whether a layout search tries a layout's tokens both gathered and sent all-to-all: with attention DP over EP ranks,
-     * where the exchange is left to auto (a deployment of wide EP enables DeepEP; the engines' default gathers).
+     * Whether a layout search tries a layout's tokens both gathered and sent all-to-all ({@link Exchange#wideEp}): with
+     * attention DP over EP ranks, where the exchange is left to auto (a deployment of wide EP enables DeepEP; the engines'
+     * default gathers).
      */
     public boolean searchesBothExchanges(int ep, int dp) {
         return exchange == Exchange.AUTO && ep > 1 && dp > 1;

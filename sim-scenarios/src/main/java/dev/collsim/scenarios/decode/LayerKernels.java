@@ -410,7 +410,7 @@ final class LayerKernels {
         if (dispatched) {
             // Each rank of the replica's TP group takes 1/tp of its tokens to the experts.
             long dispatch = (long) (local * k0 * m.hidden() * spec.precision().dispatchBytes() * imbalance);
-            op = collective("dispatch", l, b, comm.allToAll(layout, spec.ep(), dispatch), op);
+            op = exchange("dispatch", l, b, dispatch, op);
         } else if (gathered) {
             // vLLM gathers over the DP group, each TP rank alike: the same bytes through each GPU as one all-gather over
             // the EP ranks of 1/tp of a replica's tokens each, which the step times on the EP group's GPUs.
@@ -444,11 +444,28 @@ final class LayerKernels {
             return tpReduce("moe_all_reduce", l, b, t, op);
         }
         long combine = (long) (local * k0 * m.hidden() * Precision.ACTIVATION_BYTES * imbalance);
-        op = collective("combine", l, b, comm.allToAll(layout, spec.ep(), combine), op);
+        op = exchange("combine", l, b, combine, op);
         if (spec.tp() > 1) {
             long replica = (long) t * m.hidden() * Precision.ACTIVATION_BYTES;
             op = collective("moe_all_gather", l, b, comm.allGather(layout, spec.tp(), replica), op);
         }
+        return op;
+    }
+
+    /**
+     * A dispatch or combine of {@code bytes} a rank, all-to-all: NCCL's, simulated on the fabric, or DeepEP's kernel (its
+     * low-latency one in a decode step, its normal one in a prefill), a kernel on the communication stream timed by
+     * DeepEP's rates and holding {@link DeepEp#SMS} SMs.
+     */
+    private Op exchange(String name, int l, int b, long bytes, Op after) {
+        if (spec.experts().exchange() != ExpertParallel.Exchange.DEEPEP) {
+            return collective(name, l, b, comm.allToAll(layout, spec.ep(), bytes), after);
+        }
+        double launch = launch();
+        double micros = comm.deepEpMicros(spec.ep(), bytes, m.expertsPerToken(), !prefill);
+        Op op = add(new Op(named(name), l, b, KernelKind.COMM, spec.overlap().commStream(b), micros + launch, DeepEp.SMS,
+                bytes * (spec.ep() - 1) / spec.ep(), DeepEp.FIXED_US + launch).after(after));
+        op.floorMicros = launch;
         return op;
     }
 

@@ -35,6 +35,12 @@ abstract class Machine {
     /** All the GPUs of a layout of {@code gpus}, on as many whole nodes as they fill, in rank order node by node. */
     abstract Communicator layout(int gpus);
 
+    /**
+     * What DeepEP's kernels see of a GPU ({@link DeepEp}): its NVLink rate a direction and its NICs' line rate, GB/s, the
+     * what-ifs applied. Only a preset says its NICs; a topology file's system refuses.
+     */
+    abstract double[] deepEpRatesGBps();
+
     /** Nodes {@code gpus} fill. */
     int nodesFor(int gpus) {
         return (gpus + gpusPerNode() - 1) / gpusPerNode();
@@ -90,6 +96,21 @@ abstract class Machine {
         }
 
         @Override
+        double[] deepEpRatesGBps() {
+            GpuModel gpu = preset.gpu();
+            if (gpu.nvlink() == null) {
+                throw new InputException("--all2all deepep: DeepEP's kernels need NVLink, which " + preset.id() + "'s " + gpu.label()
+                        + " has not; use --all2all alltoall or allgather");
+            }
+            NetworkPreset net = network != null ? network : preset.defaultNetwork();
+            double nvlink = gpu.nvlinks() * gpu.nvlink().effectiveRate().bytesPerSecond() / 1e9
+                    * whatIf.rateScale().getOrDefault(WhatIf.LinkClass.NVLINK, 1.0);
+            double nic = (whatIf.nicLineRate() != null ? whatIf.nicLineRate() : net.lineRate()).bytesPerSecond() / 1e9
+                    * (whatIf.nicsPerGpu() > 0 ? whatIf.nicsPerGpu() : net.nicsPerGpu()) * whatIf.rateScale().getOrDefault(WhatIf.LinkClass.NETWORK, 1.0);
+            return new double[] {nvlink, nic};
+        }
+
+        @Override
         Communicator group(int size) {
             checkGroup(size);
             return preset.build(size <= perNode ? 1 : size / perNode, Math.min(size, perNode), network, whatIf)
@@ -134,6 +155,12 @@ abstract class Machine {
         @Override
         int maxNodes() {
             return system.nodes();
+        }
+
+        @Override
+        double[] deepEpRatesGBps() {
+            throw new InputException("--all2all deepep: DeepEP's kernels are timed from a preset's NVLink and NICs; on a topology file's"
+                    + " system use --all2all alltoall or allgather");
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.collsim.scenarios.load;
 
 import dev.collsim.core.input.InputException;
+import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.Overlap;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,11 +36,11 @@ public record Deployment(List<Role> roles) {
      * @param maxBatch  sequences a replica runs at once, or 0 for the engine's default
      * @param prompts   prompts a prefill forward takes, or 0 for as many as the token budget allows
      * @param chunk     prefill tokens a step takes, 0 for the engine's default, or {@link #WHOLE} for whole prompts
-     * @param allToAll  whether its MoE tokens go to their experts' ranks all-to-all (the word {@code a2a}, as DeepEP sends
-     *                  them), rather than as {@code --all2all} says
+     * @param exchange  how its MoE tokens reach their experts' ranks where it names it (the word {@code a2a}: NCCL's
+     *                  all-to-all; {@code deepep}: DeepEP's kernels), or null: as {@code --all2all} says
      */
     public record Role(Kind kind, int instances, int tp, int pp, int ep, int dp, int maxBatch, int prompts, int chunk, Overlap overlap,
-                       boolean allToAll) {
+                       ExpertParallel.Exchange exchange) {
         public static final int WHOLE = Integer.MAX_VALUE;
 
         public int gpus() {
@@ -71,8 +72,8 @@ public record Deployment(List<Role> roles) {
             if (overlap != Overlap.NONE) {
                 s.append(' ').append(overlap.label());
             }
-            if (allToAll) {
-                s.append(" a2a");
+            if (exchange != null) {
+                s.append(' ').append(exchange.deploymentWord());
             }
             if (chunk == WHOLE) {
                 s.append(", whole prompts");
@@ -149,7 +150,7 @@ public record Deployment(List<Role> roles) {
         int batch = 0;
         int prompts = 0;
         Overlap overlap = Overlap.NONE;
-        boolean allToAll = false;
+        ExpertParallel.Exchange exchange = null;
         boolean first = true;
         boolean sawTp = false;
         for (String word : clauses[0].trim().split("\\s+")) {
@@ -173,11 +174,11 @@ public record Deployment(List<Role> roles) {
                 }
             } else if (word.equalsIgnoreCase("two-batch") || word.equalsIgnoreCase("fused")) {
                 overlap = Overlap.fromName(word);
-            } else if (word.equalsIgnoreCase("a2a")) {
-                allToAll = true;
+            } else if (word.equalsIgnoreCase("a2a") || word.equalsIgnoreCase("deepep")) {
+                exchange = word.equalsIgnoreCase("a2a") ? ExpertParallel.Exchange.ALLTOALL : ExpertParallel.Exchange.DEEPEP;
             } else {
                 throw new InputException(flag + ": '" + word + "': expected NP or ND (instances), tpN, ppN, dpN, epN, bN (sequences a replica runs),"
-                        + " xN (prompts a prefill forward takes), two-batch, fused or a2a");
+                        + " xN (prompts a prefill forward takes), two-batch, fused, a2a or deepep");
             }
             first = false;
         }
@@ -193,10 +194,11 @@ public record Deployment(List<Role> roles) {
         if (prompts > 0 && kind != Kind.PREFILL) {
             throw new InputException(flag + ": x" + prompts + " is the prompts of a prefill forward; only prefill instances (NP) take it");
         }
-        if (allToAll && ep < 2) {
-            throw new InputException(flag + ": 'a2a' sends MoE tokens to their experts' ranks all-to-all; '" + part + "' has no epN of 2 or more");
+        if (exchange != null && ep < 2) {
+            throw new InputException(flag + ": '" + exchange.deploymentWord() + "' sends MoE tokens to their experts' ranks all-to-all; '" + part
+                    + "' has no epN of 2 or more");
         }
-        return new Role(kind, instances, tp, pp, ep, dp, batch, prompts, chunk, overlap, allToAll);
+        return new Role(kind, instances, tp, pp, ep, dp, batch, prompts, chunk, overlap, exchange);
     }
 
     private static int positive(String flag, String word, String digits) {

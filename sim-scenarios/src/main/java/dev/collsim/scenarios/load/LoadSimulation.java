@@ -178,7 +178,7 @@ public final class LoadSimulation {
             DecodeSpec layout;
             try {
                 layout = spec.engine().layout(m, spec.system(), role.tp(), role.pp(), role.ep(), perEngine, 1, 1, spec.precision(), role.overlap());
-                layout = role.allToAll() ? layout.allToAll() : layout;
+                layout = role.exchange() != null ? layout.withExchange(role.exchange()) : layout;
             } catch (InputException e) {
                 throw new InputException("--deployment '" + role.label() + "': " + e.getMessage());
             }

@@ -69,10 +69,10 @@ public final class ServingSearch {
 
     private ServingSearch() {}
 
-    /** A layout of one engine instance; {@code allToAll}: its MoE tokens sent to their experts' ranks, as DeepEP sends them. */
-    record Instance(int tp, int pp, int ep, int dp, boolean allToAll) {
+    /** A layout of one engine instance; {@code exchange}: how its MoE tokens reach their experts where the search chose it, else null. */
+    record Instance(int tp, int pp, int ep, int dp, ExpertParallel.Exchange exchange) {
         Instance(int tp, int pp, int ep, int dp) {
-            this(tp, pp, ep, dp, false);
+            this(tp, pp, ep, dp, null);
         }
 
         int gpus() {
@@ -85,12 +85,12 @@ public final class ServingSearch {
 
         /** The label with the exchange the deployment names (after the batch and the overlap, as --deployment reads it). */
         String exchangeLabel() {
-            return allToAll ? " a2a" : "";
+            return exchange == null ? "" : " " + exchange.deploymentWord();
         }
 
         DecodeSpec spec(ServingSpec s, DecodeSystem system, int batch, int context, Overlap overlap) {
             DecodeSpec spec = s.engine().layout(s.model(), system, tp, pp, ep, dp, batch, context, s.precision(), overlap);
-            return allToAll ? spec.allToAll() : spec;
+            return exchange == null ? spec : spec.withExchange(exchange);
         }
     }
 
@@ -210,7 +210,7 @@ public final class ServingSearch {
             if (spec.engine().experts().placesOn(spec.model(), i.ep())) {
                 instances.add(i);
                 if (spec.engine().experts().searchesBothExchanges(i.ep(), i.dp())) {
-                    instances.add(new Instance(i.tp(), i.pp(), i.ep(), i.dp(), true));
+                    instances.add(new Instance(i.tp(), i.pp(), i.ep(), i.dp(), ExpertParallel.Exchange.wideEp(system)));
                 }
             }
         }
@@ -232,7 +232,8 @@ public final class ServingSearch {
         // An instance names a2a only where the search chose it; a --all2all set for every layout is the setup's.
         boolean searched = spec.engine().experts().exchange() == ExpertParallel.Exchange.AUTO;
         List<DecodePoint> decode = new ArrayList<>(LayoutSearch.map(pool, decodeSpecs, s -> new DecodePoint(
-                new Instance(s.tp(), s.pp(), s.ep(), s.dp(), searched && s.expertsAllToAll()), s, DecodeStep.estimate(s, cache)), progress));
+                new Instance(s.tp(), s.pp(), s.ep(), s.dp(), searched && s.expertsAllToAll() ? s.experts().exchange() : null), s,
+                DecodeStep.estimate(s, cache)), progress));
         decode.removeIf(Objects::isNull);
 
         List<PrefillPoint> prefill = prefillPoints(spec, system, instances, kvTokens, pool, cache);

@@ -413,7 +413,7 @@ public final class ServingValidation {
     }
 
     private static Deployment.Role role(Deployment.Kind kind, Role r) {
-        return new Deployment.Role(kind, r.workers(), r.tp(), r.pp(), r.ep(), r.dp(), r.batch(), 0, 0, Overlap.NONE, false);
+        return new Deployment.Role(kind, r.workers(), r.tp(), r.pp(), r.ep(), r.dp(), r.batch(), 0, 0, Overlap.NONE, null);
     }
 
     /** A closed loop of {@code concurrency}: warm-up, then the measured requests, every one of ISL and OSL tokens. */

@@ -102,7 +102,7 @@ class ExpertParallelTest {
         assertFalse(plain.contains("dispatch") || plain.contains("combine"), plain.toString());
         assertTrue(plain.contains("moe_all_reduce"), plain.toString());
 
-        DecodeSpec sent = gathered.allToAll();
+        DecodeSpec sent = gathered.withExchange(ExpertParallel.Exchange.ALLTOALL);
         assertTrue(sent.expertsAllToAll());
         List<DecodeResult.Span> a2a = DecodeStep.run(sent).layers().get(3).spans();
         assertEquals(16 / 2 * 8 * 7168L / 8 * 7, span(a2a, "dispatch").bytes());

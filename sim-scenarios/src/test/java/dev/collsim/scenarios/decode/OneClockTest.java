@@ -59,9 +59,9 @@ class OneClockTest {
         return deepSeek(null, oversubscription, overlap, 64, 4096);
     }
 
-    /** The experts' tokens sent all-to-all, as DeepEP sends them. */
+    /** The experts' tokens sent all-to-all by NCCL, simulated on the fabric. */
     private static DecodeSpec deepSeek(Rate nic, double oversubscription, Overlap overlap, int batch, int context) {
-        return gathered(nic, oversubscription, overlap, batch, context).allToAll();
+        return gathered(nic, oversubscription, overlap, batch, context).withExchange(ExpertParallel.Exchange.ALLTOALL);
     }
 
     /** The experts' tokens gathered to every EP rank and reduce-scattered back, the engines' default. */

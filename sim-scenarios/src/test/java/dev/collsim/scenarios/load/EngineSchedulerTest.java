@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /** The engines' CUDA-graph capture and padding, as their defaults and {@code --cuda-graph-padding} set them. */
 class EngineSchedulerTest {
-    private static final Deployment.Role ONE = new Deployment.Role(Deployment.Kind.AGGREGATED, 1, 1, 1, 1, 1, 256, 0, 0, Overlap.NONE, false);
+    private static final Deployment.Role ONE = new Deployment.Role(Deployment.Kind.AGGREGATED, 1, 1, 1, 1, 1, 256, 0, 0, Overlap.NONE, null);
 
     private static final double H100 = 80.0 * (1L << 30);
     private static final double B300 = 288.0 * (1L << 30);
@@ -46,8 +46,8 @@ class EngineSchedulerTest {
      */
     @Test
     void sglangSizesItsChunksAndGraphsByTheGpusMemory() {
-        Deployment.Role tp8 = new Deployment.Role(Deployment.Kind.AGGREGATED, 1, 8, 1, 1, 1, 1024, 0, 0, Overlap.NONE, false);
-        Deployment.Role tp1 = new Deployment.Role(Deployment.Kind.AGGREGATED, 1, 1, 1, 1, 1, 1024, 0, 0, Overlap.NONE, false);
+        Deployment.Role tp8 = new Deployment.Role(Deployment.Kind.AGGREGATED, 1, 8, 1, 1, 1, 1024, 0, 0, Overlap.NONE, null);
+        Deployment.Role tp1 = new Deployment.Role(Deployment.Kind.AGGREGATED, 1, 1, 1, 1, 1, 1024, 0, 0, Overlap.NONE, null);
         EngineScheduler h100 = EngineScheduler.of(ServingEngine.SGLANG, SchedulerKnobs.DEFAULTS, tp1, H100);
         assertEquals(8192, h100.chunkSize());
         assertEquals(256, largest(h100));

@@ -2,6 +2,7 @@ package dev.collsim.scenarios.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.collsim.scenarios.decode.EngineSetup;
@@ -268,13 +269,14 @@ class LoadSimulationTest {
         }
     }
 
-    /** A role's {@code a2a} (its MoE tokens sent all-to-all, as DeepEP sends them) prints where --deployment reads it back. */
+    /** A role's exchange word (a2a: NCCL's all-to-all; deepep: DeepEP's kernels) prints where --deployment reads it back. */
     @Test
-    void allToAllRolesPasteBack() {
-        Deployment d = Deployment.parse("1P tp1 dp8 ep8 x2 a2a + 1D tp1 dp8 ep8 b32 two-batch a2a");
-        assertTrue(d.roles().get(0).allToAll() && d.roles().get(1).allToAll());
-        assertEquals("1P tp1 dp8 ep8 x2 a2a + 1D tp1 dp8 ep8 b32 two-batch a2a", d.label());
+    void exchangeWordsPasteBack() {
+        Deployment d = Deployment.parse("1P tp1 dp8 ep8 x2 a2a + 1D tp1 dp8 ep8 b32 two-batch deepep");
+        assertEquals(ExpertParallel.Exchange.ALLTOALL, d.roles().get(0).exchange());
+        assertEquals(ExpertParallel.Exchange.DEEPEP, d.roles().get(1).exchange());
+        assertEquals("1P tp1 dp8 ep8 x2 a2a + 1D tp1 dp8 ep8 b32 two-batch deepep", d.label());
         assertEquals(d, Deployment.parse(d.label()));
-        assertFalse(Deployment.parse("tp1 dp8 ep8 b32").roles().get(0).allToAll());
+        assertNull(Deployment.parse("tp1 dp8 ep8 b32").roles().get(0).exchange());
     }
 }

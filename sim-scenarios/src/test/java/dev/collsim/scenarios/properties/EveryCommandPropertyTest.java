@@ -261,7 +261,7 @@ class EveryCommandPropertyTest {
         COMMON.put("--overlap-scheduler", g -> g.pick("auto", "on", "off"));
         COMMON.put("--spec", g -> g.pick("none", "mtp:" + g.between(1, 4), "eagle:" + g.between(1, 4)));
         COMMON.put("--accept", g -> g.number(1 + g.r.nextDouble() * 4));
-        COMMON.put("--all2all", g -> g.pick("auto", "allgather", "alltoall"));
+        COMMON.put("--all2all", g -> g.pick("auto", "allgather", "alltoall", "deepep"));
         COMMON.put("--expert-skew", g -> g.pick("0", "0.5", "1", g.number(g.r.nextDouble() * 2)));
         COMMON.put("--eplb", g -> g.pick("off", "0", "16", "32", Integer.toString(g.between(0, 64))));
         COMMON.put("--request-overhead", g -> g.chance(0.2) ? "0" : g.number(g.r.nextDouble() * 100));

@@ -158,9 +158,9 @@ class ServingValidationTest {
     @Test
     void vllmRunsFromFourteenOnScheduleAsynchronously() {
         Deployment flat = new Deployment(List.of(new Deployment.Role(Deployment.Kind.AGGREGATED, 1, 4, 1, 1, 1, 64, 0, 0,
-                dev.collsim.scenarios.decode.Overlap.NONE, false)));
+                dev.collsim.scenarios.decode.Overlap.NONE, null)));
         Deployment staged = new Deployment(List.of(new Deployment.Role(Deployment.Kind.AGGREGATED, 1, 4, 2, 1, 1, 64, 0, 0,
-                dev.collsim.scenarios.decode.Overlap.NONE, false)));
+                dev.collsim.scenarios.decode.Overlap.NONE, null)));
         assertEquals(Boolean.TRUE, ServingValidation.overlapSchedulerFor("vLLM 0.18.0", ServingEngine.VLLM, flat));
         assertEquals(Boolean.TRUE, ServingValidation.overlapSchedulerFor("vLLM 0.14.0", ServingEngine.VLLM, flat));
         assertNull(ServingValidation.overlapSchedulerFor("vLLM 0.11.2", ServingEngine.VLLM, flat));
