@@ -31,11 +31,12 @@ public record DecodeResult(Setup setup, Layout layout, MemoryPlan memory, Timing
     /**
      * The layout and its step's shape: {@code tp x pp x dp} GPUs, {@code batch} sequences per replica, each keeping {@code
      * speculation}'s acceptance of tokens a step (1 without speculative decoding); a MoE model's {@code experts} load, its
-     * busiest EP rank taking {@code expertImbalance} times an even share of the picks (1 for a dense model).
+     * busiest EP rank taking {@code expertImbalance} times an even share of the picks (1 for a dense model); {@code
+     * moeExchange} how its MoE tokens reach other ranks' experts, or null where they do not (no EP, or one replica).
      */
     public record Layout(int tp, int pp, int ep, int dp, int batch, int microBatch, int context, Precision dtype, Precision kvDtype,
                          AllReduceKind allreduce, Overlap overlap, boolean cudaGraphs, Speculation speculation, ExpertParallel experts,
-                         double expertImbalance) {
+                         double expertImbalance, ExpertParallel.Exchange moeExchange) {
         public int gpus() {
             return tp * pp * dp;
         }
@@ -190,7 +191,8 @@ public record DecodeResult(Setup setup, Layout layout, MemoryPlan memory, Timing
         Layout layout = new Layout(spec.tp(), spec.pp(), spec.ep(), spec.dp(), spec.batch(), spec.microBatch(), spec.context(),
                 spec.precision(), spec.kvBytes() == 1 ? Precision.FP8 : Precision.BF16, spec.allReduceKernel(), spec.overlap(),
                 spec.cudaGraphs(), spec.speculation(), spec.experts(), m.experts() == 0 ? 1
-                        : spec.experts().busiest(m.experts(), m.expertsPerToken(), spec.ep()).share() * spec.ep());
+                        : spec.experts().busiest(m.experts(), m.expertsPerToken(), spec.ep()).share() * spec.ep(),
+                spec.expertsGathered() || spec.expertsAllToAll() ? spec.experts().exchange() : null);
         Setup setup = new Setup(m.name(), spec.system().name(), gpu.label(), spec.system().whatIf().describe(), tpPath, contention,
                 spec.engine(), KernelCosts.EFFICIENCY_SET);
         Timing timing = new Timing(time.step(), time.gpuPath(), time.bubble(), time.host(), time.hostExposed(), Duration.ofMillis(compute),

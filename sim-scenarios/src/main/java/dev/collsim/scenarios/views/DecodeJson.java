@@ -68,6 +68,9 @@ public final class DecodeJson {
         o.put("overlap", l.overlap().label());
         o.put("cuda_graphs", l.cudaGraphs());
         putSpeculation(o, l.speculation());
+        if (l.moeExchange() != null) {
+            o.put("moe_exchange", l.moeExchange().label());
+        }
         if (!l.experts().evenLoad()) {
             ObjectNode load = o.putObject("expert_load");
             load.put("skew", l.experts().skew());

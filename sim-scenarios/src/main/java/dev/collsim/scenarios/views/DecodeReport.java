@@ -46,6 +46,13 @@ public final class DecodeReport {
         if (l.speculation().speculates()) {
             t.footnote(speculation(r));
         }
+        if (l.moeExchange() != null) {
+            t.footnote(String.format(Locale.ROOT, "MoE tokens to the experts of %d EP ranks: %s", l.ep(), switch (l.moeExchange()) {
+                case ALLGATHER -> "every replica's gathered to every rank, the outputs reduce-scattered back (--all2all allgather)";
+                case ALLTOALL -> "each token's top-k copies by NCCL's all-to-all (--all2all alltoall)";
+                default -> "each token's top-k copies by DeepEP's kernels at their published rates (--all2all deepep)";
+            }));
+        }
         if (!l.experts().evenLoad()) {
             t.footnote(expertLoad(l));
         }
