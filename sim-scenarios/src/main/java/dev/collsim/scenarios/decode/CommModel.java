@@ -127,8 +127,7 @@ public final class CommModel {
      * GPUs. Timed by DeepEP's rates, not simulated on the fabric: its cost names no collective to run on one clock.
      */
     double deepEpMicros(int n, long bytes, int topK, boolean lowLatency) {
-        double[] rates = machine.deepEpRatesGBps();
-        return DeepEp.micros(bytes, n, Math.min(n, machine.gpusPerNode()), topK, lowLatency, rates[0], rates[1]);
+        return DeepEp.micros(bytes, n, Math.min(n, machine.gpusPerNode()), topK, lowLatency, machine.deepEpRates());
     }
 
     /** An expert-parallel dispatch or combine: {@code bytes} leave each of {@code n} GPUs, spread over all of them. */

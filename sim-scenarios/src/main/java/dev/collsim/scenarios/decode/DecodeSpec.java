@@ -97,9 +97,6 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         if (ep > model.experts() && model.experts() > 0) {
             throw new InputException("--ep " + ep + ": " + model.name() + " has only " + model.experts() + " experts");
         }
-        if (!experts.evenLoad() && model.experts() == 0) {
-            throw new InputException("--expert-skew and --eplb: " + model.name() + " is dense; they act on an MoE model's experts");
-        }
         experts.check(model, ep);
         if (overlap == Overlap.TWO_BATCH && batch < 2) {
             throw new InputException("--overlap two-batch splits the batch in two; --batch " + batch + " cannot be split");

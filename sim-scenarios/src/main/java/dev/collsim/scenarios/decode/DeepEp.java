@@ -29,6 +29,9 @@ final class DeepEp {
 
     private DeepEp() {}
 
+    /** What DeepEP's kernels see of a GPU: its NVLink rate a direction and its NICs' line rate together, GB/s. */
+    record Rates(double nvlinkGBps, double nicGBps) {}
+
     /**
      * One kernel, us.
      *
@@ -37,10 +40,9 @@ final class DeepEp {
      * @param domain     ranks of one NVLink domain (a node of HGX, a rack of NVL72), at most {@code ep}
      * @param topK       copies a token makes
      * @param lowLatency the low-latency kernels (decode) rather than the normal ones (prefill)
-     * @param nvlinkGBps the GPU's NVLink rate a direction, GB/s
-     * @param nicGBps    its NICs' line rate a direction, GB/s
+     * @param rates      the GPU's NVLink and NIC rates
      */
-    static double micros(double bytes, int ep, int domain, int topK, boolean lowLatency, double nvlinkGBps, double nicGBps) {
+    static double micros(double bytes, int ep, int domain, int topK, boolean lowLatency, Rates rates) {
         int local = Math.min(ep, domain);
         double nvlink = bytes * (local - 1) / ep;
         double remote = bytes * (ep - local) / ep;
@@ -52,8 +54,8 @@ final class DeepEp {
             nvlink += remote;
             remote *= crossings / copies;
         }
-        double nvlinkUs = nvlinkGBps > 0 ? nvlink / (nvlinkGBps * 1e3) : 0;
-        double rdmaUs = remote > 0 ? remote / (nicGBps * RDMA_EFFICIENCY * 1e3) : 0;
+        double nvlinkUs = nvlink / (rates.nvlinkGBps() * 1e3);
+        double rdmaUs = remote > 0 ? remote / (rates.nicGBps() * RDMA_EFFICIENCY * 1e3) : 0;
         return FIXED_US + Math.max(nvlinkUs, rdmaUs);
     }
 }

@@ -120,15 +120,18 @@ public record ExpertParallel(Exchange exchange, double skew, boolean eplb, int r
         }
     }
 
-    /** Refuses what the engines refuse: EPLB without EP ranks, or slots that do not split evenly over them. */
+    /** Refuses what the engines refuse: a load on a dense model, EPLB without EP ranks, or slots that do not split evenly. */
     public void check(ModelConfig model, int ep) {
+        if (!evenLoad() && model.experts() == 0) {
+            throw new InputException("--expert-skew and --eplb: " + model.name() + " is dense; they act on an MoE model's experts");
+        }
         if (!eplb) {
             return;
         }
         if (ep < 2) {
             throw new InputException("--eplb " + redundant + ": balances experts over expert-parallel ranks; give --ep 2 or more");
         }
-        if ((model.experts() + redundant) % ep != 0) {
+        if (!slotsSplit(model, ep)) {
             throw new InputException("--eplb " + redundant + ": " + model.name() + "'s " + model.experts() + " experts and " + redundant
                     + " redundant make " + (model.experts() + redundant) + " slots, which do not split evenly over --ep " + ep);
         }
@@ -139,7 +142,11 @@ public record ExpertParallel(Exchange exchange, double skew, boolean eplb, int r
      * over the EP ranks. A layout without EP has nothing to balance and runs it without EPLB ({@link #on}).
      */
     public boolean placesOn(ModelConfig model, int ep) {
-        return !eplb || ep < 2 || (model.experts() + redundant) % ep == 0;
+        return !eplb || ep < 2 || slotsSplit(model, ep);
+    }
+
+    private boolean slotsSplit(ModelConfig model, int ep) {
+        return (model.experts() + redundant) % ep == 0;
     }
 
     /** This load on {@code ep} ranks: without EPLB where there is one rank, whose experts are all its own. */

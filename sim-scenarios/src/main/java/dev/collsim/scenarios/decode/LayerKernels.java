@@ -461,12 +461,8 @@ final class LayerKernels {
         if (spec.experts().exchange() != ExpertParallel.Exchange.DEEPEP) {
             return collective(name, l, b, comm.allToAll(layout, spec.ep(), bytes), after);
         }
-        double launch = launch();
-        double micros = comm.deepEpMicros(spec.ep(), bytes, m.expertsPerToken(), !prefill);
-        Op op = add(new Op(named(name), l, b, KernelKind.COMM, spec.overlap().commStream(b), micros + launch, DeepEp.SMS,
-                bytes * (spec.ep() - 1) / spec.ep(), DeepEp.FIXED_US + launch).after(after));
-        op.floorMicros = launch;
-        return op;
+        return commKernel(name, l, b, comm.deepEpMicros(spec.ep(), bytes, m.expertsPerToken(), !prefill), DeepEp.SMS,
+                bytes * (spec.ep() - 1) / spec.ep(), DeepEp.FIXED_US, after);
     }
 
     /** The gated activation (SiLU of gate times up), unless the GEMM's epilogue applies it. */
@@ -619,11 +615,17 @@ final class LayerKernels {
     }
 
     private Op collective(String name, int layer, int b, CommModel.Cost c, Op after) {
-        double launch = launch();
-        Op op = add(new Op(named(name), layer, b, KernelKind.COMM, spec.overlap().commStream(b), c.micros() + launch, c.sms(), c.bytesSent(),
-                c.latencyMicros() + launch).after(after));
-        op.floorMicros = launch;
+        Op op = commKernel(name, layer, b, c.micros(), c.sms(), c.bytesSent(), c.latencyMicros(), after);
         op.collective = c;
+        return op;
+    }
+
+    /** A communication kernel on the micro-batch's communication stream: its launch, then {@code micros}, {@code latencyMicros} of it latency. */
+    private Op commKernel(String name, int layer, int b, double micros, int sms, long bytes, double latencyMicros, Op after) {
+        double launch = launch();
+        Op op = add(new Op(named(name), layer, b, KernelKind.COMM, spec.overlap().commStream(b), micros + launch, sms, bytes,
+                latencyMicros + launch).after(after));
+        op.floorMicros = launch;
         return op;
     }
 

@@ -35,11 +35,8 @@ abstract class Machine {
     /** All the GPUs of a layout of {@code gpus}, on as many whole nodes as they fill, in rank order node by node. */
     abstract Communicator layout(int gpus);
 
-    /**
-     * What DeepEP's kernels see of a GPU ({@link DeepEp}): its NVLink rate a direction and its NICs' line rate, GB/s, the
-     * what-ifs applied. Only a preset says its NICs; a topology file's system refuses.
-     */
-    abstract double[] deepEpRatesGBps();
+    /** What DeepEP's kernels see of a GPU, the what-ifs applied. Only a preset says its NICs; a topology file's system refuses. */
+    abstract DeepEp.Rates deepEpRates();
 
     /** Nodes {@code gpus} fill. */
     int nodesFor(int gpus) {
@@ -96,7 +93,7 @@ abstract class Machine {
         }
 
         @Override
-        double[] deepEpRatesGBps() {
+        DeepEp.Rates deepEpRates() {
             GpuModel gpu = preset.gpu();
             if (gpu.nvlink() == null) {
                 throw new InputException("--all2all deepep: DeepEP's kernels need NVLink, which " + preset.id() + "'s " + gpu.label()
@@ -107,7 +104,7 @@ abstract class Machine {
                     * whatIf.rateScale().getOrDefault(WhatIf.LinkClass.NVLINK, 1.0);
             double nic = (whatIf.nicLineRate() != null ? whatIf.nicLineRate() : net.lineRate()).bytesPerSecond() / 1e9
                     * (whatIf.nicsPerGpu() > 0 ? whatIf.nicsPerGpu() : net.nicsPerGpu()) * whatIf.rateScale().getOrDefault(WhatIf.LinkClass.NETWORK, 1.0);
-            return new double[] {nvlink, nic};
+            return new DeepEp.Rates(nvlink, nic);
         }
 
         @Override
@@ -158,7 +155,7 @@ abstract class Machine {
         }
 
         @Override
-        double[] deepEpRatesGBps() {
+        DeepEp.Rates deepEpRates() {
             throw new InputException("--all2all deepep: DeepEP's kernels are timed from a preset's NVLink and NICs; on a topology file's"
                     + " system use --all2all alltoall or allgather");
         }

@@ -16,7 +16,6 @@ import java.util.Locale;
  */
 public record MemoryPlan(double weightsBytes, double kvBytes, double stateBytes, double buffersBytes, double reserveBytes,
                          double capacityBytes) {
-    /** Routed experts on the GPU that holds the most of them when {@code experts} spread over {@code ep} GPUs. */
     static final double NCCL_BUFFERS_PER_CHANNEL_PEER = (4.0 + 4.5 + 0.25) * (1 << 20);
     static final double RESERVE = 1L << 30;
 

@@ -1,10 +1,8 @@
 package dev.collsim.scenarios.serve;
 
 import dev.collsim.core.units.Duration;
-import dev.collsim.scenarios.decode.ExpertParallel;
+import dev.collsim.scenarios.decode.EngineSetup;
 import dev.collsim.scenarios.decode.Precision;
-import dev.collsim.scenarios.decode.ServingEngine;
-import dev.collsim.scenarios.decode.Speculation;
 import java.util.List;
 import java.util.Locale;
 
@@ -13,20 +11,17 @@ import java.util.Locale;
  * deployment that meets both targets, or what fell short.
  *
  * @param rate      requests/s the deployments are sized for; null when not asked
- * @param requestMs the server's time per request beyond the forwards, which every TTFT holds
- * @param experts   how tokens fall on the experts and EPLB places them
+ * @param setup     the engine and the choices made of it: its time per request beyond the forwards (which every TTFT
+ *                  holds), speculative decoding, expert parallelism
  * @param simulated the load runs a plan at percentile targets was decided on; null for a plan at mean targets (estimates only)
  */
 public record ServingPlan(String model, int isl, int osl, Slo ttftSlo, Slo itlSlo, Double rate, int gpus, Precision dtype,
-                          ServingEngine engine, double requestMs, Speculation speculation, ExpertParallel experts, KvTransfer kvTransfer,
-                          List<SystemPlan> systems, Simulated simulated) {
+                          EngineSetup setup, KvTransfer kvTransfer, List<SystemPlan> systems, Simulated simulated) {
 
     /** The plan of {@code spec}'s question from each system's answers. */
     public static ServingPlan of(ServingSpec spec, List<SystemPlan> systems, Simulated simulated) {
         return new ServingPlan(spec.model().name(), spec.isl(), spec.osl(), spec.ttftSlo(), spec.itlSlo(), spec.rate(), spec.gpus(),
-                spec.precision(), spec.engine().engine(), spec.engine().requestMs(), spec.engine().speculation(), spec.engine().experts(),
-                spec.kvTransfer(), systems,
-                simulated);
+                spec.precision(), spec.engine(), spec.kvTransfer(), systems, simulated);
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.collsim.scenarios.views;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.scenarios.decode.DecodeResult;
-import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.Speculation;
 import dev.collsim.scenarios.metrics.DecodeMetrics;
 import java.util.List;

@@ -3,7 +3,6 @@ package dev.collsim.scenarios.views;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.decode.DecodeResult;
-import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.decode.PrefillResult;
 import java.util.List;
 import java.util.Locale;

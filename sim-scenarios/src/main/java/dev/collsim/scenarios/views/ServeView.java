@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
-import dev.collsim.scenarios.decode.ExpertParallel;
 import dev.collsim.scenarios.metrics.ServeMetrics;
 import dev.collsim.scenarios.serve.ServingPlan.Deployment;
 import dev.collsim.scenarios.serve.ServingPlan.Shortfall;
@@ -98,9 +97,9 @@ public final class ServeView {
         Table plans = new Table("Serving at both targets", columns, Map.of("command", "serve", "model", p.model()));
         plans.note(String.format(Locale.ROOT, "%s, ISL %d, OSL %d, %s, %s's kernels%s: the most output tokens/s per GPU with a %s TTFT of at"
                 + " most %s ms and a %s ITL of at most %s ms, each deployment's unit within %d GPUs%s", p.model(), p.isl(), p.osl(),
-                p.dtype().label(), p.engine().label(),
-                (p.speculation().speculates() ? " with speculative decoding (" + p.speculation().describe() + ")" : "")
-                        + (p.experts().evenLoad() ? "" : ", expert load " + p.experts().loadLabel()), p.ttftSlo().stat(), number(p.ttftSlo().ms()), p.itlSlo().stat(), number(p.itlSlo().ms()),
+                p.dtype().label(), p.setup().engine().label(),
+                (p.setup().speculation().speculates() ? " with speculative decoding (" + p.setup().speculation().describe() + ")" : "")
+                        + (p.setup().experts().evenLoad() ? "" : ", expert load " + p.setup().experts().loadLabel()), p.ttftSlo().stat(), number(p.ttftSlo().ms()), p.itlSlo().stat(), number(p.itlSlo().ms()),
                 p.gpus(), p.rate() == null ? "" : String.format(Locale.ROOT, "; GPUs for %s requests/s", number(p.rate()))));
         if (p.simulated() != null) {
             ServingPlan.Simulated sim = p.simulated();
@@ -116,7 +115,7 @@ public final class ServeView {
                 Column.number("step_with_chunk_ms", "with a chunk", "(ms)", 13, 2)), Map.of("command", "serve", "model", p.model()));
         parts.note(String.format(Locale.ROOT, "TTFT = %.1f ms at the server (%s's time per request beyond the forwards: HTTP, tokenisation,"
                 + " IPC; --request-overhead) + queue + prefill + KV move (+ one decode step, disaggregated; + half a step, aggregated); the"
-                + " queue is M/D/1 at the load the targets allow", p.requestMs(), p.engine().label())
+                + " queue is M/D/1 at the load the targets allow", p.setup().requestMs(), p.setup().engine().label())
                 + (p.simulated() == null ? "" : "; these parts are the estimate's, the times above the load runs'"));
         for (SystemPlan s : p.systems()) {
             add(p, plans, parts, s.system(), s.aggregated(), s.aggregatedShortfall(), "aggregated");
@@ -174,11 +173,11 @@ public final class ServeView {
         }
         j.put("gpus", p.gpus());
         j.put("dtype", p.dtype().label());
-        j.put("engine", p.engine().label());
-        j.put("request_overhead_ms", p.requestMs());
-        DecodeJson.putSpeculation(j, p.speculation());
-        if (!p.experts().evenLoad()) {
-            j.put("expert_load", p.experts().loadLabel());
+        j.put("engine", p.setup().engine().label());
+        j.put("request_overhead_ms", p.setup().requestMs());
+        DecodeJson.putSpeculation(j, p.setup().speculation());
+        if (!p.setup().experts().evenLoad()) {
+            j.put("expert_load", p.setup().experts().loadLabel());
         }
         j.put("kv_transfer", p.kvTransfer().label());
         ArrayNode systems = j.putArray("systems");

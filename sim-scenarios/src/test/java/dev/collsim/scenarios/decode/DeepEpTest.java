@@ -10,6 +10,8 @@ import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 class DeepEpTest {
+    /** An H800's eight NVLinks (about 160 GB/s a direction, DeepSeek's measurement) and one ConnectX-7 at 400 Gb/s. */
+    private static final DeepEp.Rates H800 = new DeepEp.Rates(160, 50);
     /**
      * DeepEP's published low-latency figures (H800, eight NVLinks at about 160 GB/s a direction, ConnectX-7 at 50 GB/s;
      * 128 tokens a rank, top 8, hidden 7,168): the dispatch's 7,408 bytes a copy (FP8 values, 56 FP32 scales, an index),
@@ -21,13 +23,13 @@ class DeepEpTest {
         double[] dispatch = {118, 155, 173, 192, 194};
         double[] combine = {195, 273, 314, 369, 360};
         for (int i = 0; i < ep.length; i++) {
-            double d = DeepEp.micros(128 * 8 * 7408.0, ep[i], 8, 8, true, 160, 50);
-            double c = DeepEp.micros(128 * 8 * 14336.0, ep[i], 8, 8, true, 160, 50);
+            double d = DeepEp.micros(128 * 8 * 7408.0, ep[i], 8, 8, true, H800);
+            double c = DeepEp.micros(128 * 8 * 14336.0, ep[i], 8, 8, true, H800);
             assertEquals(dispatch[i], d, dispatch[i] * 0.10, "dispatch at EP " + ep[i]);
             assertEquals(combine[i], c, combine[i] * 0.10, "combine at EP " + ep[i]);
         }
         // Inside one NVLink domain only NVLink carries it: 7/8 of 7.59 MB at 160 GB/s after the fixed time, DeepEP's 77 us.
-        assertEquals(DeepEp.FIXED_US + 128 * 8 * 7408.0 * 7 / 8 / 160e3, DeepEp.micros(128 * 8 * 7408.0, 8, 8, 8, true, 160, 50), 1e-9);
+        assertEquals(DeepEp.FIXED_US + 128 * 8 * 7408.0 * 7 / 8 / 160e3, DeepEp.micros(128 * 8 * 7408.0, 8, 8, 8, true, H800), 1e-9);
     }
 
     /**
@@ -40,8 +42,8 @@ class DeepEpTest {
         double bytes = 64e6;
         double remote = bytes / 2;
         double normal = remote * (1 - Math.pow(0.5, 8)) / 4;
-        assertEquals(DeepEp.FIXED_US + normal / (50 * DeepEp.RDMA_EFFICIENCY * 1e3), DeepEp.micros(bytes, 16, 8, 8, false, 1e9, 50), 1e-6);
-        assertEquals(DeepEp.FIXED_US + remote / (50 * DeepEp.RDMA_EFFICIENCY * 1e3), DeepEp.micros(bytes, 16, 8, 8, true, 1e9, 50), 1e-6);
+        assertEquals(DeepEp.FIXED_US + normal / (50 * DeepEp.RDMA_EFFICIENCY * 1e3), DeepEp.micros(bytes, 16, 8, 8, false, new DeepEp.Rates(1e9, 50)), 1e-6);
+        assertEquals(DeepEp.FIXED_US + remote / (50 * DeepEp.RDMA_EFFICIENCY * 1e3), DeepEp.micros(bytes, 16, 8, 8, true, new DeepEp.Rates(1e9, 50)), 1e-6);
     }
 
     /** In a step, DeepSeek-V3 over EP 32 of HGX H100 nodes: DeepEP's dispatch is a kernel of the formula's time, not a collective. */
@@ -52,7 +54,7 @@ class DeepEpTest {
         List<DecodeResult.Span> layer = DecodeStep.run(spec).layers().get(3).spans();
         DecodeResult.Span dispatch = layer.stream().filter(s -> s.name().equals("dispatch")).findFirst().orElseThrow();
         // 128 tokens x 8 copies x 7,168 FP8 bytes a rank; 18 NVLink4 links at 20.6 GB/s, one 400 Gb/s NIC a GPU.
-        double micros = DeepEp.micros(128 * 8 * 7168L, 32, 8, 8, true, 18 * 20.6, 50);
+        double micros = DeepEp.micros(128 * 8 * 7168L, 32, 8, 8, true, new DeepEp.Rates(18 * 20.6, 50));
         double launch = new KernelCosts(dev.collsim.topologies.catalog.GpuModel.H100_SXM, true, ServingEngine.DEFAULT).launchMicros();
         assertEquals(micros + launch, (dispatch.end().ms() - dispatch.start().ms()) * 1000, 1e-6);
         assertTrue(micros > 150 && micros < 170, "EP 32 over IB: about DeepEP's 155 us, " + micros);
