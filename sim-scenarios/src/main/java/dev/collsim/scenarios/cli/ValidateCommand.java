@@ -14,6 +14,7 @@ import dev.collsim.scenarios.views.DecodeValidationView;
 import dev.collsim.scenarios.views.KernelHtml;
 import dev.collsim.scenarios.views.KernelValidationView;
 import dev.collsim.scenarios.views.ServingValidationView;
+import dev.collsim.scenarios.views.ValidationHtml;
 import dev.collsim.scenarios.views.ValidationView;
 import dev.collsim.topologies.systems.SystemPreset;
 import java.nio.file.Path;
@@ -92,7 +93,7 @@ public final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        output.withoutReport = "validate writes one with --kernels only";
+        output.withoutReport = "validate writes one for the collectives and with --kernels, not with --decode or --serving";
         String systemName = system.name();
         if ((decode ? 1 : 0) + (serving ? 1 : 0) + (kernels ? 1 : 0) > 1) {
             throw new InputException("--decode, --serving and --kernels are three validations; give one");
@@ -135,6 +136,7 @@ public final class ValidateCommand implements Callable<Integer> {
                     .append("do not edit by hand. The measured data and its sources: `sim-scenarios/src/main/resources/calibration/`.\n\n");
         }
         text.append(format.render(detail ? List.of(ValidationView.summary(v), ValidationView.detail(v)) : List.of(ValidationView.summary(v))));
+        output.writeReport(() -> ValidationHtml.report(v));
         output.emit(text.toString(), spec.commandLine().getOut());
         return 0;
     }

@@ -27,14 +27,22 @@ import java.util.stream.Collectors;
  */
 public final class Validation {
 
-    /** The error of one measured line; {@code dataset} its data set's label (with the node count where it spans several). */
-    public record Point(String dataset, CalibrationRow row, BenchRow simulated) {
+    /**
+     * The error of one measured line; {@code dataset} its data set's label (with the node count where it spans several),
+     * {@code system} the preset it was simulated on.
+     */
+    public record Point(String dataset, String system, CalibrationRow row, BenchRow simulated) {
         public double errorPct() {
             return 100.0 * (simulated.timeMicros() - row.timeMicros()) / row.timeMicros();
         }
 
         public double ratio() {
             return simulated.timeMicros() / row.timeMicros();
+        }
+
+        /** The measured line's bus bandwidth (GB/s): nccl-tests' for its size and time, the factor the simulated line's. */
+        public double measuredBusBwGBps() {
+            return simulated.busBwGBps() * simulated.timeMicros() / row.timeMicros();
         }
     }
 
@@ -106,7 +114,7 @@ public final class Validation {
             Communicator comm = comms.computeIfAbsent(setup.system(), k -> Bench.communicator(spec));
             BenchRow sim = Bench.runOne(spec, comm, r.sizeBytes());
             if (sim != null) {
-                points.add(new Point(label, r, sim));
+                points.add(new Point(label, setup.system(), r, sim));
             }
         }
     }

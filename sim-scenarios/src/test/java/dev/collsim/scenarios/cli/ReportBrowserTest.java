@@ -38,7 +38,7 @@ class ReportBrowserTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"bench", "decode", "prefill", "serve", "serve-percentiles", "compare", "explain", "sweep", "demo", "load",
-        "kernels"})
+        "kernels", "collectives"})
     void reportRendersInChromium(String kind) throws Exception {
         Path dir = Path.of("target/reports").toAbsolutePath();
         Files.createDirectories(dir);
@@ -58,6 +58,16 @@ class ReportBrowserTest {
                     "--itl-slo", "30ms", "--dtype", "fp8", "--report", html.toString());
             case "explain" -> run("explain", "all_reduce", "--ranks", "4", "--channels", "1", "--report", html.toString());
             case "kernels" -> run("validate", "--kernels", "--report", html.toString());
+            case "collectives" -> {
+                // Two of aiconfigurator's H200 sets (2 and 4 GPUs), all four operations: a chart per operation, a line per set.
+                Path bundled = Path.of("src/main/resources/calibration/nccl_measured_calibration_aic.csv");
+                List<String> lines = Files.readAllLines(bundled);
+                List<String> some = new ArrayList<>(List.of(lines.get(0)));
+                lines.stream().filter(l -> l.startsWith("AIC_H200_SXM_1N2_NCCL2292,") || l.startsWith("AIC_H200_SXM_1N4_NCCL2292,")).forEach(some::add);
+                Path csv = dir.resolve("collectives.csv");
+                Files.write(csv, some);
+                run("validate", "--calibration", csv.toString(), "--report", html.toString());
+            }
             case "sweep" -> {
                 Path scenario = dir.resolve("sweep.yaml");
                 Files.writeString(scenario, "version: 1\ncommand: sweep\nsweep:\n  command: bench\n  axes:\n"
@@ -80,6 +90,9 @@ class ReportBrowserTest {
             }
         }
         String dom = looksRight(html, kind);
+        if (kind.equals("collectives")) {
+            assertTrue(dom.contains("data-charts=\"4\""), "one chart per operation the two H200 sets measured");
+        }
         if (kind.equals("explain")) {
             // Opened at step 2: the caption says so, and the step's transfers (a ring's 4) each move from the same instant.
             String at = chromium(List.of("--dump-dom", html.toUri() + "#step=2"));
