@@ -27,9 +27,13 @@ import java.util.stream.StreamSupport;
 
 /** Reads the calibration CSV (the bundled copy or a file) and the set-up of each data set. */
 public final class CalibrationSet {
-    /** The project's calibration files, bundled: the first set, the runs added on 2026-12-01 and aiconfigurator's 2, 4 and 8 GPUs. */
+    /**
+     * The project's calibration files, bundled: the first set, the runs added on 2026-12-01, aiconfigurator's 2, 4 and 8
+     * GPUs, and the runs across nodes added on 2026-12-07.
+     */
     public static final List<String> BUNDLED_CSVS = List.of("/calibration/nccl_measured_calibration.csv",
-            "/calibration/nccl_measured_calibration_2.csv", "/calibration/nccl_measured_calibration_aic.csv");
+            "/calibration/nccl_measured_calibration_2.csv", "/calibration/nccl_measured_calibration_aic.csv",
+            "/calibration/nccl_measured_calibration_3.csv");
     private static final String SETUPS = "/calibration/datasets.yaml";
 
     private CalibrationSet() {}
