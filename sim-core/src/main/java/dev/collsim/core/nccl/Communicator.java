@@ -277,7 +277,8 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
 
     /**
      * When a kernel's first step may start: for a ring, tree or PAT kernel the generation's measured start
-     * plus what NCCL's base latencies add for this algorithm and protocol over a ring's LL; for the
+     * plus what NCCL's base latencies add for this algorithm and protocol over a ring's LL, and under Simple
+     * what the generation's Simple kernels were measured to take beyond that; for the
      * grouped sends and receives of point to point (no NCCL algorithm), NCCL's ring base latency, as
      * before: their kernel starts later than a ring's on every generation measured (all-to-all of 512 B
      * on 2 GPUs 1.3-1.7 us after an all_gather's, aiconfigurator's A100, H200 and GB300 runs).
@@ -287,7 +288,9 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
             return TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(NcclAlgo.RING, proto));
         }
         double beyondRingLl = NcclTuner.baseLatencyMicros(algo, proto) - NcclTuner.baseLatencyMicros(NcclAlgo.RING, Protocol.LL);
-        return TimeSpan.ofMicros(Math.max(0, book.kernelStart().micros() + beyondRingLl));
+        CostBook.KernelStart start = book.kernelStart();
+        double simple = proto == Protocol.SIMPLE ? start.simpleMeasured().micros() : 0;
+        return TimeSpan.ofMicros(Math.max(0, start.ringLl().micros() + beyondRingLl + simple));
     }
 
     /**

@@ -20,12 +20,20 @@ import java.util.Map;
  * @param hostLaunch host-side cost of issuing a collective
  * @param deviceCopy what the GPU's copy engine moves from one of its buffers to another (cudaMemcpyAsync,
  *                   device to device): a one-rank collective's copy
- * @param kernelStart what a ring or tree kernel of this GPU generation takes before its first step, in a
- *                   stream of back-to-back collectives, where NCCL's tuner takes its ring LL base latency;
- *                   other protocols and algorithms add what NCCL's base latencies add to that one
+ * @param kernelStart what a ring, tree or PAT kernel of this GPU generation takes before its first step
  */
 public record CostBook(Map<Protocol, ProtocolCosts> protocols, NvlsCosts nvls, NvlsCosts sharp, CustomKernelCosts custom,
-                       HostLaunch hostLaunch, DeviceCopy deviceCopy, TimeSpan kernelStart) {
+                       HostLaunch hostLaunch, DeviceCopy deviceCopy, KernelStart kernelStart) {
+    /**
+     * What a ring, tree or PAT kernel takes before its first step, in a stream of back-to-back collectives.
+     *
+     * @param ringLl         a ring LL kernel's, where NCCL's tuner takes its ring LL base latency; other protocols and
+     *                       algorithms add what NCCL's base latencies add to it
+     * @param simpleMeasured what a Simple kernel takes beyond that: measured, where NCCL's base latencies give Simple only
+     *                       1.8 us over LL
+     */
+    public record KernelStart(TimeSpan ringLl, TimeSpan simpleMeasured) {}
+
     /**
      * A copy inside one GPU's memory.
      *

@@ -45,7 +45,7 @@ class NcclPlannerTest {
                 new dev.collsim.core.collective.CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5), TimeSpan.ofMicros(2.5),
                         TimeSpan.ofMicros(4)),
                 new HostLaunch(TimeSpan.ofMicros(4), TimeSpan.ZERO), new CostBook.DeviceCopy(Rate.gigabytesPerSecond(1500), TimeSpan.ofMicros(1)),
-                TimeSpan.ofMicros(6.6));
+                new CostBook.KernelStart(TimeSpan.ofMicros(6.6), TimeSpan.ZERO));
         return new Communicator("test", new RankPlacement(b.build(), ranks, switches, null, null), view, book);
     }
 
