@@ -180,15 +180,17 @@ public final class ProtocolCostCatalog {
      * geomean |error| of each generation's ring collectives under Simple, 2, 4 and 8 GPUs, least at 6, 10
      * and 16 us); one HGX H100 and one HGX B200 at 8 GPUs (TG_H100_1N8_RING, VULTR_B200_1N8), where Simple
      * starts from 32 MiB, move less than 0.5 points. What the kernel spends it on is not established. On
-     * A100 the 16-256 MiB times remain 7-18 % fast: a rate the model lacks there, not a start.
+     * A100 the 16-256 MiB times remain 7-18 % fast: a rate the model lacks there, not a start. Every run it
+     * was fitted on joins its GPUs by NVLink; GPUs joined by PCIe keep NCCL's base latency (the one PCIe set
+     * that runs Simple, eight RTX 4090s through host memory, came out 1 point worse with it).
      */
-    public static CostBook.KernelStart kernelStart(NcclArch arch) {
+    public static CostBook.KernelStart kernelStart(NcclArch arch, LinkType intra) {
         TimeSpan ringLl = TimeSpan.ofMicros(switch (arch) {
             case AMPERE -> 7.9;
             case HOPPER -> 4.4;
             case VOLTA, BLACKWELL -> NcclTuner.baseLatencyMicros(NcclAlgo.RING, Protocol.LL);
         });
-        TimeSpan simpleMeasured = TimeSpan.ofMicros(switch (arch) {
+        TimeSpan simpleMeasured = intra != LinkType.NVLINK ? TimeSpan.ZERO : TimeSpan.ofMicros(switch (arch) {
             case VOLTA -> 0;
             case AMPERE -> 16;
             case HOPPER -> 6;

@@ -88,7 +88,7 @@ public final class FabricCommunicator {
         // A file's links carry their own latencies; NCCL's per-step floors stay as its tuner has them.
         CostBook book = new CostBook(ProtocolCostCatalog.costs(arch, netExtra, joined ? network.stepLatency() : TimeSpan.ZERO,
                 ProtocolCostCatalog.LatencyScale.NONE), nvls ? ProtocolCostCatalog.nvls(arch, ProtocolCostCatalog.LatencyScale.NONE) : null, null, ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH,
-                ProtocolCostCatalog.deviceCopy(gpu), ProtocolCostCatalog.kernelStart(arch));
+                ProtocolCostCatalog.deviceCopy(gpu), ProtocolCostCatalog.kernelStart(arch, intra));
         HostMemory host = HostMemory.of(p2p ? null : nearestCpus(fabric, ranks), null);
         return new Communicator(name, new RankPlacement(fabric, ranks, switches, null, host), view, book);
     }

@@ -156,7 +156,7 @@ public final class HgxCluster {
                 nvls ? ProtocolCostCatalog.nvls(gpu.arch(), scale) : null,
                 sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), netExtra, scale),
                 ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH,
-                ProtocolCostCatalog.deviceCopy(gpu), ProtocolCostCatalog.kernelStart(gpu.arch()));
+                ProtocolCostCatalog.deviceCopy(gpu), ProtocolCostCatalog.kernelStart(gpu.arch(), LinkType.NVLINK));
         return new Communicator(name, new RankPlacement(fabric, ranks, switches, sharp, HostMemory.of(null, rankHost)), view, book);
     }
 
