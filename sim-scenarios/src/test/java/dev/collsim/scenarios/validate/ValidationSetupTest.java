@@ -43,12 +43,17 @@ class ValidationSetupTest {
                 "scored apart, inconsistent with another measurement of the same system: S (4 nodes): 4 nodes faster than 2"));
     }
 
-    /** The bundled calibration marks NT309's 4- and 8-node runs, whose times fall as nodes are added, and only those. */
+    /**
+     * The bundled calibration marks NT309's 4- and 8-node runs, whose times fall as nodes are added, and DraNet's two
+     * B200 nodes, 5-11x slower than Google's own run on the same machine type, and only those.
+     */
     @Test
-    void theBundledSetsMarkedInconsistentAreNt309sFourAndEightNodes() {
+    void theBundledSetsMarkedInconsistentAreNt309sFourAndEightNodesAndDraNets() {
         Map<String, DatasetSetup> setups = CalibrationSet.setups();
         List<String> marked = setups.values().stream().filter(d -> d.inconsistent() != null).map(DatasetSetup::id).toList();
-        assertEquals(List.of("NT309_H100_GJ_SCALING"), marked);
+        assertEquals(List.of("NT309_H100_GJ_SCALING", "DRANET_A4_B200_2N8_AG"), marked);
+        assertTrue(setups.get("DRANET_A4_B200_2N8_AG").inconsistentOn(2));
+        assertTrue(setups.get("DRANET_A4_B200_2N8_AG").inconsistent().contains("GCP_A4_B200_2N8_AG"), "names the run it contradicts");
         DatasetSetup nt309 = setups.get("NT309_H100_GJ_SCALING");
         assertTrue(nt309.inconsistentOn(4) && nt309.inconsistentOn(8) && !nt309.inconsistentOn(2));
     }
