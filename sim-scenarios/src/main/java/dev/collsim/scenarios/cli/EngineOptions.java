@@ -40,8 +40,9 @@ final class EngineOptions {
     @Option(names = "--all2all", paramLabel = "KIND", defaultValue = "auto",
             description = "how a MoE layer's tokens reach experts on other EP ranks: allgather (with attention DP every"
                     + " replica's tokens gathered to every rank, the outputs reduce-scattered back: the engines' default), alltoall"
-                    + " (each token sent to its top-k experts' ranks, as DeepEP does), or auto: allgather for a layout given, both"
-                    + " tried where serve and compare search (default: ${DEFAULT-VALUE})")
+                    + " (each token sent to its top-k experts' ranks by NCCL's all-to-all), deepep (the same by DeepEP's kernels),"
+                    + " or auto: allgather for a layout given; serve and compare try it and a sending exchange, DeepEP's where the"
+                    + " GPUs have NVLink (default: ${DEFAULT-VALUE})")
     String all2all;
 
     @Option(names = "--expert-skew", paramLabel = "S", defaultValue = "0",

@@ -7,6 +7,9 @@ import dev.collsim.reports.HtmlReport;
 final class Charts {
     private Charts() {}
 
+    /** ECharts' own palette, for a chart that colours its series itself (a series keeping its colour across charts). */
+    static final String[] COLOURS = {"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"};
+
     /**
      * A chart with value axes named {@code x} and {@code y}; {@code trigger} the tooltip's ("axis" for lines over
      * time, "item" for points), and with a legend under the title where {@code legend}.

@@ -28,8 +28,6 @@ public final class KernelHtml {
         return report;
     }
 
-    /** ECharts' own colours, one per GPU and engine whichever charts it appears in. */
-    private static final String[] COLOURS = {"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"};
 
     private static ObjectNode scatter(String kind, List<Outcome> rows, List<String> gpus) {
         ObjectNode o = Charts.xy(kind + ": model against measured (us)", "measured (us)", "model (us)", "item", true);
@@ -42,7 +40,7 @@ public final class KernelHtml {
         double high = rows.stream().mapToDouble(r -> Math.max(r.measuredUs(), r.simulatedUs())).max().orElse(10);
         for (String gpu : rows.stream().map(KernelHtml::series).distinct().toList()) {
             ObjectNode one = series.addObject().put("name", gpu).put("type", "scatter").put("symbolSize", 3).put("large", true);
-            one.putObject("itemStyle").put("color", COLOURS[gpus.indexOf(gpu) % COLOURS.length]);
+            one.putObject("itemStyle").put("color", Charts.COLOURS[gpus.indexOf(gpu) % Charts.COLOURS.length]);
             ArrayNode data = one.putArray("data");
             rows.stream().filter(r -> series(r).equals(gpu)).forEach(r -> data.addArray().add(round(r.measuredUs())).add(round(r.simulatedUs())));
         }

@@ -6,8 +6,11 @@ import dev.collsim.reports.HtmlReport;
 import dev.collsim.scenarios.validate.Validation;
 import dev.collsim.scenarios.validate.Validation.Point;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * {@code validate --report}: per system and operation, every data set's measured bus bandwidth over size beside the
@@ -17,8 +20,6 @@ import java.util.Locale;
 public final class ValidationHtml {
     private ValidationHtml() {}
 
-    /** ECharts' own colours, one per data set within a chart; its measured and simulated lines share it. */
-    private static final String[] COLOURS = {"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"};
 
     public static HtmlReport report(Validation v) {
         HtmlReport report = new HtmlReport("collsim validate");
@@ -26,12 +27,9 @@ public final class ValidationHtml {
         report.text("One chart per system and operation: each data set's bus bandwidth (nccl-tests' busbw, GB/s) over the"
                 + " message size, measured as a solid line with points, simulated dashed in the same colour. Where the dashed"
                 + " line lies above the solid one the model is fast. Click a legend entry to hide it.");
-        List<Point> points = v.points();
-        for (String system : points.stream().map(Point::system).distinct().toList()) {
-            for (String op : points.stream().filter(p -> p.system().equals(system)).map(p -> p.row().op()).distinct().toList()) {
-                report.chart(chart(system, op, points.stream().filter(p -> p.system().equals(system) && p.row().op().equals(op)).toList()), 460);
-            }
-        }
+        Map<String, Map<String, List<Point>>> bySystemAndOp = v.points().stream().collect(Collectors.groupingBy(Point::system,
+                LinkedHashMap::new, Collectors.groupingBy(p -> p.row().op(), LinkedHashMap::new, Collectors.toList())));
+        bySystemAndOp.forEach((system, byOp) -> byOp.forEach((op, points) -> report.chart(chart(system, op, points), 460)));
         report.table(ValidationView.summary(v));
         return report;
     }
@@ -48,7 +46,7 @@ public final class ValidationHtml {
             String dataset = datasets.get(i);
             List<Point> mine = points.stream().filter(p -> p.dataset().equals(dataset))
                     .sorted(Comparator.comparingLong(p -> p.row().sizeBytes())).toList();
-            String colour = COLOURS[i % COLOURS.length];
+            String colour = Charts.COLOURS[i % Charts.COLOURS.length];
             line(series, dataset + " measured", colour, "solid", mine, true);
             line(series, dataset + " simulated", colour, "dashed", mine, false);
         }
