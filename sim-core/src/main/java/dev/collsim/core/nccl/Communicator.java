@@ -66,7 +66,16 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
 
     public TunerInputs tunerInputs() {
         return new TunerInputs(nRanks(), nNodes(), nccl.arch(), nccl.intraLink(), nccl.ring(), nccl.nvlsGraph(),
-                nccl.latencyInterMicros(), placement.sharpSwitches() != null);
+                nccl.latencyInterMicros(), placement.sharpSwitches() != null, nccl.version());
+    }
+
+    /**
+     * The same communicator run by another NCCL release: its graph searches and tuner, hence its
+     * algorithms, protocols and channels; what a step costs stays. {@code flag} names the setting in
+     * the error where the release predates the GPUs.
+     */
+    public Communicator runBy(NcclVersion version, String flag) {
+        return new Communicator(name, placement, nccl.asRunBy(version, flag), book);
     }
 
     /**

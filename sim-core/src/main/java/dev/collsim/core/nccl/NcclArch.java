@@ -48,7 +48,10 @@ public enum NcclArch {
         return nvlsEfficiency;
     }
 
-    /** Channels an NVLS kernel runs on one node ({@code NVLS_NCHANNELS_SM90} 16, SM100 single node 24). */
+    /**
+     * Channels an NVLS kernel runs inside one NVLink domain ({@code NVLS_NCHANNELS_SM90} 16,
+     * {@code NVLS_NCHANNELS_SM100_NVL} 24); {@link NcclVersion#nvlsChannels} says what else a release runs.
+     */
     public int nvlsChannels() {
         return nvlsChannels;
     }

@@ -116,7 +116,8 @@ public final class NcclPlanner {
                     : in.nNodes() < 2 ? "NVLSTree joins nodes (a tree over nodes, NVLS inside each); NCCL disables it on one node, where NVLS runs"
                     : null;
             case PAT -> op != CollectiveOp.ALL_GATHER && op != CollectiveOp.REDUCE_SCATTER ? "PAT runs all_gather and reduce_scatter only"
-                    : in.nNodes() != in.nRanks() ? "NCCL runs PAT only with one GPU per node" : null;
+                    : in.nNodes() != in.nRanks() ? "NCCL runs PAT only with one GPU per node"
+                    : !in.version().hasPat() ? "PAT came with NCCL 2.23; NCCL " + in.version().release() + " has none" : null;
             case COLLNET_DIRECT, COLLNET_CHAIN -> !in.collNet() ? "CollNet reduces in a SHARP network switch: it needs such a network"
                     + " (--collnet on) and more than one node" : in.nNodes() < 2 ? "CollNet reduces in the network's switch: it needs more"
                     + " than one node" : !allReduce ? "CollNet runs all_reduce here" : null;

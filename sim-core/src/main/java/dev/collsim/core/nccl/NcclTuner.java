@@ -4,7 +4,8 @@ import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
 
 /**
- * NCCL's closed-form cost model ({@code src/graph/tuning.cc}, NCCL 2.30.7):
+ * NCCL's closed-form cost model ({@code src/graph/tuning.cc}, NCCL 2.30.7, and where an older release
+ * differs, as {@link NcclVersion} says):
  * {@code time = latency + nBytes / (1000 * algBw)} in microseconds, per algorithm and protocol.
  * The simulator uses it for what NCCL uses it for, choosing, and shows it beside the simulated
  * time; it never replaces the simulation.
@@ -51,7 +52,8 @@ public final class NcclTuner {
 
     /** Latency of one network step: NCCL's NET latency plus the plugin's (twice for Simple, the flush). */
     private static double interLatency(NcclAlgo algo, Protocol proto, TunerInputs in) {
-        return hwLatencyMicros(LinkType.NET, algo, proto) + in.latencyInterMicros() * (proto == Protocol.SIMPLE ? 2 : 1);
+        double net = algo == NcclAlgo.NVLS_TREE ? in.version().nvlsTreeNetLatencyMicros() : hwLatencyMicros(LinkType.NET, algo, proto);
+        return net + in.latencyInterMicros() * (proto == Protocol.SIMPLE ? 2 : 1);
     }
 
     /** NCCL's estimate for the ring algorithm; {@code nBytes} is nccl-tests' size. */
@@ -68,7 +70,7 @@ public final class NcclTuner {
         switch (proto) {
             case LL -> busBw = Math.min(in.arch().llMaxBw(in.nNodes()), busBw * 0.5);
             case LL128 -> busBw = Math.min(busBw * LL128_EFFICIENCY,
-                    g.searchChannels() * in.arch().perChannelMaxRingLL128Bw(in.nNodes()));
+                    g.searchChannels() * in.version().perChannelMaxRingLL128Bw(in.arch(), in.nNodes()));
             case SIMPLE -> { }
         }
         double algBw = busBw * n / nsteps;
@@ -102,11 +104,11 @@ public final class NcclTuner {
         int nNodes = in.nNodes();
         int ppn = in.nRanks() / nNodes;
         // Every protocol's tree first takes the all_reduce tree's cap, then its own.
-        double busBw = Math.min(g.busBw() * TREE_EFFICIENCY, g.searchChannels() * in.arch().perChannelMaxTreeBw(nNodes));
+        double busBw = Math.min(g.busBw() * TREE_EFFICIENCY, g.searchChannels() * in.version().perChannelMaxTreeBw(in.arch(), nNodes));
         busBw = switch (proto) {
             case LL -> Math.min(busBw / 3.8, in.arch().llMaxBw(nNodes));
             case LL128 -> Math.min(busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-                    g.searchChannels() * in.arch().perChannelMaxTreeLL128Bw(nNodes));
+                    g.searchChannels() * in.version().perChannelMaxTreeLL128Bw(in.arch(), nNodes));
             case SIMPLE -> busBw;
         };
         double algBw = busBw * 0.5 * treeCorrection(proto, nBytes);
@@ -147,9 +149,8 @@ public final class NcclTuner {
 
     /**
      * NCCL's estimate for NVLS (Simple only, all_reduce only, one node here): latency is the NVLink
-     * NVLS latency alone; bandwidth is {@code bwIntra x nvlsEfficiency x (nCh-1)/nCh x 2} ("pipelines
-     * two operations"), capped by {@code bwInter}, times the search channels, converted to algorithm
-     * bandwidth like ring's. Null where NVLS cannot run.
+     * NVLS latency alone; bandwidth per channel, converted to algorithm bandwidth, as
+     * {@link #nvlsBusBwPerChannel} says. Null where NVLS cannot run.
      */
     public static Estimate nvls(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
         NvlsGraph g = in.nvls();
@@ -157,18 +158,34 @@ public final class NcclTuner {
             return null;
         }
         int nCh = g.searchChannels();
-        double intraBw = g.bwIntra() * in.arch().nvlsEfficiency() * (nCh - 1) / nCh * 2;
-        double busBw = nCh * Math.min(intraBw, g.bwInter());
-        double algBw = busBw * in.nRanks() / (2.0 * (in.nRanks() - 1));
+        double algBw = nCh * nvlsBusBwPerChannel(g, g.bwInter(), in) * nvlsAlgBwRatio(in);
         double latency = hwLatencyMicros(in.intraLink(), NcclAlgo.NVLS, Protocol.SIMPLE);
-        boolean enabled = proto == Protocol.SIMPLE && nCh >= 2;
+        boolean enabled = proto == Protocol.SIMPLE && (nCh >= 2 || !in.version().nvlsEfficiencyModel());
         return new Estimate(NcclAlgo.NVLS, proto, latency, algBw, latency + nBytes / (1000 * algBw), enabled);
     }
 
     /**
-     * NCCL's estimate for NVLS-Tree (all_reduce across nodes): the NVLS bandwidth inside the node,
-     * the network's ({@code bwInter}, doubled on two nodes), and a per-channel cap, whichever is lowest;
-     * latency the NVLS latency plus {@code 2 log2(nNodes)} network steps. Null on one node.
+     * NVLS's bus bandwidth a search channel, capped by {@code interBw}: from 2.28 {@code bwIntra x
+     * nvlsEfficiency x (nCh-1)/nCh x 2} ("pipelines two operations"); before, {@code bwIntra} alone.
+     */
+    private static double nvlsBusBwPerChannel(NvlsGraph g, double interBw, TunerInputs in) {
+        if (!in.version().nvlsEfficiencyModel()) {
+            return Math.min(g.bwIntra(), interBw);
+        }
+        int nCh = g.searchChannels();
+        return Math.min(g.bwIntra() * in.arch().nvlsEfficiency() * (nCh - 1) / nCh * 2, interBw);
+    }
+
+    /** From bus to algorithm bandwidth: like a ring's from 2.28 ({@code nRanks / nsteps}), 5/6 before. */
+    private static double nvlsAlgBwRatio(TunerInputs in) {
+        return in.version().nvlsEfficiencyModel() ? in.nRanks() / (2.0 * (in.nRanks() - 1)) : 5.0 / 6.0;
+    }
+
+    /**
+     * NCCL's estimate for NVLS-Tree (all_reduce across nodes): the NVLS bandwidth inside the node
+     * against the network's ({@code bwInter}: from 2.28 doubled on two nodes and capped per channel;
+     * before, halved on three or more), latency the NVLS latency plus {@code 2 log2(nNodes)} network
+     * steps. Null on one node.
      */
     public static Estimate nvlsTree(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
         NvlsGraph g = in.nvls();
@@ -176,27 +193,27 @@ public final class NcclTuner {
             return null;
         }
         int nCh = g.searchChannels();
-        double intraBw = g.bwIntra() * in.arch().nvlsEfficiency() * (nCh - 1) / nCh * 2;
-        double interBw = g.bwInter() * (in.nNodes() <= 2 ? 2 : 1);
-        double bw = Math.min(Math.min(intraBw, interBw), in.arch().perChannelMaxNvlsTreeBw(in.nNodes()));
-        double algBw = nCh * bw * in.nRanks() / (2.0 * (in.nRanks() - 1));
+        boolean twoNodes = in.nNodes() <= 2;
+        double interBw = in.version().nvlsEfficiencyModel() ? g.bwInter() * (twoNodes ? 2 : 1) : twoNodes ? g.bwInter() : g.bwInter() / 2;
+        double bw = Math.min(nvlsBusBwPerChannel(g, interBw, in), in.version().perChannelMaxNvlsTreeBw(in.arch(), in.nNodes()));
+        double algBw = nCh * bw * nvlsAlgBwRatio(in);
         double latency = baseLatencyMicros(NcclAlgo.NVLS_TREE, proto) + hwLatencyMicros(in.intraLink(), NcclAlgo.NVLS_TREE, Protocol.SIMPLE)
                 + 2 * log2(in.nNodes()) * interLatency(NcclAlgo.NVLS_TREE, Protocol.SIMPLE, in);
         return new Estimate(NcclAlgo.NVLS_TREE, proto, latency, algBw, latency + nBytes / (1000 * algBw),
-                proto == Protocol.SIMPLE && nCh >= 2);
+                proto == Protocol.SIMPLE && (nCh >= 2 || !in.version().nvlsEfficiencyModel()));
     }
 
     /**
-     * NCCL's estimate for PAT (all_gather and reduce_scatter with one GPU per node, Simple only):
-     * latency {@code 8 + log2(nNodes) interLat / 3.5 + 2.8 nRanks} us, bandwidth 0.75 of the ring's.
-     * Null where PAT cannot run.
+     * NCCL's estimate for PAT (all_gather and reduce_scatter with one GPU per node, Simple only, from
+     * 2.23): latency {@code 8 + log2(nNodes) interLat / 3.5 + 2.8 nRanks} us, bandwidth 0.75 of the
+     * ring's (0.85 in 2.23). Null where PAT cannot run.
      */
     public static Estimate pat(CollectiveOp op, Protocol proto, long nBytes, TunerInputs in) {
         if ((op != CollectiveOp.ALL_GATHER && op != CollectiveOp.REDUCE_SCATTER) || in.nNodes() != in.nRanks()
-                || in.nRanks() < 2) {
+                || in.nRanks() < 2 || !in.version().hasPat()) {
             return null;
         }
-        double busBw = in.ring().busBw() * 0.75;
+        double busBw = in.ring().busBw() * in.version().patEfficiency();
         double algBw = busBw * in.nRanks() / (in.nRanks() - 1.0);
         double latency = baseLatencyMicros(NcclAlgo.PAT, proto)
                 + log2(in.nNodes()) * interLatency(NcclAlgo.PAT, Protocol.SIMPLE, in) / 3.5 + 2.8 * in.nRanks();

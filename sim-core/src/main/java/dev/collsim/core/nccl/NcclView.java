@@ -4,36 +4,64 @@ import java.util.Arrays;
 
 /**
  * What NCCL makes of a set of ranks: the GPU generation, the link type inside a node, which node
- * (NVLink domain) each rank is on, and the graphs its searches find.
+ * (NVLink domain) each rank is on, and the graphs its searches find, as the release it runs finds them.
  *
  * @param rankNodes          the node of each rank, numbered from 0
  * @param ringOrders         the rings, one per channel and repeated over the channels (rank order on one
  *                           node; rail-aligned across nodes)
  * @param nvlsGraph          NCCL's NVLS graph, or null where NVLS cannot run (or is turned off)
  * @param latencyInterMicros the network plugin's extra latency per network step, for the tuner
+ * @param version            the NCCL release whose searches and tuner these are
+ * @param searched           what the searches were given, to search again for another release
  */
 public record NcclView(NcclArch arch, LinkType intraLink, int[] rankNodes, int[][] ringOrders, RingGraph ring,
-                       NvlsGraph nvlsGraph, double latencyInterMicros) {
+                       NvlsGraph nvlsGraph, double latencyInterMicros, NcclVersion version, SearchInputs searched) {
     public NcclView {
         rankNodes = rankNodes.clone();
         ringOrders = Arrays.stream(ringOrders).map(int[]::clone).toArray(int[][]::new);
     }
 
     /**
-     * NCCL's searches on ranks numbered node by node, {@code rankNodes.length / nodes} a node: the ring
-     * graph from the bandwidth a GPU has inside its node ({@code intraGBps}) or, across nodes, from
-     * its NICs' ({@code nicGBps}, in NCCL's own units: a 400 Gb/s NIC is 50); the NVLS graph, where
-     * {@code nvls}, from its NVLink bandwidth ({@code nvlinkGBps}); rail-aligned rings.
+     * What NCCL's searches see of a GPU: the bandwidth it has inside its node ({@code intraGBps}), its
+     * NVLink bandwidth ({@code nvlinkGBps}), its NICs' ({@code nicGBps}, in NCCL's own units: a
+     * 400 Gb/s NIC is 50), and whether an NVSwitch that reduces joins the node ({@code nvls}).
      */
-    public static NcclView search(NcclArch arch, LinkType intraLink, int[] rankNodes, double intraGBps, double nvlinkGBps,
-                                  double nicGBps, boolean nvls, double latencyInterMicros) {
+    public record SearchInputs(double intraGBps, double nvlinkGBps, double nicGBps, boolean nvls) {}
+
+    /**
+     * The newest release's searches on ranks numbered node by node, {@code rankNodes.length / nodes} a
+     * node: the ring graph inside the node or, across nodes, from the NICs; the NVLS graph where the
+     * switch can reduce; rail-aligned rings.
+     */
+    public static NcclView search(NcclArch arch, LinkType intraLink, int[] rankNodes, SearchInputs in, double latencyInterMicros) {
+        return search(arch, intraLink, rankNodes, in, latencyInterMicros, NcclVersion.NEWEST);
+    }
+
+    private static NcclView search(NcclArch arch, LinkType intraLink, int[] rankNodes, SearchInputs in, double latencyInterMicros,
+                                   NcclVersion version) {
         int nodes = Arrays.stream(rankNodes).max().orElse(0) + 1;
         int perNode = rankNodes.length / nodes;
-        RingGraph ring = nodes == 1 ? RingGraph.search(arch, intraGBps) : RingGraph.searchInter(arch, nicGBps, perNode);
-        NvlsGraph nvlsGraph = !nvls ? null : nodes == 1
-                ? NvlsGraph.search(arch, nvlinkGBps, perNode)
-                : NvlsGraph.searchAcrossNodes(arch, nvlinkGBps, perNode, nicGBps);
-        return new NcclView(arch, intraLink, rankNodes, ringOrders(nodes, perNode), ring, nvlsGraph, latencyInterMicros);
+        RingGraph ring = nodes == 1 ? RingGraph.search(arch, version, in.intraGBps())
+                : RingGraph.searchInter(arch, version, in.nicGBps(), perNode);
+        NvlsGraph nvlsGraph = !in.nvls() ? null : nodes == 1
+                ? NvlsGraph.search(arch, version, in.nvlinkGBps(), perNode)
+                : NvlsGraph.searchAcrossNodes(arch, version, in.nvlinkGBps(), perNode, in.nicGBps());
+        return new NcclView(arch, intraLink, rankNodes, ringOrders(nodes, perNode), ring, nvlsGraph, latencyInterMicros, version, in);
+    }
+
+    /**
+     * The same ranks as another NCCL release sees them: its searches run again on the same inputs
+     * (NVLS stays off if it was). Throws a one-line error naming {@code flag} where the release
+     * predates the GPUs.
+     */
+    public NcclView asRunBy(NcclVersion other, String flag) {
+        other.requireSupports(arch, flag);
+        if (other == version) {
+            return this;
+        }
+        SearchInputs in = nvlsGraph == null ? new SearchInputs(searched.intraGBps(), searched.nvlinkGBps(), searched.nicGBps(), false)
+                : searched;
+        return search(arch, intraLink, rankNodes, in, latencyInterMicros, other);
     }
 
     /**
@@ -86,6 +114,6 @@ public record NcclView(NcclArch arch, LinkType intraLink, int[] rankNodes, int[]
 
     /** The same view with NVLS unavailable. */
     public NcclView withoutNvls() {
-        return new NcclView(arch, intraLink, rankNodes, ringOrders, ring, null, latencyInterMicros);
+        return new NcclView(arch, intraLink, rankNodes, ringOrders, ring, null, latencyInterMicros, version, searched);
     }
 }

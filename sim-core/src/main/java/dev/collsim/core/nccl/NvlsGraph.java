@@ -9,8 +9,8 @@ package dev.collsim.core.nccl;
  */
 public record NvlsGraph(int searchChannels, double bwIntra, double bwInter, int channels) {
 
-    public static NvlsGraph search(NcclArch arch, double gpuBw, int gpus) {
-        double[] speeds = arch.speedArrayIntra();
+    public static NvlsGraph search(NcclArch arch, NcclVersion version, double gpuBw, int gpus) {
+        double[] speeds = version.speedArrayIntra(arch);
         double intra = speeds[speeds.length - 1];
         for (double s : speeds) {
             if ((gpus + 1) * s <= gpuBw) {
@@ -18,12 +18,15 @@ public record NvlsGraph(int searchChannels, double bwIntra, double bwInter, int 
                 break;
             }
         }
-        return new NvlsGraph(gpus, intra, speeds[0], arch.nvlsChannels());
+        return new NvlsGraph(gpus, intra, speeds[0], version.nvlsChannels(arch, false));
     }
 
-    /** Across nodes the NIC bounds the inter speed: the fastest of NCCL's inter-node speeds it carries. */
-    public static NvlsGraph searchAcrossNodes(NcclArch arch, double gpuBw, int gpus, double nicGBps) {
-        NvlsGraph one = search(arch, gpuBw, gpus);
-        return new NvlsGraph(gpus, one.bwIntra(), RingGraph.interSpeed(nicGBps), arch.nvlsChannels());
+    /**
+     * Across nodes the NIC bounds the inter speed (the fastest of NCCL's inter-node speeds it carries),
+     * and Blackwell runs its multi-node NVLS channel count.
+     */
+    public static NvlsGraph searchAcrossNodes(NcclArch arch, NcclVersion version, double gpuBw, int gpus, double nicGBps) {
+        NvlsGraph one = search(arch, version, gpuBw, gpus);
+        return new NvlsGraph(gpus, one.bwIntra(), RingGraph.interSpeed(arch, version, nicGBps), version.nvlsChannels(arch, true));
     }
 }

@@ -19,16 +19,16 @@ public record RingGraph(int searchChannels, double bwPerChannel, int channels) {
      * bandwidth allows, duplicate them at half speed when fast enough
      * ({@code ncclTopoDupChannels}), then double for execution (capped at 64).
      */
-    public static RingGraph search(NcclArch arch, double gpuBw) {
+    public static RingGraph search(NcclArch arch, NcclVersion version, double gpuBw) {
+        double[] speeds = version.speedArrayIntra(arch);
         double speed = 0;
-        for (double s : arch.speedArrayIntra()) {
+        for (double s : speeds) {
             if (s <= gpuBw) {
                 speed = s;
                 break;
             }
         }
         if (speed == 0) {
-            double[] speeds = arch.speedArrayIntra();
             speed = speeds[speeds.length - 1];
         }
         int channels = Math.max(1, Math.min(32, (int) Math.floor(gpuBw / speed + 1e-9)));
@@ -40,25 +40,23 @@ public record RingGraph(int searchChannels, double bwPerChannel, int channels) {
     }
 
     /** The fastest of NCCL's inter-node speeds a NIC of {@code nicGBps} carries. */
-    static double interSpeed(double nicGBps) {
-        for (double s : SPEED_INTER) {
+    static double interSpeed(NcclArch arch, NcclVersion version, double nicGBps) {
+        double[] speeds = version.speedArrayInter(arch);
+        for (double s : speeds) {
             if (s <= nicGBps) {
                 return s;
             }
         }
-        return SPEED_INTER[SPEED_INTER.length - 1];
+        return speeds[speeds.length - 1];
     }
-
-    /** NCCL's inter-node speeds for Hopper and later ({@code sm90SpeedArrayInter}), GB/s. */
-    private static final double[] SPEED_INTER = {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
 
     /**
      * The ring graph across nodes: one ring per NIC of a node at the fastest inter-node speed a NIC
      * carries (NCCL counts a 400 Gb/s NIC as 50 GB/s), doubled for execution, and doubled again on
      * Hopper and later while under 16 channels ({@code connect.cc}).
      */
-    public static RingGraph searchInter(NcclArch arch, double nicGBps, int nicsPerNode) {
-        double speed = interSpeed(nicGBps);
+    public static RingGraph searchInter(NcclArch arch, NcclVersion version, double nicGBps, int nicsPerNode) {
+        double speed = interSpeed(arch, version, nicGBps);
         int search = Math.max(1, Math.min(32, nicsPerNode));
         int channels = 2 * search;
         if (arch.sm() >= 90 && channels < 16) {

@@ -39,7 +39,8 @@ class NcclPlannerTest {
         int[] switches = new int[8];
         java.util.Arrays.fill(switches, sw);
         NcclView view = new NcclView(NcclArch.HOPPER, LinkType.NVLINK, new int[8], new int[][] {{0, 1, 2, 3, 4, 5, 6, 7}},
-                RingGraph.search(NcclArch.HOPPER, 370.8), NvlsGraph.search(NcclArch.HOPPER, 370.8, 8), 0);
+                RingGraph.search(NcclArch.HOPPER, NcclVersion.NEWEST, 370.8), NvlsGraph.search(NcclArch.HOPPER, NcclVersion.NEWEST, 370.8, 8), 0,
+                NcclVersion.NEWEST, new NcclView.SearchInputs(370.8, 370.8, 0, true));
         CostBook book = new CostBook(costs, new dev.collsim.core.collective.NvlsCosts(0.85, Rate.gigabytesPerSecond(30), TimeSpan.ZERO,
                 TimeSpan.ofMicros(1), TimeSpan.ofMicros(5), Rate.gigabytesPerSecond(25)), null,
                 new dev.collsim.core.collective.CustomKernelCosts(Rate.gigabytesPerSecond(4), TimeSpan.ofMicros(1.5), TimeSpan.ofMicros(2.5),
@@ -86,13 +87,13 @@ class NcclPlannerTest {
 
     @Test
     void ringSearchGivesNcclsChannelCounts() {
-        RingGraph h100 = RingGraph.search(NcclArch.HOPPER, 18 * 20.6);
+        RingGraph h100 = RingGraph.search(NcclArch.HOPPER, NcclVersion.NEWEST, 18 * 20.6);
         assertEquals(12, h100.searchChannels());
         assertEquals(30.0, h100.bwPerChannel());
         assertEquals(24, h100.channels());
         assertEquals(360.0, h100.busBw(), 1e-9);
-        assertEquals(32, RingGraph.search(NcclArch.BLACKWELL, 18 * 40.1).channels());
-        assertEquals(24, RingGraph.search(NcclArch.AMPERE, 12 * 20.0).channels());
+        assertEquals(32, RingGraph.search(NcclArch.BLACKWELL, NcclVersion.NEWEST, 18 * 40.1).channels());
+        assertEquals(24, RingGraph.search(NcclArch.AMPERE, NcclVersion.NEWEST, 12 * 20.0).channels());
     }
 
     /** The reference's worked example: a 64 KiB ring LL all_reduce on 8 ranks runs on 2 channels. */

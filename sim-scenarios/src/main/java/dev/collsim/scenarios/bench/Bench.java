@@ -24,6 +24,7 @@ public final class Bench {
     public static Communicator communicator(BenchSpec spec) {
         Communicator comm = spec.topology() != null ? spec.topology().withLinkEdits(spec.whatIf().linkEdits())
                 : preset(spec.system(), spec.nodes(), spec.gpusPerNode(), spec.network(), spec.whatIf());
+        comm = comm.runBy(spec.nccl(), "--nccl");
         comm = spec.collNet() ? comm : comm.withoutCollNet();
         return spec.nvls() ? comm : comm.withoutNvls();
     }

@@ -6,6 +6,7 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.Require;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
+import dev.collsim.core.nccl.NcclVersion;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.Set;
 
@@ -22,12 +23,13 @@ import java.util.Set;
  * @param nvls          whether NVLS may be used where the fabric supports it ({@code NCCL_NVLS_ENABLE})
  * @param collNet       whether in-network reduction may be used where the network supports it
  *                      ({@code NCCL_COLLNET_ENABLE}, off by default)
+ * @param nccl          the NCCL release that chooses algorithm, protocol and channels
  */
 public record BenchSpec(CollectiveOp op, String system, Communicator topology, int nodes, int gpusPerNode, String network,
                         WhatIf whatIf,
                         int gpusPerThread, DataType type,
                         ReduceOp redop, int root, SizeSweep sizes, Set<AlgorithmId> algos, Set<Protocol> protocols,
-                        int channels, boolean nvls, boolean collNet) {
+                        int channels, boolean nvls, boolean collNet, NcclVersion nccl) {
     public BenchSpec {
         if (gpusPerThread < 1 || gpusPerThread > gpusPerNode) {
             throw new InputException("-g " + gpusPerThread + ": a thread drives 1 to " + gpusPerNode + " GPUs here");
@@ -44,6 +46,6 @@ public record BenchSpec(CollectiveOp op, String system, Communicator topology, i
     /** The same run on the system changed by other what-if knobs. */
     public BenchSpec withWhatIf(WhatIf other) {
         return new BenchSpec(op, system, topology, nodes, gpusPerNode, network, other, gpusPerThread, type, redop, root, sizes, algos,
-                protocols, channels, nvls, collNet);
+                protocols, channels, nvls, collNet, nccl);
     }
 }

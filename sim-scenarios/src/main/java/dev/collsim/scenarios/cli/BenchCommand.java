@@ -90,6 +90,9 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
             description = "allow CollNet (in-network reduction, SHARP) on InfiniBand, as NCCL_COLLNET_ENABLE (default: ${DEFAULT-VALUE})")
     String collnet;
 
+    @Mixin
+    NcclFlag nccl;
+
     @Option(names = "--links", description = "print the links that limit the largest size, busiest first, instead of the table")
     boolean links;
 
@@ -207,6 +210,7 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
                 .channels(channels == null ? 0 : channels)
                 .nvls(Flags.onOff("--nvls", nvls))
                 .collNet(collNet)
+                .nccl(nccl.release())
                 .build();
     }
 }

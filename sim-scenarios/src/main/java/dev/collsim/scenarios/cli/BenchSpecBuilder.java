@@ -3,6 +3,7 @@ package dev.collsim.scenarios.cli;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.nccl.AlgorithmId;
+import dev.collsim.core.nccl.NcclVersion;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.scenarios.bench.BenchSpec;
 import dev.collsim.scenarios.bench.DataType;
@@ -30,6 +31,7 @@ final class BenchSpecBuilder {
     private int channels;
     private boolean nvls = true;
     private boolean collNet;
+    private NcclVersion nccl = NcclVersion.NEWEST;
 
     BenchSpecBuilder(CollectiveOp op, BenchSystem system, SizeSweep sizes) {
         this.op = op;
@@ -103,9 +105,14 @@ final class BenchSpecBuilder {
         return this;
     }
 
+    BenchSpecBuilder nccl(NcclVersion nccl) {
+        this.nccl = nccl;
+        return this;
+    }
+
     /** The spec, which checks the values against each other (-g, -r, --channels against the system). */
     BenchSpec build() {
         return new BenchSpec(op, system.name(), system.whole(), system.nodes(), system.gpusPerNode(), system.network(), whatIf,
-                gpusPerThread, type, redop, root, sizes, algos, protocols, channels, nvls, collNet);
+                gpusPerThread, type, redop, root, sizes, algos, protocols, channels, nvls, collNet, nccl);
     }
 }

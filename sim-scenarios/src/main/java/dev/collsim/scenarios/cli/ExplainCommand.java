@@ -70,6 +70,9 @@ public final class ExplainCommand implements Callable<Integer> {
     int channels;
 
     @Mixin
+    NcclFlag nccl;
+
+    @Mixin
     ReportOptions output;
 
     @Override
@@ -100,6 +103,7 @@ public final class ExplainCommand implements Callable<Integer> {
             }
             comm = preset.build(nodes, ranks / nodes, null, WhatIf.NONE);
         }
+        comm = comm.runBy(nccl.release(), "--nccl");
         DataSize message = Flags.parse("--size", () -> DataSize.parse(size));
         if (collective.pointToPoint() && algo != null) {
             throw new InputException("--algo " + algo + ": " + collective.ncclName() + " runs point to point; leave out --algo");

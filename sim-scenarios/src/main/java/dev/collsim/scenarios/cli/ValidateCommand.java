@@ -4,6 +4,7 @@ import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
 import dev.collsim.reports.ReportFormat;
 import dev.collsim.scenarios.validate.DatasetSetup;
+import dev.collsim.scenarios.validate.Measured;
 import dev.collsim.scenarios.validate.DecodeValidation;
 import dev.collsim.scenarios.validate.EngineChoice;
 import dev.collsim.scenarios.validate.KernelValidation;
@@ -121,8 +122,9 @@ public final class ValidateCommand implements Callable<Integer> {
         CollectiveOp operation = run.operation();
         for (Path log : logs) {
             int perNode = SystemPreset.byName(systemName).gpusPerNode(gpusPerNode.count);
+            // The release the log's header names, the newest where it names none.
             validation = validation.withLog(log, operation, new DatasetSetup(log.getFileName().toString(), systemName, nodes, perNode, network.name,
-                    run.gpusPerThread, run.algo, null, null));
+                    run.gpusPerThread, run.algo, null, Measured.header(log).nccl(), null));
         }
         Validation v = Validation.run(validation);
         ReportFormat format = output.reportFormat();

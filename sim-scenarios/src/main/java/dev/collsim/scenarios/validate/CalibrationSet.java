@@ -10,6 +10,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.TextFile;
+import dev.collsim.core.nccl.NcclVersion;
 import dev.collsim.scenarios.bench.DataType;
 import java.io.IOException;
 import java.io.InputStream;
@@ -136,7 +137,7 @@ public final class CalibrationSet {
                 DatasetSetup setup = new DatasetSetup(d.get("id").asText(), text(d, "system"), d.path("nodes").asInt(0),
                         d.hasNonNull("gpus-per-node") ? d.get("gpus-per-node").asInt() : null, text(d, "network"),
                         d.hasNonNull("gpus-per-thread") ? d.get("gpus-per-thread").asInt() : null, text(d, "algo"),
-                        d.hasNonNull("gdr") ? d.get("gdr").asBoolean() : null, text(d, "not-yet"), text(d, "inconsistent"),
+                        d.hasNonNull("gdr") ? d.get("gdr").asBoolean() : null, ncclVersion(d), text(d, "not-yet"), text(d, "inconsistent"),
                         StreamSupport.stream(d.path("inconsistent-nodes").spliterator(), false).map(JsonNode::asInt).toList());
                 byId.put(setup.id(), setup);
             }
@@ -144,6 +145,20 @@ public final class CalibrationSet {
         } catch (IOException e) {
             throw new IllegalStateException("the bundled data-set set-ups cannot be read", e);
         }
+    }
+
+    /** A data set's NCCL release, null where its source does not state one. */
+    private static NcclVersion ncclVersion(JsonNode d) {
+        String text = text(d, "nccl");
+        if (text == null) {
+            return null;
+        }
+        NcclVersion v = NcclVersion.find(text);
+        if (v == null) {
+            throw new IllegalStateException(SETUPS + ": data set " + d.path("id").asText() + ": nccl '" + text + "': expected one of "
+                    + NcclVersion.known());
+        }
+        return v;
     }
 
     private static String text(JsonNode node, String key) {

@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.validate;
 
+import dev.collsim.core.nccl.NcclVersion;
 import java.util.List;
 
 /**
@@ -7,31 +8,34 @@ import java.util.List;
  * why it is not simulated yet; and, where it contradicts another measurement of the same system, the
  * evidence, so that {@code validate} scores it apart rather than dropping it or fitting to it.
  *
+ * @param nccl              the NCCL release it was measured with (the newest where its source does not say)
  * @param inconsistent      the evidence that the set contradicts another of the same system; null if none
  * @param inconsistentNodes the node counts of its rows that the evidence concerns; empty: all of them
  */
 public record DatasetSetup(String id, String system, int nodes, Integer gpusPerNode, String network, Integer gpusPerThread, String algo,
-                           Boolean gdr, String notYet, String inconsistent, List<Integer> inconsistentNodes) {
+                           Boolean gdr, NcclVersion nccl, String notYet, String inconsistent, List<Integer> inconsistentNodes) {
     /** The keys a data set's entry in {@code datasets.yaml} may have. */
-    static final List<String> KEYS = List.of("id", "system", "nodes", "gpus-per-node", "network", "gpus-per-thread", "algo", "gdr", "not-yet",
-            "inconsistent", "inconsistent-nodes");
+    static final List<String> KEYS = List.of("id", "system", "nodes", "gpus-per-node", "network", "gpus-per-thread", "algo", "gdr", "nccl",
+            "not-yet", "inconsistent", "inconsistent-nodes");
 
     public DatasetSetup {
         nodes = Math.max(1, nodes);
         gdr = gdr == null || gdr;
+        nccl = nccl == null ? NcclVersion.NEWEST : nccl;
         inconsistentNodes = List.copyOf(inconsistentNodes);
     }
 
     /** A set-up that contradicts nothing. */
     public DatasetSetup(String id, String system, int nodes, Integer gpusPerNode, String network, Integer gpusPerThread, String algo,
-                        Boolean gdr, String notYet) {
-        this(id, system, nodes, gpusPerNode, network, gpusPerThread, algo, gdr, notYet, null, List.of());
+                        Boolean gdr, NcclVersion nccl, String notYet) {
+        this(id, system, nodes, gpusPerNode, network, gpusPerThread, algo, gdr, nccl, notYet, null, List.of());
     }
 
     /** The same set-up, or on {@code rowNodes} nodes where its rows give their own count. */
     DatasetSetup onNodes(int rowNodes) {
         return rowNodes < 1 || rowNodes == nodes ? this
-                : new DatasetSetup(id, system, rowNodes, gpusPerNode, network, gpusPerThread, algo, gdr, notYet, inconsistent, inconsistentNodes);
+                : new DatasetSetup(id, system, rowNodes, gpusPerNode, network, gpusPerThread, algo, gdr, nccl, notYet, inconsistent,
+                        inconsistentNodes);
     }
 
     /** Whether its rows on {@code rowNodes} nodes are scored apart, as contradicting another measurement. */

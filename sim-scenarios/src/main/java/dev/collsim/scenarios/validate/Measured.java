@@ -3,6 +3,7 @@ package dev.collsim.scenarios.validate;
 import dev.collsim.core.input.TextFile;
 import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.input.InputException;
+import dev.collsim.core.nccl.NcclVersion;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -39,30 +40,44 @@ public final class Measured {
      * cut to its table).
      *
      * @param nGpusLine the line of nGpus, 0 where there is none
+     * @param nccl      the NCCL release of nccl-tests' {@code nccl-library=CODE} (2.17 and later print it), null where
+     *                  the log does not say or names a release not modelled
      */
-    public record LogHeader(Integer nGpus, int nGpusLine, Integer ranks) {}
+    public record LogHeader(Integer nGpus, int nGpusLine, Integer ranks, NcclVersion nccl) {}
 
     private static final Pattern NGPUS = Pattern.compile("^#\\s*nThread\\s+\\d+\\s+nGpus\\s+(\\d{1,6})\\b.*");
     private static final Pattern RANK = Pattern.compile("^#\\s*Rank\\s+\\d+\\s+Group\\s+\\d+\\b.*");
+    private static final Pattern LIBRARY = Pattern.compile("\\bnccl-library=(\\d{5,6})\\b");
 
     /** The header of an nccl-tests log; nothing for a calibration CSV. */
     public static LogHeader header(Path file) {
         if (file.toString().endsWith(".csv")) {
-            return new LogHeader(null, 0, null);
+            return new LogHeader(null, 0, null, null);
         }
         List<String> lines = TextFile.lines(file);
         Integer nGpus = null;
         int nGpusLine = 0;
         int ranks = 0;
+        NcclVersion nccl = null;
         for (int n = 0; n < lines.size(); n++) {
-            Matcher m = NGPUS.matcher(lines.get(n).trim());
+            String line = lines.get(n).trim();
+            Matcher m = NGPUS.matcher(line);
             if (m.matches() && nGpus == null) {
                 nGpus = Integer.parseInt(m.group(1));
                 nGpusLine = n + 1;
             }
-            ranks += RANK.matcher(lines.get(n).trim()).matches() ? 1 : 0;
+            ranks += RANK.matcher(line).matches() ? 1 : 0;
+            Matcher lib = LIBRARY.matcher(line);
+            if (line.startsWith("#") && lib.find() && nccl == null) {
+                nccl = ncclRelease(Integer.parseInt(lib.group(1)));
+            }
         }
-        return new LogHeader(nGpus, nGpusLine, ranks == 0 ? null : ranks);
+        return new LogHeader(nGpus, nGpusLine, ranks == 0 ? null : ranks, nccl);
+    }
+
+    /** NCCL's {@code NCCL_VERSION_CODE} (major x 10000 + minor x 100 + patch, 22809 for 2.28.9) as a modelled release, or null. */
+    static NcclVersion ncclRelease(int code) {
+        return NcclVersion.find(code / 10000 + "." + code / 100 % 100 + "." + code % 100);
     }
 
     /**

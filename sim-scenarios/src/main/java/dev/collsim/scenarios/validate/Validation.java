@@ -110,7 +110,7 @@ public final class Validation {
                     setup.gpusPerNode(), setup.network(), whatIf, setup.gpusPerThread(), DataType.fromName(r.dtype()), ReduceOp.SUM, 0,
                     new SizeSweep(r.sizeBytes(), r.sizeBytes(), 2, 1),
                     Selection.parse(setup.algo(), AlgorithmId.class, AlgorithmId::label, "algorithm"),
-                    EnumSet.allOf(Protocol.class), 0, true, false);
+                    EnumSet.allOf(Protocol.class), 0, true, false, setup.nccl());
             Communicator comm = comms.computeIfAbsent(setup.system(), k -> Bench.communicator(spec));
             BenchRow sim = Bench.runOne(spec, comm, r.sizeBytes());
             if (sim != null) {

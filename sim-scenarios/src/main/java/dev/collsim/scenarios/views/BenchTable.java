@@ -1,5 +1,6 @@
 package dev.collsim.scenarios.views;
 
+import dev.collsim.core.nccl.NcclVersion;
 import dev.collsim.reports.Column;
 import dev.collsim.reports.Table;
 import dev.collsim.scenarios.bench.BenchRow;
@@ -44,6 +45,7 @@ public final class BenchTable {
         meta.put("nodes", spec.nodes());
         meta.put("ranks", spec.nodes() * spec.gpusPerNode());
         meta.put("gpus_per_thread", spec.gpusPerThread());
+        meta.put("nccl", spec.nccl().release());
         String whatIfs = spec.whatIf().describe();
         if (!whatIfs.isEmpty()) {
             meta.put("what_ifs", whatIfs);
@@ -61,6 +63,10 @@ public final class BenchTable {
                 + spec.gpusPerThread() + " (" + spec.gpusPerThread() + " GPU(s) per host thread)");
         if (!whatIfs.isEmpty()) {
             t.note("what-ifs: " + whatIfs);
+        }
+        if (spec.nccl() != NcclVersion.NEWEST) {
+            t.note("NCCL " + spec.nccl().release() + " chooses algorithms, protocols and channels (the newest modelled is "
+                    + NcclVersion.NEWEST.release() + ")");
         }
         List<String> idle = spec.nodes() == 1 ? spec.whatIf().networkOnly() : List.of();
         if (!idle.isEmpty()) {

@@ -9,6 +9,7 @@ import dev.collsim.core.collective.CollectiveOp;
 import dev.collsim.core.collective.Protocol;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.AlgorithmId;
+import dev.collsim.core.nccl.NcclVersion;
 import dev.collsim.core.nccl.Selection;
 import dev.collsim.topologies.systems.WhatIf;
 import java.util.EnumSet;
@@ -24,7 +25,7 @@ class BenchEstimateTest {
         return new BenchSpec(CollectiveOp.ALL_REDUCE, "hgx-h100", null, nodes, 8, null, WhatIf.NONE, 1, DataType.FLOAT,
                 ReduceOp.SUM, 0, new SizeSweep(bytes, bytes, 2, 1),
                 Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm"),
-                EnumSet.allOf(Protocol.class), 0, true, false);
+                EnumSet.allOf(Protocol.class), 0, true, false, NcclVersion.NEWEST);
     }
 
     /** A ring's transfers cost less here than a tree's counted ones: each is weighted by what it was measured to take. */

@@ -82,8 +82,8 @@ public final class FabricCommunicator {
             Arrays.fill(switches, -1);
         }
         boolean joined = network != null && Arrays.stream(rankNodes).anyMatch(k -> k != rankNodes[0]);
-        NcclView view = NcclView.search(arch, intra, rankNodes, intra == LinkType.NVLINK ? nvlinkBw : pciBw, nvlinkBw, nicRate(fabric),
-                nvls, joined ? network.latencyInterMicros() : 0);
+        NcclView view = NcclView.search(arch, intra, rankNodes, new NcclView.SearchInputs(intra == LinkType.NVLINK ? nvlinkBw : pciBw,
+                nvlinkBw, nicRate(fabric), nvls), joined ? network.latencyInterMicros() : 0);
         TimeSpan netExtra = joined ? networkExtra(fabric, ranks, rankNodes) : TimeSpan.ZERO;
         // A file's links carry their own latencies; NCCL's per-step floors stay as its tuner has them.
         CostBook book = new CostBook(ProtocolCostCatalog.costs(arch, netExtra, joined ? network.stepLatency() : TimeSpan.ZERO,

@@ -148,8 +148,8 @@ public final class HgxCluster {
             }
         }
         // NCCL sees a NIC at its line rate, not at what the wire delivers.
-        NcclView view = NcclView.search(gpu.arch(), LinkType.NVLINK, rankNodes, bundle.gigabytesPerSecond(), bundle.gigabytesPerSecond(),
-                nicLine.gigabytesPerSecond() * nicsPerGpu, nvls, nodes > 1 ? network.latencyInterMicros() : 0);
+        NcclView view = NcclView.search(gpu.arch(), LinkType.NVLINK, rankNodes, new NcclView.SearchInputs(bundle.gigabytesPerSecond(),
+                bundle.gigabytesPerSecond(), nicLine.gigabytesPerSecond() * nicsPerGpu, nvls), nodes > 1 ? network.latencyInterMicros() : 0);
         TimeSpan netExtra = new TimeSpan(Math.max(0, netRoute - nvlinkRoute));
         LatencyScale scale = new LatencyScale(whatIf.latency(WhatIf.LinkClass.NVLINK), whatIf.latency(WhatIf.LinkClass.NETWORK));
         CostBook book = new CostBook(ProtocolCostCatalog.costs(gpu.arch(), netExtra, nodes > 1 ? network.stepLatency() : TimeSpan.ZERO, scale),
