@@ -16,7 +16,8 @@ public record Link(int id, int from, int to, Rate rate, TimeSpan latency, String
         }
     }
 
+    /** Whether the collectives library counts it as NVLink: NVLink, or AMD's xGMI, which RCCL types as NVLink. */
     public boolean nvlink() {
-        return technology == LinkTechnology.NVLINK;
+        return technology == LinkTechnology.NVLINK || technology == LinkTechnology.XGMI;
     }
 }

@@ -294,9 +294,10 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
      */
     private TimeSpan kernelStart(NcclAlgo algo, Protocol proto) {
         if (algo == null) {
-            return TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(NcclAlgo.RING, proto));
+            return TimeSpan.ofMicros(NcclTuner.baseLatencyMicros(nccl.arch(), NcclAlgo.RING, proto));
         }
-        double beyondRingLl = NcclTuner.baseLatencyMicros(algo, proto) - NcclTuner.baseLatencyMicros(NcclAlgo.RING, Protocol.LL);
+        double beyondRingLl = NcclTuner.baseLatencyMicros(nccl.arch(), algo, proto)
+                - NcclTuner.baseLatencyMicros(nccl.arch(), NcclAlgo.RING, Protocol.LL);
         CostBook.KernelStart start = book.kernelStart();
         double simple = proto == Protocol.SIMPLE ? start.simpleMeasured().micros() : 0;
         return TimeSpan.ofMicros(Math.max(0, start.ringLl().micros() + beyondRingLl + simple));

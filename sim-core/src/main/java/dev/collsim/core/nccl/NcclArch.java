@@ -1,7 +1,7 @@
 package dev.collsim.core.nccl;
 
 /**
- * GPU generations as NCCL's tuner tells them apart, with its per-generation caps
+ * GPU generations as NCCL's tuner (or, on AMD Instinct, RCCL's) tells them apart, with its per-generation caps
  * ({@code src/graph/tuning.cc} at NCCL 2.30.7; columns are 1 node, 2 nodes, 3 or more nodes) and
  * the speed arrays its ring search tries ({@code src/graph/search.cc}), in GB/s.
  */
@@ -17,7 +17,17 @@ public enum NcclArch {
             new double[] {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0}, 90, 0.85, 16),
     BLACKWELL(new double[] {282.0, 90.0, 70.0}, new double[] {40.0, 40.0, 40.0}, new double[] {70.0, 42.8, 24.0},
             new double[] {55.6, 31.67, 20.0}, new double[] {0, 96.0, 80.0},
-            new double[] {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0}, 100, 0.74, 24);
+            new double[] {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0}, 100, 0.74, 24),
+    /**
+     * AMD CDNA 3 (MI300X, MI325X; gfx942) as RCCL sees it: no NVIDIA tuner tables (RCCL's tuner has its
+     * own, {@link NcclTuner}), no NVLS, the AMD build's intra-node ring speeds ({@code speedArrayIntra} in
+     * ROCm/rccl {@code src/graph/search.cc}: 48 GB/s, an xGMI link, first). No compute capability: 0.
+     */
+    CDNA3(new double[3], new double[3], new double[3], new double[3], new double[3],
+            new double[] {48.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0}, 0, 0, 0),
+    /** AMD CDNA 4 (MI355X; gfx950): as CDNA 3 in what RCCL's searches see (the same 48 GB/s a link, {@code GFX95X_XGMI_WIDTH}). */
+    CDNA4(new double[3], new double[3], new double[3], new double[3], new double[3],
+            new double[] {48.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0}, 0, 0, 0);
 
     private final double[] llMaxBw;
     private final double[] perChMaxRingLL128Bw;
@@ -90,7 +100,12 @@ public enum NcclArch {
         return speedArrayIntra.clone();
     }
 
-    /** Compute capability x 10 (Hopper 90). */
+    /** Whether the collectives library is AMD's RCCL (NCCL's fork for Instinct GPUs) rather than NCCL. */
+    public boolean rccl() {
+        return this == CDNA3 || this == CDNA4;
+    }
+
+    /** Compute capability x 10 (Hopper 90); 0 on AMD GPUs. */
     public int sm() {
         return sm;
     }

@@ -21,6 +21,17 @@ public final class NcclTuner {
         {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
         {{5.0, 8.5, 14}, {2.7, 4.0, 14}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}};
 
+    /**
+     * RCCL's tuner on Instinct GPUs (ROCm/rccl {@code src/graph/tuning.cc}, {@code tuning_model_5} for gfx942,
+     * {@code tuning_model_6} for gfx950 with the same latencies and ratios): base latencies LL, LL128, Simple;
+     * step latencies over xGMI and the network for tree and ring; and the share of the ring graph's bandwidth
+     * each protocol is priced at ({@code bwRatio}, up to two nodes), where NCCL caps per channel instead.
+     */
+    private static final double[] RCCL_BASE_LAT = {12.0, 12.0, 17.0};
+    private static final double[][] RCCL_HW_LAT_XGMI = {{0.9, 0.9, 2.3}, {0.8, 0.8, 2.1}};
+    private static final double[][] RCCL_HW_LAT_NET = {{10.5, 10.5, 25.0}, {9.5, 9.5, 320.0}};
+    private static final double[][] RCCL_BW_RATIO = {{0.06, 0.06, 0.11}, {0.08, 0.08, 1.0}};
+
     /** LL128's bandwidth factor against the ring's bus bandwidth. */
     private static final double LL128_EFFICIENCY = 0.92;
     /** The all_reduce tree's share of the ring graph's bandwidth in NCCL's model ({@code busBw * .92}). */
@@ -28,17 +39,38 @@ public final class NcclTuner {
 
     private NcclTuner() {}
 
+    /** NCCL's base latency of a kernel of {@code algo} under {@code proto}. */
     public static double baseLatencyMicros(NcclAlgo algo, Protocol proto) {
         return BASE_LAT[algo.ordinal()][proto.ordinal()];
     }
 
+    /** The base latency the library of {@code arch} (NCCL, or RCCL on Instinct GPUs) gives a ring or tree kernel. */
+    public static double baseLatencyMicros(NcclArch arch, NcclAlgo algo, Protocol proto) {
+        return arch.rccl() && (algo == NcclAlgo.RING || algo == NcclAlgo.TREE) ? RCCL_BASE_LAT[proto.ordinal()]
+                : baseLatencyMicros(algo, proto);
+    }
+
+    /** NCCL's latency of one step of {@code algo} over {@code link}. */
     public static double hwLatencyMicros(LinkType link, NcclAlgo algo, Protocol proto) {
         return HW_LAT[link.ordinal()][algo.ordinal()][proto.ordinal()];
     }
 
-    /** Whether NCCL enables a protocol by default on this communicator (LL128 needs NVLink inside the node). */
+    /** The step latency the library of {@code arch} gives a ring or tree step; RCCL's xGMI steps count as NCCL's NVLink ones. */
+    public static double hwLatencyMicros(NcclArch arch, LinkType link, NcclAlgo algo, Protocol proto) {
+        if (!arch.rccl() || (algo != NcclAlgo.RING && algo != NcclAlgo.TREE) || link == LinkType.PCI) {
+            return hwLatencyMicros(link, algo, proto);
+        }
+        double[][] table = link == LinkType.NET ? RCCL_HW_LAT_NET : RCCL_HW_LAT_XGMI;
+        return table[algo == NcclAlgo.TREE ? 0 : 1][proto.ordinal()];
+    }
+
+    /**
+     * Whether the library enables a protocol by default on this communicator: NCCL's LL128 needs NVLink
+     * inside the node; RCCL enables LL128 only in the topology models of nodes with NICs
+     * ({@code ll128Enabled}), and even there prices it as it prices LL, so LL always wins: off here.
+     */
     public static boolean enabledByDefault(Protocol proto, TunerInputs in) {
-        return proto != Protocol.LL128 || in.intraLink() == LinkType.NVLINK;
+        return proto != Protocol.LL128 || (in.intraLink() == LinkType.NVLINK && !in.arch().rccl());
     }
 
     /** NCCL's {@code NCCL_NET_OVERHEAD} on Intel and ARM hosts, tripled for Simple. */
@@ -46,13 +78,13 @@ public final class NcclTuner {
 
     /** Latency of one step inside a node; across nodes NCCL takes at least the network overhead. */
     private static double intraLatency(NcclAlgo algo, Protocol proto, TunerInputs in) {
-        double lat = hwLatencyMicros(in.intraLink(), algo, proto);
+        double lat = hwLatencyMicros(in.arch(), in.intraLink(), algo, proto);
         return in.nNodes() > 1 ? Math.max(lat, NET_OVERHEAD_MICROS * (proto == Protocol.SIMPLE ? 3 : 1)) : lat;
     }
 
     /** Latency of one network step: NCCL's NET latency plus the plugin's (twice for Simple, the flush). */
     private static double interLatency(NcclAlgo algo, Protocol proto, TunerInputs in) {
-        double net = algo == NcclAlgo.NVLS_TREE ? in.version().nvlsTreeNetLatencyMicros() : hwLatencyMicros(LinkType.NET, algo, proto);
+        double net = algo == NcclAlgo.NVLS_TREE ? in.version().nvlsTreeNetLatencyMicros() : hwLatencyMicros(in.arch(), LinkType.NET, algo, proto);
         return net + in.latencyInterMicros() * (proto == Protocol.SIMPLE ? 2 : 1);
     }
 
@@ -67,7 +99,9 @@ public final class NcclTuner {
         };
         RingGraph g = in.ring();
         double busBw = g.busBw();
-        switch (proto) {
+        if (in.arch().rccl()) {
+            busBw *= RCCL_BW_RATIO[1][proto.ordinal()];
+        } else switch (proto) {
             case LL -> busBw = Math.min(in.arch().llMaxBw(in.nNodes()), busBw * 0.5);
             case LL128 -> busBw = Math.min(busBw * LL128_EFFICIENCY,
                     g.searchChannels() * in.version().perChannelMaxRingLL128Bw(in.arch(), in.nNodes()));
@@ -77,7 +111,7 @@ public final class NcclTuner {
         int latencySteps = op.rooted() ? n - 1 : nsteps;
         int nodes = in.nNodes();
         int interSteps = op == CollectiveOp.ALL_REDUCE ? 2 * (nodes - 1) : op.rooted() ? 0 : nodes - 1;
-        double latency = baseLatencyMicros(NcclAlgo.RING, proto)
+        double latency = baseLatencyMicros(in.arch(), NcclAlgo.RING, proto)
                 + (latencySteps - interSteps) * intraLatency(NcclAlgo.RING, proto, in)
                 + interSteps * interLatency(NcclAlgo.RING, proto, in);
         if (nodes > 1 && proto == Protocol.SIMPLE && op == CollectiveOp.ALL_REDUCE
@@ -103,6 +137,9 @@ public final class NcclTuner {
         RingGraph g = in.ring();
         int nNodes = in.nNodes();
         int ppn = in.nRanks() / nNodes;
+        if (in.arch().rccl()) {
+            return rcclTree(proto, nBytes, in);
+        }
         // Every protocol's tree first takes the all_reduce tree's cap, then its own.
         double busBw = Math.min(g.busBw() * TREE_EFFICIENCY, g.searchChannels() * in.version().perChannelMaxTreeBw(in.arch(), nNodes));
         busBw = switch (proto) {
@@ -117,6 +154,22 @@ public final class NcclTuner {
         double latency = baseLatencyMicros(NcclAlgo.TREE, proto)
                 + 2 * ((ppn - 1) * intraLat + log2(nNodes) * interLat);
         boolean enabled = proto != Protocol.LL128 || in.intraLink() == LinkType.NVLINK;
+        return new Estimate(NcclAlgo.TREE, proto, latency, algBw, latency + nBytes / (1000 * algBw), enabled);
+    }
+
+    /**
+     * RCCL's tree: the ring graph's bandwidth times its tree ratio (0.59 under Simple beyond two nodes),
+     * halved into algorithm bandwidth; no tree under Simple inside one MI300X or MI355X node, which RCCL
+     * skips there ({@code tuning.cc}: gfx942 and gfx950 with every rank on the node).
+     */
+    private static Estimate rcclTree(Protocol proto, long nBytes, TunerInputs in) {
+        int nNodes = in.nNodes();
+        int ppn = in.nRanks() / nNodes;
+        double ratio = proto == Protocol.SIMPLE && nNodes > 2 ? 0.59 : RCCL_BW_RATIO[0][proto.ordinal()];
+        double algBw = in.ring().busBw() * ratio * 0.5;
+        double latency = baseLatencyMicros(in.arch(), NcclAlgo.TREE, proto)
+                + 2 * ((ppn - 1) * intraLatency(NcclAlgo.TREE, proto, in) + log2(nNodes) * interLatency(NcclAlgo.TREE, proto, in));
+        boolean enabled = enabledByDefault(proto, in) && !(proto == Protocol.SIMPLE && nNodes == 1);
         return new Estimate(NcclAlgo.TREE, proto, latency, algBw, latency + nBytes / (1000 * algBw), enabled);
     }
 

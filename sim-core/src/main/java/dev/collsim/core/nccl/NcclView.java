@@ -1,5 +1,6 @@
 package dev.collsim.core.nccl;
 
+import dev.collsim.core.input.InputException;
 import java.util.Arrays;
 
 /**
@@ -25,8 +26,15 @@ public record NcclView(NcclArch arch, LinkType intraLink, int[] rankNodes, int[]
      * What NCCL's searches see of a GPU: the bandwidth it has inside its node ({@code intraGBps}), its
      * NVLink bandwidth ({@code nvlinkGBps}), its NICs' ({@code nicGBps}, in NCCL's own units: a
      * 400 Gb/s NIC is 50), and whether an NVSwitch that reduces joins the node ({@code nvls}).
+     *
+     * @param nodeRings the rings of a node of point-to-point links, each over links of its own (channel c
+     *                  runs ring {@code c % nodeRings.length}); null where every ring may take rank order (a switch)
      */
-    public record SearchInputs(double intraGBps, double nvlinkGBps, double nicGBps, boolean nvls) {}
+    public record SearchInputs(double intraGBps, double nvlinkGBps, double nicGBps, boolean nvls, int[][] nodeRings) {
+        public SearchInputs(double intraGBps, double nvlinkGBps, double nicGBps, boolean nvls) {
+            this(intraGBps, nvlinkGBps, nicGBps, nvls, null);
+        }
+    }
 
     /**
      * The newest release's searches on ranks numbered node by node, {@code rankNodes.length / nodes} a
@@ -46,7 +54,8 @@ public record NcclView(NcclArch arch, LinkType intraLink, int[] rankNodes, int[]
         NvlsGraph nvlsGraph = !in.nvls() ? null : nodes == 1
                 ? NvlsGraph.search(arch, version, in.nvlinkGBps(), perNode)
                 : NvlsGraph.searchAcrossNodes(arch, version, in.nvlinkGBps(), perNode, in.nicGBps());
-        return new NcclView(arch, intraLink, rankNodes, ringOrders(nodes, perNode), ring, nvlsGraph, latencyInterMicros, version, in);
+        int[][] orders = nodes == 1 && in.nodeRings() != null ? in.nodeRings() : ringOrders(nodes, perNode);
+        return new NcclView(arch, intraLink, rankNodes, orders, ring, nvlsGraph, latencyInterMicros, version, in);
     }
 
     /**
@@ -59,8 +68,12 @@ public record NcclView(NcclArch arch, LinkType intraLink, int[] rankNodes, int[]
         if (other == version) {
             return this;
         }
-        SearchInputs in = nvlsGraph == null ? new SearchInputs(searched.intraGBps(), searched.nvlinkGBps(), searched.nicGBps(), false)
-                : searched;
+        if (arch.rccl()) {
+            throw new InputException(flag + " " + other.minor() + ": AMD Instinct GPUs run RCCL, whose releases are not modelled apart;"
+                    + " leave out " + flag);
+        }
+        SearchInputs in = nvlsGraph == null ? new SearchInputs(searched.intraGBps(), searched.nvlinkGBps(), searched.nicGBps(), false,
+                searched.nodeRings()) : searched;
         return search(arch, intraLink, rankNodes, in, latencyInterMicros, other);
     }
 

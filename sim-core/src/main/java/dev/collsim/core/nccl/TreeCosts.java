@@ -19,12 +19,12 @@ final class TreeCosts {
     private TreeCosts() {}
 
     static ProtocolCosts of(ProtocolCosts ring, Protocol p, NcclArch arch, int nNodes) {
-        double nvlinkExtra = NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.TREE, p)
-                - NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.RING, p);
-        double netExtra = NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.TREE, p)
-                - NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.RING, p) - nvlinkExtra;
+        double nvlinkExtra = NcclTuner.hwLatencyMicros(arch, LinkType.NVLINK, NcclAlgo.TREE, p)
+                - NcclTuner.hwLatencyMicros(arch, LinkType.NVLINK, NcclAlgo.RING, p);
+        double netExtra = NcclTuner.hwLatencyMicros(arch, LinkType.NET, NcclAlgo.TREE, p)
+                - NcclTuner.hwLatencyMicros(arch, LinkType.NET, NcclAlgo.RING, p) - nvlinkExtra;
         Rate rate = ring.channelRate();
-        if (p == Protocol.LL128) {
+        if (p == Protocol.LL128 && !arch.rccl()) {
             rate = rate.times(arch.perChannelMaxTreeLL128Bw(nNodes) / arch.perChannelMaxRingLL128Bw(1));
         }
         return new ProtocolCosts(rate, ring.sendOverhead(), plus(ring.notifyLatency(), nvlinkExtra),

@@ -108,7 +108,8 @@ public final class TopoCommand implements Runnable {
             t.note(comm.name() + ": " + comm.nNodes() + " node(s) x " + perNode + " GPUs"
                     + (comm.nNodes() > 1 ? "; GPU" + perNode + " is the first GPU of node 1" : ""));
             t.note("Legend: X = self, NV# = NVLink with # links (through NVSwitch), PIX/PXB = one/several PCIe switches,");
-            t.note("PHB = a CPU host bridge, SYS = across CPU sockets, NET = through the network");
+            t.note("PHB = a CPU host bridge, SYS = across CPU sockets, NET = through the network"
+                    + (comm.nccl().arch().rccl() ? ", XGMI = AMD Infinity Fabric, one link between the pair" : ""));
             for (int a : shown) {
                 Object[] row = new Object[shown.size() + 1];
                 row[0] = "GPU" + a;

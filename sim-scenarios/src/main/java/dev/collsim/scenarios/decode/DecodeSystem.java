@@ -35,6 +35,12 @@ public sealed interface DecodeSystem {
     record Preset(SystemPreset preset, NetworkPreset network, OptionalInt gpusPerNode, WhatIf whatIf) implements DecodeSystem {
         public Preset {
             gpusPerNode.ifPresent(g -> Require.atLeastOne("--gpus-per-node", g));
+            if (preset.gpu().arch().rccl()) {
+                // The step model's kernel floors and host costs are NVIDIA engines' (aiconfigurator's tables); an Instinct
+                // node would get them unmeasured.
+                throw new InputException("--system " + preset.id() + ": decode, prefill and serving on AMD Instinct are not modelled yet"
+                        + " (their kernels and engines' host costs are NVIDIA's so far); its RCCL collectives are: bench, explain, validate");
+            }
         }
 
         /** The preset as it is. */

@@ -77,8 +77,8 @@ public record Textbook(AlgorithmId.AlphaBeta shape, NcclAlgo algo, double alpha,
             nicRate = slowest.rate().bytesPerSecond() / 1e6;
             nicLink = slowest.linkClass();
         }
-        return new Textbook(algorithm.alphaBeta(req, comm), algo, NcclTuner.hwLatencyMicros(comm.nccl().intraLink(), algo, req.protocol()),
-                NcclTuner.hwLatencyMicros(LinkType.NET, algo, req.protocol()), beta, gpuLink, nicRate, nicDevices.size(), nicLink);
+        return new Textbook(algorithm.alphaBeta(req, comm), algo, NcclTuner.hwLatencyMicros(comm.nccl().arch(), comm.nccl().intraLink(), algo, req.protocol()),
+                NcclTuner.hwLatencyMicros(comm.nccl().arch(), LinkType.NET, algo, req.protocol()), beta, gpuLink, nicRate, nicDevices.size(), nicLink);
     }
 
     private static Link slowest(Fabric fabric, Route r) {

@@ -34,7 +34,7 @@ public final class CalibrationSet {
      */
     public static final List<String> BUNDLED_CSVS = List.of("/calibration/nccl_measured_calibration.csv",
             "/calibration/nccl_measured_calibration_2.csv", "/calibration/nccl_measured_calibration_aic.csv",
-            "/calibration/nccl_measured_calibration_3.csv");
+            "/calibration/nccl_measured_calibration_3.csv", "/calibration/rccl_measured_calibration.csv");
     private static final String SETUPS = "/calibration/datasets.yaml";
 
     private CalibrationSet() {}

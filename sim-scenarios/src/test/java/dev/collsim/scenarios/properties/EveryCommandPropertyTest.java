@@ -503,7 +503,7 @@ class EveryCommandPropertyTest {
     }
 
     static final String[] BENCH_OWN = {"--minbytes", "--maxbytes", "--stepfactor", "--stepbytes", "--ngpus", "--datatype", "--op", "--root",
-        "--algo", "--proto", "--channels", "--nvls", "--collnet", "--links", "--explain-choice", "--force", "--measured", "--trace"};
+        "--algo", "--proto", "--channels", "--nvls", "--collnet", "--nccl", "--links", "--explain-choice", "--force", "--measured", "--trace"};
 
     static Line bench(G g) {
         Line l = line("bench");
@@ -545,10 +545,11 @@ class EveryCommandPropertyTest {
                 "--root", gg -> Integer.toString(gg.between(0, Math.max(0, gg.gpus))),
                 "--nvls", gg -> gg.pick("on", "off"),
                 "--collnet", gg -> gg.pick("on", "off"),
+                "--nccl", gg -> gg.pick("2.22", "2.23.4", "2.26", "2.27.3", "2.29", "2.30", "2.31"),
                 "--measured", gg -> gg.pick(List.of("src/test/resources/logs/all_reduce_perf.txt", shared.resolve("ar-1n.txt").toString(),
                         shared.resolve("ag-2n.txt").toString(), shared.resolve("calibration.csv").toString())));
         some(g, l, 0.25, own, Set.of(), "--ngpus", "--datatype", "--op", "--root", "--algo", "--proto", "--channels", "--nvls", "--collnet",
-                "--measured", "--trace");
+                "--nccl", "--measured", "--trace");
         some(g, l, 0.08, own, Set.of("--links", "--explain-choice", "--force"), "--links", "--explain-choice", "--force");
         whatIfs(g, l, kind, 0.2);
         stochastic(g, l, 0.15);
@@ -968,7 +969,8 @@ class EveryCommandPropertyTest {
                 "--size", gg -> gg.size(1, 64L << 20),
                 "--system", gg -> gg.pick(SYSTEMS),
                 "--proto", gg -> gg.pick("LL", "LL128", "Simple", "auto", "ll", "simple"),
-                "--channels", gg -> Integer.toString(gg.between(0, 4)));
+                "--channels", gg -> Integer.toString(gg.between(0, 4)),
+                "--nccl", gg -> gg.pick("2.25", "2.27", "2.30"));
         some(g, l, 0.4, own, Set.of(), "--system", "--nodes");
         if (g.chance(0.4)) {
             // ranks as explain spreads them: the same number on each node, up to the node's GPUs; now and then any number
@@ -977,7 +979,7 @@ class EveryCommandPropertyTest {
             int perNode = Math.min(16, SystemPreset.byName(system).gpusPerNode());
             l.add("--ranks", Integer.toString(g.chance(0.85) ? nodes * g.between(1, perNode) : g.between(1, 16)));
         }
-        some(g, l, 0.4, own, Set.of(), "--algo", "--size", "--proto", "--channels");
+        some(g, l, 0.4, own, Set.of(), "--algo", "--size", "--proto", "--channels", "--nccl");
         some(g, l, 0.08, own, Set.of(), "--topology");
         some(g, l, 0.3, own, Set.of(), OUTPUT);
         return l;
@@ -1096,7 +1098,7 @@ class EveryCommandPropertyTest {
         GENERATORS.put("sweep", generator(20, flags(new String[] {"--out", "--shard", "--threads", "--report"}), EveryCommandPropertyTest::sweep));
         GENERATORS.put("merge", generator(15, flags(new String[] {"--output"}), EveryCommandPropertyTest::merge));
         GENERATORS.put("run", generator(30, flags(), EveryCommandPropertyTest::run));
-        GENERATORS.put("explain", generator(60, flags(new String[] {"--algo", "--ranks", "--nodes", "--size", "--system", "--proto", "--channels",
+        GENERATORS.put("explain", generator(60, flags(new String[] {"--algo", "--ranks", "--nodes", "--size", "--system", "--proto", "--channels", "--nccl",
             "--topology"}, OUTPUT), EveryCommandPropertyTest::explain));
         GENERATORS.put("topo", generator(1, flags(), g -> line("topo"))); // names a subcommand: the usage, exit 2
         GENERATORS.put("topo show", generator(50, flags(SYSTEM_FLAGS, WHAT_IFS, new String[] {"--format", "--output"}),

@@ -2,6 +2,7 @@ package dev.collsim.topologies.catalog;
 
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.NcclArch;
+import dev.collsim.core.units.Rate;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -43,6 +44,9 @@ public final class GpuModel {
     public static final GpuModel RTX_PRO_6000 = byName("rtxpro6000");
     public static final GpuModel RTX_4090 = byName("rtx4090");
     public static final GpuModel RTX_2080TI = byName("rtx2080ti");
+    public static final GpuModel MI300X = byName("mi300x");
+    public static final GpuModel MI325X = byName("mi325x");
+    public static final GpuModel MI355X = byName("mi355x");
 
     /**
      * What the roofline needs of a GPU: dense tensor-core rates in TFLOPS (0 where the format has
@@ -76,9 +80,18 @@ public final class GpuModel {
     private final int nvlinks;
     private final boolean peerToPeer;
     private final Roofline roofline;
+    private final Xgmi xgmi;
+
+    /**
+     * An AMD Instinct GPU's Infinity Fabric links, one to each other GPU of its platform.
+     *
+     * @param links   links per GPU
+     * @param rawRate each link's raw rate, each way
+     */
+    public record Xgmi(int links, Rate rawRate) {}
 
     private GpuModel(String shortName, String label, NcclArch arch, NvLinkGeneration nvlink, int nvlinks, boolean peerToPeer,
-                     Roofline roofline) {
+                     Roofline roofline, Xgmi xgmi) {
         this.shortName = shortName;
         this.label = label;
         this.arch = arch;
@@ -86,6 +99,12 @@ public final class GpuModel {
         this.nvlinks = nvlinks;
         this.peerToPeer = peerToPeer;
         this.roofline = roofline;
+        this.xgmi = xgmi;
+    }
+
+    /** Its Infinity Fabric links, or null for a GPU without them (every NVIDIA GPU). */
+    public Xgmi xgmi() {
+        return xgmi;
     }
 
     /** Every GPU of the catalogue, in its order. */
@@ -163,8 +182,8 @@ public final class GpuModel {
     /** One entry of the file, read strictly: every field known, every number with its source. */
     record Entry(Map<String, Object> fields) {
         private static final Set<String> NUMBERS = Set.of("bf16_tflops", "fp8_tflops", "fp4_tflops", "hbm_gb", "hbm_tbps", "sms");
-        private static final Set<String> KNOWN = Set.of("name", "label", "nccl_arch", "nvlink", "peer_to_peer", "bf16_tflops", "fp8_tflops",
-                "fp4_tflops", "hbm_gb", "hbm_tbps", "sms", "sources");
+        private static final Set<String> KNOWN = Set.of("name", "label", "nccl_arch", "nvlink", "xgmi", "peer_to_peer", "bf16_tflops",
+                "fp8_tflops", "fp4_tflops", "hbm_gb", "hbm_tbps", "sms", "sources");
 
         GpuModel model() {
             String name = String.valueOf(fields.get("name"));
@@ -187,13 +206,19 @@ public final class GpuModel {
             if (link != null && !(sources.get("nvlink") instanceof String)) {
                 throw fault(name, "sources.nvlink", "every number needs its source");
             }
+            Map<?, ?> xgmiLinks = (Map<?, ?>) fields.get("xgmi");
+            if (xgmiLinks != null && !(sources.get("xgmi") instanceof String)) {
+                throw fault(name, "sources.xgmi", "every number needs its source");
+            }
+            Xgmi xgmi = xgmiLinks == null ? null : new Xgmi(((Number) xgmiLinks.get("links")).intValue(),
+                    Rate.gigabytesPerSecond(((Number) xgmiLinks.get("gbps")).doubleValue()));
             NvLinkGeneration generation = link == null ? null
                     : NvLinkGeneration.valueOf(String.valueOf(link.get("generation")).toUpperCase(Locale.ROOT));
             return new GpuModel(name, String.valueOf(fields.get("label")),
                     NcclArch.valueOf(String.valueOf(fields.get("nccl_arch")).toUpperCase(Locale.ROOT)), generation,
                     link == null ? 0 : ((Number) link.get("links")).intValue(), Boolean.TRUE.equals(fields.get("peer_to_peer")),
                     new Roofline(number("bf16_tflops"), number("fp8_tflops"), number("fp4_tflops"), number("hbm_gb"), number("hbm_tbps"),
-                            (int) number("sms")));
+                            (int) number("sms")), xgmi);
         }
 
         private double number(String field) {

@@ -109,8 +109,8 @@ public final class ProtocolCostCatalog {
         Map<Protocol, ProtocolCosts> costs = new EnumMap<>(Protocol.class);
         for (Protocol p : Protocol.values()) {
             TimeSpan overhead = p == Protocol.SIMPLE ? SIMPLE_SEND_OVERHEAD : TimeSpan.ZERO;
-            long step = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NVLINK, NcclAlgo.RING, p) * scale.nvlink()).picos();
-            long netStep = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.RING, p) * scale.network()).picos();
+            long step = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(arch, LinkType.NVLINK, NcclAlgo.RING, p) * scale.nvlink()).picos();
+            long netStep = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(arch, LinkType.NET, NcclAlgo.RING, p) * scale.network()).picos();
             TimeSpan notify = new TimeSpan(Math.max(0, step - routeLatency - overhead.picos()) + stepExtra(arch).picos());
             TimeSpan net = new TimeSpan(Math.max(0, netStep - step - extraNetRoute.picos())
                     + Math.round(transportLatency.picos() * scale.network()));
@@ -153,11 +153,12 @@ public final class ProtocolCostCatalog {
      * step than the table gives (a 7-step all_gather 5.3 us more, a 14-step all_reduce 9.6) and, across
      * two nodes, per tree hop; aiconfigurator's GB300 runs agree. A B200 is two dies joined by NV-HBI,
      * which a step's data and flag may cross. 0.26 us on Hopper and 0.4 on Ampere: the slopes of the
-     * lines of {@link #kernelStart}.
+     * lines of {@link #kernelStart}. None on AMD Instinct GPUs, whose steps take RCCL's own latencies
+     * (not measured apart yet).
      */
     static TimeSpan stepExtra(NcclArch arch) {
         return TimeSpan.ofMicros(switch (arch) {
-            case VOLTA -> 0;
+            case VOLTA, CDNA3, CDNA4 -> 0;
             case AMPERE -> 0.4;
             case HOPPER -> 0.26;
             case BLACKWELL -> 0.7;
@@ -188,10 +189,10 @@ public final class ProtocolCostCatalog {
         TimeSpan ringLl = TimeSpan.ofMicros(switch (arch) {
             case AMPERE -> 7.9;
             case HOPPER -> 4.4;
-            case VOLTA, BLACKWELL -> NcclTuner.baseLatencyMicros(NcclAlgo.RING, Protocol.LL);
+            case VOLTA, BLACKWELL, CDNA3, CDNA4 -> NcclTuner.baseLatencyMicros(arch, NcclAlgo.RING, Protocol.LL);
         });
         TimeSpan simpleMeasured = intra != LinkType.NVLINK ? TimeSpan.ZERO : TimeSpan.ofMicros(switch (arch) {
-            case VOLTA -> 0;
+            case VOLTA, CDNA3, CDNA4 -> 0;
             case AMPERE -> 16;
             case HOPPER -> 6;
             case BLACKWELL -> 10;
@@ -199,7 +200,17 @@ public final class ProtocolCostCatalog {
         return new CostBook.KernelStart(ringLl, simpleMeasured);
     }
 
+    /**
+     * On AMD Instinct GPUs Simple is RCCL's ring speed after duplication on the 8-GPU mesh (24 GB/s a
+     * channel, half an xGMI link's 48 in RCCL's topology). LL (and LL128, which RCCL runs alike) has no
+     * measured rate there: RCCL's tuner prices it at 0.08 of the ring's bandwidth, far below what LL rings
+     * move (one MI355X node run by one process stays at its 33-39 us launch floor up to 256 KiB, which
+     * takes at least 3.6 GB/s a channel), so Hopper's (141 GB/s over 24 channels) stands in.
+     */
     private static Rate channelRate(NcclArch arch, Protocol p) {
+        if (arch.rccl()) {
+            return p == Protocol.SIMPLE ? Rate.gigabytesPerSecond(24.0) : channelRate(NcclArch.HOPPER, Protocol.LL);
+        }
         return switch (p) {
             case LL -> Rate.gigabytesPerSecond(arch.llMaxBw(1) / ringChannels(arch));
             case LL128 -> Rate.gigabytesPerSecond(arch.perChannelMaxRingLL128Bw(1));
@@ -207,6 +218,7 @@ public final class ProtocolCostCatalog {
                 case VOLTA, AMPERE -> 20.0;
                 case HOPPER -> 30.0;
                 case BLACKWELL -> 45.0;
+                case CDNA3, CDNA4 -> throw new IllegalStateException("RCCL's rates are above");
             });
         };
     }
@@ -215,4 +227,5 @@ public final class ProtocolCostCatalog {
     private static int ringChannels(NcclArch arch) {
         return arch == NcclArch.BLACKWELL ? 32 : 24;
     }
+
 }

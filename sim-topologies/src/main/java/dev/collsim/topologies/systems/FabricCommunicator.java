@@ -51,6 +51,16 @@ public final class FabricCommunicator {
      */
     public static Communicator build(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
                                      NetworkPreset network) {
+        return build(name, gpu, fabric, ranks, rankNodes, p2p, network, null, 0);
+    }
+
+    /**
+     * As above, a node's rings given ({@link NcclView.SearchInputs#nodeRings}: a mesh's, each over links of
+     * its own) and, where the library counts a GPU's links at other than their rate, what it counts
+     * ({@code searchGBps}; 0: their rate).
+     */
+    static Communicator build(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
+                              NetworkPreset network, int[][] nodeRings, double searchGBps) {
         int n = ranks.length;
         NcclArch arch = gpu.arch();
         double nvlinkBw = 0;
@@ -72,6 +82,9 @@ public final class FabricCommunicator {
             }
         }
         LinkType intra = allNvlink ? LinkType.NVLINK : LinkType.PCI;
+        if (searchGBps > 0) {
+            nvlinkBw = searchGBps;
+        }
         int[] switches = new int[n];
         boolean nvls = arch.nvlsEfficiency() > 0;
         for (int r = 0; r < n; r++) {
@@ -83,7 +96,7 @@ public final class FabricCommunicator {
         }
         boolean joined = network != null && Arrays.stream(rankNodes).anyMatch(k -> k != rankNodes[0]);
         NcclView view = NcclView.search(arch, intra, rankNodes, new NcclView.SearchInputs(intra == LinkType.NVLINK ? nvlinkBw : pciBw,
-                nvlinkBw, nicRate(fabric), nvls), joined ? network.latencyInterMicros() : 0);
+                nvlinkBw, nicRate(fabric), nvls, nodeRings), joined ? network.latencyInterMicros() : 0);
         TimeSpan netExtra = joined ? networkExtra(fabric, ranks, rankNodes) : TimeSpan.ZERO;
         // A file's links carry their own latencies; NCCL's per-step floors stay as its tuner has them.
         CostBook book = new CostBook(ProtocolCostCatalog.costs(arch, netExtra, joined ? network.stepLatency() : TimeSpan.ZERO,

@@ -46,7 +46,13 @@ public enum SystemPreset implements NamedSystem {
             + " peer-to-peer on, no NVLink", GpuModel.RTX_PRO_6000, new PcieServer(2, 2, 2, PcieGeneration.GEN5)),
     PCIE_2080TI_2X("pcie-2080ti-2x", "2x GeForce RTX 2080 Ti under one PCIe Gen3 switch (topo PIX); no peer-to-peer, so NCCL"
             + " copies through host memory (calibration set AH_2080TI_2G_SHM)", GpuModel.RTX_2080TI,
-            new PcieServer(1, 1, 2, PcieGeneration.GEN3));
+            new PcieServer(1, 1, 2, PcieGeneration.GEN3)),
+    MI300X_8X("mi300x-8x", "AMD Instinct MI300X platform: 8x MI300X OAM, every pair joined by its own Infinity Fabric (xGMI) link, 7"
+            + " a GPU, no switch; RCCL", GpuModel.MI300X, new XgmiMesh(8, PcieGeneration.GEN5)),
+    MI325X_8X("mi325x-8x", "AMD Instinct MI325X platform: 8x MI325X OAM, every pair joined by its own Infinity Fabric (xGMI) link, 7"
+            + " a GPU, no switch; RCCL", GpuModel.MI325X, new XgmiMesh(8, PcieGeneration.GEN5)),
+    MI355X_8X("mi355x-8x", "AMD Instinct MI355X platform: 8x MI355X OAM, every pair joined by its own Infinity Fabric (xGMI) link, 7"
+            + " a GPU, no switch; RCCL", GpuModel.MI355X, new XgmiMesh(8, PcieGeneration.GEN5));
 
     private final String id;
     private final String description;

@@ -4,6 +4,7 @@ import dev.collsim.core.fabric.Device;
 import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.Link;
+import dev.collsim.core.fabric.LinkTechnology;
 import dev.collsim.core.fabric.Route;
 
 /**
@@ -36,7 +37,9 @@ public final class TopoMatrix {
         }
         boolean nvlink = nvlinkOnly(fabric, route);
         if (nvlink) {
-            return "NV" + fabric.link(route.links()[0]).lanes();
+            Link first = fabric.link(route.links()[0]);
+            // rocm-smi --showtopo names an Infinity Fabric path XGMI, as nvidia-smi topo -m names NVLink NV#.
+            return first.technology() == LinkTechnology.XGMI ? "XGMI" : "NV" + first.lanes();
         }
         if (cpus > 1) {
             return "SYS";

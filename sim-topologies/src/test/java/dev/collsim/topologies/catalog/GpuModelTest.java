@@ -19,7 +19,7 @@ class GpuModelTest {
     void theCatalogueReadsEveryEntryOnceAndInOrder() {
         List<String> names = GpuModel.all().stream().map(GpuModel::shortName).toList();
         assertEquals(List.of("a100", "h100", "h200", "b200", "gb200", "b300", "gb300", "h100-pcie", "l40s", "rtxpro6000", "rtx4090",
-                "rtx2080ti"), names);
+                "rtx2080ti", "mi300x", "mi325x", "mi355x"), names);
         assertSame(GpuModel.H100_SXM, GpuModel.byName("H100"));
         GpuModel.Roofline h100 = GpuModel.H100_SXM.roofline();
         assertEquals(989.4, h100.bf16Tflops());
@@ -34,12 +34,18 @@ class GpuModelTest {
         assertFalse(GpuModel.RTX_4090.peerToPeer());
         assertTrue(GpuModel.RTX_PRO_6000.peerToPeer());
         assertEquals(NcclArch.BLACKWELL, GpuModel.RTX_PRO_6000.arch());
+        assertNull(GpuModel.H100_SXM.xgmi());
+        assertEquals(7, GpuModel.MI300X.xgmi().links());
+        assertEquals(64.0, GpuModel.MI300X.xgmi().rawRate().gigabytesPerSecond(), 1e-9);
+        assertTrue(GpuModel.MI355X.arch().rccl());
+        assertEquals(10066.3, GpuModel.MI355X.roofline().tflops(4));
+        assertEquals(2614.9, GpuModel.MI300X.roofline().tflops(4), "CDNA 3 has no FP4 rate: FP4 runs at FP8's");
     }
 
     @Test
     void anUnknownNameListsTheCatalogue() {
-        InputException e = assertThrows(InputException.class, () -> GpuModel.byName("mi300x"));
-        assertTrue(e.getMessage().startsWith("unknown GPU 'mi300x'; expected one of a100, h100, h200, b200"), e.getMessage());
+        InputException e = assertThrows(InputException.class, () -> GpuModel.byName("mi250x"));
+        assertTrue(e.getMessage().startsWith("unknown GPU 'mi250x'; expected one of a100, h100, h200, b200"), e.getMessage());
     }
 
     /** An entry without a source for a number, or with a field the catalogue does not know, is refused by entry and field. */
