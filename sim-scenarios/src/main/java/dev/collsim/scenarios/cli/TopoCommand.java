@@ -14,6 +14,7 @@ import dev.collsim.reports.Table;
 import dev.collsim.scenarios.bench.Bench;
 import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.file.NcclXmlImport;
+import dev.collsim.topologies.file.RocmSmiImport;
 import dev.collsim.topologies.file.TopoMatrixImport;
 import dev.collsim.topologies.file.TopologyFile;
 import dev.collsim.topologies.systems.SystemPreset;
@@ -173,22 +174,26 @@ public final class TopoCommand implements Runnable {
         }
     }
 
-    /** {@code collsim topo import FILE}: nvidia-smi topo -m text or NCCL's topology XML to the project's topology format. */
+    /**
+     * {@code collsim topo import FILE}: nvidia-smi topo -m text, NCCL's topology XML or rocm-smi --showtopo text to the
+     * project's topology format.
+     */
     @Command(name = "import", mixinStandardHelpOptions = true, sortOptions = false,
-            description = {"Turns nvidia-smi topo -m's matrix or NCCL's topology XML into a topology file.",
+            description = {"Turns nvidia-smi topo -m's matrix, NCCL's topology XML or rocm-smi --showtopo's printout into a topology file.",
                 "The XML is what NCCL writes to NCCL_TOPO_DUMP_FILE. The matrix has no rates: give them, or take the",
                 "defaults (an A100-class PCIe Gen4 box). The XML has PCIe speeds and widths and NVLink counts; the",
-                "options override them."})
+                "options override them. rocm-smi's printout gives each GPU pair XGMI or PCIE and each GPU's NUMA node;",
+                "an xGMI link takes the GPU's usable rate (--gpu, default mi300x) unless --xgmi-rate says otherwise."})
     static final class Import implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        @Parameters(paramLabel = "FILE", description = "the text nvidia-smi topo -m printed, or NCCL's topology XML")
+        @Parameters(paramLabel = "FILE", description = "the text nvidia-smi topo -m or rocm-smi --showtopo printed, or NCCL's topology XML")
         Path file;
 
         @Option(names = "--gpu", paramLabel = "MODEL",
-                description = "a100, h100, h200, b200, gb200, gb300, h100-pcie, l40s, rtx4090 or rtx2080ti (default: from the XML's sm,"
-                        + " a100 for topo -m); GeForce cards import with p2p: false")
+                description = "a100, h100, h200, b200, gb200, gb300, h100-pcie, l40s, rtx4090, rtx2080ti, mi300x, mi325x or mi355x"
+                        + " (default: from the XML's sm, a100 for topo -m, mi300x for rocm-smi); GeForce cards import with p2p: false")
         String gpu;
 
         @Option(names = "--nvlink-rate", paramLabel = "RATE",
@@ -198,6 +203,10 @@ public final class TopoCommand implements Runnable {
         @Option(names = "--pcie-rate", paramLabel = "RATE",
                 description = "every PCIe link, per direction (default: from link_speed and link_width for XML, 27.2GB/s = Gen4 x16 for topo -m)")
         String pcieRate;
+
+        @Option(names = "--xgmi-rate", paramLabel = "RATE",
+                description = "per xGMI link and direction, for rocm-smi's printout (default: the GPU's usable rate, 48GB/s on MI300X)")
+        String xgmiRate;
 
         @Option(names = "--socket-rate", paramLabel = "RATE", defaultValue = "40GB/s", description = "between CPU sockets, per direction (default: ${DEFAULT-VALUE})")
         String socketRate;
@@ -215,6 +224,9 @@ public final class TopoCommand implements Runnable {
             Rate socket = rate("--socket-rate", socketRate);
             String yaml = text.stripLeading().startsWith("<")
                     ? NcclXmlImport.toYaml(text, file.toString(), new NcclXmlImport.Options(model, nvlink, pcie, socket))
+                    : RocmSmiImport.recognises(text)
+                    ? RocmSmiImport.toYaml(text.lines().toList(), file.toString(), model == null ? GpuModel.MI300X : model,
+                            new RocmSmiImport.Rates(rate("--xgmi-rate", xgmiRate), pcie == null ? Rate.gigabytesPerSecond(54.4) : pcie, socket))
                     : TopoMatrixImport.toYaml(text.lines().toList(), file.toString(), model == null ? GpuModel.A100_SXM : model,
                             new TopoMatrixImport.Rates(nvlink == null ? Rate.gigabytesPerSecond(20) : nvlink,
                                     pcie == null ? Rate.gigabytesPerSecond(27.2) : pcie, socket));

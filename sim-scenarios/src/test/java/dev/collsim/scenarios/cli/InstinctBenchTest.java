@@ -42,4 +42,17 @@ class InstinctBenchTest {
                 .get(0)[7]);
         assertTrue(busbw > 1.1 * mi300x, busbw + " against MI300X's " + mi300x);
     }
+
+    /** rocm-smi --showtopo's printout of an MI300X node imports as the preset's platform: the same rings, the same times. */
+    @Test
+    void aRocmSmiPrintoutImportsAsThePreset(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        String file = dir.resolve("mi300x.yaml").toString();
+        CliRunner imported = CliRunner.run("topo", "import", "../topologies/mi300x-8x.rocm-smi.txt", "-O", file);
+        assertEquals(0, imported.code(), imported.err());
+        String preset = CliRunner.run("bench", "all_reduce", "--system", "mi300x-8x", "-b", "64K", "-e", "1G", "-f", "16", "--format", "csv")
+                .out();
+        String fromFile = CliRunner.run("bench", "all_reduce", "--topology", file, "-b", "64K", "-e", "1G", "-f", "16", "--format", "csv")
+                .out();
+        assertEquals(preset, fromFile);
+    }
 }

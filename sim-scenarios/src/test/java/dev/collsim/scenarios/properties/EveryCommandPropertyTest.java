@@ -62,7 +62,8 @@ class EveryCommandPropertyTest {
             "../topologies/nvlink-pairs-4gpu.yaml", "../topologies/pcie-2080ti-2x.yaml");
     static final List<String> IMPORTABLE = List.of("../topologies/hgx-h100-4nic.topo-m.txt", "../topologies/seeds-4gpu.topo-m.txt",
             "../sim-topologies/src/test/resources/topology/xml/hgx-h100-dump.xml",
-            "../sim-topologies/src/test/resources/topology/xml/pcie-a100-bridged-pairs.xml", "src/test/resources/saved-files/nic-under-cpu.xml");
+            "../sim-topologies/src/test/resources/topology/xml/pcie-a100-bridged-pairs.xml", "src/test/resources/saved-files/nic-under-cpu.xml",
+            "../topologies/mi300x-8x.rocm-smi.txt");
     static final List<String> MODELS = Stream.concat(ModelConfig.CATALOGUE.stream(), Stream.of("deepseek-r1", "llama-3.1-70b",
             "meta-llama/Llama-3.1-70B-Instruct", "nvidia/DeepSeek-R1-FP4", "src/test/resources/saved-files/llama-config-with-bom.json")).toList();
     /** Models small enough for serve and compare's searches to stay within seconds. */
@@ -993,15 +994,17 @@ class EveryCommandPropertyTest {
     }
 
     static final Map<String, Function<G, String>> IMPORT_VALUES = Map.of(
-            "--gpu", g -> g.pick("a100", "h100", "h200", "b200", "gb200", "gb300", "h100-pcie", "l40s", "rtx4090", "rtx2080ti"),
+            "--gpu", g -> g.pick("a100", "h100", "h200", "b200", "gb200", "gb300", "h100-pcie", "l40s", "rtx4090", "rtx2080ti", "mi300x",
+                    "mi355x"),
             "--nvlink-rate", G::rate,
+            "--xgmi-rate", G::rate,
             "--pcie-rate", G::rate,
             "--socket-rate", G::rate);
 
     static Line topoImport(G g) {
         Line l = line("topo", "import");
         l.positionals.add(g.pick(IMPORTABLE));
-        some(g, l, 0.3, IMPORT_VALUES, Set.of(), "--gpu", "--nvlink-rate", "--pcie-rate", "--socket-rate", "--output");
+        some(g, l, 0.3, IMPORT_VALUES, Set.of(), "--gpu", "--nvlink-rate", "--xgmi-rate", "--pcie-rate", "--socket-rate", "--output");
         return l;
     }
 
@@ -1103,7 +1106,8 @@ class EveryCommandPropertyTest {
         GENERATORS.put("topo", generator(1, flags(), g -> line("topo"))); // names a subcommand: the usage, exit 2
         GENERATORS.put("topo show", generator(50, flags(SYSTEM_FLAGS, WHAT_IFS, new String[] {"--format", "--output"}),
                 EveryCommandPropertyTest::topoShow));
-        GENERATORS.put("topo import", generator(40, flags(new String[] {"--gpu", "--nvlink-rate", "--pcie-rate", "--socket-rate", "--output"}),
+        GENERATORS.put("topo import", generator(40, flags(new String[] {"--gpu", "--nvlink-rate", "--xgmi-rate", "--pcie-rate", "--socket-rate",
+            "--output"}),
                 EveryCommandPropertyTest::topoImport));
         GENERATORS.put("topo validate", generator(20, flags(), EveryCommandPropertyTest::topoValidate));
         GENERATORS.put("demo", generator(1, flags(), g -> line("demo")));

@@ -88,7 +88,19 @@ public final class GpuModel {
      * @param links   links per GPU
      * @param rawRate each link's raw rate, each way
      */
-    public record Xgmi(int links, Rate rawRate) {}
+    public record Xgmi(int links, Rate rawRate) {
+        /**
+         * What a link carries of its raw rate: about 48 of 64 GB/s on MI300X, protocol and packet overheads taken
+         * out (AMD ROCm blog, "Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X",
+         * 2025-03-02); the same share is taken of MI355X's faster links.
+         */
+        public static final double USABLE = 48.0 / 64.0;
+
+        /** Each link's usable rate, each way. */
+        public Rate usableRate() {
+            return rawRate.times(USABLE);
+        }
+    }
 
     private GpuModel(String shortName, String label, NcclArch arch, NvLinkGeneration nvlink, int nvlinks, boolean peerToPeer,
                      Roofline roofline, Xgmi xgmi) {

@@ -19,6 +19,8 @@ import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.catalog.ProtocolCostCatalog;
 import dev.collsim.topologies.view.TopoMatrix;
 import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * A communicator over any fabric (a topology file's, a PCIe server's): what NCCL would make of it,
@@ -51,16 +53,6 @@ public final class FabricCommunicator {
      */
     public static Communicator build(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
                                      NetworkPreset network) {
-        return build(name, gpu, fabric, ranks, rankNodes, p2p, network, null, 0);
-    }
-
-    /**
-     * As above, a node's rings given ({@link NcclView.SearchInputs#nodeRings}: a mesh's, each over links of
-     * its own) and, where the library counts a GPU's links at other than their rate, what it counts
-     * ({@code searchGBps}; 0: their rate).
-     */
-    static Communicator build(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
-                              NetworkPreset network, int[][] nodeRings, double searchGBps) {
         int n = ranks.length;
         NcclArch arch = gpu.arch();
         double nvlinkBw = 0;
@@ -82,8 +74,12 @@ public final class FabricCommunicator {
             }
         }
         LinkType intra = allNvlink ? LinkType.NVLINK : LinkType.PCI;
-        if (searchGBps > 0) {
-            nvlinkBw = searchGBps;
+        int[][] nodeRings = XgmiMesh.rings(fabric, ranks, rankNodes);
+        if (arch.rccl() && allNvlink) {
+            // RCCL's topology counts an xGMI link to another GPU of the communicator at its own width, whatever the link carries.
+            Set<Integer> gpus = Arrays.stream(ranks).boxed().collect(Collectors.toSet());
+            nvlinkBw = Arrays.stream(fabric.outLinks(ranks[0])).filter(l -> fabric.link(l).nvlink() && gpus.contains(fabric.link(l).to()))
+                    .count() * XgmiMesh.RCCL_XGMI_WIDTH;
         }
         int[] switches = new int[n];
         boolean nvls = arch.nvlsEfficiency() > 0;

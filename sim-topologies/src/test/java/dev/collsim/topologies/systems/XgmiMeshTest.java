@@ -49,6 +49,21 @@ class XgmiMeshTest {
         assertEquals(null, c.nccl().nvlsGraph());
     }
 
+    /** Four GPUs of a platform: the rings of strides 1 and 3, which share no link direction, so the ring takes two links' worth. */
+    @Test
+    void partOfAPlatformRingsOverDisjointLinks() {
+        Communicator c = SystemPreset.MI300X_8X.build(1, 4, null, WhatIf.NONE);
+        int[][] rings = c.nccl().ringOrders();
+        assertEquals(2, rings.length);
+        assertEquals(java.util.List.of(0, 3, 2, 1), java.util.Arrays.stream(rings[1]).boxed().toList());
+        Set<Integer> arcs = new HashSet<>();
+        for (int[] ring : rings) {
+            for (int i = 0; i < 4; i++) {
+                assertTrue(arcs.add(ring[i] * 4 + ring[(i + 1) % 4]));
+            }
+        }
+    }
+
     @Test
     void instinctPlatformsAreOneNodeForNow() {
         InputException e = assertThrows(InputException.class, () -> SystemPreset.MI355X_8X.build(2, 8, null, WhatIf.NONE));
