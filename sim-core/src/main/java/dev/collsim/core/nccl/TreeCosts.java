@@ -21,8 +21,9 @@ final class TreeCosts {
     static ProtocolCosts of(ProtocolCosts ring, Protocol p, NcclArch arch, int nNodes) {
         double nvlinkExtra = NcclTuner.hwLatencyMicros(arch, LinkType.NVLINK, NcclAlgo.TREE, p)
                 - NcclTuner.hwLatencyMicros(arch, LinkType.NVLINK, NcclAlgo.RING, p);
-        double netExtra = NcclTuner.hwLatencyMicros(arch, LinkType.NET, NcclAlgo.TREE, p)
-                - NcclTuner.hwLatencyMicros(arch, LinkType.NET, NcclAlgo.RING, p) - nvlinkExtra;
+        // Network steps as NCCL's table has them on every GPU (RCCL's tuner prices its Simple ring step at 320 us, a price).
+        double netExtra = NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.TREE, p)
+                - NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.RING, p) - nvlinkExtra;
         Rate rate = ring.channelRate();
         if (p == Protocol.LL128 && !arch.rccl()) {
             rate = rate.times(arch.perChannelMaxTreeLL128Bw(nNodes) / arch.perChannelMaxRingLL128Bw(1));

@@ -110,7 +110,8 @@ public final class ProtocolCostCatalog {
         for (Protocol p : Protocol.values()) {
             TimeSpan overhead = p == Protocol.SIMPLE ? SIMPLE_SEND_OVERHEAD : TimeSpan.ZERO;
             long step = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(arch, LinkType.NVLINK, NcclAlgo.RING, p) * scale.nvlink()).picos();
-            long netStep = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(arch, LinkType.NET, NcclAlgo.RING, p) * scale.network()).picos();
+            // A network step as NCCL's table has it on every GPU: RCCL's tuner prices a Simple one at 320 us, a price, not a step.
+            long netStep = TimeSpan.ofMicros(NcclTuner.hwLatencyMicros(LinkType.NET, NcclAlgo.RING, p) * scale.network()).picos();
             TimeSpan notify = new TimeSpan(Math.max(0, step - routeLatency - overhead.picos()) + stepExtra(arch).picos());
             TimeSpan net = new TimeSpan(Math.max(0, netStep - step - extraNetRoute.picos())
                     + Math.round(transportLatency.picos() * scale.network()));

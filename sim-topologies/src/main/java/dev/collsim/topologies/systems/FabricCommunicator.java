@@ -91,6 +91,11 @@ public final class FabricCommunicator {
             Arrays.fill(switches, -1);
         }
         boolean joined = network != null && Arrays.stream(rankNodes).anyMatch(k -> k != rankNodes[0]);
+        if (joined && arch.rccl()) {
+            // RCCL's rings across nodes must also keep to links of their own inside each mesh: not built yet.
+            throw new InputException("--nodes " + (Arrays.stream(rankNodes).max().orElse(0) + 1) + ": joining AMD Instinct nodes over a"
+                    + " network is not built yet; one node runs");
+        }
         NcclView view = NcclView.search(arch, intra, rankNodes, new NcclView.SearchInputs(intra == LinkType.NVLINK ? nvlinkBw : pciBw,
                 nvlinkBw, nicRate(fabric), nvls, nodeRings), joined ? network.latencyInterMicros() : 0);
         TimeSpan netExtra = joined ? networkExtra(fabric, ranks, rankNodes) : TimeSpan.ZERO;
