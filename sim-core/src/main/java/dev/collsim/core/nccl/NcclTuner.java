@@ -84,7 +84,8 @@ public final class NcclTuner {
 
     /** Latency of one network step: NCCL's NET latency plus the plugin's (twice for Simple, the flush). */
     private static double interLatency(NcclAlgo algo, Protocol proto, TunerInputs in) {
-        double net = algo == NcclAlgo.NVLS_TREE ? in.version().nvlsTreeNetLatencyMicros() : hwLatencyMicros(in.arch(), LinkType.NET, algo, proto);
+        double net = algo == NcclAlgo.NVLS_TREE ? in.version().nvlsTreeNetLatencyMicros()
+                : hwLatencyMicros(in.arch(), LinkType.NET, algo, proto);
         return net + in.latencyInterMicros() * (proto == Protocol.SIMPLE ? 2 : 1);
     }
 
@@ -101,11 +102,13 @@ public final class NcclTuner {
         double busBw = g.busBw();
         if (in.arch().rccl()) {
             busBw *= RCCL_BW_RATIO[1][proto.ordinal()];
-        } else switch (proto) {
-            case LL -> busBw = Math.min(in.arch().llMaxBw(in.nNodes()), busBw * 0.5);
-            case LL128 -> busBw = Math.min(busBw * LL128_EFFICIENCY,
-                    g.searchChannels() * in.version().perChannelMaxRingLL128Bw(in.arch(), in.nNodes()));
-            case SIMPLE -> { }
+        } else {
+            switch (proto) {
+                case LL -> busBw = Math.min(in.arch().llMaxBw(in.nNodes()), busBw * 0.5);
+                case LL128 -> busBw = Math.min(busBw * LL128_EFFICIENCY,
+                        g.searchChannels() * in.version().perChannelMaxRingLL128Bw(in.arch(), in.nNodes()));
+                case SIMPLE -> { }
+            }
         }
         double algBw = busBw * n / nsteps;
         int latencySteps = op.rooted() ? n - 1 : nsteps;
@@ -134,14 +137,15 @@ public final class NcclTuner {
         if (op != CollectiveOp.ALL_REDUCE || in.nRanks() < 2) {
             return null;
         }
-        RingGraph g = in.ring();
-        int nNodes = in.nNodes();
-        int ppn = in.nRanks() / nNodes;
         if (in.arch().rccl()) {
             return rcclTree(proto, nBytes, in);
         }
+        RingGraph g = in.ring();
+        int nNodes = in.nNodes();
+        int ppn = in.nRanks() / nNodes;
         // Every protocol's tree first takes the all_reduce tree's cap, then its own.
-        double busBw = Math.min(g.busBw() * TREE_EFFICIENCY, g.searchChannels() * in.version().perChannelMaxTreeBw(in.arch(), nNodes));
+        double busBw = Math.min(g.busBw() * TREE_EFFICIENCY,
+                g.searchChannels() * in.version().perChannelMaxTreeBw(in.arch(), nNodes));
         busBw = switch (proto) {
             case LL -> Math.min(busBw / 3.8, in.arch().llMaxBw(nNodes));
             case LL128 -> Math.min(busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
@@ -168,7 +172,8 @@ public final class NcclTuner {
         double ratio = proto == Protocol.SIMPLE && nNodes > 2 ? 0.59 : RCCL_BW_RATIO[0][proto.ordinal()];
         double algBw = in.ring().busBw() * ratio * 0.5;
         double latency = baseLatencyMicros(in.arch(), NcclAlgo.TREE, proto)
-                + 2 * ((ppn - 1) * intraLatency(NcclAlgo.TREE, proto, in) + log2(nNodes) * interLatency(NcclAlgo.TREE, proto, in));
+                + 2 * ((ppn - 1) * intraLatency(NcclAlgo.TREE, proto, in)
+                + log2(nNodes) * interLatency(NcclAlgo.TREE, proto, in));
         boolean enabled = enabledByDefault(proto, in) && !(proto == Protocol.SIMPLE && nNodes == 1);
         return new Estimate(NcclAlgo.TREE, proto, latency, algBw, latency + nBytes / (1000 * algBw), enabled);
     }

@@ -38,8 +38,13 @@ record CliRunner(int code, String out, String err) {
     }
 
     private static double firstRow(String[] args, int column) {
+        return Double.parseDouble(csvRows(args).get(0)[column]);
+    }
+
+    /** Runs a {@code ... --format csv} command that must succeed and returns its rows under the header, split at commas. */
+    static java.util.List<String[]> csvRows(String... args) {
         CliRunner r = run(args);
         assertEquals(0, r.code(), r.err());
-        return Double.parseDouble(r.out().split("\n")[1].split(",")[column]);
+        return r.out().lines().skip(1).map(l -> l.split(",")).toList();
     }
 }

@@ -8,19 +8,14 @@ import org.junit.jupiter.api.Test;
 
 /** bench on the AMD Instinct platforms, held against public rccl-tests runs (rccl_measured_calibration.csv). */
 class InstinctBenchTest {
-    private static List<String[]> rows(String... args) {
-        CliRunner r = CliRunner.run(args);
-        assertEquals(0, r.code(), r.err());
-        return r.out().lines().skip(1).map(l -> l.split(",")).toList();
-    }
-
     /**
      * 8 x MI300X: RCCL's tuner runs LL to 256 KiB and Simple above, on 28 channels; from 16 MiB, where RCCL rings
      * (MSCCL's kernels stop at 16 MiB), within 5 % of HISO_MI300X_1N8_AR (149.9 us at 16 MiB, 5,990.7 at 1 GiB).
      */
     @Test
     void mi300xRingsAsRcclDoesAndTimesAsMeasuredFrom16MiB() {
-        List<String[]> r = rows("bench", "all_reduce", "--system", "mi300x-8x", "-b", "256K", "-e", "1G", "-f", "64", "--format", "csv");
+        List<String[]> r = CliRunner.csvRows("bench", "all_reduce", "--system", "mi300x-8x", "-b", "256K", "-e", "1G", "-f", "64",
+                "--format", "csv");
         assertEquals(List.of("LL", "Simple", "Simple"), r.stream().map(c -> c[9]).toList());
         assertEquals("28", r.get(2)[10]);
         double at16M = Double.parseDouble(r.get(1)[5]);
@@ -32,14 +27,13 @@ class InstinctBenchTest {
     /** 8 x MI355X run by one process: its launch floor to 256 KiB (33-39 us measured), its faster links at 1 GiB (402.6 GB/s busbw). */
     @Test
     void mi355xIsFasterOnTheSameRings() {
-        List<String[]> r = rows("bench", "all_reduce", "--system", "mi355x-8x", "-g", "8", "-b", "256K", "-e", "1G", "-f", "4096",
+        List<String[]> r = CliRunner.csvRows("bench", "all_reduce", "--system", "mi355x-8x", "-g", "8", "-b", "256K", "-e", "1G", "-f", "4096",
                 "--format", "csv");
         double floor = Double.parseDouble(r.get(0)[5]);
         assertTrue(floor > 33 && floor < 40, floor + " us");
         double busbw = Double.parseDouble(r.get(1)[7]);
         assertTrue(busbw > 360 && busbw < 420, busbw + " GB/s");
-        double mi300x = Double.parseDouble(rows("bench", "all_reduce", "--system", "mi300x-8x", "-b", "1G", "-e", "1G", "--format", "csv")
-                .get(0)[7]);
+        double mi300x = CliRunner.busbw("bench", "all_reduce", "--system", "mi300x-8x", "-b", "1G", "-e", "1G", "--format", "csv");
         assertTrue(busbw > 1.1 * mi300x, busbw + " against MI300X's " + mi300x);
     }
 

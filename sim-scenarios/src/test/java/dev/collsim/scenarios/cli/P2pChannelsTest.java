@@ -11,13 +11,6 @@ import org.junit.jupiter.api.Test;
  * channels a send takes, per peer and with its size, and what one channel carries.
  */
 class P2pChannelsTest {
-    /** Rows of {@code bench ... --format csv}: size, time, channels. */
-    private static List<String[]> rows(String... args) {
-        CliRunner r = CliRunner.run(args);
-        assertEquals(0, r.code(), r.err());
-        return r.out().lines().skip(1).map(l -> l.split(",")).toList();
-    }
-
     /**
      * Inside an HGX B200 node a sendrecv starts on 4 of the 32 p2p channels (every rank's send its
      * own) and doubles them only as a part passes 32 chunks: 64 MiB to 512 MiB take the same time,
@@ -25,7 +18,8 @@ class P2pChannelsTest {
      */
     @Test
     void insideANodeChannelsDoubleWithTheSize() {
-        List<String[]> r = rows("bench", "sendrecv", "--system", "hgx-b200", "-b", "64M", "-e", "512M", "-f", "2", "--format", "csv");
+        List<String[]> r = CliRunner.csvRows("bench", "sendrecv", "--system", "hgx-b200", "-b", "64M", "-e", "512M", "-f", "2",
+                "--format", "csv");
         assertEquals(List.of("4", "8", "16", "32"), r.stream().map(c -> c[10]).toList());
         double first = Double.parseDouble(r.get(0)[5]);
         for (String[] c : r) {
@@ -40,8 +34,10 @@ class P2pChannelsTest {
      */
     @Test
     void acrossNodesChannelsPerPeerFollowTheNicsAndTheRanks() {
-        String[] two = rows("bench", "sendrecv", "--system", "hgx-b200", "--nodes", "2", "-b", "256M", "-e", "256M", "--format", "csv").get(0);
-        String[] eight = rows("bench", "sendrecv", "--system", "hgx-b200", "--nodes", "8", "-b", "256M", "-e", "256M", "--format", "csv").get(0);
+        String[] two = CliRunner.csvRows("bench", "sendrecv", "--system", "hgx-b200", "--nodes", "2", "-b", "256M", "-e", "256M",
+                "--format", "csv").get(0);
+        String[] eight = CliRunner.csvRows("bench", "sendrecv", "--system", "hgx-b200", "--nodes", "8", "-b", "256M", "-e", "256M",
+                "--format", "csv").get(0);
         assertEquals("4", two[10]);
         assertEquals("2", eight[10]);
         double busbw2 = Double.parseDouble(two[7]);
