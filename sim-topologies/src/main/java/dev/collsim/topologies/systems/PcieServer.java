@@ -35,22 +35,6 @@ public record PcieServer(int sockets, int switchesPerSocket, int gpusPerSwitch, 
         return generation;
     }
 
-    /** None: one server ({@link #maxNodes}). */
-    @Override
-    public NetworkPreset defaultNetwork() {
-        return null;
-    }
-
-    @Override
-    public int maxNodes() {
-        return 1;
-    }
-
-    @Override
-    public int[] nvlinksPerChip(GpuModel gpu) {
-        return new int[0];
-    }
-
     /** One server of the preset's, its first {@code gpus} GPUs in use (the rest stay in the tree, idle); no network. */
     @Override
     public Communicator build(SystemPreset preset, int nodes, int gpus, NetworkPreset network, WhatIf whatIf) {

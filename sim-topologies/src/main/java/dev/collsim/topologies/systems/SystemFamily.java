@@ -15,12 +15,18 @@ public sealed interface SystemFamily permits NvlinkDomain, PcieServer, XgmiMesh 
     /** The PCIe generation between each GPU and its NICs or switches. */
     PcieGeneration pcie();
 
-    /** The network between nodes unless {@code --network} says otherwise; null where the family has no network. */
-    NetworkPreset defaultNetwork();
+    /** The network between nodes unless {@code --network} says otherwise; null (the default) where the family has no network. */
+    default NetworkPreset defaultNetwork() {
+        return null;
+    }
 
-    /** The most nodes the family joins. */
-    int maxNodes();
+    /** The most nodes the family joins: by default one, a single server. */
+    default int maxNodes() {
+        return 1;
+    }
 
-    /** How each GPU's NVLinks spread over a node's NVSwitch chips; empty without NVLink. */
-    int[] nvlinksPerChip(GpuModel gpu);
+    /** How each GPU's NVLinks spread over a node's NVSwitch chips; empty (the default) without NVSwitch. */
+    default int[] nvlinksPerChip(GpuModel gpu) {
+        return new int[0];
+    }
 }

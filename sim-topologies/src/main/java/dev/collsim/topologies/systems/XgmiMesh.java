@@ -47,21 +47,6 @@ public record XgmiMesh(int gpusPerNode, PcieGeneration pcie) implements SystemFa
         {0, 1, 2, 3, 4, 5, 6, 7}, {0, 2, 1, 3, 5, 4, 7, 6}, {0, 3, 1, 4, 6, 2, 7, 5}, {0, 4, 1, 5, 7, 2, 6, 3},
         {0, 5, 3, 6, 1, 7, 4, 2}, {0, 6, 5, 2, 4, 3, 7, 1}, {0, 7, 3, 2, 5, 1, 6, 4}};
 
-    @Override
-    public NetworkPreset defaultNetwork() {
-        return null;
-    }
-
-    @Override
-    public int maxNodes() {
-        return 1;
-    }
-
-    @Override
-    public int[] nvlinksPerChip(GpuModel gpu) {
-        return new int[0];
-    }
-
     /**
      * One platform, its first {@code gpus} GPUs in use. On all eight the rings are {@link #RINGS}; on fewer,
      * rank order (RCCL's models for fewer GPUs of the mesh are not reproduced), and RCCL's search sees the
