@@ -9,6 +9,7 @@ import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.LinkType;
 import dev.collsim.core.nccl.NcclAlgo;
+import dev.collsim.core.nccl.NcclArch;
 import dev.collsim.core.nccl.NcclTuner;
 import java.util.Set;
 import java.util.TreeSet;
@@ -77,8 +78,9 @@ public record Textbook(AlgorithmId.AlphaBeta shape, NcclAlgo algo, double alpha,
             nicRate = slowest.rate().bytesPerSecond() / 1e6;
             nicLink = slowest.linkClass();
         }
-        return new Textbook(algorithm.alphaBeta(req, comm), algo, NcclTuner.hwLatencyMicros(comm.nccl().arch(), comm.nccl().intraLink(), algo, req.protocol()),
-                NcclTuner.hwLatencyMicros(comm.nccl().arch(), LinkType.NET, algo, req.protocol()), beta, gpuLink, nicRate, nicDevices.size(), nicLink);
+        NcclArch arch = comm.nccl().arch();
+        return new Textbook(algorithm.alphaBeta(req, comm), algo, NcclTuner.hwLatencyMicros(arch, comm.nccl().intraLink(), algo, req.protocol()),
+                NcclTuner.hwLatencyMicros(arch, LinkType.NET, algo, req.protocol()), beta, gpuLink, nicRate, nicDevices.size(), nicLink);
     }
 
     private static Link slowest(Fabric fabric, Route r) {

@@ -159,7 +159,8 @@ public final class ExplainView {
         out.add(String.format(f, "textbook time: latency + the slower link", tb.micros()));
         boolean nvls = algo.inSwitch();
         NcclAlgo tunerAlgo = tb.algo();
-        double launch = nvls ? comm.book().nvls().launchLatency().micros() : NcclTuner.baseLatencyMicros(comm.nccl().arch(), tunerAlgo, proto);
+        double launch = nvls ? comm.book().nvls().launchLatency().micros()
+                : NcclTuner.baseLatencyMicros(comm.nccl().arch(), tunerAlgo, proto);
         // NCCL's NVLS latency is the whole algorithm's, and the simulation pays it once, at launch.
         double latency = tb.latencyMicros() - (nvls ? ab.intraSteps() * tb.alpha() : 0);
         double bytes = tb.nicBound() ? ab.nodeBytes() : ab.gpuBytes();

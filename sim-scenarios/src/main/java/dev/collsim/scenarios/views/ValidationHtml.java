@@ -20,7 +20,6 @@ import java.util.stream.Collectors;
 public final class ValidationHtml {
     private ValidationHtml() {}
 
-
     public static HtmlReport report(Validation v) {
         HtmlReport report = new HtmlReport("collsim validate");
         report.heading("Simulated against measured nccl-tests runs");

@@ -29,6 +29,15 @@ final class ImportedYaml {
                 .append("}\n");
     }
 
+    /** Every two of {@code cpus} CPU sockets ({@code cpu0}, ...) joined by the socket link. */
+    static void socketLinks(StringBuilder sb, int cpus, Rate rate) {
+        for (int a = 0; a + 1 < cpus; a++) {
+            for (int b = a + 1; b < cpus; b++) {
+                link(sb, "cpu" + a, "cpu" + b, rate, "300ns", "socket interconnect");
+            }
+        }
+    }
+
     static void link(StringBuilder sb, String from, String to, Rate rate, String latency, String linkClass) {
         sb.append(String.format(Locale.ROOT, "  - {from: %s, to: %s, rate: %sGB/s, latency: %s, class: %s}%n", from, to,
                 trim(rate.gigabytesPerSecond()), latency, linkClass));

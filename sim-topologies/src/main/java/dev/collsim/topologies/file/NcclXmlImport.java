@@ -113,11 +113,7 @@ public final class NcclXmlImport {
             throw new InputException(file + ":" + system.line + ": no <gpu> under any <cpu>; expected NCCL's topology dump");
         }
         refuseUnplaced(system, system.name);
-        for (int a = 0; a < cpus.size(); a++) {
-            for (int b = a + 1; b < cpus.size(); b++) {
-                ImportedYaml.link(links, "cpu" + a, "cpu" + b, options.socketRate(), "300ns", "socket interconnect");
-            }
-        }
+        ImportedYaml.socketLinks(links, cpus.size(), options.socketRate());
         GpuModel gpu = options.gpu() != null ? options.gpu() : model(gpus.values().iterator().next());
         // A card without NVLink (--gpu l40s on a dump with NVLinks) has no rate to give them: --nvlink-rate must.
         Rate perNvlink = options.nvlinkRate() != null ? options.nvlinkRate() : gpu.nvlink() != null ? gpu.nvlink().effectiveRate() : null;

@@ -140,11 +140,7 @@ public final class RocmSmiImport {
         for (int i = 0; i < n; i++) {
             ImportedYaml.link(sb, "gpu" + i, "cpu" + numa[i], rates.pcieRate(), "500ns", "PCIe");
         }
-        for (int s = 0; s + 1 < cpus; s++) {
-            for (int t = s + 1; t < cpus; t++) {
-                ImportedYaml.link(sb, "cpu" + s, "cpu" + t, rates.socketRate(), "300ns", "socket interconnect");
-            }
-        }
+        ImportedYaml.socketLinks(sb, cpus, rates.socketRate());
         for (int a = 0; a < n; a++) {
             for (int b = a + 1; b < n; b++) {
                 if (label[a][b].equals("XGMI")) {

@@ -219,11 +219,7 @@ public final class TopoMatrixImport {
                 ImportedYaml.link(sb, "pcie" + w, "cpu" + socket[member], rates.pcieRate(), "500ns", "PCIe uplink");
             }
         }
-        for (int s = 0; s + 1 < sockets; s++) {
-            for (int t = s + 1; t < sockets; t++) {
-                ImportedYaml.link(sb, "cpu" + s, "cpu" + t, rates.socketRate(), "300ns", "socket interconnect");
-            }
-        }
+        ImportedYaml.socketLinks(sb, sockets, rates.socketRate());
         for (int a = 0; a < n; a++) {
             for (int b = a + 1; b < n; b++) {
                 Matcher m = NV.matcher(label[a][b]);
