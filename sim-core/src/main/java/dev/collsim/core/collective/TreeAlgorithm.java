@@ -27,6 +27,8 @@ import java.util.List;
  */
 public final class TreeAlgorithm implements CollectiveAlgorithm {
     private final int[][] nodes;
+    /** Per channel (channel c: {@code chains[c % chains.length]}), the chain's order in each node's local numbers; null: turned. */
+    private final int[][] chains;
     /** Per rank, the node it is on. */
     private final int[] nodeOf;
 
@@ -34,7 +36,18 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
      * @param nodes the ranks of each node, in chain order (the first connects across nodes)
      */
     public TreeAlgorithm(int[][] nodes) {
+        this(nodes, null);
+    }
+
+    /**
+     * @param nodes  the ranks of each node
+     * @param chains per channel, the order of the chain in every node as positions in {@code nodes[k]} (channel c takes
+     *               {@code chains[c % chains.length]}; the first connects across nodes), as RCCL's models chain each
+     *               channel's tree along that channel's ring inside a node; null: the chain turns every two channels
+     */
+    public TreeAlgorithm(int[][] nodes, int[][] chains) {
         this.nodes = Arrays.stream(nodes).map(int[]::clone).toArray(int[][]::new);
+        this.chains = chains == null ? null : Arrays.stream(chains).map(int[]::clone).toArray(int[][]::new);
         this.nodeOf = new int[Arrays.stream(nodes).mapToInt(a -> a.length).sum()];
         for (int k = 0; k < nodes.length; k++) {
             for (int r : nodes[k]) {
@@ -101,26 +114,29 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
         return out;
     }
 
-    /** Parent of every rank in tree {@code which} (0 or 1), -1 for the root, chains turned by {@code shift}. */
-    int[] parents(int which, int nRanks, int shift) {
+    /** Parent of every rank in tree {@code which} (0 or 1) on {@code channel}, -1 for the root. */
+    int[] parents(int which, int nRanks, int channel) {
         int[] parent = new int[nRanks];
         Arrays.fill(parent, -1);
         int n = nodes.length;
         for (int k = 0; k < n; k++) {
-            int[] chain = rotate(nodes[k], shift);
+            int[] chain = chain(k, channel);
             for (int j = 1; j < chain.length; j++) {
                 parent[chain[j]] = chain[j - 1];
             }
             int up = (which == 0 ? btree(n, k) : dtree(n, k))[0];
-            parent[chain[0]] = up < 0 ? -1 : rotate(nodes[up], shift)[0];
+            parent[chain[0]] = up < 0 ? -1 : chain(up, channel)[0];
         }
         return parent;
     }
 
-    private static int[] rotate(int[] chain, int shift) {
-        int[] out = new int[chain.length];
-        for (int j = 0; j < chain.length; j++) {
-            out[j] = chain[(j + shift) % chain.length];
+    /** Node {@code k}'s chain on {@code channel}: its given order, or its ranks turned by one every two channels. */
+    private int[] chain(int k, int channel) {
+        int[] ranks = nodes[k];
+        int[] out = new int[ranks.length];
+        int[] order = chains == null ? null : chains[channel % chains.length];
+        for (int j = 0; j < ranks.length; j++) {
+            out[j] = ranks[order == null ? (j + channel / 2) % ranks.length : order[j]];
         }
         return out;
     }
@@ -149,7 +165,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
                 pieces.add(start, Math.min(piece, hi - start), -1, -1);
             }
             int count = (int) ceilDiv(hi - lo, piece);
-            parents.add(parents(c % 2, n, c / 2));
+            parents.add(parents(c % 2, n, c));
             steps.add((int) ceilDiv(count, perStep));
             lastPieces.add(count - (steps.get(steps.size() - 1) - 1) * perStep);
         }
@@ -178,7 +194,7 @@ public final class TreeAlgorithm implements CollectiveAlgorithm {
             transfers += pieces * streams;
             dependencies += Streams.dependencies(streams, pieces, window(req.protocol()));
             // A piece waits for its sources' same piece; across nodes, for every piece of its step.
-            long[] sources = sourcesPerPiece(parents(c % 2, n, c / 2));
+            long[] sources = sourcesPerPiece(parents(c % 2, n, c));
             dependencies += sources[0] * pieces + sources[1] * ((steps - 1) * perStep * perStep + lastStep * lastStep);
         }
         return new ScheduleSize(transfers, dependencies);

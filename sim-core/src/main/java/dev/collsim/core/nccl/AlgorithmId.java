@@ -149,7 +149,7 @@ public enum AlgorithmId {
     private static final class Tree implements Kind {
         @Override
         public CollectiveAlgorithm algorithm(Communicator comm, Plan plan) {
-            return new TreeAlgorithm(comm.nodeRanks());
+            return new TreeAlgorithm(comm.nodeRanks(), comm.nccl().searched().nodeRings());
         }
 
         /**

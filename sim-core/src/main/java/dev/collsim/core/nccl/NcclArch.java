@@ -105,15 +105,20 @@ public enum NcclArch {
         return this == CDNA3 || this == CDNA4;
     }
 
+    /** RCCL's tuning model of this generation, or null for NCCL's GPUs. */
+    public RcclTuning rcclTuning() {
+        return this == CDNA3 ? RcclTuning.MODEL_5 : this == CDNA4 ? RcclTuning.MODEL_6 : null;
+    }
+
     /** Compute capability x 10 (Hopper 90); 0 on AMD GPUs. */
     public int sm() {
         return sm;
     }
 
     /**
-     * Whether what a NIC writes into this GPU's memory must be flushed before the GPU reads it (NCCL's
-     * {@code ncclTopoNeedFlush}: on Ampere and earlier; from Hopper on only for a NIC whose control
-     * path crosses a C2C link, not modelled).
+     * Whether what a NIC writes into this GPU's memory must be flushed before the GPU reads it ({@code
+     * ncclTopoNeedFlush}: NCCL's on Ampere and earlier, and from Hopper on only for a NIC whose control path
+     * crosses a C2C link, not modelled; RCCL's on every Instinct GPU, {@code src/graph/paths.cc}).
      */
     public boolean needsGdrFlush() {
         return sm < 90;

@@ -78,7 +78,15 @@ public final class NcclPlanner {
                 .orElseThrow(() -> new InputException(explicitAlgos ? whyNone(comm, op, runnable)
                         : "no allowed algorithm and protocol can run " + op.ncclName() + " here"
                         + (explicitProtocols ? " (check --algo, --proto, --nvls, --collnet)" : "")));
-        Protocol proto = best.protocol();
+        RcclTuning rccl = comm.tunerInputs().arch().rcclTuning();
+        Protocol override = rccl == null || explicitProtocols ? null
+                : rccl.protocolOverride(op, bytes, comm.nRanks(), comm.nNodes(), NcclTuner.rcclLl128Enabled(comm.tunerInputs()));
+        if (override != null) {
+            // RCCL keeps its tuner's algorithm and replaces the protocol by size (rcclUpdateCollectiveProtocol).
+            NcclAlgo algo = best.algo();
+            best = candidates.stream().filter(e -> e.algo() == algo && e.protocol() == override).findFirst().orElse(best);
+        }
+        Protocol proto = override != null ? override : best.protocol();
         int nc = channels;
         if (nc == 0) {
             nc = best.algo() == NcclAlgo.NVLS || best.algo() == NcclAlgo.NVLS_TREE ? comm.nccl().nvlsGraph().channels()

@@ -21,17 +21,6 @@ public final class NcclTuner {
         {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
         {{5.0, 8.5, 14}, {2.7, 4.0, 14}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}};
 
-    /**
-     * RCCL's tuner on Instinct GPUs (ROCm/rccl {@code src/graph/tuning.cc}, {@code tuning_model_5} for gfx942,
-     * {@code tuning_model_6} for gfx950 with the same latencies and ratios): base latencies LL, LL128, Simple;
-     * step latencies over xGMI and the network for tree and ring; and the share of the ring graph's bandwidth
-     * each protocol is priced at ({@code bwRatio}, up to two nodes), where NCCL caps per channel instead.
-     */
-    private static final double[] RCCL_BASE_LAT = {12.0, 12.0, 17.0};
-    private static final double[][] RCCL_HW_LAT_XGMI = {{0.9, 0.9, 2.3}, {0.8, 0.8, 2.1}};
-    private static final double[][] RCCL_HW_LAT_NET = {{10.5, 10.5, 25.0}, {9.5, 9.5, 320.0}};
-    private static final double[][] RCCL_BW_RATIO = {{0.06, 0.06, 0.11}, {0.08, 0.08, 1.0}};
-
     /** LL128's bandwidth factor against the ring's bus bandwidth. */
     private static final double LL128_EFFICIENCY = 0.92;
     /** The all_reduce tree's share of the ring graph's bandwidth in NCCL's model ({@code busBw * .92}). */
@@ -46,7 +35,7 @@ public final class NcclTuner {
 
     /** The base latency the library of {@code arch} (NCCL, or RCCL on Instinct GPUs) gives a ring or tree kernel. */
     public static double baseLatencyMicros(NcclArch arch, NcclAlgo algo, Protocol proto) {
-        return arch.rccl() && (algo == NcclAlgo.RING || algo == NcclAlgo.TREE) ? RCCL_BASE_LAT[proto.ordinal()]
+        return arch.rccl() && (algo == NcclAlgo.RING || algo == NcclAlgo.TREE) ? arch.rcclTuning().baseLatencyMicros(proto)
                 : baseLatencyMicros(algo, proto);
     }
 
@@ -60,17 +49,24 @@ public final class NcclTuner {
         if (!arch.rccl() || (algo != NcclAlgo.RING && algo != NcclAlgo.TREE) || link == LinkType.PCI) {
             return hwLatencyMicros(link, algo, proto);
         }
-        double[][] table = link == LinkType.NET ? RCCL_HW_LAT_NET : RCCL_HW_LAT_XGMI;
-        return table[algo == NcclAlgo.TREE ? 0 : 1][proto.ordinal()];
+        return arch.rcclTuning().hwLatencyMicros(link, algo, proto);
     }
 
     /**
      * Whether the library enables a protocol by default on this communicator: NCCL's LL128 needs NVLink
-     * inside the node; RCCL enables LL128 only in the topology models of nodes with NICs
-     * ({@code ll128Enabled}), and even there prices it as it prices LL, so LL always wins: off here.
+     * inside the node; RCCL's, the topology model of a platform with NICs ({@link #rcclLl128Enabled}).
      */
     public static boolean enabledByDefault(Protocol proto, TunerInputs in) {
-        return proto != Protocol.LL128 || (in.intraLink() == LinkType.NVLINK && !in.arch().rccl());
+        return proto != Protocol.LL128 || (in.intraLink() == LinkType.NVLINK && (!in.arch().rccl() || rcclLl128Enabled(in)));
+    }
+
+    /**
+     * Whether RCCL turns LL128 on: its topology models of 8-GPU Instinct platforms with NICs do ({@code ll128Enabled=1} in
+     * {@code rome_models.cc}), and those NICs are what joins nodes; a single node is taken as one without them (its rings
+     * are the mesh's own, not a model's).
+     */
+    static boolean rcclLl128Enabled(TunerInputs in) {
+        return in.nNodes() > 1 && in.nRanks() / in.nNodes() == 8;
     }
 
     /** NCCL's {@code NCCL_NET_OVERHEAD} on Intel and ARM hosts, tripled for Simple. */
@@ -101,7 +97,8 @@ public final class NcclTuner {
         RingGraph g = in.ring();
         double busBw = g.busBw();
         if (in.arch().rccl()) {
-            busBw *= RCCL_BW_RATIO[1][proto.ordinal()];
+            busBw *= in.arch().rcclTuning().bwRatio(in.nNodes(), NcclAlgo.RING, proto)
+                    * in.arch().rcclTuning().correction(NcclAlgo.RING, proto, nBytes, in.nNodes());
         } else {
             switch (proto) {
                 case LL -> busBw = Math.min(in.arch().llMaxBw(in.nNodes()), busBw * 0.5);
@@ -117,7 +114,7 @@ public final class NcclTuner {
         double latency = baseLatencyMicros(in.arch(), NcclAlgo.RING, proto)
                 + (latencySteps - interSteps) * intraLatency(NcclAlgo.RING, proto, in)
                 + interSteps * interLatency(NcclAlgo.RING, proto, in);
-        if (nodes > 1 && proto == Protocol.SIMPLE && op == CollectiveOp.ALL_REDUCE
+        if (nodes > 1 && proto == Protocol.SIMPLE && op == CollectiveOp.ALL_REDUCE && !in.arch().rccl()
                 && nBytes / ((double) g.channels() * n) >= 64) {
             latency *= 1.4;
         }
@@ -162,15 +159,16 @@ public final class NcclTuner {
     }
 
     /**
-     * RCCL's tree: the ring graph's bandwidth times its tree ratio (0.59 under Simple beyond two nodes),
-     * halved into algorithm bandwidth; no tree under Simple inside one MI300X or MI355X node, which RCCL
-     * skips there ({@code tuning.cc}: gfx942 and gfx950 with every rank on the node).
+     * RCCL's tree: the ring graph's bandwidth times its tree ratio and its correction for the size, halved into
+     * algorithm bandwidth; no tree under Simple inside one MI300X or MI355X node, which RCCL skips there
+     * ({@code tuning.cc}: gfx942 and gfx950 with every rank on the node).
      */
     private static Estimate rcclTree(Protocol proto, long nBytes, TunerInputs in) {
         int nNodes = in.nNodes();
         int ppn = in.nRanks() / nNodes;
-        double ratio = proto == Protocol.SIMPLE && nNodes > 2 ? 0.59 : RCCL_BW_RATIO[0][proto.ordinal()];
-        double algBw = in.ring().busBw() * ratio * 0.5;
+        RcclTuning model = in.arch().rcclTuning();
+        double algBw = in.ring().busBw() * model.bwRatio(nNodes, NcclAlgo.TREE, proto) * model.correction(NcclAlgo.TREE, proto, nBytes, nNodes)
+                * 0.5;
         double latency = baseLatencyMicros(in.arch(), NcclAlgo.TREE, proto)
                 + 2 * ((ppn - 1) * intraLatency(NcclAlgo.TREE, proto, in)
                 + log2(nNodes) * interLatency(NcclAlgo.TREE, proto, in));

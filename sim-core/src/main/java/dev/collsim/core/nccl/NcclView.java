@@ -27,8 +27,10 @@ public record NcclView(NcclArch arch, LinkType intraLink, int[] rankNodes, int[]
      * NVLink bandwidth ({@code nvlinkGBps}), its NICs' ({@code nicGBps}, in NCCL's own units: a
      * 400 Gb/s NIC is 50), and whether an NVSwitch that reduces joins the node ({@code nvls}).
      *
-     * @param nodeRings the rings of a node of point-to-point links, each over links of its own (channel c
-     *                  runs ring {@code c % nodeRings.length}); null where every ring may take rank order (a switch)
+     * @param nodeRings on a node of point-to-point links, its rings, each over links of its own (channel c runs ring {@code
+     *                  c % nodeRings.length}); across such nodes, each ring's way through a node, in local GPU numbers
+     *                  ({@link #meshRingOrders}); the tree's chains follow them too. Null where every ring may take rank
+     *                  order (a switch)
      */
     public record SearchInputs(double intraGBps, double nvlinkGBps, double nicGBps, boolean nvls, int[][] nodeRings) {
         public SearchInputs(double intraGBps, double nvlinkGBps, double nicGBps, boolean nvls) {
@@ -50,11 +52,11 @@ public record NcclView(NcclArch arch, LinkType intraLink, int[] rankNodes, int[]
         int nodes = Arrays.stream(rankNodes).max().orElse(0) + 1;
         int perNode = rankNodes.length / nodes;
         RingGraph ring = nodes == 1 ? RingGraph.search(arch, version, in.intraGBps())
-                : RingGraph.searchInter(arch, version, in.nicGBps(), perNode);
+                : arch.rccl() ? RingGraph.rcclAcrossNodes(arch.rcclTuning(), in.nvlinkGBps()) : RingGraph.searchInter(arch, version, in.nicGBps(), perNode);
         NvlsGraph nvlsGraph = !in.nvls() ? null : nodes == 1
                 ? NvlsGraph.search(arch, version, in.nvlinkGBps(), perNode)
                 : NvlsGraph.searchAcrossNodes(arch, version, in.nvlinkGBps(), perNode, in.nicGBps());
-        int[][] orders = nodes == 1 && in.nodeRings() != null ? in.nodeRings() : ringOrders(nodes, perNode);
+        int[][] orders = in.nodeRings() != null ? meshRingOrders(nodes, perNode, in.nodeRings()) : ringOrders(nodes, perNode);
         return new NcclView(arch, intraLink, rankNodes, orders, ring, nvlsGraph, latencyInterMicros, version, in);
     }
 
@@ -94,6 +96,28 @@ public record NcclView(NcclArch arch, LinkType intraLink, int[] rankNodes, int[]
             }
             if (nodes == 1) {
                 Arrays.setAll(orders[c], i -> i);
+            }
+        }
+        return orders;
+    }
+
+    /**
+     * Rings over nodes of point-to-point meshes. On one node, {@code nodeRings} themselves. Across nodes {@code nodeRings}
+     * are the ways through a node (entering by the first GPU's NIC, leaving by the last's): ring i runs way i forward on
+     * even nodes and backward on odd ones, as RCCL's topology models have odd hosts reverse their rings, so that every hop
+     * between nodes stays on one rail (with an odd node count the hop back to node 0 changes rails once).
+     */
+    static int[][] meshRingOrders(int nodes, int gpusPerNode, int[][] nodeRings) {
+        if (nodes == 1) {
+            return nodeRings;
+        }
+        int[][] orders = new int[nodeRings.length][nodes * gpusPerNode];
+        for (int i = 0; i < nodeRings.length; i++) {
+            int p = 0;
+            for (int k = 0; k < nodes; k++) {
+                for (int j = 0; j < gpusPerNode; j++) {
+                    orders[i][p++] = k * gpusPerNode + nodeRings[i][k % 2 == 0 ? j : gpusPerNode - 1 - j];
+                }
             }
         }
         return orders;

@@ -64,4 +64,19 @@ public record RingGraph(int searchChannels, double bwPerChannel, int channels) {
         }
         return new RingGraph(search, speed, Math.min(64, channels));
     }
+
+    /**
+     * RCCL's rings across Instinct nodes of eight GPUs and eight NICs, as its topology models of such platforms give
+     * them (ROCm/rccl {@code src/graph/rome_models.cc}, {@code rome_model_81} and {@code _89}: 64 rings, each at the
+     * node's xGMI bandwidth over 64, {@code totalBw / nChannels}), run on as many channels as RCCL runs across nodes
+     * ({@link RcclTuning#channelsAcrossNodes}): never doubled.
+     *
+     * @param xgmiGBps a GPU's xGMI bandwidth to the rest of its node, as RCCL's topology counts it
+     */
+    public static RingGraph rcclAcrossNodes(RcclTuning model, double xgmiGBps) {
+        return new RingGraph(RCCL_MODEL_RINGS, xgmiGBps / RCCL_MODEL_RINGS, model.channelsAcrossNodes());
+    }
+
+    /** The rings of RCCL's models of 8-GPU platforms with NICs. */
+    private static final int RCCL_MODEL_RINGS = 64;
 }

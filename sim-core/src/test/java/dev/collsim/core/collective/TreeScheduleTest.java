@@ -62,7 +62,7 @@ class TreeScheduleTest {
             if (hi <= lo) {
                 break;
             }
-            int[] parent = tree.parents(c % 2, n, c / 2);
+            int[] parent = tree.parents(c % 2, n, c);
             TreeShape shape = TreeShape.of(parent);
             List<List<Integer>> children = shape.children();
             int root = shape.root();

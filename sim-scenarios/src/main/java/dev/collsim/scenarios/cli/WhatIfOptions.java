@@ -31,6 +31,11 @@ final class WhatIfOptions {
             description = "GPUDirect RDMA: off sends every transfer across nodes through host memory at both ends (default: ${DEFAULT-VALUE})")
     String gdr;
 
+    @Option(names = "--gdr-flush", paramLabel = "on|off", defaultValue = "on",
+            description = "the library's flush of what a NIC wrote into GPU memory before the GPU reads it, where the GPU needs one (NCCL"
+                    + " on Ampere and earlier, RCCL on Instinct GPUs): off as NCCL_GDR_FLUSH_DISABLE=1 (default: ${DEFAULT-VALUE})")
+    String gdrFlush;
+
     @Option(names = "--scale", paramLabel = "CLASS=F,...", description = "scale link rates by class: nvlink, pcie, network, e.g. nvlink=0.5")
     String scale;
 
@@ -51,7 +56,7 @@ final class WhatIfOptions {
         Rate nic = nicBw == null ? null : Flags.parse("--nic-bw", () -> Rate.parse(nicBw));
         int nics = nicsPerGpu == null ? 0 : Require.atLeastOne("--nics-per-gpu", nicsPerGpu);
         WhatIf knobs = new WhatIf(nic, nics, WhatIf.parseRatio("--oversubscription", oversubscription), spines,
-                Flags.onOff("--gdr", gdr), WhatIf.parseScales("--scale", scale), WhatIf.parseScales("--scale-latency", scaleLatency),
+                Flags.onOff("--gdr", gdr), Flags.onOff("--gdr-flush", gdrFlush), WhatIf.parseScales("--scale", scale), WhatIf.parseScales("--scale-latency", scaleLatency),
                 linkEdits());
         if (overrides == null) {
             return knobs;

@@ -137,7 +137,8 @@ public final class CalibrationSet {
                 DatasetSetup setup = new DatasetSetup(d.get("id").asText(), text(d, "system"), d.path("nodes").asInt(0),
                         d.hasNonNull("gpus-per-node") ? d.get("gpus-per-node").asInt() : null, text(d, "network"),
                         d.hasNonNull("gpus-per-thread") ? d.get("gpus-per-thread").asInt() : null, text(d, "algo"),
-                        d.hasNonNull("gdr") ? d.get("gdr").asBoolean() : null, ncclVersion(d), text(d, "not-yet"), text(d, "inconsistent"),
+                        d.hasNonNull("gdr") ? d.get("gdr").asBoolean() : null,
+                        d.hasNonNull("gdr-flush") ? d.get("gdr-flush").asBoolean() : null, ncclVersion(d), text(d, "not-yet"), text(d, "inconsistent"),
                         StreamSupport.stream(d.path("inconsistent-nodes").spliterator(), false).map(JsonNode::asInt).toList());
                 byId.put(setup.id(), setup);
             }

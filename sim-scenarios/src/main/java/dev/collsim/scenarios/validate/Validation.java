@@ -100,7 +100,7 @@ public final class Validation {
     private record Series(String label, DatasetSetup setup, List<CalibrationRow> rows, boolean apart) {}
 
     private void simulate(String label, DatasetSetup setup, List<CalibrationRow> rows) {
-        WhatIf whatIf = setup.gdr() ? WhatIf.NONE : new WhatIf(null, 0, 1, 1, false, Map.of(), Map.of(), List.of());
+        WhatIf whatIf = setup.whatIf();
         Map<String, Communicator> comms = new LinkedHashMap<>();
         for (CalibrationRow r : rows) {
             if (Double.isNaN(r.timeMicros()) || r.sizeBytes() < 0) {

@@ -240,6 +240,7 @@ class EveryCommandPropertyTest {
         });
         COMMON.put("--spines", g -> Integer.toString(g.between(1, 8)));
         COMMON.put("--gdr", g -> g.pick("on", "off"));
+        COMMON.put("--gdr-flush", g -> g.pick("on", "off"));
         COMMON.put("--scale", EveryCommandPropertyTest::classFactors);
         COMMON.put("--scale-latency", EveryCommandPropertyTest::classFactors);
         COMMON.put("--degrade", g -> pickConnections(g, 2).stream().map(c -> c + "=" + g.factor()).collect(Collectors.joining(",")));
@@ -381,8 +382,8 @@ class EveryCommandPropertyTest {
         }
     }
 
-    static final String[] WHAT_IFS = {"--nic-bw", "--nics-per-gpu", "--oversubscription", "--spines", "--gdr", "--scale", "--scale-latency",
-        "--degrade", "--overrides", "--link-down"};
+    static final String[] WHAT_IFS = {"--nic-bw", "--nics-per-gpu", "--oversubscription", "--spines", "--gdr", "--gdr-flush", "--scale",
+        "--scale-latency", "--degrade", "--overrides", "--link-down"};
     static final String[] STOCHASTIC = {"--replications", "--seed", "--launch-jitter", "--step-jitter", "--straggler", "--outage"};
 
     /** How a case names its fabric: a preset, flat-switch, or a topology file; what-if knobs differ between them. */

@@ -34,7 +34,7 @@ class ValidationSetupTest {
         List<CalibrationRow> rows = List.of(new CalibrationRow("S", "all_reduce", "float", 64L << 20, 5000, 2, 4),
                 new CalibrationRow("S", "all_reduce", "float", 64L << 20, 5000, 3, 2),
                 new CalibrationRow("T", "all_reduce", "float", 64L << 20, 5000, 3, 1));
-        DatasetSetup marked = new DatasetSetup("S", "hgx-h100", 1, 1, "roce", 1, "ring", null, null, null, "4 nodes faster than 2",
+        DatasetSetup marked = new DatasetSetup("S", "hgx-h100", 1, 1, "roce", 1, "ring", null, null, null, null, "4 nodes faster than 2",
                 List.of(4));
         Validation v = Validation.run(new ValidationSpec(rows, new java.util.LinkedHashMap<>(Map.of("S", marked, "T", setup(null)))));
         assertEquals(List.of("S (2 nodes)", "T", "S (4 nodes, inconsistent)"), v.points().stream().map(Validation.Point::dataset).toList());

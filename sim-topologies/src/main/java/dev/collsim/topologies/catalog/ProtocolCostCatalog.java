@@ -101,10 +101,11 @@ public final class ProtocolCostCatalog {
      * that leaves through a NIC costs NCCL's network ring latency ({@code hwLat[NET][Ring]}: LL 2.7,
      * LL128 4.0, Simple 14 us), of which the network route's extra hops ({@code extraNetRoute} beyond
      * the NVLink route) are already part of the route, plus the transport's own latency per message
-     * ({@code transportLatency}: EFA's, not the 75 us its plugin reports to NCCL's tuner).
+     * ({@code transportLatency}: EFA's, not the 75 us its plugin reports to NCCL's tuner). Where the GPU needs
+     * it and {@code gdrFlush} leaves it on, the receiver's proxy flushes each Simple step ({@link #NET_OVERHEAD} twice).
      */
     public static Map<Protocol, ProtocolCosts> costs(NcclArch arch, TimeSpan extraNetRoute, TimeSpan transportLatency,
-                                                     LatencyScale scale) {
+                                                     LatencyScale scale, boolean gdrFlush) {
         long routeLatency = Math.round(2 * NvLinkGeneration.HOP_LATENCY.picos() * scale.nvlink());
         Map<Protocol, ProtocolCosts> costs = new EnumMap<>(Protocol.class);
         for (Protocol p : Protocol.values()) {
@@ -115,7 +116,7 @@ public final class ProtocolCostCatalog {
             TimeSpan notify = new TimeSpan(Math.max(0, step - routeLatency - overhead.picos()) + stepExtra(arch).picos());
             TimeSpan net = new TimeSpan(Math.max(0, netStep - step - extraNetRoute.picos())
                     + Math.round(transportLatency.picos() * scale.network()));
-            TimeSpan flush = p == Protocol.SIMPLE && arch.needsGdrFlush() ? new TimeSpan(2 * NET_OVERHEAD.picos()) : TimeSpan.ZERO;
+            TimeSpan flush = p == Protocol.SIMPLE && arch.needsGdrFlush() && gdrFlush ? new TimeSpan(2 * NET_OVERHEAD.picos()) : TimeSpan.ZERO;
             costs.put(p, new ProtocolCosts(channelRate(arch, p), overhead, notify, net, NET_OVERHEAD, flush, channelRate(arch, Protocol.SIMPLE)));
         }
         return costs;
@@ -203,14 +204,20 @@ public final class ProtocolCostCatalog {
 
     /**
      * On AMD Instinct GPUs Simple is RCCL's ring speed after duplication on the 8-GPU mesh (24 GB/s a
-     * channel, half an xGMI link's 48 in RCCL's topology). LL (and LL128, which RCCL runs alike) has no
-     * measured rate there: RCCL's tuner prices it at 0.08 of the ring's bandwidth, far below what LL rings
-     * move (one MI355X node run by one process stays at its 33-39 us launch floor up to 256 KiB, which
-     * takes at least 3.6 GB/s a channel), so Hopper's (141 GB/s over 24 channels) stands in.
+     * channel, half an xGMI link's 48 in RCCL's topology), and LL128 the same stores with 8 bytes of each
+     * 128 a flag (120/128 of it). LL has no measured rate there: RCCL's tuner prices it at 0.08 of the
+     * ring's bandwidth, far below what LL rings move (one MI355X node run by one process stays at its 33-39
+     * us launch floor up to 256 KiB, which takes at least 3.6 GB/s a channel), so Hopper's (141 GB/s over
+     * 24 channels) stands in.
      */
     private static Rate channelRate(NcclArch arch, Protocol p) {
         if (arch.rccl()) {
-            return p == Protocol.SIMPLE ? Rate.gigabytesPerSecond(24.0) : channelRate(NcclArch.HOPPER, Protocol.LL);
+            Rate simple = Rate.gigabytesPerSecond(RCCL_SIMPLE_CHANNEL_GBPS);
+            return switch (p) {
+                case SIMPLE -> simple;
+                case LL128 -> simple.times(120.0 / 128);
+                case LL -> channelRate(NcclArch.HOPPER, Protocol.LL);
+            };
         }
         return switch (p) {
             case LL -> Rate.gigabytesPerSecond(arch.llMaxBw(1) / ringChannels(arch));
@@ -223,6 +230,9 @@ public final class ProtocolCostCatalog {
             });
         };
     }
+
+    /** RCCL's Simple ring speed a channel on the 8-GPU mesh, GB/s. */
+    private static final double RCCL_SIMPLE_CHANNEL_GBPS = 24.0;
 
     /** Execution ring channels of a full NVSwitch node of this generation (24 on A100 and H100, 32 on B200). */
     private static int ringChannels(NcclArch arch) {

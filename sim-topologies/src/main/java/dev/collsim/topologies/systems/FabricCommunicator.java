@@ -53,6 +53,12 @@ public final class FabricCommunicator {
      */
     public static Communicator build(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
                                      NetworkPreset network) {
+        return build(name, gpu, fabric, ranks, rankNodes, p2p, network, true);
+    }
+
+    /** As above, with the library's flush of what a NIC wrote turned off ({@code gdrFlush} false) or left as it is. */
+    public static Communicator build(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
+                                     NetworkPreset network, boolean gdrFlush) {
         int n = ranks.length;
         NcclArch arch = gpu.arch();
         double nvlinkBw = 0;
@@ -91,17 +97,12 @@ public final class FabricCommunicator {
             Arrays.fill(switches, -1);
         }
         boolean joined = network != null && Arrays.stream(rankNodes).anyMatch(k -> k != rankNodes[0]);
-        if (joined && arch.rccl()) {
-            // RCCL's rings across nodes must also keep to links of their own inside each mesh: not built yet.
-            throw new InputException("--nodes " + (Arrays.stream(rankNodes).max().orElse(0) + 1) + ": joining AMD Instinct nodes over a"
-                    + " network is not built yet; one node runs");
-        }
         NcclView view = NcclView.search(arch, intra, rankNodes, new NcclView.SearchInputs(intra == LinkType.NVLINK ? nvlinkBw : pciBw,
                 nvlinkBw, nicRate(fabric), nvls, nodeRings), joined ? network.latencyInterMicros() : 0);
         TimeSpan netExtra = joined ? networkExtra(fabric, ranks, rankNodes) : TimeSpan.ZERO;
         // A file's links carry their own latencies; NCCL's per-step floors stay as its tuner has them.
         CostBook book = new CostBook(ProtocolCostCatalog.costs(arch, netExtra, joined ? network.stepLatency() : TimeSpan.ZERO,
-                ProtocolCostCatalog.LatencyScale.NONE), nvls ? ProtocolCostCatalog.nvls(arch, ProtocolCostCatalog.LatencyScale.NONE) : null, null, ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH,
+                ProtocolCostCatalog.LatencyScale.NONE, gdrFlush), nvls ? ProtocolCostCatalog.nvls(arch, ProtocolCostCatalog.LatencyScale.NONE) : null, null, ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH,
                 ProtocolCostCatalog.deviceCopy(gpu), ProtocolCostCatalog.kernelStart(arch, intra));
         HostMemory host = HostMemory.of(p2p ? null : nearestCpus(fabric, ranks), null);
         return new Communicator(name, new RankPlacement(fabric, ranks, switches, null, host), view, book);

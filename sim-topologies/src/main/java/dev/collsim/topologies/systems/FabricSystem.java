@@ -15,9 +15,10 @@ import java.util.Arrays;
  * @param rankNodes node of each rank
  * @param network   the network preset its nodes are joined by (its step costs), or null for a fabric
  *                  whose links say all there is
+ * @param gdrFlush  whether the library flushes what a NIC wrote before the GPU reads it, where the GPU needs it
  */
 public record FabricSystem(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p,
-                           NetworkPreset network) {
+                           NetworkPreset network, boolean gdrFlush) {
     public FabricSystem {
         ranks = ranks.clone();
         rankNodes = rankNodes.clone();
@@ -25,7 +26,7 @@ public record FabricSystem(String name, GpuModel gpu, Fabric fabric, int[] ranks
 
     /** A fabric whose links say all there is. */
     public FabricSystem(String name, GpuModel gpu, Fabric fabric, int[] ranks, int[] rankNodes, boolean p2p) {
-        this(name, gpu, fabric, ranks, rankNodes, p2p, null);
+        this(name, gpu, fabric, ranks, rankNodes, p2p, null, true);
     }
 
     public int nodes() {
@@ -38,7 +39,7 @@ public record FabricSystem(String name, GpuModel gpu, Fabric fabric, int[] ranks
 
     /** NCCL's view of all the ranks. */
     public Communicator communicator() {
-        return FabricCommunicator.build(name, gpu, fabric, ranks, rankNodes, p2p, network);
+        return FabricCommunicator.build(name, gpu, fabric, ranks, rankNodes, p2p, network, gdrFlush);
     }
 
     /** A communicator of the given ranks (by rank number), renumbered from 0 in that order. */
@@ -56,6 +57,6 @@ public record FabricSystem(String name, GpuModel gpu, Fabric fabric, int[] ranks
             }
             nodes[i] = renumber[node];
         }
-        return FabricCommunicator.build(name, gpu, fabric, devices, nodes, p2p, network);
+        return FabricCommunicator.build(name, gpu, fabric, devices, nodes, p2p, network, gdrFlush);
     }
 }

@@ -152,7 +152,8 @@ public final class HgxCluster {
                 bundle.gigabytesPerSecond(), nicLine.gigabytesPerSecond() * nicsPerGpu, nvls), nodes > 1 ? network.latencyInterMicros() : 0);
         TimeSpan netExtra = new TimeSpan(Math.max(0, netRoute - nvlinkRoute));
         LatencyScale scale = new LatencyScale(whatIf.latency(WhatIf.LinkClass.NVLINK), whatIf.latency(WhatIf.LinkClass.NETWORK));
-        CostBook book = new CostBook(ProtocolCostCatalog.costs(gpu.arch(), netExtra, nodes > 1 ? network.stepLatency() : TimeSpan.ZERO, scale),
+        CostBook book = new CostBook(ProtocolCostCatalog.costs(gpu.arch(), netExtra, nodes > 1 ? network.stepLatency() : TimeSpan.ZERO, scale,
+                whatIf.gdrFlush()),
                 nvls ? ProtocolCostCatalog.nvls(gpu.arch(), scale) : null,
                 sharp == null ? null : ProtocolCostCatalog.sharp(gpu.arch(), netExtra, scale),
                 ProtocolCostCatalog.CUSTOM_KERNELS, ProtocolCostCatalog.HOST_LAUNCH,

@@ -88,6 +88,6 @@ public final class NodeCopies {
             }
         }
         return new FabricSystem(file + " x" + nodes + " over " + network.id(), node.gpu(), b.build(), ranks, rankNodes, node.p2p(),
-                network);
+                network, whatIf.gdrFlush());
     }
 }

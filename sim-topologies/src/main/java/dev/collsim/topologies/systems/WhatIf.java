@@ -23,12 +23,15 @@ import java.util.stream.Collectors;
  *                         evenly, and flows that change rails pick a spine by ECMP hash
  * @param gpuDirect        whether NICs read and write GPU memory directly (GPUDirect RDMA); without it
  *                         every transfer across nodes goes through host memory at both ends
+ * @param gdrFlush         whether the library flushes what a NIC wrote into GPU memory before the GPU reads it, where
+ *                         the GPU needs it (NCCL on Ampere and earlier, RCCL on Instinct GPUs); off as {@code
+ *                         NCCL_GDR_FLUSH_DISABLE=1} turns it off
  * @param rateScale        per link class, a factor on its rate
  * @param latencyScale     per link class, a factor on its latency
  * @param linkEdits        single connections degraded or taken down, by device name; unlike the
  *                         knobs above these apply to topology files too
  */
-public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, int spines, boolean gpuDirect,
+public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, int spines, boolean gpuDirect, boolean gdrFlush,
                      Map<LinkClass, Double> rateScale, Map<LinkClass, Double> latencyScale, List<LinkEdit> linkEdits) {
 
     /** The classes of links a what-if can scale. */
@@ -49,9 +52,15 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
         linkEdits = List.copyOf(linkEdits);
     }
 
+    /** The knobs with the library's flush as it is by default. */
+    public WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, int spines, boolean gpuDirect,
+                  Map<LinkClass, Double> rateScale, Map<LinkClass, Double> latencyScale, List<LinkEdit> linkEdits) {
+        this(nicLineRate, nicsPerGpu, oversubscription, spines, gpuDirect, true, rateScale, latencyScale, linkEdits);
+    }
+
     /** These knobs with each class's rate and latency factors multiplied by the given ones (fitted constants, say). */
     public WhatIf scaledBy(Map<LinkClass, Double> rates, Map<LinkClass, Double> latencies) {
-        return new WhatIf(nicLineRate, nicsPerGpu, oversubscription, spines, gpuDirect, multiplied(rateScale, rates),
+        return new WhatIf(nicLineRate, nicsPerGpu, oversubscription, spines, gpuDirect, gdrFlush, multiplied(rateScale, rates),
                 multiplied(latencyScale, latencies), linkEdits);
     }
 
@@ -83,6 +92,9 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
         }
         if (!gpuDirect) {
             parts.add("--gdr off");
+        }
+        if (!gdrFlush) {
+            parts.add("--gdr-flush off");
         }
         if (!rateScale.isEmpty()) {
             parts.add("--scale " + scales(rateScale));
@@ -119,6 +131,9 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
         if (!gpuDirect) {
             flags.add("--gdr off");
         }
+        if (!gdrFlush) {
+            flags.add("--gdr-flush off");
+        }
         if (rateScale.containsKey(LinkClass.NETWORK) || latencyScale.containsKey(LinkClass.NETWORK)) {
             flags.add("network scaling");
         }
@@ -144,7 +159,7 @@ public record WhatIf(Rate nicLineRate, int nicsPerGpu, double oversubscription, 
                 || latencyScale.keySet().stream().anyMatch(c -> c != LinkClass.NETWORK);
     }
 
-    /** Whether any knob that only a preset system has is set (everything but the link edits). */
+    /** Whether any knob that only a preset system has is set (everything but the link edits and the library's flush). */
     public boolean changesPreset() {
         return !new WhatIf(nicLineRate, nicsPerGpu, oversubscription, spines, gpuDirect, rateScale, latencyScale, List.of()).equals(NONE);
     }

@@ -64,9 +64,63 @@ class XgmiMeshTest {
         }
     }
 
+    /**
+     * The ways through a node for rings across nodes: on any even GPU count they start at every GPU once, end at every GPU
+     * once (so every NIC sends and receives for one of them) and together take every link direction once.
+     */
     @Test
-    void instinctPlatformsAreOneNodeForNow() {
-        InputException e = assertThrows(InputException.class, () -> SystemPreset.MI355X_8X.build(2, 8, null, WhatIf.NONE));
-        assertTrue(e.getMessage().startsWith("--nodes 2: mi355x-8x is one Instinct platform"), e.getMessage());
+    void thePathsThroughANodeTakeEveryLinkDirectionOnce() {
+        for (int n : new int[] {2, 4, 6, 8, 16}) {
+            int[][] paths = XgmiMesh.paths(n);
+            assertEquals(n, paths.length);
+            Set<Integer> arcs = new HashSet<>();
+            Set<Integer> starts = new HashSet<>();
+            Set<Integer> ends = new HashSet<>();
+            for (int[] path : paths) {
+                assertEquals(n, java.util.Arrays.stream(path).distinct().count(), "a path visits every GPU once");
+                starts.add(path[0]);
+                ends.add(path[n - 1]);
+                for (int i = 0; i + 1 < n; i++) {
+                    assertTrue(arcs.add(path[i] * n + path[i + 1]), n + " GPUs: a link direction used twice");
+                }
+            }
+            assertEquals(n * (n - 1), arcs.size());
+            assertEquals(n, starts.size());
+            assertEquals(n, ends.size());
+        }
+    }
+
+    /**
+     * Two MI355X platforms over RoCE: every GPU has its own NIC on its own rail; every hop between nodes stays on one rail
+     * (the same GPU number on both sides); RCCL runs 48 channels across gfx950 nodes (64 on gfx942).
+     */
+    @Test
+    void twoPlatformsJoinRailByRail() {
+        Communicator c = SystemPreset.MI355X_8X.build(2, 8, null, WhatIf.NONE);
+        assertEquals(2, c.nNodes());
+        assertEquals(48, c.nccl().ring().channels());
+        assertEquals(64, SystemPreset.MI300X_8X.build(2, 8, null, WhatIf.NONE).nccl().ring().channels());
+        int[][] orders = c.nccl().ringOrders();
+        assertEquals(8, orders.length);
+        for (int[] order : orders) {
+            for (int i = 0; i < order.length; i++) {
+                int a = order[i];
+                int z = order[(i + 1) % order.length];
+                if (a / 8 != z / 8) {
+                    assertEquals(a % 8, z % 8, "a hop between nodes changes rails: " + a + "->" + z);
+                }
+            }
+        }
+        assertEquals(8, c.fabric().devicesOfKind(dev.collsim.core.fabric.DeviceKind.NIC).size() / 2);
+    }
+
+    @Test
+    void instinctNodesJoinOnlyOverRdmaWithOneNicAGpu() {
+        InputException tcp = assertThrows(InputException.class,
+                () -> SystemPreset.MI355X_8X.build(2, 8, dev.collsim.topologies.catalog.NetworkPreset.TCP, WhatIf.NONE));
+        assertTrue(tcp.getMessage().startsWith("--network tcp: staging through host memory is built for the HGX presets"), tcp.getMessage());
+        WhatIf twoNics = new WhatIf(null, 2, 1, 1, true, java.util.Map.of(), java.util.Map.of(), java.util.List.of());
+        InputException nics = assertThrows(InputException.class, () -> SystemPreset.MI300X_8X.build(2, 8, null, twoNics));
+        assertTrue(nics.getMessage().startsWith("--nics-per-gpu: mi300x-8x has one NIC a GPU"), nics.getMessage());
     }
 }
