@@ -169,6 +169,17 @@ public final class ValidateCommand implements Callable<Integer> {
                     .append("`ttft_measured_calibration.csv` beside it.\n\n");
         }
         text.append(format.render(DecodeValidationView.tables(v, source)));
+        if (measured == null) {
+            // Instinct nodes run other engines' builds and kernels: scored apart, so that neither set's error hides the other's.
+            DecodeValidation instinct = DecodeValidation.bundledInstinct(engines);
+            if (format == ReportFormat.MARKDOWN) {
+                text.append("\n#### AMD Instinct nodes (vLLM and SGLang on ROCm)\n\nThe runs of ")
+                        .append("`decode_measured_calibration_instinct.csv`, scored apart from the NVIDIA runs above.\n\n");
+            } else {
+                text.append("\n");
+            }
+            text.append(format.render(DecodeValidationView.tables(instinct, "instinct decode calibration")));
+        }
         output.emit(text.toString(), spec.commandLine().getOut());
         return 0;
     }

@@ -69,6 +69,12 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         if (kvCache != null && kvCache != Precision.BF16 && kvCache != Precision.FP8) {
             throw new InputException("--kv-dtype " + kvCache.label() + ": expected auto, bf16 or fp8 (KV caches are kept in BF16 or FP8)");
         }
+        if (system.gpu().arch().rccl()) {
+            engine.requireRocm(system.name());
+            if (precision == Precision.FP4) {
+                throw new InputException("--dtype fp4: NVFP4 is NVIDIA's format; " + system.name() + " runs MXFP4 (--dtype mxfp4)");
+            }
+        }
         Require.atLeastOne("--tp", tp);
         Require.atLeastOne("--pp", pp);
         Require.atLeastOne("--ep", ep);

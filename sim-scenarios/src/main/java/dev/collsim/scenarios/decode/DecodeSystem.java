@@ -3,6 +3,7 @@ package dev.collsim.scenarios.decode;
 import dev.collsim.core.fabric.LinkEdit;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.Require;
+import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.FabricSystem;
 import dev.collsim.topologies.systems.SystemPreset;
@@ -18,6 +19,9 @@ public sealed interface DecodeSystem {
 
     /** The what-if knobs in force: any for a preset, the link edits alone for a topology file. */
     WhatIf whatIf();
+
+    /** The system's GPU. */
+    GpuModel gpu();
 
     /**
      * The GPUs of each node (NVLink domain) in use when a search places up to {@code gpus} GPUs; a
@@ -35,12 +39,6 @@ public sealed interface DecodeSystem {
     record Preset(SystemPreset preset, NetworkPreset network, OptionalInt gpusPerNode, WhatIf whatIf) implements DecodeSystem {
         public Preset {
             gpusPerNode.ifPresent(g -> Require.atLeastOne("--gpus-per-node", g));
-            if (preset.gpu().arch().rccl()) {
-                // The step model's kernel floors and host costs are NVIDIA engines' (aiconfigurator's tables); an Instinct
-                // node would get them unmeasured.
-                throw new InputException("--system " + preset.id() + ": decode, prefill and serving on AMD Instinct are not modelled yet"
-                        + " (their kernels and engines' host costs are NVIDIA's so far); its RCCL collectives are: bench, explain, validate");
-            }
         }
 
         /** The preset as it is. */
@@ -51,6 +49,11 @@ public sealed interface DecodeSystem {
         @Override
         public String name() {
             return preset.id();
+        }
+
+        @Override
+        public GpuModel gpu() {
+            return preset.gpu();
         }
 
         @Override
@@ -79,6 +82,11 @@ public sealed interface DecodeSystem {
         @Override
         public WhatIf whatIf() {
             return new WhatIf(null, 0, 1, 1, true, Map.of(), Map.of(), linkEdits);
+        }
+
+        @Override
+        public GpuModel gpu() {
+            return system.gpu();
         }
 
         @Override

@@ -19,6 +19,18 @@ import dev.collsim.topologies.catalog.GpuModel;
  *                       Qwen publish) rather than one per tensor (FP8 quantised at load); it picks the GEMMs' constants
  */
 public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engine, boolean blockScaledFp8) {
+    /**
+     * Whose measured kernel tables the constants for {@code engine}'s kernels on {@code arch} were fitted to, in words:
+     * aiconfigurator's (NVIDIA's, per engine and GPU), or AMD's AITER tuned-kernel tables on Instinct GPUs.
+     */
+    public static String tableSource(NcclArch arch, ServingEngine engine) {
+        if (arch.rccl()) {
+            return "AITER's tuned-kernel tables (AMD)";
+        }
+        boolean own = arch == NcclArch.HOPPER || arch == NcclArch.BLACKWELL;
+        return "aiconfigurator's " + (own ? engine.label() : "trtllm") + " tables";
+    }
+
     /** Names this set of constants in every output, so results made with another set can be told apart. */
     public static final String EFFICIENCY_SET = "collsim-kernels-2026-12-aic-gemm-tiles";
     /** Launch gap between two kernels replayed from a CUDA graph. */
@@ -33,6 +45,9 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
     public static final int TRITON_SMALL_TILE_ROWS = 16;
     /** The largest batch, in tokens, that the Triton fused MoE runs in {@link #TRITON_SMALL_TILE_ROWS}-row tiles. */
     public static final int TRITON_SMALL_BATCH = 64;
+    /** Rows of AITER's fused-MoE tile up to {@link #AITER_SMALL_BATCH} tokens (its tuned tables' block_m), 64 above. */
+    static final int AITER_SMALL_TILE_ROWS = 32;
+    static final int AITER_SMALL_BATCH = 256;
     /** Query rows and key columns of a prompt-attention tile (FlashAttention's and TensorRT-LLM's FMHA's 128 x 128 blocks). */
     public static final int ATTENTION_TILE = 128;
     /** Query heads one CTA of an absorbed-MLA decode kernel serves (FlashMLA's and TensorRT-LLM's 64-row blocks). */
@@ -140,6 +155,16 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
         static final GemmConstants BLACKWELL_FP4 = new GemmConstants(0.593, 0.588, 1.24, 2.50, 128, 256, 0.585);
         /** vLLM 0.24.0's and SGLang 0.5.14's B200 NVFP4 tables together: the CUTLASS FP4 GEMM they run (FlashInfer's, vLLM's own). */
         static final GemmConstants BLACKWELL_FP4_FLASHINFER = new GemmConstants(0.490, 0.727, 1.16, 3.16, 128, 128, 0.897);
+        /**
+         * AMD Instinct GEMMs as AITER's tuned-GEMM tables time them (the fastest of its kernel libraries per shape, ROCm/aiter
+         * @ e4048607, {@code tools/aiter/fit_gemm.py}): MI300X's block-scaled FP8; MI355X's BF16, FP8 with per-token scales
+         * and block-scaled FP8. The tables time the kernel alone, so {@code fixedUs} is its own time. MI300X has no BF16 or
+         * per-token FP8 table there: MI355X's shares of peak stand in, at MI300X's own rates.
+         */
+        static final GemmConstants CDNA3_FP8_BLOCK = new GemmConstants(0.832, 0.543, 2.45, 1.00, 32, 128, 0.611);
+        static final GemmConstants CDNA4_BF16 = splitsK(0.469, 0.920, 4.64, 1.31);
+        static final GemmConstants CDNA4_FP8 = splitsK(0.469, 0.920, 4.11, 1.00);
+        static final GemmConstants CDNA4_FP8_BLOCK = new GemmConstants(0.282, 0.920, 2.56, 1.49, 128, 128, 0.888);
 
         private static GemmConstants splitsK(double math, double memory, double fixedUs, double ridge) {
             return new GemmConstants(math, memory, fixedUs, ridge, 0, 0, 0);
@@ -150,6 +175,10 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
          * as the grouped GEMMs do, and NVFP4 on Blackwell the engine's own FP4 GEMM's.
          */
         public static GemmConstants of(NcclArch arch, int bits, boolean blockScaled, ServingEngine engine) {
+            if (arch.rccl()) {
+                boolean block = bits <= 4 || blockScaled;
+                return bits >= 16 ? CDNA4_BF16 : block ? (arch == NcclArch.CDNA3 ? CDNA3_FP8_BLOCK : CDNA4_FP8_BLOCK) : CDNA4_FP8;
+            }
             if (arch == NcclArch.HOPPER) {
                 return bits >= 16 ? HOPPER_BF16 : bits <= 4 || blockScaled ? HOPPER_FP8_BLOCK : HOPPER_FP8;
             }
@@ -248,6 +277,16 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
         static final MoeConstants SGLANG_BLACKWELL_BF16 = new MoeConstants(0.893, 0.313, 230, 1.4, 0.0);
         static final MoeConstants SGLANG_BLACKWELL_FP8_BLOCK = new MoeConstants(0.910, 0.147, 109, 5.9, 0.3);
         static final MoeConstants SGLANG_BLACKWELL_FP4 = new MoeConstants(0.966, 0.869, 1020, 0.3, 0.0);
+        /**
+         * AITER's fused MoE (both GEMMs, the activation fused in) as its tuned fused-MoE tables time them (ROCm/aiter @
+         * e4048607, {@code tools/aiter/fit_moe.py}); vLLM and SGLang on ROCm run it. MI300X has no per-token FP8 table: its
+         * block FP8 set stands in.
+         */
+        static final MoeConstants AITER_CDNA3_BF16 = new MoeConstants(0.703, 0.334, 457, 8.2, 0.6);
+        static final MoeConstants AITER_CDNA3_FP8_BLOCK = new MoeConstants(0.898, 0.356, 192, 22.3, 2.9);
+        static final MoeConstants AITER_CDNA4_BF16 = new MoeConstants(0.835, 0.545, 337, 11.4, 4.0);
+        static final MoeConstants AITER_CDNA4_FP8 = new MoeConstants(0.995, 0.348, 333, 21.9, 3.9);
+        static final MoeConstants AITER_CDNA4_FP8_BLOCK = new MoeConstants(0.784, 0.199, 0, 11.5, 1.0);
 
         /**
          * The fitted set of the engine on the architecture for {@code bits}-bit weights ({@code blockScaled}: FP8 with a scale
@@ -256,6 +295,11 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
          * take block FP8's.
          */
         public static MoeConstants of(NcclArch arch, ServingEngine engine, int bits, boolean blockScaled) {
+            if (arch.rccl()) {
+                boolean cdna3 = arch == NcclArch.CDNA3;
+                return bits >= 16 ? (cdna3 ? AITER_CDNA3_BF16 : AITER_CDNA4_BF16)
+                        : cdna3 ? AITER_CDNA3_FP8_BLOCK : blockScaled || bits <= 4 ? AITER_CDNA4_FP8_BLOCK : AITER_CDNA4_FP8;
+            }
             boolean blackwell = arch == NcclArch.BLACKWELL;
             if (!blackwell && arch != NcclArch.HOPPER) {
                 return DENSE;
@@ -278,9 +322,13 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
 
     /**
      * Rows of the engine's grouped-GEMM tile for a batch of {@code tokens}: vLLM's and SGLang's Triton kernel takes 16-row
-     * blocks up to 64 tokens and 64 above (fused_moe.py, get_default_config); CUTLASS and DeepGEMM run 64-row MMA tiles.
+     * blocks up to 64 tokens and 64 above (fused_moe.py, get_default_config); CUTLASS and DeepGEMM run 64-row MMA tiles;
+     * on Instinct GPUs AITER's fused MoE 32 up to 256 tokens, 64 above.
      */
     double groupedTileRows(double tokens) {
+        if (model.arch().rccl()) {
+            return tokens <= AITER_SMALL_BATCH ? AITER_SMALL_TILE_ROWS : MMA_TILE_ROWS;
+        }
         boolean triton = engine == ServingEngine.VLLM || engine == ServingEngine.VLLM_V0 || engine == ServingEngine.SGLANG;
         return triton && tokens <= TRITON_SMALL_BATCH ? TRITON_SMALL_TILE_ROWS : MMA_TILE_ROWS;
     }
@@ -407,6 +455,10 @@ public record KernelCosts(GpuModel model, boolean cudaGraphs, ServingEngine engi
          * Ampere's; Ampere's latent decode is Hopper's (TensorRT-LLM's A100 table times another path).
          */
         public static AttentionConstants of(NcclArch arch, ServingEngine engine) {
+            if (arch.rccl()) {
+                // No measured table of AITER's attention kernels yet: the engine's Hopper set (FlashAttention-class kernels) stands in.
+                return of(NcclArch.HOPPER, engine);
+            }
             AttentionConstants trtllm = switch (arch) {
                 case HOPPER -> TRTLLM_HOPPER;
                 case BLACKWELL -> TRTLLM_BLACKWELL;

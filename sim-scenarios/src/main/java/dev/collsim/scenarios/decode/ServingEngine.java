@@ -170,6 +170,17 @@ public enum ServingEngine {
         this.hostOverlapped = host.overlapped();
     }
 
+    /**
+     * Refuses an engine that has no ROCm build for an AMD Instinct system: vLLM (V1 and V0) and SGLang run on ROCm, their
+     * kernels from AMD's AITER library where they use them; TensorRT-LLM and LMDeploy's TurboMind are CUDA only.
+     */
+    void requireRocm(String system) {
+        if (this != VLLM && this != VLLM_V0 && this != SGLANG) {
+            throw new InputException("--engine " + label + ": " + system + " is an AMD Instinct system, which " + label
+                    + " does not run on (CUDA only); expected vllm, vllm-v0 or sglang");
+        }
+    }
+
     /** The engine {@code --engine} defaults to: the one whose kernel set fits the calibration best (docs/decode.md). */
     public static final ServingEngine DEFAULT = VLLM;
 

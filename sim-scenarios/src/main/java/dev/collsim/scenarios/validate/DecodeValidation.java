@@ -55,6 +55,8 @@ public final class DecodeValidation {
     public static final String BUNDLED = "/calibration/decode_measured_calibration.csv";
     /** Measured times to first token, in the same columns (metric ttft_ms). */
     public static final String BUNDLED_TTFT = "/calibration/ttft_measured_calibration.csv";
+    /** Public decode runs on AMD Instinct nodes, scored apart from the NVIDIA file's rows. */
+    public static final String BUNDLED_INSTINCT = "/calibration/decode_measured_calibration_instinct.csv";
     /** The trust of a TTFT measured at a client (HTTP, tokeniser and server in it); A is in-process. */
     static final String CLIENT_SIDE = "B";
     private static final String BUNDLED_MODELS = "/calibration/models/";
@@ -96,6 +98,11 @@ public final class DecodeValidation {
         List<Row> rows = new ArrayList<>(bundledRows(BUNDLED));
         rows.addAll(bundledRows(BUNDLED_TTFT));
         return run(rows, null, engines, "ttft calibration");
+    }
+
+    /** The bundled runs on AMD Instinct nodes (vLLM and SGLang on ROCm), each row under the engine {@code engines} picks. */
+    public static DecodeValidation bundledInstinct(EngineChoice engines) {
+        return run(bundledRows(BUNDLED_INSTINCT), null, engines, null);
     }
 
     private static List<Row> bundledRows(String resource) {
@@ -293,8 +300,11 @@ public final class DecodeValidation {
 
     private static DecodeSpec spec(Row r, ModelConfig model, String system, Precision precision, ServingEngine engine, Speculation speculation,
                                    boolean graphs, int batch, int context) {
+        // The server flags a row's notes quote: vLLM's --kv-cache-dtype fp8 and --async-scheduling (its overlap scheduler).
+        Precision kv = r.notes != null && r.notes.contains("--kv-cache-dtype fp8") ? Precision.FP8 : null;
+        Boolean overlapScheduler = r.notes != null && r.notes.contains("--async-scheduling") ? Boolean.TRUE : null;
         return new DecodeSpec(model, DecodeSystem.preset(system), OptionalInt.empty(), r.tp, r.pp, r.ep, r.dp, batch, context, asServed(precision, model),
-                AllReduceKind.AUTO, Overlap.NONE, graphs, engine, null, null, speculation);
+                AllReduceKind.AUTO, Overlap.NONE, graphs, engine, kv, overlapScheduler, speculation);
     }
 
 
@@ -347,6 +357,9 @@ public final class DecodeValidation {
         }
         if (g.contains("RTX PRO 6000")) {
             return "pcie-rtxpro6000-8x";
+        }
+        if (g.contains("MI300X") || g.contains("MI325X") || g.contains("MI355X")) {
+            return g.contains("MI300X") ? "mi300x-8x" : g.contains("MI325X") ? "mi325x-8x" : "mi355x-8x";
         }
         return g.contains("4090") ? "pcie-4090-8x" : null;
     }

@@ -20,8 +20,9 @@ import java.util.function.Function;
 
 /**
  * The step model's kernels against measured kernel tables: NVIDIA aiconfigurator's per-GPU timings
- * (TensorRT-LLM, converted by {@code tools/aic/convert.mjs}) of GEMMs, a prompt's attention and a
- * decode step's attention, each row priced as a step prices that kernel and scored per kind, GPU,
+ * (TensorRT-LLM, vLLM and SGLang, converted by {@code tools/aic/convert.mjs}) of GEMMs, a prompt's attention and a
+ * decode step's attention, and AMD AITER's tuned GEMM and fused-MoE tables on Instinct GPUs ({@code
+ * tools/aiter/convert.py}), each row priced as a step prices that kernel and scored per kind, GPU,
  * format and band (of M for GEMMs, of the sequence for attention).
  */
 public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
@@ -115,33 +116,58 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         }
     }
 
-    /** One measured table's engine and GPU, and the step's kernel costs there: what a row is priced with. */
-    private record Table(ServingEngine engine, GpuModel gpu, KernelCosts costs) {
+    /**
+     * One measured table's source and GPU, and the step's kernel costs there: what a row is priced with. A table of
+     * kernel times alone ({@code kernelOnly}: AITER's tuner times the kernel, no launch, its input already quantised)
+     * is priced the same way.
+     */
+    private record Table(String source, ServingEngine engine, GpuModel gpu, KernelCosts costs, boolean kernelOnly) {
         Outcome outcome(Kind kind, String format, String band, String shape, String latencyMs, double simulatedUs) {
-            return new Outcome(kind.label(), engine.label(), gpu.label(), format, band, shape, ms(latencyMs), simulatedUs);
+            return new Outcome(kind.label(), source, gpu.label(), format, band, shape, ms(latencyMs), simulatedUs);
         }
     }
 
+    /**
+     * A folder of bundled tables: the engine whose kernels they time (its name is the folder's, but AITER's: vLLM's and
+     * SGLang's kernels on ROCm), its GPUs by file prefix, and whether its times are of the kernel alone.
+     */
+    record Source(String folder, ServingEngine engine, Map<String, GpuModel> gpus, boolean kernelOnly) {}
+
     /** The engines whose tables are bundled, each in a folder of its name. */
     static final List<ServingEngine> ENGINES = List.of(ServingEngine.TRTLLM, ServingEngine.VLLM, ServingEngine.SGLANG);
+
+    /** Every bundled folder: aiconfigurator's per engine, then AITER's. */
+    static final List<Source> SOURCES = sources();
+
+    private static List<Source> sources() {
+        List<Source> out = new ArrayList<>();
+        ENGINES.forEach(e -> out.add(new Source(e.label(), e, GPUS, false)));
+        Map<String, GpuModel> instinct = new LinkedHashMap<>();
+        instinct.put("mi300x", GpuModel.MI300X);
+        instinct.put("mi355x", GpuModel.MI355X);
+        out.add(new Source("aiter", ServingEngine.VLLM, instinct, true));
+        return List.copyOf(out);
+    }
 
     /** Every bundled table, priced and scored. */
     public static KernelValidation bundled() {
         List<Outcome> outcomes = new ArrayList<>();
         List<Group> groups = new ArrayList<>();
         for (Kind kind : Kind.values()) {
-            for (ServingEngine engine : ENGINES) {
-                for (Map.Entry<String, GpuModel> gpu : GPUS.entrySet()) {
-                    Table table = new Table(engine, gpu.getValue(), new KernelCosts(gpu.getValue(), true, engine));
+            for (Source source : SOURCES) {
+                for (Map.Entry<String, GpuModel> gpu : source.gpus().entrySet()) {
+                    ServingEngine engine = source.engine();
+                    Table table = new Table(source.folder(), engine, gpu.getValue(), new KernelCosts(gpu.getValue(), true, engine),
+                            source.kernelOnly());
                     List<Outcome> mine = read(kind, gpu.getKey(), table);
                     outcomes.addAll(mine);
                     for (String format : mine.stream().map(Outcome::format).distinct().toList()) {
                         List<Outcome> ofFormat = mine.stream().filter(o -> o.format().equals(format)).toList();
                         for (String band : ofFormat.stream().map(Outcome::band).distinct().sorted().toList()) {
-                            groups.add(new Group(kind.label(), engine.label(), gpu.getValue().label(), format, band,
+                            groups.add(new Group(kind.label(), source.folder(), gpu.getValue().label(), format, band,
                                     ofFormat.stream().filter(o -> o.band().equals(band)).toList()));
                         }
-                        groups.add(new Group(kind.label(), engine.label(), gpu.getValue().label(), format, "all", ofFormat));
+                        groups.add(new Group(kind.label(), source.folder(), gpu.getValue().label(), format, "all", ofFormat));
                     }
                 }
             }
@@ -154,7 +180,7 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
      * every GPU and kind, vLLM's and SGLang's fewer: tools/aic/README.md).
      */
     private static List<Outcome> read(Kind kind, String prefix, Table table) {
-        String resource = BUNDLED + table.engine().label() + "/" + prefix + "_" + kind.file + ".csv";
+        String resource = BUNDLED + table.source() + "/" + prefix + "_" + kind.file + ".csv";
         Function<String[], Outcome> price = switch (kind) {
             case GEMM -> f -> gemm(f, table);
             case CONTEXT_ATTENTION -> f -> contextAttention(f, table);
@@ -200,7 +226,7 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         int k = Integer.parseInt(f[3]);
         String band = m <= 16 ? "M <= 16" : m <= 512 ? "M 32-512" : "M > 512";
         return table.outcome(Kind.GEMM, format.column, band, m + "x" + n + "x" + k, f[4],
-                modelled(costs, format, m, n, k));
+                table.kernelOnly() ? costs.gemmMicros(m, n, k, format.bytesPerParam, format.bits) : modelled(costs, format, m, n, k));
     }
 
     /**
@@ -282,6 +308,9 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
                 || (format.bits < 16 && gpu.roofline().fp8Tflops() == 0) || (format.bits < 8 && gpu.roofline().fp4Tflops() == 0)) {
             return null;
         }
+        if (table.kernelOnly() && format.bits == 16 && format != GemmFormat.BF16) {
+            return null;
+        }
         int tokens = Integer.parseInt(f[3]);
         int hidden = Integer.parseInt(f[4]);
         int inter = Integer.parseInt(f[5]);
@@ -292,7 +321,20 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
         String band = tokens <= 16 ? "tokens <= 16" : tokens <= 1024 ? "tokens 64-1K" : "tokens > 1K";
         return table.outcome(Kind.MOE, format.column, band,
                 tokens + " tok " + experts + "e top" + topK + " " + hidden + "/" + inter + " tp" + tp + " ep" + ep, f[10],
-                moeMicros(costs, format, tokens, hidden, inter, topK, experts, tp, ep));
+                table.kernelOnly() ? fusedMoeMicros(costs, format, tokens, hidden, inter, topK, experts, tp, ep)
+                        : moeMicros(costs, format, tokens, hidden, inter, topK, experts, tp, ep));
+    }
+
+    /** A fused MoE's two grouped GEMMs alone (AITER's tables time its two stages, the activation fused into the first). */
+    static double fusedMoeMicros(KernelCosts costs, GemmFormat format, int tokens, int hidden, int inter, int topK, int experts, int tp,
+                                 int ep) {
+        double[] routed = balancedRouting(tokens, experts, topK, ep);
+        double innerPerRank = (double) inter / tp;
+        double gateUp = 2.0 * hidden * innerPerRank * routed[0];
+        boolean blockScaled = format == GemmFormat.FP8_BLOCK;
+        return costs.groupedGemmMicros(tokens, routed[1], routed[0], gateUp, hidden, format.bytesPerParam, format.bits, blockScaled)
+                + costs.groupedGemmMicros(tokens, routed[1], routed[0], gateUp / 2, innerPerRank, format.bytesPerParam, format.bits,
+                        blockScaled);
     }
 
     /** {@link #moe}'s price, launches included, the rank's experts and rows as the table routed them ({@link #balancedRouting}). */

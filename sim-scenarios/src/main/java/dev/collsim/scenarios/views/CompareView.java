@@ -64,9 +64,14 @@ public final class CompareView {
                                 s.system()));
             }
         }
-        return String.format(Locale.ROOT, "%s (%s, batch %d) gives %s at %s", top.system(), top.best().layout(),
+        String verdict = String.format(Locale.ROOT, "%s (%s, batch %d) gives %s at %s", top.system(), top.best().layout(),
                 top.best().step().layout().batch(),
                 against.isEmpty() ? String.format(Locale.ROOT, "%.1f tokens/s per GPU", topPerGpu) : String.join(" and ", against), target);
+        // Why it beats the runner-up, in the terms the model prices a step by.
+        SystemResult second = met.stream().filter(s -> s != top)
+                .max(Comparator.comparingDouble(s -> s.best().step().tokensPerSPerGpu())).orElse(null);
+        return second == null ? verdict : verdict + SystemContrast.why(top.system(), second.system(), c.dtype().bits(),
+                top.best().step().layout().batch(), second.best().step().layout().batch(), c.engine()).map(why -> "; " + why).orElse("");
     }
 
     /** The frontiers, system by system in one table, then the winners side by side. */

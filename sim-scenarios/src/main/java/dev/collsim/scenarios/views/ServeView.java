@@ -68,21 +68,40 @@ public final class ServeView {
                 words(s.aggregatedShortfall()), words(s.disaggregatedShortfall()));
     }
 
-    /** With two or more systems: each one's best against the first's. */
+    /**
+     * With two or more systems: each one's best against the first's, and why the one with more tokens/s per GPU has them
+     * ({@link SystemContrast}).
+     */
     public static List<String> acrossSystems(ServingPlan p) {
         List<SystemPlan> systems = p.systems();
         if (systems.size() < 2 || systems.get(0).best() == null) {
             return List.of();
         }
-        Deployment first = systems.get(0).best();
+        SystemPlan firstPlan = systems.get(0);
+        Deployment first = firstPlan.best();
         List<String> out = new ArrayList<>();
         for (SystemPlan s : systems.subList(1, systems.size())) {
             if (s.best() != null) {
-                out.add(String.format(Locale.ROOT, "%s gives %.2fx the tokens/s per GPU of %s (each at its better mode)", s.system(),
-                        s.best().tokensPerSPerGpu() / first.tokensPerSPerGpu(), systems.get(0).system()));
+                String line = String.format(Locale.ROOT, "%s gives %.2fx the tokens/s per GPU of %s (each at its better mode)", s.system(),
+                        s.best().tokensPerSPerGpu() / first.tokensPerSPerGpu(), firstPlan.system());
+                boolean ahead = s.best().tokensPerSPerGpu() >= first.tokensPerSPerGpu();
+                SystemPlan win = ahead ? s : firstPlan;
+                SystemPlan lose = ahead ? firstPlan : s;
+                out.add(line + SystemContrast.why(win.system(), lose.system(), p.dtype().bits(), decodeBatch(win.best()),
+                        decodeBatch(lose.best()), p.setup().engine()).map(why -> "; " + why).orElse(""));
             }
         }
         return out;
+    }
+
+    /** The decode instances' batch a deployment names ("... b256 ..."), 0 where it names none. */
+    private static int decodeBatch(Deployment d) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\bb(\\d+)\\b").matcher(d.deployment());
+        int batch = 0;
+        while (m.find()) {
+            batch = Integer.parseInt(m.group(1));
+        }
+        return batch;
     }
 
     public static List<Table> tables(ServingPlan p) {

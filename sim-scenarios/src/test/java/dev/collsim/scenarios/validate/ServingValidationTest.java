@@ -151,7 +151,8 @@ class ServingValidationTest {
         assertEquals("gb300-nvl72", DecodeValidation.systemFor("GB300 NVL72 GB300 288GB"));
         assertEquals("hgx-b200", DecodeValidation.systemFor("8x B200 180GB"));
         assertEquals("pcie-rtxpro6000-8x", DecodeValidation.systemFor("RTX PRO 6000 96GB"));
-        assertNull(DecodeValidation.systemFor("MI300X 192GB"));
+        assertNull(DecodeValidation.systemFor("Gaudi 3 128GB"));
+        assertEquals("mi355x-8x", DecodeValidation.systemFor("MI355X 288GB OAM"));
     }
 
     /** vLLM overlaps its host with the GPU by default from 0.14.0 on (not with pipeline stages); older runs keep the engine's default. */
@@ -202,7 +203,7 @@ class ServingValidationTest {
         ServingValidation v = validate(dir,
                 row("1T", "vLLM", H100, 8, "Llama-3.1-70B", "fp8", "8,1,1,1", 16, 1024, 1024, "ttft_ms", "mean", 80, NO_ROLES)
                 + row("2T", "vLLM", H100, 8, "Unknown-9000B", "fp8", "8,1,1,1", 16, 1024, 1024, "ttft_ms", "mean", 80, NO_ROLES)
-                + row("3T", "SGLang", "MI300X 192GB,8-GPU MI300X OAM node", 8, "DeepSeek-V3", "fp4", "8,1,1,1", 16, 1024, 1024, "ttft_ms", "mean",
+                + row("3T", "SGLang", "Gaudi 3 128GB,8-GPU Gaudi 3 node", 8, "DeepSeek-V3", "fp4", "8,1,1,1", 16, 1024, 1024, "ttft_ms", "mean",
                         80, NO_ROLES)
                 + row("4T", "vLLM", H100, 8, "broken-1b", "fp8", "8,1,1,1", 16, 1024, 1024, "ttft_ms", "mean", 80, NO_ROLES)
                 + row("4P", "vLLM", H100, 8, "broken-1b", "fp8", "8,1,1,1", 16, 1024, 1024, "tpot_ms", "mean", 8, NO_ROLES)
@@ -215,8 +216,8 @@ class ServingValidationTest {
         assertNull(out.get(0).skipped());
         assertTrue(out.get(1).skipped().contains("model 'Unknown-9000B' is neither in the catalogue nor a config.json under models/"),
                 out.get(1).skipped());
-        assertTrue(out.get(2).skipped().contains("GPU 'MI300X 192GB' has no preset system"), out.get(2).skipped());
-        assertEquals("MI300X 192GB", out.get(2).system(), "a GPU without a preset is shown by its name");
+        assertTrue(out.get(2).skipped().contains("GPU 'Gaudi 3 128GB' has no preset system"), out.get(2).skipped());
+        assertEquals("Gaudi 3 128GB", out.get(2).system(), "a GPU without a preset is shown by its name");
         for (int i : new int[] {3, 4}) {
             assertTrue(out.get(i).skipped().startsWith("model 'broken-1b': "), out.get(i).skipped());
             assertTrue(out.get(i).skipped().contains("broken-1b.json"), out.get(i).skipped());
@@ -274,7 +275,7 @@ class ServingValidationTest {
                 + row("1P", "vLLM", H100, 8, "Llama-3.1-70B", "fp8", "8,1,1,1", 1, 1024, 1024, "tpot_ms", "mean", 24, NO_ROLES)
                 + row("2T", "SGLang", H100, 8, "Llama-3.1-70B", "fp8", "8,1,1,1", 1, 1024, 1024, "ttft_ms", "mean", 600, NO_ROLES)
                 + row("2P", "SGLang", H100, 8, "Llama-3.1-70B", "fp8", "8,1,1,1", 1, 1024, 1024, "tpot_ms", "mean", 30, NO_ROLES)
-                + row("3T", "vLLM", "MI300X 192GB,8-GPU MI300X OAM node", 8, "DeepSeek-V3", "fp8", "8,1,1,1", 1, 1024, 1024, "ttft_ms", "mean", 1,
+                + row("3T", "vLLM", "Gaudi 3 128GB,8-GPU Gaudi 3 node", 8, "DeepSeek-V3", "fp8", "8,1,1,1", 1, 1024, 1024, "ttft_ms", "mean", 1,
                         NO_ROLES), ServingValidationTest::fake, 3);
         ServingValidation.Group ttft = v.overall("ttft_ms", "mean");
         assertEquals(3, ttft.rows().size());
@@ -286,7 +287,7 @@ class ServingValidationTest {
         assertEquals(Math.sqrt(1.25) - 1, tpot.bias(), 1e-12);
         assertEquals("1P", tpot.worst().row().id());
         List<ServingValidation.Group> groups = v.groups();
-        assertEquals(List.of("ttft_ms MI300X 192GB vllm agg", "ttft_ms hgx-h100 sglang agg", "ttft_ms hgx-h100 vllm agg", "ttft_ms all",
+        assertEquals(List.of("ttft_ms Gaudi 3 128GB vllm agg", "ttft_ms hgx-h100 sglang agg", "ttft_ms hgx-h100 vllm agg", "ttft_ms all",
                 "tpot_ms hgx-h100 sglang agg", "tpot_ms hgx-h100 vllm agg", "tpot_ms all"),
                 groups.stream().map(g -> g.metric() + " " + (g.system() == null ? "all" : g.system() + " " + g.engine() + " " + g.mode())).toList());
         ServingValidation.Group sglang = groups.get(1);
