@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** A serving plan as users read it: its two tables, its JSON, and the verdicts in words. */
 public final class ServeView {
@@ -94,9 +96,11 @@ public final class ServeView {
         return out;
     }
 
+    private static final Pattern BATCH = Pattern.compile("\\bb(\\d+)\\b");
+
     /** The decode instances' batch a deployment names ("... b256 ..."), 0 where it names none. */
     private static int decodeBatch(Deployment d) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\bb(\\d+)\\b").matcher(d.deployment());
+        Matcher m = BATCH.matcher(d.deployment());
         int batch = 0;
         while (m.find()) {
             batch = Integer.parseInt(m.group(1));

@@ -63,4 +63,24 @@ class GemmKernelsTest {
         assertTrue(trtllm > 28 && trtllm < 46, trtllm + " us");
         assertTrue(vllm > 8 && vllm < 19, vllm + " us");
     }
+
+    /**
+     * On Instinct GPUs the GEMMs take AITER's fitted constants (tools/aiter): MI300X's block-FP8 GEMM of 4,096 x 4,096 x
+     * 4,096, which AITER's table times at 183 us for the kernel alone (0.29 of the FP8 peak), is priced near that, and one
+     * token's 1 x 2,048 x 2,048 (5.2 us) within the fit's few-token bias (+17 %, the 64-row padding); vLLM and SGLang on
+     * ROCm share the constants.
+     */
+    @Test
+    void instinctGemmsTakeAitersConstants() {
+        KernelCosts mi300x = new KernelCosts(GpuModel.MI300X, true, ServingEngine.VLLM, true);
+        double big = mi300x.gemmMicros(4096, 4096, 4096, 1, 8);
+        assertEquals(182.7, big, 0.15 * 182.7, big + " us");
+        double one = mi300x.gemmMicros(1, 2048, 2048, 1, 8);
+        assertTrue(one > 5.22 && one < 1.5 * 5.22, one + " us");
+        assertEquals(KernelCosts.GemmConstants.CDNA3_FP8_BLOCK, mi300x.gemm(8));
+        assertEquals(mi300x.gemm(8), new KernelCosts(GpuModel.MI300X, true, ServingEngine.SGLANG, true).gemm(8));
+        assertEquals(KernelCosts.GemmConstants.CDNA4_BF16, new KernelCosts(GpuModel.MI355X, true, ServingEngine.VLLM).gemm(16));
+        assertEquals(32, mi300x.groupedTileRows(256), 0, "AITER's fused MoE: 32-row tiles up to 256 tokens");
+        assertEquals(64, mi300x.groupedTileRows(257), 0);
+    }
 }
