@@ -96,9 +96,9 @@ public final class NcclTuner {
         };
         RingGraph g = in.ring();
         double busBw = g.busBw();
-        if (in.arch().rccl()) {
-            busBw *= in.arch().rcclTuning().bwRatio(in.nNodes(), NcclAlgo.RING, proto)
-                    * in.arch().rcclTuning().correction(NcclAlgo.RING, proto, nBytes, in.nNodes());
+        RcclTuning rccl = in.arch().rcclTuning();
+        if (rccl != null) {
+            busBw *= rccl.bwRatio(in.nNodes(), NcclAlgo.RING, proto) * rccl.correction(NcclAlgo.RING, proto, nBytes, in.nNodes());
         } else {
             switch (proto) {
                 case LL -> busBw = Math.min(in.arch().llMaxBw(in.nNodes()), busBw * 0.5);

@@ -133,20 +133,19 @@ public record KernelValidation(List<Outcome> outcomes, List<Group> groups) {
      */
     record Source(String folder, ServingEngine engine, Map<String, GpuModel> gpus, boolean kernelOnly) {}
 
-    /** The engines whose tables are bundled, each in a folder of its name. */
-    static final List<ServingEngine> ENGINES = List.of(ServingEngine.TRTLLM, ServingEngine.VLLM, ServingEngine.SGLANG);
+    /** Every bundled folder: aiconfigurator's, one per engine, then AITER's. */
+    static final List<Source> SOURCES = List.of(aiconfigurator(ServingEngine.TRTLLM), aiconfigurator(ServingEngine.VLLM),
+            aiconfigurator(ServingEngine.SGLANG), new Source("aiter", ServingEngine.VLLM, instinctGpus(), true));
 
-    /** Every bundled folder: aiconfigurator's per engine, then AITER's. */
-    static final List<Source> SOURCES = sources();
+    private static Source aiconfigurator(ServingEngine engine) {
+        return new Source(engine.label(), engine, GPUS, false);
+    }
 
-    private static List<Source> sources() {
-        List<Source> out = new ArrayList<>();
-        ENGINES.forEach(e -> out.add(new Source(e.label(), e, GPUS, false)));
-        Map<String, GpuModel> instinct = new LinkedHashMap<>();
-        instinct.put("mi300x", GpuModel.MI300X);
-        instinct.put("mi355x", GpuModel.MI355X);
-        out.add(new Source("aiter", ServingEngine.VLLM, instinct, true));
-        return List.copyOf(out);
+    private static Map<String, GpuModel> instinctGpus() {
+        Map<String, GpuModel> m = new LinkedHashMap<>();
+        m.put("mi300x", GpuModel.MI300X);
+        m.put("mi355x", GpuModel.MI355X);
+        return m;
     }
 
     /** Every bundled table, priced and scored. */

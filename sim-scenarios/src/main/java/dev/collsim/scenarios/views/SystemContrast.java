@@ -31,14 +31,13 @@ public final class SystemContrast {
      * @param loserBatch  the other's
      */
     public static Optional<String> why(String winner, String loser, int bits, int winnerBatch, int loserBatch, ServingEngine engine) {
-        SystemPreset w;
-        SystemPreset l;
-        try {
-            w = SystemPreset.byName(winner);
-            l = SystemPreset.byName(loser);
-        } catch (RuntimeException notAPreset) {
+        Optional<SystemPreset> wp = SystemPreset.find(winner);
+        Optional<SystemPreset> lp = SystemPreset.find(loser);
+        if (wp.isEmpty() || lp.isEmpty()) {
             return Optional.empty();
         }
+        SystemPreset w = wp.get();
+        SystemPreset l = lp.get();
         GpuModel.Roofline a = w.gpu().roofline();
         GpuModel.Roofline b = l.gpu().roofline();
         List<String> forWinner = new ArrayList<>();

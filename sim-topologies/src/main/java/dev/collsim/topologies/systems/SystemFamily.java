@@ -5,7 +5,7 @@ import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.catalog.PcieGeneration;
 
-/** How a preset's nodes are built and joined: an NVLink domain per node over a network, one PCIe server, or one Instinct mesh. */
+/** How a preset's nodes are built and joined: an NVLink domain or an Instinct mesh per node over a network, or one PCIe server. */
 public sealed interface SystemFamily permits NvlinkDomain, PcieServer, XgmiMesh {
     /** The system with what-if knobs: {@code nodes} of {@code gpusPerNode} GPUs joined by {@code network} (null: the default). */
     Communicator build(SystemPreset preset, int nodes, int gpusPerNode, NetworkPreset network, WhatIf whatIf);

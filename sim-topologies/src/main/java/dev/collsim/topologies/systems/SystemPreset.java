@@ -6,6 +6,7 @@ import dev.collsim.topologies.catalog.GpuModel;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.catalog.PcieGeneration;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /** The built-in systems, by the name {@code --system} takes. */
@@ -118,12 +119,12 @@ public enum SystemPreset implements NamedSystem {
     }
 
     public static SystemPreset byName(String name) {
-        for (SystemPreset s : values()) {
-            if (s.id.equalsIgnoreCase(name)) {
-                return s;
-            }
-        }
-        throw new InputException("unknown system '" + name + "'; expected one of "
-                + Arrays.stream(values()).map(SystemPreset::id).collect(Collectors.joining(", ")));
+        return find(name).orElseThrow(() -> new InputException("unknown system '" + name + "'; expected one of "
+                + Arrays.stream(values()).map(SystemPreset::id).collect(Collectors.joining(", "))));
+    }
+
+    /** The preset of that name, or empty (a topology file's system, say). */
+    public static Optional<SystemPreset> find(String name) {
+        return Arrays.stream(values()).filter(s -> s.id.equalsIgnoreCase(name)).findFirst();
     }
 }
