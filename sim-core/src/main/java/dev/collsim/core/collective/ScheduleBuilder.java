@@ -75,6 +75,11 @@ public final class ScheduleBuilder {
         return pieces.add(offset, length, segment, dest);
     }
 
+    /** The bytes of a registered piece. */
+    public long pieceLength(int pieceId) {
+        return pieces.length(pieceId);
+    }
+
     /** Adds a point-to-point transfer of one piece and returns its number. */
     public int transfer(int channelId, int stepId, int from, int to, int pieceId, boolean reduces) {
         if (from == to || to < 0) {

@@ -286,7 +286,9 @@ public final class ScheduleRunner implements FlowListener {
         switch (kind) {
             case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> startSwitchOperation(t, kind, bytes);
             case NETWORK_ALLREDUCE -> startNetworkAllReduce(t, bytes);
-            case LOCAL_COPY -> engine.schedule(now + nvls.copyRate().picosFor(bytes), copiedHandler, t);
+            // NVLS's scatter and gather warps copy at their own rate; other kernels' threads at a channel's local-copy rate.
+            case LOCAL_COPY -> engine.schedule(now + (nvls != null ? nvls.copyRate().picosFor(bytes)
+                    : Math.round(bytes / localCopyRate * 1e12)), copiedHandler, t);
             case P2P -> {
                 waiting[t] = 1;
                 Route r = route(t);

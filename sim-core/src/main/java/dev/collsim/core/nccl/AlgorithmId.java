@@ -1,5 +1,6 @@
 package dev.collsim.core.nccl;
 
+import dev.collsim.core.collective.AllPairsAlgorithm;
 import dev.collsim.core.collective.CollNetChainAlgorithm;
 import dev.collsim.core.collective.CollNetDirectAlgorithm;
 import dev.collsim.core.collective.CollectiveAlgorithm;
@@ -33,6 +34,8 @@ public enum AlgorithmId {
     NVLS_TREE("NVLSTree", NcclAlgo.NVLS_TREE, new InSwitch(true, (comm, plan) -> new NvlsTreeAlgorithm(comm.nodeRanks(),
             comm.nvlsTreeChunk(plan.request().bytes(), plan.request().channels())))),
     PAT("PAT", NcclAlgo.PAT, new Pat()),
+    /** MSCCL's all-pairs all-reduce, which RCCL runs on one eight-GPU xGMI mesh in place of its tuner's choice ({@link MscclAllPairs}). */
+    ALL_PAIRS("AllPairs", null, new AllPairs()),
     /** NCCL's send/receive path, used by alltoall and sendrecv. */
     P2P("P2P", null, new PointToPoint()),
     /** vLLM's and TensorRT-LLM's one-shot all-reduce: every rank writes its whole input to every peer. */
@@ -283,6 +286,29 @@ public enum AlgorithmId {
                     : new AlphaBeta("2(p-1) alpha + alpha_net + max(2(p-1)/p S/beta, S/beta_node)", "a chain in each node reduces up to"
                     + " the GPU whose NIC the channel uses, the SHARP switch sums the nodes, the chain passes the result back down",
                     2.0 * (p - 1), 1, gpu, 1, bytes, eff);
+        }
+    }
+
+    private static final class AllPairs implements Kind {
+        @Override
+        public CollectiveAlgorithm algorithm(Communicator comm, Plan plan) {
+            return new AllPairsAlgorithm();
+        }
+
+        /** Two steps: every rank sends each peer its block, then each owner sends its sum to every peer, all links at once. */
+        @Override
+        public AlphaBeta alphaBeta(CollectiveRequest req, Communicator comm) {
+            int n = req.nRanks();
+            return new AlphaBeta("2 alpha + 2(n-1)/n S/beta", "a reduce-scatter then an all-gather, each one step of direct sends"
+                    + " to every peer, a link each", 2, 0, 2.0 * (n - 1) / n * req.bytes(), 1, 0, 1);
+        }
+
+        /** Per channel, every rank sends to every peer twice, its thread blocks copy each out, and the owner's sum its n-1 blocks. */
+        @Override
+        public double plannedTransfers(Plan plan, Communicator comm) {
+            CollectiveRequest req = plan.request();
+            int n = req.nRanks();
+            return req.channels() * 5.0 * n * (n - 1);
         }
     }
 

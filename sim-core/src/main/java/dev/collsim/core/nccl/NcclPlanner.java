@@ -42,6 +42,15 @@ public final class NcclPlanner {
      */
     public static Plan plan(Communicator comm, CollectiveOp op, long bytes, int root, Set<AlgorithmId> algos,
                             Set<Protocol> protos, int channels) {
+        return plan(comm, op, bytes, root, algos, protos, channels, Payload.FLOAT_SUM);
+    }
+
+    /**
+     * {@link #plan(Communicator, CollectiveOp, long, int, Set, Set, int)} for a buffer of {@code payload}'s elements and
+     * reduction, which decide whether RCCL's MSCCL algorithms take it ({@link MscclAllPairs}).
+     */
+    public static Plan plan(Communicator comm, CollectiveOp op, long bytes, int root, Set<AlgorithmId> algos,
+                            Set<Protocol> protos, int channels, Payload payload) {
         if (protos.isEmpty()) {
             throw new InputException("no protocol left to choose from");
         }
@@ -64,6 +73,19 @@ public final class NcclPlanner {
             return custom(comm, op, bytes, runnable.iterator().next(), channels);
         }
         runnable.removeIf(AlgorithmId::custom);
+        if (runnable.remove(AlgorithmId.ALL_PAIRS)) {
+            // RCCL's MSCCL scheduler takes the message before its tuner does, where one of its algorithms fits it.
+            MscclAllPairs.Choice msccl = MscclAllPairs.choose(comm, op, bytes, payload);
+            if (msccl != null && protos.contains(msccl.protocol())) {
+                CollectiveRequest request = new CollectiveRequest(op, comm.nRanks(), bytes, root, msccl.protocol(),
+                        channels > 0 ? channels : msccl.channels());
+                return new Plan(AlgorithmId.ALL_PAIRS, request, null, estimates(comm, op, bytes));
+            }
+            if (runnable.isEmpty()) {
+                throw new InputException("AllPairs cannot run " + op.ncclName() + " of " + bytes + " B here: "
+                        + MscclAllPairs.whyNot(comm, op, bytes, payload));
+            }
+        }
         if (runnable.isEmpty()) {
             throw new InputException("algorithm " + algos.stream().map(AlgorithmId::label).collect(Collectors.joining(","))
                     + " cannot run " + op.ncclName() + ": P2P carries alltoall and sendrecv, and the inference kernels"

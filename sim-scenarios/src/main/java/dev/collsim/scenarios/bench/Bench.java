@@ -7,6 +7,7 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.NcclPlanner;
+import dev.collsim.core.nccl.Payload;
 import dev.collsim.core.nccl.Plan;
 import dev.collsim.topologies.catalog.NetworkPreset;
 import dev.collsim.topologies.systems.SystemPreset;
@@ -191,7 +192,13 @@ public final class Bench {
 
     /** What NCCL would run for one size. */
     public static Plan plan(BenchSpec spec, Communicator comm, long bytes) {
-        return NcclPlanner.plan(comm, spec.op(), bytes, spec.root(), spec.algos(), spec.protocols(), spec.channels());
+        return NcclPlanner.plan(comm, spec.op(), bytes, spec.root(), spec.algos(), spec.protocols(), spec.channels(), payload(spec));
+    }
+
+    /** What the sweep's buffers hold and how they are reduced, as the planner weighs them. */
+    static Payload payload(BenchSpec spec) {
+        DataType t = spec.type();
+        return new Payload(t.bytes(), t == DataType.BFLOAT16, t == DataType.F8E4M3 || t == DataType.F8E5M2, spec.redop() == ReduceOp.AVG);
     }
 
     /**

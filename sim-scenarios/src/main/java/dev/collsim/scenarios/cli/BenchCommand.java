@@ -72,7 +72,8 @@ public final class BenchCommand implements Callable<Integer>, SweptCommand {
     int root;
 
     @Option(names = "--algo", paramLabel = "LIST", defaultValue = "auto",
-            description = "algorithms as NCCL_ALGO takes them: auto, ring, nvls, or a list such as ^nvls; alltoall and sendrecv always run point to point (default: ${DEFAULT-VALUE})")
+            description = "algorithms as NCCL_ALGO takes them: auto, ring, nvls, or a list such as ^nvls; auto includes allpairs, which RCCL's MSCCL"
+                    + " runs on one 8-GPU Instinct node; alltoall and sendrecv always run point to point (default: ${DEFAULT-VALUE})")
     String algo;
 
     @Option(names = "--proto", paramLabel = "LIST", defaultValue = "auto",

@@ -43,7 +43,7 @@ public final class ExplainCommand implements Callable<Integer> {
 
     /** Null when not given: alltoall and sendrecv run point to point whatever it says, so giving it is an error there. */
     @Option(names = "--algo", paramLabel = "NAME", description = "ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat,"
-            + " oneshot or twoshot (default: ring)")
+            + " allpairs (RCCL's MSCCL, one 8-GPU Instinct node), oneshot or twoshot (default: ring)")
     String algo;
 
     @Option(names = "--ranks", paramLabel = "N", defaultValue = "4", description = "GPUs taking part (default: ${DEFAULT-VALUE})")

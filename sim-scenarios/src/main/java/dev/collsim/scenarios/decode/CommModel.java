@@ -8,7 +8,9 @@ import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.AlgorithmId;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.LinkType;
+import dev.collsim.core.nccl.MscclAllPairs;
 import dev.collsim.core.nccl.NcclPlanner;
+import dev.collsim.core.nccl.Payload;
 import dev.collsim.core.nccl.Plan;
 import dev.collsim.scenarios.stochastic.Variability;
 import dev.collsim.topologies.view.TopoMatrix;
@@ -218,16 +220,20 @@ public final class CommModel {
         Plan plan = plan(c, op, bytes, algos);
         long picos = (noise == null ? c.simulate(plan, null, false)
                 : c.simulate(plan, null, false, noise.launchFactor(), noise.stepJitter(), null)).durationPicos();
-        long smallest = op.sizeIsTotal() ? c.nRanks() * 2L : 2;
+        long smallest = plan.algo() == AlgorithmId.ALL_PAIRS ? MscclAllPairs.smallestBytes(ACTIVATIONS)
+                : op.sizeIsTotal() ? c.nRanks() * 2L : 2;
         Plan tiny = plan(c, op, smallest, EnumSet.of(plan.algo()));
         double latency = Math.min(picos, c.simulate(tiny, null, false).durationPicos()) / 1e6;
         return new Cost(picos, latency, plan.request().channels(), bytesSent(c.schedule(plan), c.nNodes()),
                 new Collective(shape, op, c.nRanks(), bytes, plan.algo(), sameNode, stage));
     }
 
+    /** What the collectives of a decode step carry: bfloat16 activations, summed. */
+    private static final Payload ACTIVATIONS = Payload.BF16_SUM;
+
     /** NCCL's plan (or the custom kernel's) of {@code op} on {@code c} among {@code algos}, every protocol allowed. */
     static Plan plan(Communicator c, CollectiveOp op, long bytes, EnumSet<AlgorithmId> algos) {
-        return NcclPlanner.plan(c, op, bytes, 0, algos, EnumSet.allOf(Protocol.class), 0);
+        return NcclPlanner.plan(c, op, bytes, 0, algos, EnumSet.allOf(Protocol.class), 0, ACTIVATIONS);
     }
 
     private static long bytesSent(Schedule s, int nodes) {

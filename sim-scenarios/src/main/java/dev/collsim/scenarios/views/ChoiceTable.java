@@ -42,9 +42,15 @@ public final class ChoiceTable {
             }
             Plan plan = Bench.plan(spec, comm, bytes);
             double simulated = comm.simulate(plan, null, false).durationMicros();
+            boolean msccl = plan.algo() == AlgorithmId.ALL_PAIRS;
+            if (msccl) {
+                // RCCL's MSCCL scheduler takes the message before the tuner prices anything: no prediction of its own.
+                t.row(bytes, plan.algo().label(), plan.request().protocol().label(), Double.NaN, Double.NaN, Double.NaN,
+                        "chosen (MSCCL)", simulated);
+            }
             for (NcclTuner.Estimate e : plan.candidates()) {
                 boolean chosen = e.equals(plan.chosen());
-                String status = chosen ? "chosen" : !e.enabled() ? "not enabled by default"
+                String status = chosen ? "chosen" : !e.enabled() ? "not enabled by default" : msccl ? "MSCCL runs instead"
                         : !spec.algos().contains(AlgorithmId.of(e.algo())) || !spec.protocols().contains(e.protocol()) ? "excluded" : "slower";
                 t.row(bytes, e.algo().label(), e.protocol().label(), e.latencyMicros(), e.algBwGBps(), e.timeMicros(), status,
                         chosen ? simulated : Double.NaN);

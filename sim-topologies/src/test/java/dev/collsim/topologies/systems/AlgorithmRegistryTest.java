@@ -28,6 +28,7 @@ class AlgorithmRegistryTest {
             case TREE, NVLS_TREE -> SystemPreset.HGX_H100.build(2, 8, NetworkPreset.IB_NDR, WhatIf.NONE);
             case PAT -> SystemPreset.HGX_H100.build(4, 1, NetworkPreset.IB_NDR, WhatIf.NONE);
             case ONE_RANK -> SystemPreset.HGX_H100.build(1, 1, null, WhatIf.NONE);
+            case ALL_PAIRS -> SystemPreset.MI300X_8X.build(1, 8, null, WhatIf.NONE);
             default -> SystemPreset.HGX_H100.build(1, 8, null, WhatIf.NONE);
         };
         CollectiveOp op = switch (algo) {
