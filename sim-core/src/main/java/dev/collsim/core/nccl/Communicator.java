@@ -125,7 +125,7 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
 
     /** Channels of NCCL's point-to-point path: the ring channels rounded up to a power of two (32 on H100). */
     public int p2pChannels() {
-        return Integer.highestOneBit(Math.max(1, nccl.ring().channels() * 2 - 1));
+        return Integer.highestOneBit(Math.max(1, nccl.ring().p2pBasis() * 2 - 1));
     }
 
     /** NCCL's {@code P2P_PER_CHANNEL_NET_BW}: the GB/s it plans one p2p channel to a network peer to carry. */

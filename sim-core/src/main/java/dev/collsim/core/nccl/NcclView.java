@@ -51,13 +51,20 @@ public record NcclView(NcclArch arch, LinkType intraLink, int[] rankNodes, int[]
                                    NcclVersion version) {
         int nodes = Arrays.stream(rankNodes).max().orElse(0) + 1;
         int perNode = rankNodes.length / nodes;
-        RingGraph ring = nodes == 1 ? RingGraph.search(arch, version, in.intraGBps())
+        RingGraph ring = nodes == 1 && arch.rccl() && in.nodeRings() != null ? meshRings(arch, version, in.intraGBps(), perNode)
+                : nodes == 1 ? RingGraph.search(arch, version, in.intraGBps())
                 : arch.rccl() ? RingGraph.rcclAcrossNodes(arch.rcclTuning(), in.nvlinkGBps()) : RingGraph.searchInter(arch, version, in.nicGBps(), perNode);
         NvlsGraph nvlsGraph = !in.nvls() ? null : nodes == 1
                 ? NvlsGraph.search(arch, version, in.nvlinkGBps(), perNode)
                 : NvlsGraph.searchAcrossNodes(arch, version, in.nvlinkGBps(), perNode, in.nicGBps());
         int[][] orders = in.nodeRings() != null ? meshRingOrders(nodes, perNode, in.nodeRings()) : ringOrders(nodes, perNode);
         return new NcclView(arch, intraLink, rankNodes, orders, ring, nvlsGraph, latencyInterMicros, version, in);
+    }
+
+    /** RCCL's rings over one xGMI mesh: the search's, run on the channels RCCL copies them to ({@link RcclTuning#meshChannels}). */
+    private static RingGraph meshRings(NcclArch arch, NcclVersion version, double intraGBps, int ranks) {
+        RingGraph searched = RingGraph.search(arch, version, intraGBps);
+        return searched.runOn(arch.rcclTuning().meshChannels(ranks, searched.channels()));
     }
 
     /**

@@ -21,19 +21,24 @@ import dev.collsim.core.collective.Protocol;
  *   <li>{@code singleNodeLl}: on one node, the per-rank sizes up to which reduce_scatter and all_gather run LL whatever
  *       the tuner picked (the same function's gfx942 and gfx950 cases; 0: none);</li>
  *   <li>{@code channelsAcrossNodes}: the channels a communicator of several nodes runs ({@code connect.cc}: 64 at most
- *       across nodes, 48 on gfx950).</li>
+ *       across nodes, 48 on gfx950);</li>
+ *   <li>{@code meshCopies}: on one node of 2, 4 and 8 GPUs of an xGMI mesh, how many times {@code connect.cc} copies the
+ *       base rings (2, 6 and 28: {@code rome_model_79}'s for eight) for its collectives ({@code allGather3Data.nc} in
+ *       {@code init.cc}, RCCL 2.27 as meta-pytorch/torchcomms {@code comms/rcclx/develop} carries it @ 1034f3a4:
+ *       gfx942 16, 4 and 2, "NCCL_MIN_NCHANNELS=32" and "=24" beside the first two; gfx950 16, 8 and 4, "a default of
+ *       112 channels for 8*gfx950" in RCCL's CHANGELOG).</li>
  * </ul>
  */
 public enum RcclTuning {
     /** gfx942 (MI300X, MI325X). */
     MODEL_5(new double[][] {Rows.TREE_LL, Rows.TREE_LL, Rows.TREE_SIMPLE_5}, new double[][] {Rows.RING_LL, Rows.RING_LL, Rows.RING_SIMPLE_5},
             new long[][] {{0, 655_360, 131_072, 3_211_264}, {0, 98_304, 98_304, 5_046_272}, {0, 524_288, 524_288, 4_415_057}},
-            new long[] {352_128, 0}, 64),
+            new long[] {352_128, 0}, 64, new int[] {16, 4, 2}),
     /** gfx950 (MI355X). */
     MODEL_6(new double[][] {Rows.TREE_LL, Rows.TREE_LL128_6, Rows.TREE_SIMPLE_6},
             new double[][] {Rows.RING_LL, Rows.RING_LL128_6, Rows.RING_SIMPLE_6},
             new long[][] {{0, 65_536, 65_536, 8_388_608}, {0, 65_536, 65_536, 8_388_608}, {0, 262_144, 262_144, 70_640_910}},
-            new long[] {1_048_576, 88_448}, 48);
+            new long[] {1_048_576, 88_448}, 48, new int[] {16, 8, 4});
 
     /**
      * The correction tables' rows, powers of two from 64 B: the LL rows (and gfx942's LL128, which repeats them) are the
@@ -73,14 +78,16 @@ public enum RcclTuning {
     private final long[][] protocolRanges;
     private final long[] singleNodeLl;
     private final int channelsAcrossNodes;
+    private final int[] meshCopies;
 
     RcclTuning(double[][] treeCorrection, double[][] ringCorrection, long[][] protocolRanges, long[] singleNodeLl,
-               int channelsAcrossNodes) {
+               int channelsAcrossNodes, int[] meshCopies) {
         this.treeCorrection = treeCorrection;
         this.ringCorrection = ringCorrection;
         this.protocolRanges = protocolRanges;
         this.singleNodeLl = singleNodeLl;
         this.channelsAcrossNodes = channelsAcrossNodes;
+        this.meshCopies = meshCopies;
     }
 
     private static int row(NcclAlgo algo) {
@@ -109,6 +116,26 @@ public enum RcclTuning {
         int logSize = units <= 0 ? 0 : Math.min(MAX_LOG_SIZE, 63 - Long.numberOfLeadingZeros(units));
         return (algo == NcclAlgo.TREE ? treeCorrection : ringCorrection)[proto.ordinal()][logSize];
     }
+
+    /** The base rings of RCCL's models of one xGMI mesh of 2, 4 and 8 GPUs. */
+    private static final int[] MESH_RANKS = {2, 4, 8};
+    private static final int[] MESH_RINGS = {2, 6, 28};
+
+    /**
+     * The channels RCCL's collectives run on one xGMI mesh of {@code ranks} GPUs: its base rings copied {@code meshCopies}
+     * times (at most its 128 channels); {@code searched} on other counts.
+     */
+    public int meshChannels(int ranks, int searched) {
+        for (int i = 0; i < MESH_RANKS.length; i++) {
+            if (MESH_RANKS[i] == ranks) {
+                return Math.min(MAX_CHANNELS, MESH_RINGS[i] * meshCopies[i]);
+            }
+        }
+        return searched;
+    }
+
+    /** RCCL's {@code MAXCHANNELS}. */
+    private static final int MAX_CHANNELS = 128;
 
     /** The channels RCCL runs across nodes. */
     public int channelsAcrossNodes() {

@@ -50,6 +50,14 @@ public record XgmiMesh(int gpusPerNode, PcieGeneration pcie) implements SystemFa
         {0, 5, 3, 6, 1, 7, 4, 2}, {0, 6, 5, 2, 4, 3, 7, 1}, {0, 7, 3, 2, 5, 1, 6, 4}};
 
     /**
+     * The rings of four GPUs: no set of three shares no link direction (the complete directed graph on four vertices has no
+     * Hamiltonian decomposition, Tillson 1980), so all six, which take every direction twice and so load all three of a
+     * GPU's links alike. RCCL's rings on four MI300X carry about three links' worth (a 64 MiB all_reduce at 132 GB/s busbw
+     * in MK1_MI300X_1N4_QR_RCCL).
+     */
+    static final int[][] FOUR_RINGS = {{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {0, 3, 2, 1}};
+
+    /**
      * Platforms of which the first {@code gpus} GPUs are in use: on one, the mesh alone; across several, every GPU also
      * has its own NIC under its own PCIe switch, the eight NICs of a node on eight rails of {@code network} (RoCE unless
      * named), as AMD's and the OEMs' OAM platforms place them (one 400 Gb/s NIC a GPU: Pollara, Thor2 or ConnectX-7).
@@ -108,10 +116,11 @@ public record XgmiMesh(int gpusPerNode, PcieGeneration pcie) implements SystemFa
 
     /**
      * The rings of nodes whose GPUs are every pair joined directly by its own GPU-to-GPU link (Instinct platforms, a
-     * preset's or a file's), none sharing a link direction, in local GPU numbers (a node's ranks in rank order). On one
-     * node: on eight GPUs {@link #RINGS}, which use every direction; on n others the rings that step by each stride prime
-     * to n (RCCL's own models for part of a platform are not reproduced). Across nodes, the ways through a node ({@link
-     * #paths}). Null unless every node is such a mesh of as many ranks: then rings take rank order (a switch).
+     * preset's or a file's), in local GPU numbers (a node's ranks in rank order). On one node: on eight GPUs {@link
+     * #RINGS}, which take every link direction once; on four {@link #FOUR_RINGS}, every direction twice; on n others the
+     * rings that step by each stride prime to n, which share no direction (RCCL's own models for part of a platform are
+     * not reproduced). Across nodes, the ways through a node ({@link #paths}). Null unless every node is such a mesh of as
+     * many ranks: then rings take rank order (a switch).
      */
     static int[][] rings(Fabric fabric, int[] ranks, int[] rankNodes) {
         int nodes = Arrays.stream(rankNodes).max().orElse(0) + 1;
@@ -138,6 +147,9 @@ public record XgmiMesh(int gpusPerNode, PcieGeneration pcie) implements SystemFa
         }
         if (perNode == RINGS[0].length) {
             return RINGS;
+        }
+        if (perNode == FOUR_RINGS[0].length) {
+            return FOUR_RINGS;
         }
         return IntStream.range(1, perNode).filter(stride -> gcd(stride, perNode) == 1)
                 .mapToObj(stride -> IntStream.range(0, perNode).map(i -> i * stride % perNode).toArray()).toArray(int[][]::new);

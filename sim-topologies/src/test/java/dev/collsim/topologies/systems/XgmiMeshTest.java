@@ -9,7 +9,9 @@ import dev.collsim.core.fabric.Link;
 import dev.collsim.core.input.InputException;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.nccl.LinkType;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +33,8 @@ class XgmiMeshTest {
 
     /**
      * An MI300X platform is 8 GPUs and 28 links, one per pair, each 48 GB/s each way (AMD's usable share of
-     * 64), no switch; RCCL sees them as NVLink and runs 28 ring channels over the seven rings.
+     * 64), no switch; RCCL sees them as NVLink and runs its 28 rings twice over on gfx942 (56 channels; 112 on gfx950's
+     * MI355X) over the seven rings that share no link direction.
      */
     @Test
     void mi300xIsAFullMeshOfXgmiLinks() {
@@ -44,24 +47,34 @@ class XgmiMeshTest {
             assertTrue(l.nvlink());
         }
         assertEquals(LinkType.NVLINK, c.nccl().intraLink());
-        assertEquals(28, c.nccl().ring().channels());
+        assertEquals(56, c.nccl().ring().channels());
+        assertEquals(112, SystemPreset.MI355X_8X.build(1, 8, null, WhatIf.NONE).nccl().ring().channels());
         assertEquals(7, c.nccl().ringOrders().length);
         assertEquals(null, c.nccl().nvlsGraph());
+        // Point-to-point keeps the ring search's channels (32, from 28).
+        assertEquals(32, c.p2pChannels());
     }
 
-    /** Four GPUs of a platform: the rings of strides 1 and 3, which share no link direction, so the ring takes two links' worth. */
+    /**
+     * Four GPUs of a platform: no three rings share no link direction, so all six, each direction in two; RCCL runs them
+     * on 24 channels (its "NCCL_MIN_NCHANNELS=24"), four a ring. Two GPUs: one ring on 32 channels.
+     */
     @Test
-    void partOfAPlatformRingsOverDisjointLinks() {
+    void partOfAPlatformRingsOverEveryLinkAlike() {
         Communicator c = SystemPreset.MI300X_8X.build(1, 4, null, WhatIf.NONE);
         int[][] rings = c.nccl().ringOrders();
-        assertEquals(2, rings.length);
-        assertEquals(java.util.List.of(0, 3, 2, 1), java.util.Arrays.stream(rings[1]).boxed().toList());
-        Set<Integer> arcs = new HashSet<>();
+        assertEquals(6, rings.length);
+        Map<Integer, Integer> arcs = new HashMap<>();
         for (int[] ring : rings) {
+            assertEquals(4, java.util.Arrays.stream(ring).distinct().count());
             for (int i = 0; i < 4; i++) {
-                assertTrue(arcs.add(ring[i] * 4 + ring[(i + 1) % 4]));
+                arcs.merge(ring[i] * 4 + ring[(i + 1) % 4], 1, Integer::sum);
             }
         }
+        assertEquals(12, arcs.size());
+        assertTrue(arcs.values().stream().allMatch(k -> k == 2), arcs.toString());
+        assertEquals(24, c.nccl().ring().channels());
+        assertEquals(32, SystemPreset.MI300X_8X.build(1, 2, null, WhatIf.NONE).nccl().ring().channels());
     }
 
     /**
