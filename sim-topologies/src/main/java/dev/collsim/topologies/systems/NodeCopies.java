@@ -23,12 +23,19 @@ public final class NodeCopies {
     private NodeCopies() {}
 
     /**
+     * Copies of a topology file's node.
+     *
      * @param node    a one-node system with its NICs and no network switch
      * @param nodes   copies, 2 or more
      * @param network the network's rate, efficiency and latencies; its NIC count per GPU is the file's
      * @param whatIf  the network's knobs: NIC line rate, oversubscription, spines and network scaling
      */
     public static FabricSystem join(FabricSystem node, int nodes, NetworkPreset network, WhatIf whatIf) {
+        return join(node, nodes, network, whatIf, "with --topology the file");
+    }
+
+    /** Copies of {@code node}, whose NICs {@code placer} (a preset's id, or the file) placed, as its refusals name it. */
+    static FabricSystem join(FabricSystem node, int nodes, NetworkPreset network, WhatIf whatIf, String placer) {
         String file = node.name();
         if (node.nodes() != 1) {
             throw new InputException(file + ": --nodes " + nodes + " joins copies of a one-node file; this one has " + node.nodes()
@@ -45,11 +52,13 @@ public final class NodeCopies {
             throw new InputException(file + ": --nodes " + nodes + " adds the network; the file has network switches already");
         }
         if (whatIf.nicsPerGpu() > 0) {
-            throw new InputException("--nics-per-gpu: with --topology the file places the NICs (" + nics.size() + " per node)");
+            throw new InputException("--nics-per-gpu: " + placer + " places the NICs (" + nics.size() + " per node); a faster NIC is"
+                    + " --nic-bw");
         }
         if (!network.rdma() || !whatIf.gpuDirect()) {
             throw new InputException("--network " + network.id() + (whatIf.gpuDirect() ? "" : " with --gdr off")
-                    + ": staging through host memory is built for the presets only; with --topology use an RDMA network with GPUDirect");
+                    + ": staging through host memory is built for the HGX presets; " + placer + " joins its nodes over RDMA with"
+                    + " GPUDirect");
         }
         Rate line = whatIf.nicLineRate() == null ? network.lineRate() : whatIf.nicLineRate();
         Rate nicRate = line.times(network.effectiveRate().bytesPerSecond() / network.lineRate().bytesPerSecond()

@@ -4,7 +4,6 @@ import dev.collsim.core.fabric.DeviceKind;
 import dev.collsim.core.fabric.Fabric;
 import dev.collsim.core.fabric.FabricBuilder;
 import dev.collsim.core.fabric.LinkTechnology;
-import dev.collsim.core.input.InputException;
 import dev.collsim.core.input.Require;
 import dev.collsim.core.nccl.Communicator;
 import dev.collsim.core.units.Rate;
@@ -92,15 +91,7 @@ public record XgmiMesh(int gpusPerNode, PcieGeneration pcie) implements SystemFa
         if (nodes == 1) {
             return node.communicator();
         }
-        NetworkPreset net = network == null ? defaultNetwork() : network;
-        if (whatIf.nicsPerGpu() > 0) {
-            throw new InputException("--nics-per-gpu: " + preset.id() + " has one NIC a GPU; a faster NIC is --nic-bw");
-        }
-        if (!net.rdma() || !whatIf.gpuDirect()) {
-            throw new InputException("--network " + net.id() + (whatIf.gpuDirect() ? "" : " with --gdr off") + ": staging through host"
-                    + " memory is built for the HGX presets; " + preset.id() + " joins its nodes over RDMA with GPUDirect");
-        }
-        return NodeCopies.join(node, nodes, net, whatIf).communicator();
+        return NodeCopies.join(node, nodes, network == null ? defaultNetwork() : network, whatIf, preset.id()).communicator();
     }
 
     /** RoCE: AMD's platforms ship Ethernet NICs (Pollara, Thor2) or ConnectX-7 run as RoCE. */

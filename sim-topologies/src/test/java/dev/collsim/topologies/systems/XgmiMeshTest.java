@@ -134,6 +134,6 @@ class XgmiMeshTest {
         assertTrue(tcp.getMessage().startsWith("--network tcp: staging through host memory is built for the HGX presets"), tcp.getMessage());
         WhatIf twoNics = new WhatIf(null, 2, 1, 1, true, java.util.Map.of(), java.util.Map.of(), java.util.List.of());
         InputException nics = assertThrows(InputException.class, () -> SystemPreset.MI300X_8X.build(2, 8, null, twoNics));
-        assertTrue(nics.getMessage().startsWith("--nics-per-gpu: mi300x-8x has one NIC a GPU"), nics.getMessage());
+        assertTrue(nics.getMessage().startsWith("--nics-per-gpu: mi300x-8x places the NICs (8 per node)"), nics.getMessage());
     }
 }
