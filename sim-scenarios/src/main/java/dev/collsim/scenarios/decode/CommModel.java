@@ -61,6 +61,7 @@ public final class CommModel {
 
     private final Machine machine;
     private final AllReduceKind allReduce;
+    private final CustomAllReduceRule rule;
     private final Variability noise;
     private final Map<Integer, Communicator> groups = new ConcurrentHashMap<>();
     private final Map<String, Cost> costs = new ConcurrentHashMap<>();
@@ -71,22 +72,19 @@ public final class CommModel {
         private final Map<Key, CommModel> models = new ConcurrentHashMap<>();
 
         /** What sets a step's machine and collectives; a topology file's system by the one loaded. */
-        private record Key(DecodeSystem system, AllReduceKind kernel) {}
+        private record Key(DecodeSystem system, AllReduceKind kernel, CustomAllReduceRule rule) {}
 
         CommModel forSpec(DecodeSpec spec, Supplier<Machine> machine) {
-            Key key = new Key(spec.system(), spec.allReduceKernel());
-            return models.computeIfAbsent(key, k -> new CommModel(machine.get(), spec.allReduceKernel()));
+            Key key = new Key(spec.system(), spec.allReduceKernel(), spec.customAllReduceRule());
+            return models.computeIfAbsent(key, k -> new CommModel(machine.get(), k.kernel(), k.rule(), null));
         }
     }
 
-    CommModel(Machine machine, AllReduceKind allReduce) {
-        this(machine, allReduce, null);
-    }
-
     /** With {@code noise}, each distinct collective is simulated once with its draws (launch and step jitter). */
-    CommModel(Machine machine, AllReduceKind allReduce, Variability noise) {
+    CommModel(Machine machine, AllReduceKind allReduce, CustomAllReduceRule rule, Variability noise) {
         this.machine = machine;
         this.allReduce = allReduce;
+        this.rule = rule;
         this.noise = noise;
     }
 
@@ -178,7 +176,7 @@ public final class CommModel {
         });
     }
 
-    /** vLLM's custom all-reduce rule (one-shot at 2 GPUs and for small messages, two-shot up to 8 MiB), else NCCL. */
+    /** The engine's custom all-reduce rule ({@link CustomAllReduceRule}: one-shot for small messages, two-shot up to its limit), else NCCL. */
     private EnumSet<AlgorithmId> allReduceAlgos(Communicator c, long bytes) {
         boolean nvlinkDomain = c.oneNvlinkDomain();
         return switch (allReduce) {
@@ -199,12 +197,11 @@ public final class CommModel {
             }
             case AUTO -> {
                 int n = c.nRanks();
-                boolean vllmSizes = n == 2 || n == 4 || n == 6 || n == 8;
-                if (!nvlinkDomain || !vllmSizes || bytes > 8L << 20) {
+                boolean kernelSizes = n == 2 || n == 4 || n == 6 || n == 8;
+                if (!nvlinkDomain || !kernelSizes || rule.tooLarge(bytes)) {
                     yield ncclAlgos();
                 }
-                boolean oneShot = n == 2 || (n <= 4 && bytes < 512 * 1024) || bytes < 256 * 1024;
-                yield EnumSet.of(oneShot ? AlgorithmId.ONESHOT : AlgorithmId.TWOSHOT);
+                yield EnumSet.of(rule.oneShot(n, bytes) ? AlgorithmId.ONESHOT : AlgorithmId.TWOSHOT);
             }
         };
     }

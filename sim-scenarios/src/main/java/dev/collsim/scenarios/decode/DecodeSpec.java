@@ -174,6 +174,11 @@ public record DecodeSpec(ModelConfig model, DecodeSystem system, OptionalInt nod
         return allReduce == AllReduceKind.AUTO && !engine.customAllReduce ? AllReduceKind.NCCL : allReduce;
     }
 
+    /** How the engine's own all-reduce kernel is picked by size under {@code --allreduce auto} (AITER's for SGLang on ROCm). */
+    CustomAllReduceRule customAllReduceRule() {
+        return CustomAllReduceRule.of(engine, system().gpu().arch().rccl());
+    }
+
     /** Sequences in each of the pipeline's in-flight micro-batches: the batch split over the stages. */
     public int microBatch() {
         return (batch + pp - 1) / pp;

@@ -57,7 +57,7 @@ public final class DecodeStep {
         this.gpusPerNode = machine.gpusPerNode();
         boolean jitter = noise != null && (noise.spec().launchCv() > 0 || noise.spec().stepCv() > 0);
         this.stochastic = noise != null;
-        this.comm = jitter ? new CommModel(machine, spec.allReduceKernel(), noise) : cache.forSpec(spec, () -> machine);
+        this.comm = jitter ? new CommModel(machine, spec.allReduceKernel(), spec.customAllReduceRule(), noise) : cache.forSpec(spec, () -> machine);
         this.layout = new LayoutGroups(spec, machine, comm);
         this.kernels = new LayerKernels(spec, gpu, comm, layout, noise, prefill, cachedBefore);
     }
