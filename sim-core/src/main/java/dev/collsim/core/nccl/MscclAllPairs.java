@@ -7,12 +7,12 @@ import dev.collsim.core.collective.Protocol;
  * When RCCL runs MSCCL's all-pairs all-reduce ({@link dev.collsim.core.collective.AllPairsAlgorithm}) rather than its
  * tuner's choice, and with what protocol and channels.
  *
- * <p>RCCL 2.18-2.27 enable MSCCL by default ({@code RCCL_MSCCL_ENABLE=1}, single-process communicators included) on
- * the topologies whose model turns it on: {@code rome_model_79}, one node of eight GPUs each joined to every other by
- * its own xGMI link ({@code src/graph/rome_models.cc}: {@code mscclEnabled=1}; NICs are trimmed from a one-node
- * communicator first). Its scheduler then takes the first built-in algorithm whose size range holds the message and
- * whose chunks divide its elements ({@code mscclInternalSchedulerSelectAlgo}); the all_reduce ones for eight GPUs
- * ({@code tools/msccl-algorithms/allreduce-allpairs-8n-*.xml}) are all-pairs:
+ * <p>RCCL enables MSCCL by default (2.21.5 to 2.27.7, the releases read: {@code RCCL_MSCCL_ENABLE=1}, single-process
+ * communicators included) on the topologies whose model turns it on: {@code rome_model_79}, one node of eight GPUs each
+ * joined to every other by its own xGMI link ({@code src/graph/rome_models.cc}: {@code mscclEnabled=1}; NICs are
+ * trimmed from a one-node communicator first). Its scheduler then takes the first built-in algorithm whose size range
+ * holds the message and whose chunks divide its elements ({@code mscclInternalSchedulerSelectAlgo}); the all_reduce
+ * ones for eight GPUs ({@code tools/msccl-algorithms/allreduce-allpairs-8n-*.xml}) are all-pairs:
  * <ul>
  *   <li>{@code -ll-32tb}: LL, 4 channels, 256 chunks a pass, up to 64 KiB;</li>
  *   <li>{@code -ll-64tb}: LL, 8 channels, 512 chunks, to 512 KiB;</li>
