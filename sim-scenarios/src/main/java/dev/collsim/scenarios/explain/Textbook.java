@@ -17,7 +17,8 @@ import java.util.TreeSet;
 /**
  * A collective's textbook alpha-beta time on a communicator: the algorithm's own shape
  * ({@link AlgorithmId#alphaBeta}) with NCCL's latencies for it and the rates of the links that carry
- * it, read from the fabric: one GPU's link to another GPU of its node (beta), and across nodes one
+ * it, read from the fabric: one GPU's link to another GPU of its node (beta; on a mesh, where a GPU has a link to
+ * each other GPU and the rings take them all, those links together), and across nodes one
  * NIC's rate times the NICs a node's GPUs use (beta_node, each GPU on its own rail).
  *
  * @param shape     the algorithm's formula and what it counts
@@ -46,6 +47,12 @@ public record Textbook(AlgorithmId.AlphaBeta shape, NcclAlgo algo, double alpha,
             Link l = slowest(fabric, fabric.router().route(gpu[node[0][0]], gpu[node[0][1]]));
             beta = l.rate().bytesPerSecond() / 1e6;
             gpuLink = l.linkClass();
+            double mesh = meshRate(fabric, gpu, node[0]);
+            if (mesh > 0 && p > 2) {
+                // A mesh: a link to each other GPU, and the rings (or all-pairs) keep every one of them busy.
+                beta = mesh;
+                gpuLink = l.linkClass() + " x" + (p - 1) + ", one to each other GPU";
+            }
         } else if (nodes == 1) {
             // One rank: its link to wherever it goes first, for the copy's bandwidth term.
             Link l = fabric.link(fabric.outLinks(gpu[0])[0]);
@@ -81,6 +88,19 @@ public record Textbook(AlgorithmId.AlphaBeta shape, NcclAlgo algo, double alpha,
         NcclArch arch = comm.nccl().arch();
         return new Textbook(algorithm.alphaBeta(req, comm), algo, NcclTuner.hwLatencyMicros(arch, comm.nccl().intraLink(), algo, req.protocol()),
                 NcclTuner.hwLatencyMicros(arch, LinkType.NET, algo, req.protocol()), beta, gpuLink, nicRate, nicDevices.size(), nicLink);
+    }
+
+    /** The first GPU's links to the other GPUs of its node added up where each is a direct link of its own, else 0. */
+    private static double meshRate(Fabric fabric, int[] gpu, int[] ranks) {
+        double sum = 0;
+        for (int j = 1; j < ranks.length; j++) {
+            int[] links = fabric.router().route(gpu[ranks[0]], gpu[ranks[j]]).links();
+            if (links.length != 1) {
+                return 0;
+            }
+            sum += fabric.link(links[0]).rate().bytesPerSecond() / 1e6;
+        }
+        return sum;
     }
 
     private static Link slowest(Fabric fabric, Route r) {

@@ -47,4 +47,22 @@ class TextbookTest {
             assertEquals(48.5e3, run.textbook().nicRate(), 1, "a 400 Gb/s NIC at 97 %, not the GPU's NVLink");
         }
     }
+
+    /**
+     * On an xGMI mesh a GPU's bandwidth in its node is its links to the other GPUs together: seven of 48 GB/s on eight
+     * MI300X, three on four, which the rings (and MSCCL's all-pairs) keep busy at once. The rings' textbook is then within
+     * 15 % of the simulation at 1 GiB, as on a switch; all-pairs, which stops at 20 MiB, also pays its kernel's start
+     * and the copies out of its buffers, which the textbook leaves out (at 16 MiB the simulation takes 1.5 times it).
+     */
+    @ParameterizedTest
+    @CsvSource({"ring, 8, 1GiB, 7, 0.85, 1.15", "ring, 4, 1GiB, 3, 0.85, 1.15", "allpairs, 8, 16MiB, 7, 1.2, 1.8"})
+    void aMeshGpusLinksTogetherAreItsBandwidth(String algo, int gpus, String size, int links, double low, double high) {
+        Communicator comm = SystemPreset.byName("mi300x-8x").build(1, gpus, null, WhatIf.NONE);
+        ExplainSpec spec = new ExplainSpec(comm, CollectiveOp.ALL_REDUCE, DataSize.parse(size),
+                Selection.parse(algo, AlgorithmId.class, AlgorithmId::label, "algorithm"), EnumSet.allOf(Protocol.class), 0);
+        Explain.Run run = Explain.run(spec);
+        assertEquals(links * 48e3, run.textbook().beta(), 1);
+        double ratio = run.result().durationMicros() / run.textbook().micros();
+        assertTrue(ratio > low && ratio < high, algo + " on " + gpus + ": simulated / textbook = " + ratio);
+    }
 }
