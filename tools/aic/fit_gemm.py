@@ -120,6 +120,23 @@ def nelder_mead(f, start, steps, iterations=600):
     return points[best]
 
 
+def read_tables(folders, gpus, arch_of, takes):
+    """Every <gpu>_gemm.csv row in the folders that takes(gpu, format) keeps, as (gpu, format, m, n, k, us), by (architecture, format)."""
+    tables = {}
+    for folder in folders:
+        for gpu in gpus:
+            path = os.path.join(folder, f'{gpu}_gemm.csv')
+            if not os.path.exists(path):
+                continue
+            with open(path) as f:
+                for r in csv.DictReader(f):
+                    fmt = r['gemm_dtype']
+                    if takes(gpu, fmt):
+                        tables.setdefault((arch_of(gpu), fmt), []).append(
+                            (gpu, fmt, int(r['m']), int(r['n']), int(r['k']), float(r['latency_ms']) * 1000))
+    return tables
+
+
 def main():
     args, folders, formats, tiles = sys.argv[1:], [], None, dict(TILES)
     while args:
@@ -131,18 +148,8 @@ def main():
             tiles[fmt] = tuple(int(x) for x in size.split('x'))
         else:
             folders.append(arg)
-    tables = {}
-    for folder in folders or ['sim-scenarios/src/main/resources/calibration/kernels/trtllm']:
-        for gpu in GPUS:
-            path = os.path.join(folder, f'{gpu}_gemm.csv')
-            if not os.path.exists(path):
-                continue
-            with open(path) as f:
-                for r in csv.DictReader(f):
-                    fmt = r['gemm_dtype']
-                    if fmt in FORMATS and (formats is None or fmt in formats) and rate(gpu, FORMATS[fmt][1]) > 0:
-                        key = (GPUS[gpu][5], fmt)
-                        tables.setdefault(key, []).append((gpu, fmt, int(r['m']), int(r['n']), int(r['k']), float(r['latency_ms']) * 1000))
+    tables = read_tables(folders or ['sim-scenarios/src/main/resources/calibration/kernels/trtllm'], GPUS, lambda gpu: GPUS[gpu][5],
+                         lambda gpu, fmt: fmt in FORMATS and (formats is None or fmt in formats) and rate(gpu, FORMATS[fmt][1]) > 0)
     print('arch       format      rows   roofline: geomean   bias   fitted: geomean   bias   math  memory  fixed us  ridge p  tile  share')
     for (arch, fmt), rows in tables.items():
         tile = tiles.get(fmt)

@@ -20,7 +20,6 @@ iterations; aiter/test_common.py run_perftest / get_trace_perf), on activations 
 activation quantisation is added to the model, and the fitted fixed time is the kernel's own, as KernelCosts uses it
 (the step adds the launch gap itself). Python 3 standard library only.
 """
-import csv
 import importlib.util
 import math
 import os
@@ -125,18 +124,8 @@ def main():
         else:
             folders.append(arg)
     gpus = catalogue(yaml)
-    tables = {}
-    for folder in folders or [os.path.join(ROOT, 'sim-scenarios', 'src', 'main', 'resources', 'calibration', 'kernels', 'aiter')]:
-        for gpu in TABLE_GPUS:
-            path = os.path.join(folder, f'{gpu}_gemm.csv')
-            if not os.path.exists(path):
-                continue
-            with open(path) as f:
-                for r in csv.DictReader(f):
-                    fmt = r['gemm_dtype']
-                    if fmt in FORMATS and (formats is None or fmt in formats):
-                        key = (gpus[gpu][5], fmt)
-                        tables.setdefault(key, []).append((gpu, fmt, int(r['m']), int(r['n']), int(r['k']), float(r['latency_ms']) * 1000))
+    tables = aic.read_tables(folders or [os.path.join(ROOT, 'sim-scenarios', 'src', 'main', 'resources', 'calibration', 'kernels', 'aiter')],
+                             TABLE_GPUS, lambda gpu: gpus[gpu][5], lambda gpu, fmt: fmt in FORMATS and (formats is None or fmt in formats))
     for gpu in TABLE_GPUS:
         bf16, fp8, _, bw, sms, arch = gpus[gpu]
         print(f'{gpu}: {arch}, BF16 {bf16} TFLOPS, FP8 {fp8} TFLOPS, HBM {bw / 1e12} TB/s, {sms} CUs (gpus.yaml)')

@@ -33,6 +33,11 @@ public record ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan no
         this(channelRate, sendOverhead, notifyLatency, netLatency, proxyPost, proxyReceive, channelRate);
     }
 
+    /** The same costs with local copies at {@code rate} (a copy engine's, where no kernel thread copies). */
+    public ProtocolCosts withLocalCopyRate(Rate rate) {
+        return new ProtocolCosts(channelRate, sendOverhead, notifyLatency, netLatency, proxyPost, proxyReceive, rate);
+    }
+
     /** Costs of a protocol whose network steps cost their proxies nothing. */
     public ProtocolCosts(Rate channelRate, TimeSpan sendOverhead, TimeSpan notifyLatency, TimeSpan netLatency) {
         this(channelRate, sendOverhead, notifyLatency, netLatency, TimeSpan.ZERO, TimeSpan.ZERO);

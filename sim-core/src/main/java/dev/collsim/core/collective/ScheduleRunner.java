@@ -6,6 +6,7 @@ import dev.collsim.core.engine.IndexedEvent;
 import dev.collsim.core.fabric.Route;
 import dev.collsim.core.flow.FlowListener;
 import dev.collsim.core.flow.FlowNetwork;
+import dev.collsim.core.units.Rate;
 import dev.collsim.core.units.TimeSpan;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -71,6 +72,7 @@ public final class ScheduleRunner implements FlowListener {
     private long sendOverhead;
     /** What a channel's threads copy into their own rank's memory per second ({@link Schedule#copiesLocally}). */
     private double localCopyRate;
+    private Rate localCopy;
     private long notifyLatency;
     private long netLatency;
     private long proxyPost;
@@ -175,7 +177,8 @@ public final class ScheduleRunner implements FlowListener {
         this.capWireRate = protocolCosts.channelRate().bytesPerSecond() * wireFactor * share;
         this.netCapWireRate = p2p ? Math.min(capWireRate, NET_P2P_CHANNEL_BYTES_PER_S * wireFactor) : capWireRate;
         this.sendOverhead = protocolCosts.sendOverhead().picos();
-        this.localCopyRate = protocolCosts.localCopyRate().bytesPerSecond();
+        this.localCopy = protocolCosts.localCopyRate();
+        this.localCopyRate = localCopy.bytesPerSecond();
         this.notifyLatency = protocolCosts.notifyLatency().picos();
         this.netLatency = protocolCosts.netLatency().picos();
         this.proxyPost = protocolCosts.proxyPost().picos();
@@ -286,9 +289,8 @@ public final class ScheduleRunner implements FlowListener {
         switch (kind) {
             case SWITCH_ALLREDUCE, SWITCH_REDUCE, SWITCH_MULTICAST -> startSwitchOperation(t, kind, bytes);
             case NETWORK_ALLREDUCE -> startNetworkAllReduce(t, bytes);
-            // NVLS's scatter and gather warps copy at their own rate; other kernels' threads at a channel's local-copy rate.
-            case LOCAL_COPY -> engine.schedule(now + (nvls != null ? nvls.copyRate().picosFor(bytes)
-                    : Math.round(bytes / localCopyRate * 1e12)), copiedHandler, t);
+            // NVLS's scatter and gather warps copy at their own rate; other kernels' threads (or the copy engine) at the local-copy rate.
+            case LOCAL_COPY -> engine.schedule(now + (nvls != null ? nvls.copyRate() : localCopy).picosFor(bytes), copiedHandler, t);
             case P2P -> {
                 waiting[t] = 1;
                 Route r = route(t);

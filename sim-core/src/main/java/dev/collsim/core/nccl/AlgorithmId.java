@@ -91,6 +91,12 @@ public enum AlgorithmId {
         return edges * bytes / 2;
     }
 
+    /** A reduce-scatter and an all-gather, each one step in which every rank writes to every peer directly: {@code how} says how. */
+    private static AlphaBeta twoDirectSteps(CollectiveRequest req, String how) {
+        int n = req.nRanks();
+        return new AlphaBeta("2 alpha + 2(n-1)/n S/beta", how, 2, 0, 2.0 * (n - 1) / n * req.bytes(), 1, 0, 1);
+    }
+
     /** What one algorithm is to the simulator; the defaults are a ring-like algorithm's. */
     interface Kind {
         /** The algorithm that builds the plan's schedule on this communicator. */
@@ -298,9 +304,7 @@ public enum AlgorithmId {
         /** Two steps: every rank sends each peer its block, then each owner sends its sum to every peer, all links at once. */
         @Override
         public AlphaBeta alphaBeta(CollectiveRequest req, Communicator comm) {
-            int n = req.nRanks();
-            return new AlphaBeta("2 alpha + 2(n-1)/n S/beta", "a reduce-scatter then an all-gather, each one step of direct sends"
-                    + " to every peer, a link each", 2, 0, 2.0 * (n - 1) / n * req.bytes(), 1, 0, 1);
+            return twoDirectSteps(req, "a reduce-scatter then an all-gather, each one step of direct sends to every peer, a link each");
         }
 
         /** Per channel, every rank sends to every peer twice, its thread blocks copy each out, and the owner's sum its n-1 blocks. */
@@ -327,8 +331,7 @@ public enum AlgorithmId {
             return switch (variant) {
                 case ONE_SHOT -> new AlphaBeta("alpha + (n-1) S/beta", "every rank writes its whole input to every peer, which sums",
                         1, 0, (n - 1) * bytes, 1, 0, 1);
-                case TWO_SHOT -> new AlphaBeta("2 alpha + 2(n-1)/n S/beta", "a reduce-scatter then an all-gather, each by direct writes",
-                        2, 0, 2.0 * (n - 1) / n * bytes, 1, 0, 1);
+                case TWO_SHOT -> twoDirectSteps(req, "a reduce-scatter then an all-gather, each by direct writes");
                 case MULTIMEM -> new AlphaBeta("alpha + S(1 + 1/n)/beta", "one reduction and multicast in the NVSwitch", 1, 0,
                         bytes * (1 + 1.0 / n), 1, 0, 1);
             };

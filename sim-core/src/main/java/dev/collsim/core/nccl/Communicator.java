@@ -4,7 +4,6 @@ import dev.collsim.core.collective.CollectiveRun;
 import dev.collsim.core.collective.CollectiveSimulator;
 import dev.collsim.core.collective.CustomKernelCosts;
 import dev.collsim.core.collective.FoldedSchedule;
-import dev.collsim.core.collective.NvlsCosts;
 import dev.collsim.core.collective.NvlsTreeAlgorithm;
 import dev.collsim.core.collective.Outage;
 import dev.collsim.core.collective.Protocol;
@@ -268,10 +267,10 @@ public record Communicator(String name, RankPlacement placement, NcclView nccl, 
     private StepCosts stepCosts(Plan plan, double launchFactor) {
         StepCosts steps;
         if (plan.algo() == AlgorithmId.ONE_RANK) {
-            // The copy engine's copy: priced as a local copy (the runner's LOCAL_COPY reads its rate from the copy costs it is given).
+            // The copy engine's copy: a local copy at the copy engine's rate.
             CostBook.DeviceCopy copy = book.deviceCopy();
-            NvlsCosts copyOnly = new NvlsCosts(1, copy.rate(), TimeSpan.ZERO, TimeSpan.ZERO, TimeSpan.ZERO, copy.rate());
-            steps = new StepCosts(book.protocols().get(Protocol.SIMPLE), copyOnly, null, copy.fixed().times(launchFactor));
+            steps = new StepCosts(book.protocols().get(Protocol.SIMPLE).withLocalCopyRate(copy.rate()), null, null,
+                    copy.fixed().times(launchFactor));
         } else if (plan.algo().custom()) {
             CustomKernelCosts custom = book.custom();
             steps = new StepCosts(custom.perBlock(plan.algo().kernel()), book.nvls() == null ? null : custom.multimem(book.nvls()),
